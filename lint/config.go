@@ -1,0 +1,161 @@
+package lint
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// ConfigFileNames are looked for, in this order, in each directory walked up
+// from the first PATH.
+var ConfigFileNames = []string{".modellint.yaml", ".modellint.yml"}
+
+// Config is the .modellint.yaml file. Unknown keys are an error: a typo in a
+// suppression or threshold must not silently change what is checked.
+type Config struct {
+	// FailOn is the default for --fail-on.
+	FailOn string `json:"failOn,omitempty"`
+	// Enable and Disable take rule IDs or names.
+	Enable  []string `json:"enable,omitempty"`
+	Disable []string `json:"disable,omitempty"`
+	// Rules overrides per rule ID: severity, or disabled.
+	Rules map[string]RuleConfig `json:"rules,omitempty"`
+	// Ignore suppresses findings by rule and object or path.
+	Ignore []Ignore `json:"ignore,omitempty"`
+	// External lists objects that exist in the cluster but not in the linted
+	// files, as Kind/name or Kind/namespace/name (e.g. Secret/hf-token).
+	External []string `json:"external,omitempty"`
+	// RequiredEnv lists env vars every model-server container must set.
+	RequiredEnv []string `json:"requiredEnv,omitempty"`
+	// Cluster holds facts about the target cluster a static tool cannot see.
+	Cluster ClusterConfig `json:"cluster,omitempty"`
+	// Probes tunes the probe rules.
+	Probes ProbeConfig `json:"probes,omitempty"`
+
+	// Path is the file the config was read from ("" for defaults).
+	Path string `json:"-"`
+}
+
+// RuleConfig overrides one rule.
+type RuleConfig struct {
+	Severity string `json:"severity,omitempty"`
+	Disabled bool   `json:"disabled,omitempty"`
+}
+
+// Ignore is one config-file suppression. Rule is an ID or name ("*" for all);
+// Object matches the target name (Kind/namespace/name, "*" globs allowed);
+// Path matches the file (a glob, or a directory prefix).
+type Ignore struct {
+	Rule    string `json:"rule"`
+	Object  string `json:"object,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Expires string `json:"expires,omitempty"` // YYYY-MM-DD; the ignore stops applying after it
+}
+
+// ClusterConfig describes the nodes the workloads will run on.
+type ClusterConfig struct {
+	// GPUNodesTainted says GPU nodes carry a taint, so GPU pods need a toleration.
+	GPUNodesTainted bool `json:"gpuNodesTainted,omitempty"`
+	// GPUResource is the extended resource name of GPUs (default nvidia.com/gpu).
+	GPUResource string `json:"gpuResource,omitempty"`
+}
+
+// ProbeConfig tunes MDL203.
+type ProbeConfig struct {
+	// MinStartupSeconds is how long a model server is assumed to need before
+	// it answers liveness, when the model's size is not known (default 60).
+	MinStartupSeconds int32 `json:"minStartupSeconds,omitempty"`
+}
+
+// DefaultMinStartupSeconds is ProbeConfig.MinStartupSeconds when unset.
+const DefaultMinStartupSeconds = 60
+
+// GPUResourceName returns the configured GPU resource name.
+func (c *Config) GPUResourceName() string {
+	if c.Cluster.GPUResource != "" {
+		return c.Cluster.GPUResource
+	}
+	return "nvidia.com/gpu"
+}
+
+// MinStartupSeconds returns the configured or default startup allowance.
+func (c *Config) MinStartupSeconds() int32 {
+	if c.Probes.MinStartupSeconds > 0 {
+		return c.Probes.MinStartupSeconds
+	}
+	return DefaultMinStartupSeconds
+}
+
+// IsExternal reports whether the config declares an object as existing
+// outside the linted files.
+func (c *Config) IsExternal(kind, namespace, name string) bool {
+	for _, entry := range c.External {
+		parts := strings.Split(entry, "/")
+		switch {
+		case len(parts) == 2 && strings.EqualFold(parts[0], kind) && parts[1] == name:
+			return true
+		case len(parts) == 3 && strings.EqualFold(parts[0], kind) && parts[1] == namespace && parts[2] == name:
+			return true
+		}
+	}
+	return false
+}
+
+// LoadConfig reads a config file strictly.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	config := &Config{}
+	if err := yaml.UnmarshalStrict(data, config); err != nil {
+		return nil, fmt.Errorf("%s: %s", path, strings.Join(strings.Fields(err.Error()), " "))
+	}
+	config.Path = path
+	for i, ignore := range config.Ignore {
+		if ignore.Rule == "" {
+			return nil, fmt.Errorf("%s: ignore[%d]: rule is required", path, i)
+		}
+	}
+	for id, rule := range config.Rules {
+		if rule.Severity != "" {
+			if _, err := ParseSeverity(rule.Severity); err != nil {
+				return nil, fmt.Errorf("%s: rules.%s.severity: %w", path, id, err)
+			}
+		}
+	}
+	return config, nil
+}
+
+// FindConfig walks up from start (a file or directory) to the filesystem
+// root and returns the first config file found, or "" if there is none.
+func FindConfig(start string) (string, error) {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return "", err
+	}
+	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	for {
+		for _, name := range ConfigFileNames {
+			candidate := filepath.Join(dir, name)
+			if _, err := os.Stat(candidate); err == nil {
+				return candidate, nil
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("config %s: %w", candidate, err)
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,193 @@
+package manifest
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Position is a 1-based line and column in a file.
+type Position struct {
+	Line   int
+	Column int
+}
+
+// Document is one YAML document of a file, converted to plain Go values
+// (map[string]any, []any, scalars) with the position of every field path.
+type Document struct {
+	File  string
+	Index int // 0-based position of the document in its file
+	Value any
+	// positions maps a field path ("spec.replicas", "spec.containers[0]") to
+	// where its key (or sequence item) starts. The empty path is the document.
+	positions map[string]Position
+}
+
+// Locate returns the position of path, or of its nearest ancestor present in
+// the document when the field itself is absent (a missing memory limit points
+// at the container's resources, or at the container).
+func (d *Document) Locate(path string) Position {
+	for p := path; ; p = parentPath(p) {
+		if pos, ok := d.positions[p]; ok {
+			return pos
+		}
+		if p == "" {
+			return Position{}
+		}
+	}
+}
+
+// Has reports whether the exact path was written in the document.
+func (d *Document) Has(path string) bool {
+	_, ok := d.positions[path]
+	return ok
+}
+
+// parentPath drops the last element of a field path:
+// "a.b[0].c" → "a.b[0]" → "a.b" → "a" → "".
+func parentPath(path string) string {
+	if strings.HasSuffix(path, "]") {
+		if i := strings.LastIndexByte(path, '['); i >= 0 {
+			return path[:i]
+		}
+	}
+	if i := strings.LastIndexAny(path, ".["); i >= 0 {
+		return path[:i]
+	}
+	return ""
+}
+
+// JoinPath appends a map key to a field path. Keys holding dots or brackets
+// (annotation names, nvidia.com/gpu) are quoted so paths stay unambiguous.
+func JoinPath(path, key string) string {
+	if strings.ContainsAny(key, ".[]") {
+		key = "[" + strconv.Quote(key) + "]"
+		return path + key
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// IndexPath appends a sequence index to a field path.
+func IndexPath(path string, index int) string {
+	return path + "[" + strconv.Itoa(index) + "]"
+}
+
+// converter turns a yaml.v3 node tree into plain values while recording
+// positions. Aliases are expanded, so it keeps a budget: a small document
+// whose aliases expand to millions of nodes (an alias bomb) is an error.
+type converter struct {
+	positions map[string]Position
+	budget    int
+}
+
+func (c *converter) convert(node *yaml.Node, path string, record bool) (any, error) {
+	c.budget--
+	if c.budget < 0 {
+		return nil, fmt.Errorf("line %d: aliases expand to too many values (alias bomb?)", node.Line)
+	}
+	switch node.Kind {
+	case yaml.DocumentNode:
+		if len(node.Content) == 0 {
+			return nil, nil
+		}
+		return c.convert(node.Content[0], path, record)
+	case yaml.AliasNode:
+		// Paths under an alias point at the alias itself, where the user wrote it.
+		return c.convert(node.Alias, path, false)
+	case yaml.MappingNode:
+		return c.convertMapping(node, path, record)
+	case yaml.SequenceNode:
+		items := make([]any, 0, len(node.Content))
+		for i, item := range node.Content {
+			itemPath := IndexPath(path, i)
+			if record {
+				c.positions[itemPath] = Position{item.Line, item.Column}
+			}
+			value, err := c.convert(item, itemPath, record)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, value)
+		}
+		return items, nil
+	case yaml.ScalarNode:
+		if tag := node.ShortTag(); tag == "!!str" || tag == "!!timestamp" || tag == "!!binary" {
+			return node.Value, nil
+		}
+		var value any
+		if err := node.Decode(&value); err != nil {
+			return nil, fmt.Errorf("line %d: %w", node.Line, err)
+		}
+		return jsonScalar(value, node.Value), nil
+	}
+	return nil, fmt.Errorf("line %d: unsupported YAML node", node.Line)
+}
+
+func (c *converter) convertMapping(node *yaml.Node, path string, record bool) (any, error) {
+	fields := make(map[string]any, len(node.Content)/2)
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		keyNode, valueNode := node.Content[i], node.Content[i+1]
+		if keyNode.Kind == yaml.ScalarNode && keyNode.Tag == "!!merge" {
+			// "<<: *defaults" merges the aliased mapping's fields.
+			merged, err := c.convert(valueNode, path, false)
+			if err != nil {
+				return nil, err
+			}
+			if m, ok := merged.(map[string]any); ok {
+				for k, v := range m {
+					if _, exists := fields[k]; !exists {
+						fields[k] = v
+					}
+				}
+			}
+			continue
+		}
+		if keyNode.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("line %d: mapping key is not a scalar", keyNode.Line)
+		}
+		key := keyNode.Value
+		fieldPath := JoinPath(path, key)
+		if record {
+			c.positions[fieldPath] = Position{keyNode.Line, keyNode.Column}
+		}
+		value, err := c.convert(valueNode, fieldPath, record)
+		if err != nil {
+			return nil, err
+		}
+		fields[key] = value
+	}
+	return fields, nil
+}
+
+// jsonScalar maps YAML scalar types onto what encoding/json produces, so the
+// value can be re-encoded and decoded into k8s.io/api types.
+func jsonScalar(value any, text string) any {
+	switch v := value.(type) {
+	case int:
+		return int64(v)
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return text // JSON has no NaN or Inf
+		}
+		return v
+	case nil, string, bool, int64:
+		return v
+	default:
+		return text
+	}
+}
+
+// countNodes bounds the conversion budget by the size of the parsed tree.
+func countNodes(node *yaml.Node) int {
+	n := 1
+	for _, child := range node.Content {
+		n += countNodes(child)
+	}
+	return n
+}

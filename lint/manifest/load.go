@@ -1,0 +1,262 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxFileSize bounds what one manifest file may hold. Generated bundles of
+// thousands of objects stay far below it; anything larger is rejected with an
+// error rather than read into memory.
+const MaxFileSize = 32 << 20
+
+// File is a loaded manifest file.
+type File struct {
+	Path    string
+	Source  []byte
+	Objects []*Object
+	// Skipped says, per document, why it held no Kubernetes object.
+	Skipped []string
+
+	lineStarts []int
+}
+
+// Line returns the text of a 1-based line, without its newline.
+func (f *File) Line(n int) string {
+	if f.lineStarts == nil {
+		f.lineStarts = []int{0}
+		for i, b := range f.Source {
+			if b == '\n' {
+				f.lineStarts = append(f.lineStarts, i+1)
+			}
+		}
+	}
+	if n < 1 || n > len(f.lineStarts) {
+		return ""
+	}
+	start := f.lineStarts[n-1]
+	end := len(f.Source)
+	if n < len(f.lineStarts) {
+		end = f.lineStarts[n] - 1
+	}
+	return strings.TrimSuffix(string(f.Source[start:end]), "\r")
+}
+
+// Object is one Kubernetes object: a document, or an item of a List.
+type Object struct {
+	File       *File
+	Doc        *Document
+	Base       string // field path of the object inside its document ("items[2]"), "" for a whole document
+	APIVersion string
+	Kind       string
+	Name       string
+	Namespace  string
+	Value      map[string]any
+}
+
+// Group is the API group of the object ("" for the core group).
+func (o *Object) Group() string {
+	if i := strings.IndexByte(o.APIVersion, '/'); i >= 0 {
+		return o.APIVersion[:i]
+	}
+	return ""
+}
+
+// ID names the object for people: Kind/namespace/name, or Kind/name.
+func (o *Object) ID() string {
+	if o.Namespace != "" {
+		return o.Kind + "/" + o.Namespace + "/" + o.Name
+	}
+	return o.Kind + "/" + o.Name
+}
+
+// FullPath turns a path relative to the object into a path in its document.
+func (o *Object) FullPath(path string) string {
+	switch {
+	case o.Base == "":
+		return path
+	case path == "":
+		return o.Base
+	case strings.HasPrefix(path, "["):
+		return o.Base + path
+	}
+	return o.Base + "." + path
+}
+
+// Locate returns where path (relative to the object) was written, or its
+// nearest written ancestor.
+func (o *Object) Locate(path string) Position { return o.Doc.Locate(o.FullPath(path)) }
+
+// Has reports whether path (relative to the object) was written.
+func (o *Object) Has(path string) bool { return o.Doc.Has(o.FullPath(path)) }
+
+// Lookup returns the plain value at a dotted path of map keys.
+func (o *Object) Lookup(keys ...string) (any, bool) {
+	var value any = o.Value
+	for _, key := range keys {
+		fields, ok := value.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if value, ok = fields[key]; !ok {
+			return nil, false
+		}
+	}
+	return value, true
+}
+
+// Decode decodes the value at keys (the whole object when none) into a
+// k8s.io/api type through JSON, as the API server would.
+func (o *Object) Decode(into any, keys ...string) error {
+	value, ok := o.Lookup(keys...)
+	if !ok {
+		return nil
+	}
+	raw, err := json.Marshal(value)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		path := strings.Join(keys, ".")
+		pos := o.Locate(path)
+		return fmt.Errorf("%s:%d: %s %s: %s", o.File.Path, pos.Line, o.Kind, o.Name, describeJSONError(err))
+	}
+	return nil
+}
+
+func describeJSONError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return fmt.Sprintf("field %s: cannot use %s as %s", typeErr.Field, typeErr.Value, typeErr.Type)
+	}
+	return err.Error()
+}
+
+// Load parses a manifest file. YAML and JSON are accepted, with any number of
+// documents; `kind: List` objects are expanded. Documents that are not
+// Kubernetes objects are recorded in Skipped. Errors are one line and name
+// the file and, where known, the line.
+func Load(path string, source []byte) (*File, error) {
+	file := &File{Path: path, Source: source}
+	if len(source) > MaxFileSize {
+		return nil, fmt.Errorf("%s: file is %d MiB, more than the %d MiB a manifest may hold", path, len(source)>>20, MaxFileSize>>20)
+	}
+	if err := checkText(source); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	decoder := yaml.NewDecoder(bytes.NewReader(source))
+	for index := 0; ; index++ {
+		var root yaml.Node
+		err := decoder.Decode(&root)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, yamlError(path, err)
+		}
+		doc := &Document{File: path, Index: index, positions: map[string]Position{"": {root.Line, root.Column}}}
+		conv := converter{positions: doc.positions, budget: 10*countNodes(&root) + 10000}
+		if doc.Value, err = conv.convert(&root, "", true); err != nil {
+			return nil, fmt.Errorf("%s: document %d: %w", path, index+1, err)
+		}
+		file.addDocument(doc)
+	}
+	return file, nil
+}
+
+func (f *File) addDocument(doc *Document) {
+	fields, ok := doc.Value.(map[string]any)
+	if doc.Value == nil {
+		return // an empty document between two "---"
+	}
+	if !ok {
+		f.Skipped = append(f.Skipped, fmt.Sprintf("document %d: not a mapping", doc.Index+1))
+		return
+	}
+	object, reason := newObject(f, doc, "", fields)
+	if object == nil {
+		f.Skipped = append(f.Skipped, fmt.Sprintf("document %d: %s", doc.Index+1, reason))
+		return
+	}
+	items, isList := fields["items"].([]any)
+	if strings.HasSuffix(object.Kind, "List") && isList {
+		for i, item := range items {
+			base := IndexPath("items", i)
+			itemFields, ok := item.(map[string]any)
+			if !ok {
+				f.Skipped = append(f.Skipped, fmt.Sprintf("document %d: %s: not a mapping", doc.Index+1, base))
+				continue
+			}
+			if itemObject, reason := newObject(f, doc, base, itemFields); itemObject != nil {
+				f.Objects = append(f.Objects, itemObject)
+			} else {
+				f.Skipped = append(f.Skipped, fmt.Sprintf("document %d: %s: %s", doc.Index+1, base, reason))
+			}
+		}
+		return
+	}
+	f.Objects = append(f.Objects, object)
+}
+
+// newObject returns nil and the reason when fields are not a Kubernetes object.
+func newObject(f *File, doc *Document, base string, fields map[string]any) (*Object, string) {
+	apiVersion, _ := fields["apiVersion"].(string)
+	kind, _ := fields["kind"].(string)
+	if apiVersion == "" || kind == "" {
+		return nil, "no apiVersion and kind (not a Kubernetes object)"
+	}
+	object := &Object{File: f, Doc: doc, Base: base, APIVersion: apiVersion, Kind: kind, Value: fields}
+	if meta, ok := fields["metadata"].(map[string]any); ok {
+		object.Name, _ = meta["name"].(string)
+		if object.Name == "" {
+			object.Name, _ = meta["generateName"].(string)
+		}
+		object.Namespace, _ = meta["namespace"].(string)
+	}
+	return object, ""
+}
+
+// checkText rejects binary files early: YAML parsers accept surprising input,
+// and a linter that "passes" a corrupt file is worse than one that stops.
+func checkText(source []byte) error {
+	if i := bytes.IndexByte(source, 0); i >= 0 {
+		return fmt.Errorf("line %d: binary data (NUL byte), not YAML or JSON", 1+bytes.Count(source[:i], []byte("\n")))
+	}
+	if !utf8.Valid(source) {
+		valid := source
+		for len(valid) > 0 {
+			r, size := utf8.DecodeRune(valid)
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			valid = valid[size:]
+		}
+		offset := len(source) - len(valid)
+		return fmt.Errorf("line %d: invalid UTF-8, not YAML or JSON", 1+bytes.Count(source[:offset], []byte("\n")))
+	}
+	return nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// yamlError turns the parser's message into "file:line: message" on one line.
+func yamlError(path string, err error) error {
+	message := strings.Join(strings.Fields(err.Error()), " ")
+	if m := yamlLine.FindStringSubmatch(message); m != nil {
+		if m[1] != "" {
+			line, _ := strconv.Atoi(m[1])
+			return fmt.Errorf("%s:%d: invalid YAML: %s", path, line, m[2])
+		}
+		message = m[2]
+	}
+	return fmt.Errorf("%s: invalid YAML: %s", path, message)
+}

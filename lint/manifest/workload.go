@@ -1,0 +1,333 @@
+package manifest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/modellint/modellint/lint/server"
+)
+
+// Workload is one pod template: a Pod, the template of a controller, or one
+// component of a serving CRD (an InferenceService predictor, say).
+type Workload struct {
+	Object *Object
+	// Component names the part of a CRD this pod template is ("predictor"),
+	// empty for plain workloads.
+	Component string
+	// SpecPath is the field path of the pod spec inside the object.
+	SpecPath string
+	// TemplateMetaPath is the field path of the pod template's metadata ("" if none).
+	TemplateMetaPath string
+	Spec             corev1.PodSpec
+	// TemplateAnnotations are the pod template's annotations.
+	TemplateAnnotations map[string]string
+	Containers          []*Container
+	// Platform is "kserve" or "seldon" when a serving platform builds the pod
+	// and fills in defaults (probes, resources) the manifest does not show.
+	Platform string
+
+	// Controller facts, set for the kinds that have them.
+	Deployment  *appsv1.Deployment
+	StatefulSet *appsv1.StatefulSet
+	Job         *batchv1.JobSpec
+	JobPath     string // field path of the JobSpec ("spec" or "spec.jobTemplate.spec")
+	Rollout     *RolloutSpec
+}
+
+// Name is how findings and reports name the workload.
+func (w *Workload) Name() string {
+	if w.Component != "" {
+		return w.Object.ID() + " (" + w.Component + ")"
+	}
+	return w.Object.ID()
+}
+
+// Container is a container of a workload with the path it was written at.
+type Container struct {
+	corev1.Container
+	Path string // e.g. spec.template.spec.containers[0]
+	Init bool
+	// Runtime is the serving runtime the container runs, nil for other containers.
+	Runtime *server.Runtime
+	// FromServingRuntime is true for KServe's model shorthand, whose image,
+	// command and probes come from a ServingRuntime.
+	FromServingRuntime bool
+}
+
+// Serving reports whether the container is a model server.
+func (c *Container) Serving() bool { return c.Runtime != nil && !c.Init }
+
+// Label names the container in messages.
+func (c *Container) Label() string {
+	if c.Name != "" {
+		return "container " + c.Name
+	}
+	return "container at " + c.Path
+}
+
+// RolloutSpec holds the parts of an Argo Rollout the rules look at.
+type RolloutSpec struct {
+	Replicas                *int32 `json:"replicas"`
+	MinReadySeconds         int32  `json:"minReadySeconds"`
+	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds"`
+	Strategy                struct {
+		Canary *struct {
+			MaxUnavailable any `json:"maxUnavailable"`
+			MaxSurge       any `json:"maxSurge"`
+		} `json:"canary"`
+		BlueGreen *struct{} `json:"blueGreen"`
+	} `json:"strategy"`
+}
+
+// podTemplate says where a kind keeps its pod spec.
+type podTemplate struct {
+	spec, meta string
+}
+
+// podTemplates maps "group/Kind" to where its pod template lives.
+var podTemplates = map[string]podTemplate{
+	"/Pod":                                    {"spec", "metadata"},
+	"/ReplicationController":                  {"spec.template.spec", "spec.template.metadata"},
+	"/PodTemplate":                            {"template.spec", "template.metadata"},
+	"apps/Deployment":                         {"spec.template.spec", "spec.template.metadata"},
+	"apps/StatefulSet":                        {"spec.template.spec", "spec.template.metadata"},
+	"apps/DaemonSet":                          {"spec.template.spec", "spec.template.metadata"},
+	"apps/ReplicaSet":                         {"spec.template.spec", "spec.template.metadata"},
+	"extensions/Deployment":                   {"spec.template.spec", "spec.template.metadata"},
+	"extensions/DaemonSet":                    {"spec.template.spec", "spec.template.metadata"},
+	"extensions/ReplicaSet":                   {"spec.template.spec", "spec.template.metadata"},
+	"batch/Job":                               {"spec.template.spec", "spec.template.metadata"},
+	"batch/CronJob":                           {"spec.jobTemplate.spec.template.spec", "spec.jobTemplate.spec.template.metadata"},
+	"argoproj.io/Rollout":                     {"spec.template.spec", "spec.template.metadata"},
+	"mlops.seldon.io/Server":                  {"spec.podSpec", ""},
+	"mlops.seldon.io/ServerConfig":            {"spec.podSpec", ""},
+	"serving.kserve.io/ServingRuntime":        {"spec", ""},
+	"serving.kserve.io/ClusterServingRuntime": {"spec", ""},
+}
+
+// kserveComponents are the pod-bearing parts of an InferenceService.
+var kserveComponents = []string{"predictor", "transformer", "explainer"}
+
+// kserveShorthands are the keys of an InferenceService component that
+// describe the serving container without an image (v1beta1 "model" and the
+// older per-framework keys).
+var kserveShorthands = []string{"model", "tensorflow", "triton", "pytorch", "sklearn", "xgboost", "lightgbm",
+	"onnx", "pmml", "paddle", "huggingface", "art", "alibi"}
+
+// IsWorkloadKind reports whether modellint extracts pod specs from the object.
+func IsWorkloadKind(o *Object) bool {
+	key := o.Group() + "/" + o.Kind
+	if _, ok := podTemplates[key]; ok {
+		return true
+	}
+	return key == "serving.kserve.io/InferenceService" || key == "machinelearning.seldon.io/SeldonDeployment"
+}
+
+// Workloads extracts every pod template of an object. Objects of other kinds
+// yield none.
+func Workloads(o *Object) ([]*Workload, error) {
+	key := o.Group() + "/" + o.Kind
+	switch key {
+	case "serving.kserve.io/InferenceService":
+		return inferenceServiceWorkloads(o)
+	case "machinelearning.seldon.io/SeldonDeployment":
+		return seldonDeploymentWorkloads(o)
+	}
+	template, ok := podTemplates[key]
+	if !ok {
+		return nil, nil
+	}
+	w, err := newWorkload(o, "", template.spec, template.meta)
+	if err != nil || w == nil {
+		return nil, err
+	}
+	if strings.HasPrefix(key, "serving.kserve.io/") {
+		w.Platform = "kserve"
+	} else if strings.HasPrefix(key, "mlops.seldon.io/") {
+		w.Platform = "seldon"
+	}
+	if err := w.decodeController(key); err != nil {
+		return nil, err
+	}
+	return []*Workload{w}, nil
+}
+
+func splitPath(path string) []string {
+	if path == "" {
+		return nil
+	}
+	return strings.Split(path, ".")
+}
+
+// newWorkload decodes the pod spec at specPath; nil when the object has none.
+func newWorkload(o *Object, component, specPath, metaPath string) (*Workload, error) {
+	if _, ok := o.Lookup(splitPath(specPath)...); !ok {
+		return nil, nil
+	}
+	w := &Workload{Object: o, Component: component, SpecPath: specPath, TemplateMetaPath: metaPath}
+	if err := o.Decode(&w.Spec, splitPath(specPath)...); err != nil {
+		return nil, err
+	}
+	if metaPath != "" {
+		var meta struct {
+			Annotations map[string]string `json:"annotations"`
+		}
+		if err := o.Decode(&meta, splitPath(metaPath)...); err != nil {
+			return nil, err
+		}
+		w.TemplateAnnotations = meta.Annotations
+	}
+	for i := range w.Spec.InitContainers {
+		w.addContainer(w.Spec.InitContainers[i], IndexPath(JoinPath(specPath, "initContainers"), i), true)
+	}
+	for i := range w.Spec.Containers {
+		w.addContainer(w.Spec.Containers[i], IndexPath(JoinPath(specPath, "containers"), i), false)
+	}
+	return w, nil
+}
+
+func (w *Workload) addContainer(c corev1.Container, path string, init bool) *Container {
+	container := &Container{Container: c, Path: path, Init: init}
+	if !init {
+		container.Runtime = server.Detect(c.Image, c.Command, c.Args)
+		if container.Runtime == nil && probesModelEndpoint(c) {
+			container.Runtime = server.Generic
+		}
+	}
+	w.Containers = append(w.Containers, container)
+	return container
+}
+
+// probesModelEndpoint recognises a model server by its probe shape.
+func probesModelEndpoint(c corev1.Container) bool {
+	for _, probe := range []*corev1.Probe{c.ReadinessProbe, c.LivenessProbe, c.StartupProbe} {
+		if probe != nil && probe.HTTPGet != nil && server.Generic.IsModelReadyPath(probe.HTTPGet.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *Workload) decodeController(key string) error {
+	o := w.Object
+	switch key {
+	case "apps/Deployment", "extensions/Deployment":
+		w.Deployment = &appsv1.Deployment{}
+		return o.Decode(w.Deployment)
+	case "apps/StatefulSet":
+		w.StatefulSet = &appsv1.StatefulSet{}
+		return o.Decode(w.StatefulSet)
+	case "batch/Job":
+		w.Job, w.JobPath = &batchv1.JobSpec{}, "spec"
+		return o.Decode(w.Job, "spec")
+	case "batch/CronJob":
+		w.Job, w.JobPath = &batchv1.JobSpec{}, "spec.jobTemplate.spec"
+		return o.Decode(w.Job, "spec", "jobTemplate", "spec")
+	case "argoproj.io/Rollout":
+		w.Rollout = &RolloutSpec{}
+		return o.Decode(w.Rollout, "spec")
+	}
+	return nil
+}
+
+// inferenceServiceWorkloads yields one workload per component. A component
+// is itself a pod spec (containers, volumes, …) plus optionally a shorthand
+// key ("model", "tensorflow", …) whose value is a container without image.
+func inferenceServiceWorkloads(o *Object) ([]*Workload, error) {
+	var workloads []*Workload
+	for _, component := range kserveComponents {
+		specPath := "spec." + component
+		w, err := newWorkload(o, component, specPath, "")
+		if err != nil || w == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		w.Platform = "kserve"
+		fields, _ := o.Lookup("spec", component)
+		componentFields, _ := fields.(map[string]any)
+		for _, shorthand := range kserveShorthands {
+			if _, ok := componentFields[shorthand]; !ok {
+				continue
+			}
+			var model struct {
+				corev1.Container
+				ModelFormat struct {
+					Name string `json:"name"`
+				} `json:"modelFormat"`
+				Runtime string `json:"runtime"`
+			}
+			if err := o.Decode(&model, "spec", component, shorthand); err != nil {
+				return nil, err
+			}
+			if model.Name == "" {
+				model.Name = "kserve-container"
+			}
+			c := w.addContainer(model.Container, JoinPath(specPath, shorthand), false)
+			c.FromServingRuntime = true
+			format := shorthand
+			if shorthand == "model" {
+				format = model.ModelFormat.Name
+			}
+			if c.Runtime == nil {
+				c.Runtime = server.ForKServeFormat(format)
+			}
+			if c.Runtime == nil && component == "predictor" {
+				c.Runtime = server.Generic
+			}
+		}
+		workloads = append(workloads, w)
+	}
+	return workloads, nil
+}
+
+// seldonDeploymentWorkloads yields the componentSpecs of every predictor.
+func seldonDeploymentWorkloads(o *Object) ([]*Workload, error) {
+	var spec struct {
+		Predictors []struct {
+			Name           string `json:"name"`
+			ComponentSpecs []any  `json:"componentSpecs"`
+		} `json:"predictors"`
+	}
+	if err := o.Decode(&spec, "spec"); err != nil {
+		return nil, err
+	}
+	var workloads []*Workload
+	for p, predictor := range spec.Predictors {
+		for c := range predictor.ComponentSpecs {
+			base := fmt.Sprintf("spec.predictors[%d].componentSpecs[%d]", p, c)
+			sub := &Object{File: o.File, Doc: o.Doc, Base: o.FullPath(base), APIVersion: o.APIVersion, Kind: o.Kind,
+				Name: o.Name, Namespace: o.Namespace}
+			sub.Value, _ = predictor.ComponentSpecs[c].(map[string]any)
+			w, err := newWorkload(sub, fmt.Sprintf("%s[%d]", predictor.Name, c), "spec", "metadata")
+			if err != nil {
+				return nil, err
+			}
+			if w != nil {
+				w.Object, w.SpecPath, w.TemplateMetaPath = o, base+".spec", base+".metadata"
+				for _, container := range w.Containers {
+					container.Path = base + "." + container.Path
+				}
+				w.Platform = "seldon"
+				workloads = append(workloads, w)
+			}
+		}
+	}
+	return workloads, nil
+}
+
+// SortedKeys returns map keys in order, for deterministic messages.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,199 @@
+package lint
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+// IgnoreAnnotation suppresses rules on an object or its pod template:
+// `modellint.dev/ignore: "MDL205,MDL208 -- reason"`.
+const IgnoreAnnotation = "modellint.dev/ignore"
+
+// SuppressionRuleID is the rule reported for a suppression without a reason.
+const SuppressionRuleID = "MDL001"
+
+// inlineIgnore matches `# modellint:ignore MDL208,MDL205 reason` (also with
+// "=" after "ignore", as some tools spell it).
+var inlineIgnore = regexp.MustCompile(`#\s*modellint:ignore[=\s]\s*([A-Za-z0-9_,-]+)\s*(.*)$`)
+
+type suppressor struct {
+	config *Config
+	files  map[string]*manifest.File
+	// workloads by target name, to read annotations.
+	workloads map[string]*manifest.Workload
+	now       string
+	// missingReason collects one MDL001 finding per suppression without a reason.
+	missingReason map[Location]Finding
+}
+
+func newSuppressor(config *Config, set *manifest.Set, now string) *suppressor {
+	s := &suppressor{config: config, files: map[string]*manifest.File{}, workloads: map[string]*manifest.Workload{},
+		now: now, missingReason: map[Location]Finding{}}
+	for _, file := range set.Files {
+		s.files[file.Path] = file
+	}
+	for _, workload := range set.Workloads {
+		s.workloads[workload.Name()] = workload
+	}
+	return s
+}
+
+// apply marks suppressed findings and adds an MDL001 finding for every
+// suppression that gives no reason.
+func (s *suppressor) apply(findings []Finding) []Finding {
+	for i := range findings {
+		finding := &findings[i]
+		finding.Suppression = s.inline(finding)
+		if finding.Suppression == nil {
+			finding.Suppression = s.annotation(finding)
+		}
+		if finding.Suppression == nil {
+			finding.Suppression = s.configured(finding)
+		}
+	}
+	// Run sorts all findings afterwards, so map order does not leak out.
+	for _, finding := range s.missingReason {
+		findings = append(findings, finding)
+	}
+	return findings
+}
+
+func (s *suppressor) reasonMissing(location Location, target, how string) {
+	if _, seen := s.missingReason[location]; seen {
+		return
+	}
+	s.missingReason[location] = Finding{
+		RuleID: SuppressionRuleID, RuleName: "suppression-reason-missing", Severity: Warning,
+		Message:  how + " gives no reason: add one after the rule IDs, so the next reader knows why the finding is accepted",
+		Location: location, Target: target,
+	}
+}
+
+// inline looks for an ignore comment on the finding's line or the line above.
+func (s *suppressor) inline(finding *Finding) *Suppression {
+	file := s.files[finding.Location.File]
+	if file == nil || finding.Location.Line == 0 {
+		return nil
+	}
+	for _, line := range []int{finding.Location.Line, finding.Location.Line - 1} {
+		text := file.Line(line)
+		if line < finding.Location.Line && !strings.HasPrefix(strings.TrimSpace(text), "#") {
+			continue // the line above counts only when it is a comment by itself
+		}
+		m := inlineIgnore.FindStringSubmatch(text)
+		if m == nil || !matchesRule(m[1], finding) {
+			continue
+		}
+		reason := cleanReason(m[2])
+		if reason == "" {
+			column := strings.Index(text, "#") + 1
+			s.reasonMissing(Location{File: file.Path, Line: line, Column: column}, finding.Target, "the ignore comment")
+		}
+		return &Suppression{Kind: "inline", Reason: reason}
+	}
+	return nil
+}
+
+// annotation looks for the ignore annotation on the object, then on its pod template.
+func (s *suppressor) annotation(finding *Finding) *Suppression {
+	workload := s.workloads[finding.Target]
+	if workload == nil {
+		return nil
+	}
+	object := workload.Object
+	var objectAnnotations map[string]string
+	if meta, ok := object.Value["metadata"].(map[string]any); ok {
+		if annotations, ok := meta["annotations"].(map[string]any); ok {
+			objectAnnotations = map[string]string{}
+			for k, v := range annotations {
+				objectAnnotations[k], _ = v.(string)
+			}
+		}
+	}
+	places := []struct {
+		annotations map[string]string
+		path        string
+	}{
+		{objectAnnotations, "metadata.annotations"},
+		{workload.TemplateAnnotations, manifest.JoinPath(workload.TemplateMetaPath, "annotations")},
+	}
+	for _, place := range places {
+		value, ok := place.annotations[IgnoreAnnotation]
+		if !ok {
+			continue
+		}
+		ids, reason, _ := strings.Cut(value, "--")
+		if !matchesRule(ids, finding) {
+			continue
+		}
+		reason = cleanReason(reason)
+		if reason == "" {
+			annotationPath := manifest.JoinPath(place.path, IgnoreAnnotation)
+			pos := object.Locate(annotationPath)
+			s.reasonMissing(Location{File: object.File.Path, Line: pos.Line, Column: pos.Column, Path: object.FullPath(annotationPath)},
+				finding.Target, "the "+IgnoreAnnotation+" annotation")
+		}
+		return &Suppression{Kind: "annotation", Reason: reason}
+	}
+	return nil
+}
+
+// configured looks for a matching, unexpired ignore entry in the config file.
+func (s *suppressor) configured(finding *Finding) *Suppression {
+	for i, ignore := range s.config.Ignore {
+		if !matchesRule(ignore.Rule, finding) {
+			continue
+		}
+		if ignore.Object != "" && !globMatch(ignore.Object, finding.Target) && !globMatch(ignore.Object, targetObject(finding.Target)) {
+			continue
+		}
+		if ignore.Path != "" && !pathMatches(ignore.Path, finding.Location.File) {
+			continue
+		}
+		if ignore.Expires != "" && s.now != "" && s.now > ignore.Expires {
+			continue
+		}
+		if strings.TrimSpace(ignore.Reason) == "" {
+			s.reasonMissing(Location{File: s.config.Path, Path: fmt.Sprintf("ignore[%d]", i)}, finding.Target, "the config ignore entry")
+		}
+		return &Suppression{Kind: "config", Reason: strings.TrimSpace(ignore.Reason)}
+	}
+	return nil
+}
+
+// matchesRule reports whether a comma-separated list of rule IDs or names
+// (or "*", "all") covers the finding.
+func matchesRule(list string, finding *Finding) bool {
+	for _, item := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if item == "*" || strings.EqualFold(item, "all") || strings.EqualFold(item, finding.RuleID) || item == finding.RuleName {
+			return true
+		}
+	}
+	return false
+}
+
+func cleanReason(reason string) string {
+	return strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(reason), "-—:"))
+}
+
+// targetObject drops the " (component)" suffix of a target name.
+func targetObject(target string) string {
+	if i := strings.Index(target, " ("); i >= 0 {
+		return target[:i]
+	}
+	return target
+}
+
+func globMatch(pattern, name string) bool {
+	matched, err := path.Match(pattern, name)
+	return err == nil && matched
+}
+
+func pathMatches(pattern, file string) bool {
+	pattern = strings.TrimSuffix(path.Clean(pattern), "/")
+	return file == pattern || globMatch(pattern, file) || strings.HasPrefix(file, pattern+"/")
+}

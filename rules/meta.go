@@ -1,0 +1,20 @@
+package rules
+
+import "github.com/modellint/modellint/lint"
+
+// metaRules are about modellint's own inputs. The engine reports them
+// itself, so they have no Check.
+var metaRules = []*lint.Rule{
+	{
+		ID: lint.SuppressionRuleID, Name: "suppression-reason-missing", Severity: lint.Warning,
+		Artifact: lint.ArtifactMeta, Needs: []lint.Fact{lint.FactManifest},
+		Doc: lint.Doc{
+			Summary: "A suppression (annotation, inline comment or config ignore) gives no reason.",
+			Why: "A silenced finding without a reason cannot be reviewed: nobody can tell whether the risk was " +
+				"accepted on purpose or the check was muted to get a build green, and the suppression outlives the person who added it.",
+			Bad: "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL205\"",
+			Good: "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL205 -- the memory limit is set by the namespace LimitRange\"",
+			Fix:  "Write the reason after the rule IDs: `MDL205 -- reason` in the annotation, `# modellint:ignore MDL205 reason` in a comment, or `reason:` in a config ignore entry.",
+		},
+	},
+}
