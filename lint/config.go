@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -114,8 +115,18 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
 	config := &Config{}
-	if err := yaml.UnmarshalStrict(data, config); err != nil {
-		return nil, fmt.Errorf("%s: %s", path, strings.Join(strings.Fields(err.Error()), " "))
+	// Keys match case-sensitively: encoding/json would accept "failon" for
+	// failOn, and a config that half-works is worse than one that fails.
+	jsonData, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, oneLine(err.Error()))
+	}
+	strictErrors, err := kjson.UnmarshalStrict(jsonData, config)
+	if err == nil && len(strictErrors) > 0 {
+		err = strictErrors[0]
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, oneLine(err.Error()))
 	}
 	config.Path = path
 	for i, ignore := range config.Ignore {
@@ -159,3 +170,5 @@ func FindConfig(start string) (string, error) {
 		dir = parent
 	}
 }
+
+func oneLine(message string) string { return strings.Join(strings.Fields(message), " ") }

@@ -150,8 +150,8 @@ func Load(path string, source []byte) (*File, error) {
 	if len(source) > MaxFileSize {
 		return nil, fmt.Errorf("%s: file is %d MiB, more than the %d MiB a manifest may hold", path, len(source)>>20, MaxFileSize>>20)
 	}
-	if err := checkText(source); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if line, err := checkText(source); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 	}
 	decoder := yaml.NewDecoder(bytes.NewReader(source))
 	for index := 0; ; index++ {
@@ -163,7 +163,11 @@ func Load(path string, source []byte) (*File, error) {
 		if err != nil {
 			return nil, yamlError(path, err)
 		}
-		doc := &Document{File: path, Index: index, positions: map[string]Position{"": {root.Line, root.Column}}}
+		start := &root
+		if len(root.Content) > 0 {
+			start = root.Content[0] // the document's first key, not its "---"
+		}
+		doc := &Document{File: path, Index: index, positions: map[string]Position{"": {start.Line, start.Column}}}
 		conv := converter{positions: doc.positions, budget: 10*countNodes(&root) + 10000}
 		if doc.Value, err = conv.convert(&root, "", true); err != nil {
 			return nil, fmt.Errorf("%s: document %d: %w", path, index+1, err)
@@ -227,9 +231,9 @@ func newObject(f *File, doc *Document, base string, fields map[string]any) (*Obj
 
 // checkText rejects binary files early: YAML parsers accept surprising input,
 // and a linter that "passes" a corrupt file is worse than one that stops.
-func checkText(source []byte) error {
+func checkText(source []byte) (line int, err error) {
 	if i := bytes.IndexByte(source, 0); i >= 0 {
-		return fmt.Errorf("line %d: binary data (NUL byte), not YAML or JSON", 1+bytes.Count(source[:i], []byte("\n")))
+		return 1 + bytes.Count(source[:i], []byte("\n")), errors.New("binary data (NUL byte), not YAML or JSON")
 	}
 	if !utf8.Valid(source) {
 		valid := source
@@ -241,9 +245,9 @@ func checkText(source []byte) error {
 			valid = valid[size:]
 		}
 		offset := len(source) - len(valid)
-		return fmt.Errorf("line %d: invalid UTF-8, not YAML or JSON", 1+bytes.Count(source[:offset], []byte("\n")))
+		return 1 + bytes.Count(source[:offset], []byte("\n")), errors.New("invalid UTF-8, not YAML or JSON")
 	}
-	return nil
+	return 0, nil
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)

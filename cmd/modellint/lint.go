@@ -1,0 +1,283 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/report"
+	"github.com/modellint/modellint/rules"
+)
+
+const usageHeader = `modellint lints a model-serving deployment before it ships.
+
+Usage:
+  modellint [flags] [PATH ...]   lint PATHs (default "."); "-" reads manifests from stdin
+  modellint rules                list every rule
+  modellint explain RULE         print a rule's documentation
+  modellint version
+
+Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or runtime error.
+
+Flags:
+`
+
+// output is one -f/--format value: a format and where it goes ("" = stdout).
+type output struct {
+	format string
+	file   string
+}
+
+type lintFlags struct {
+	formats    []string
+	failOn     string
+	configPath string
+	enable     []string
+	disable    []string
+	quiet      bool
+	verbose    bool
+	noColor    bool
+}
+
+func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var flags lintFlags
+	set := pflag.NewFlagSet("modellint", pflag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	set.StringArrayVarP(&flags.formats, "format", "f", nil,
+		"report format FMT[=FILE], repeatable: "+strings.Join(report.Formats, ", ")+" (default table to stdout)")
+	set.StringVar(&flags.failOn, "fail-on", "", "lowest severity that exits 1: error, warning, info or none (default error)")
+	set.StringVarP(&flags.configPath, "config", "c", "", "config file (default: .modellint.yaml found upward from the first PATH)")
+	set.StringSliceVar(&flags.enable, "enable", nil, "rule IDs or names to enable, even if the config disables them")
+	set.StringSliceVar(&flags.disable, "disable", nil, "rule IDs or names to disable")
+	set.BoolVarP(&flags.quiet, "quiet", "q", false, "print nothing when there is nothing at or above --fail-on")
+	set.BoolVarP(&flags.verbose, "verbose", "v", false, "also list skipped documents, unknown kinds and skipped rule checks")
+	set.BoolVar(&flags.noColor, "no-color", false, "no ANSI colors (also when NO_COLOR is set)")
+	help := set.BoolP("help", "h", false, "show this help")
+	if err := set.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "modellint: %v (see modellint --help)\n", err)
+		return exitError
+	}
+	if *help {
+		fmt.Fprint(stdout, usageHeader+set.FlagUsages())
+		return exitClean
+	}
+
+	paths := set.Args()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	config, err := loadConfig(flags.configPath, paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		return exitError
+	}
+	failOn := config.FailOn
+	if set.Changed("fail-on") || failOn == "" {
+		failOn = flags.failOn
+	}
+	threshold, failNever, err := parseFailOn(failOn)
+	if err != nil {
+		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		return exitError
+	}
+	selected, err := selectRules(config, flags.enable, flags.disable)
+	if err != nil {
+		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		return exitError
+	}
+	outputs, err := parseOutputs(flags.formats)
+	if err != nil {
+		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		return exitError
+	}
+
+	result, err := lint.Run(lint.Options{
+		Paths: paths, Stdin: stdin, Config: config, Rules: selected,
+		Now: time.Now().UTC().Format(time.DateOnly),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "modellint: %s\n", oneLine(err.Error()))
+		return exitError
+	}
+
+	failing := !failNever && result.Count(threshold) > 0
+	options := report.Options{ToolVersion: toolVersion(), Color: useColor(flags.noColor, stdout), Verbose: flags.verbose}
+	for _, out := range outputs {
+		if out.file == "" && flags.quiet && !failing {
+			continue
+		}
+		if err := writeOutput(out, stdout, result, options); err != nil {
+			fmt.Fprintf(stderr, "modellint: %v\n", err)
+			return exitError
+		}
+	}
+	if failing {
+		return exitFindings
+	}
+	return exitClean
+}
+
+func loadConfig(explicit string, paths []string) (*lint.Config, error) {
+	path := explicit
+	if path == "" {
+		start := paths[0]
+		if start == "-" {
+			start = "."
+		}
+		found, err := lint.FindConfig(start)
+		if err != nil {
+			return nil, err
+		}
+		if found == "" {
+			return &lint.Config{}, nil
+		}
+		path = found
+	}
+	return lint.LoadConfig(path)
+}
+
+// parseFailOn returns the threshold severity, or never=true for "none".
+func parseFailOn(value string) (threshold lint.Severity, never bool, err error) {
+	switch strings.ToLower(value) {
+	case "":
+		return lint.Error, false, nil
+	case "none", "never":
+		return lint.Error, true, nil
+	}
+	threshold, err = lint.ParseSeverity(value)
+	if err != nil {
+		return 0, false, fmt.Errorf("--fail-on: %w", err)
+	}
+	return threshold, false, nil
+}
+
+// selectRules applies the config's rule settings, then the flags, which win.
+func selectRules(config *lint.Config, enable, disable []string) ([]*lint.Rule, error) {
+	all := rules.All()
+	enabled := map[string]bool{}
+	for _, rule := range all {
+		enabled[rule.ID] = true
+	}
+	apply := func(source string, names []string, on bool) error {
+		for _, name := range names {
+			rule := rules.Lookup(all, strings.TrimSpace(name))
+			if rule == nil {
+				return fmt.Errorf("%s: no rule %q (modellint rules lists them)", source, name)
+			}
+			enabled[rule.ID] = on
+		}
+		return nil
+	}
+	for _, id := range manifest.SortedKeys(config.Rules) {
+		settings := config.Rules[id]
+		rule := rules.Lookup(all, id)
+		if rule == nil {
+			return nil, fmt.Errorf("%s: rules: no rule %q", config.Path, id)
+		}
+		if settings.Severity != "" {
+			rule.Severity, _ = lint.ParseSeverity(settings.Severity)
+		}
+		if settings.Disabled {
+			enabled[rule.ID] = false
+		}
+	}
+	steps := []struct {
+		source string
+		names  []string
+		on     bool
+	}{
+		{config.Path + ": disable", config.Disable, false},
+		{config.Path + ": enable", config.Enable, true},
+		{"--disable", disable, false},
+		{"--enable", enable, true},
+	}
+	for _, step := range steps {
+		if err := apply(step.source, step.names, step.on); err != nil {
+			return nil, err
+		}
+	}
+	var selected []*lint.Rule
+	for _, rule := range all {
+		if enabled[rule.ID] {
+			selected = append(selected, rule)
+		}
+	}
+	return selected, nil
+}
+
+func parseOutputs(values []string) ([]output, error) {
+	if len(values) == 0 {
+		return []output{{format: "table"}}, nil
+	}
+	var outputs []output
+	toStdout := 0
+	for _, value := range values {
+		format, file, _ := strings.Cut(value, "=")
+		if !knownFormat(format) {
+			return nil, fmt.Errorf("--format %q: unknown format (want one of %s)", format, strings.Join(report.Formats, ", "))
+		}
+		if file == "" || file == "-" {
+			file = ""
+			toStdout++
+		}
+		outputs = append(outputs, output{format: format, file: file})
+	}
+	if toStdout > 1 {
+		return nil, errors.New("--format: only one format can go to stdout; give the others a file (FMT=FILE)")
+	}
+	return outputs, nil
+}
+
+func knownFormat(format string) bool {
+	for _, known := range report.Formats {
+		if format == known {
+			return true
+		}
+	}
+	return false
+}
+
+func writeOutput(out output, stdout io.Writer, result *lint.Result, options report.Options) error {
+	if out.file == "" {
+		return report.Write(stdout, out.format, result, options)
+	}
+	fileOptions := options
+	fileOptions.Color = false
+	file, err := os.Create(out.file)
+	if err != nil {
+		return fmt.Errorf("--format %s: %w", out.format, err)
+	}
+	if err := report.Write(file, out.format, result, fileOptions); err != nil {
+		file.Close()
+		return fmt.Errorf("write %s: %w", out.file, err)
+	}
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", out.file, err)
+	}
+	return nil
+}
+
+// useColor follows the NO_COLOR convention (https://no-color.org) and only
+// colors terminals.
+func useColor(noColor bool, stdout io.Writer) bool {
+	if noColor || os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	file, ok := stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := file.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+func oneLine(message string) string {
+	return strings.Join(strings.Fields(message), " ")
+}

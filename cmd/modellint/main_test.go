@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// lintArgs runs the command in-process and returns its exit code and output.
+func lintArgs(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const examples = "../../testdata/examples"
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	badConfig := writeFile(t, dir, "bad-config/.modellint.yaml", "failon: warning\n")
+	writeFile(t, dir, "bad-config/pod.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+	malformed := writeFile(t, dir, "malformed.yaml", "apiVersion: v1\nkind: [Pod\n")
+	cases := []struct {
+		name       string
+		args       []string
+		want       int
+		wantStderr string
+	}{
+		{"findings", []string{"--no-color", examples + "/broken"}, exitFindings, ""},
+		{"clean", []string{"--no-color", examples + "/fixed"}, exitClean, ""},
+		{"fail-on none", []string{"--fail-on", "none", examples + "/broken"}, exitClean, ""},
+		{"fail-on warning", []string{"--fail-on=warning", examples + "/fixed"}, exitClean, ""},
+		{"missing path", []string{filepath.Join(dir, "nope")}, exitError, "nope: no such file or directory"},
+		{"unknown flag", []string{"--frobnicate"}, exitError, "unknown flag: --frobnicate"},
+		{"unknown format", []string{"-f", "xml", examples}, exitError, `--format "xml": unknown format`},
+		{"two formats on stdout", []string{"-f", "json", "-f", "sarif", examples}, exitError, "only one format can go to stdout"},
+		{"bad fail-on", []string{"--fail-on", "fatal", examples}, exitError, "--fail-on"},
+		{"unknown rule", []string{"--disable", "MDL999", examples}, exitError, `no rule "MDL999"`},
+		{"unknown config key", []string{filepath.Join(dir, "bad-config")}, exitError, badConfig + `: unknown field "failon"`},
+		{"malformed yaml", []string{malformed}, exitError, malformed + ":2: invalid YAML"},
+		{"explain", []string{"explain", "MDL205"}, exitClean, ""},
+		{"explain by name", []string{"explain", "memory-limit-missing"}, exitClean, ""},
+		{"explain unknown", []string{"explain", "MDL999"}, exitError, `no rule "MDL999"`},
+		{"rules", []string{"rules"}, exitClean, ""},
+		{"version", []string{"version"}, exitClean, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := lintArgs(t, "", c.args...)
+			if code != c.want {
+				t.Errorf("exit %d, want %d (stderr %q)", code, c.want, stderr)
+			}
+			if c.wantStderr != "" && !strings.Contains(stderr, c.wantStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr, c.wantStderr)
+			}
+			if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+				t.Errorf("stderr is more than one line: %q", stderr)
+			}
+		})
+	}
+}
+
+func TestStdin(t *testing.T) {
+	source, err := os.ReadFile(examples + "/broken/tf-serving.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := lintArgs(t, string(source), "-f", "json", "-")
+	if code != exitFindings {
+		t.Fatalf("exit %d (stderr %q)", code, stderr)
+	}
+	if !strings.Contains(stdout, `"file": "<stdin>"`) {
+		t.Errorf("findings do not name <stdin>: %s", stdout)
+	}
+}
+
+func TestReportFilesAreDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	var previous map[string][]byte
+	for round := 0; round < 2; round++ {
+		files := map[string][]byte{}
+		args := []string{"-q"}
+		for _, format := range []string{"json", "sarif", "junit", "table"} {
+			args = append(args, "-f", format+"="+filepath.Join(dir, format))
+		}
+		if code, _, stderr := lintArgs(t, "", append(args, examples)...); code != exitFindings {
+			t.Fatalf("exit %d (stderr %q)", code, stderr)
+		}
+		for _, format := range []string{"json", "sarif", "junit", "table"} {
+			data, err := os.ReadFile(filepath.Join(dir, format))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(data) == 0 {
+				t.Errorf("%s report is empty", format)
+			}
+			files[format] = data
+			if previous != nil && !bytes.Equal(previous[format], data) {
+				t.Errorf("%s report differs between two runs", format)
+			}
+		}
+		previous = files
+	}
+}
+
+func TestQuietPrintsNothingWhenClean(t *testing.T) {
+	code, stdout, _ := lintArgs(t, "", "-q", examples+"/fixed")
+	if code != exitClean || stdout != "" {
+		t.Errorf("exit %d, stdout %q", code, stdout)
+	}
+}
+
+func TestConfigDiscoveredUpward(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, ".modellint.yaml", "failOn: none\n")
+	source, err := os.ReadFile(examples + "/broken/tf-serving.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "deploy/k8s/serving.yaml", string(source))
+	if code, _, stderr := lintArgs(t, "", filepath.Join(dir, "deploy", "k8s")); code != exitClean {
+		t.Errorf("config two levels up not applied: exit %d (stderr %q)", code, stderr)
+	}
+}
+
+// The rules page is generated; a stale page fails here. Fix: make docs.
+func TestDocsRulesUpToDate(t *testing.T) {
+	code, generated, stderr := lintArgs(t, "", "rules", "--markdown")
+	if code != exitClean {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	committed, err := os.ReadFile("../../docs/rules.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if generated != string(committed) {
+		t.Error("docs/rules.md is stale: run make docs")
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite golden files")
