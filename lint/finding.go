@@ -72,8 +72,16 @@ func (l Location) String() string {
 	return l.File
 }
 
-// Suppression records why a finding is not counted. Kind is "annotation",
-// "config" or "inline".
+// How a finding was suppressed: in the manifest (an annotation or an inline
+// comment) or outside it (the config file).
+const (
+	SuppressedByAnnotation = "annotation"
+	SuppressedByComment    = "inline"
+	SuppressedByConfig     = "config"
+)
+
+// Suppression records why a finding is not counted. Kind is one of the
+// Suppressed* constants.
 type Suppression struct {
 	Kind   string `json:"kind"`
 	Reason string `json:"reason,omitempty"`

@@ -94,6 +94,7 @@ func Run(options Options) (*Result, error) {
 			result.evaluate(rule, target, set, config)
 		}
 	}
+	result.reportInvalid(set.Invalid, options.Rules)
 	suppressor := newSuppressor(config, set, options.Now)
 	result.Findings = suppressor.apply(result.Findings)
 	result.passSuppressed()
@@ -137,6 +138,31 @@ func missingFacts(rule *Rule) string {
 		return ""
 	}
 	return "needs " + strings.Join(missing, " and ") + " facts, which this run does not have"
+}
+
+// reportInvalid turns objects the API server would reject into MDL002
+// findings: the run goes on, and the object is not silently passed.
+func (r *Result) reportInvalid(invalid []*manifest.InvalidError, rules []*Rule) {
+	var rule *Rule
+	for _, candidate := range rules {
+		if candidate.ID == InvalidRuleID {
+			rule = candidate
+		}
+	}
+	if rule == nil {
+		return
+	}
+	for _, problem := range invalid {
+		object := problem.Object
+		pos := object.Locate(problem.Path)
+		r.Findings = append(r.Findings, Finding{
+			RuleID: rule.ID, RuleName: rule.Name, Severity: rule.Severity,
+			Message: problem.Message + ": the API server rejects the object, so nothing of it is deployed; " +
+				"fix the value (modellint does not check the rest of this object until then)",
+			Location: Location{File: object.File.Path, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
+			Target:   object.ID(),
+		})
+	}
 }
 
 // passSuppressed turns failed evaluations whose findings were all

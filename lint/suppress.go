@@ -13,8 +13,13 @@ import (
 // `modellint.dev/ignore: "MDL205,MDL208 -- reason"`.
 const IgnoreAnnotation = "modellint.dev/ignore"
 
-// SuppressionRuleID is the rule reported for a suppression without a reason.
-const SuppressionRuleID = "MDL001"
+// Rules the engine reports itself (they have no Check).
+const (
+	// SuppressionRuleID is reported for a suppression without a reason.
+	SuppressionRuleID = "MDL001"
+	// InvalidRuleID is reported for an object with a field of the wrong type.
+	InvalidRuleID = "MDL002"
+)
 
 // inlineIgnore matches `# modellint:ignore MDL208,MDL205 reason` (also with
 // "=" after "ignore", as some tools spell it).
@@ -93,7 +98,7 @@ func (s *suppressor) inline(finding *Finding) *Suppression {
 			column := strings.Index(text, "#") + 1
 			s.reasonMissing(Location{File: file.Path, Line: line, Column: column}, finding.Target, "the ignore comment")
 		}
-		return &Suppression{Kind: "inline", Reason: reason}
+		return &Suppression{Kind: SuppressedByComment, Reason: reason}
 	}
 	return nil
 }
@@ -137,7 +142,7 @@ func (s *suppressor) annotation(finding *Finding) *Suppression {
 			s.reasonMissing(Location{File: object.File.Path, Line: pos.Line, Column: pos.Column, Path: object.FullPath(annotationPath)},
 				finding.Target, "the "+IgnoreAnnotation+" annotation")
 		}
-		return &Suppression{Kind: "annotation", Reason: reason}
+		return &Suppression{Kind: SuppressedByAnnotation, Reason: reason}
 	}
 	return nil
 }
@@ -160,7 +165,7 @@ func (s *suppressor) configured(finding *Finding) *Suppression {
 		if strings.TrimSpace(ignore.Reason) == "" {
 			s.reasonMissing(Location{File: s.config.Path, Path: fmt.Sprintf("ignore[%d]", i)}, finding.Target, "the config ignore entry")
 		}
-		return &Suppression{Kind: "config", Reason: strings.TrimSpace(ignore.Reason)}
+		return &Suppression{Kind: SuppressedByConfig, Reason: strings.TrimSpace(ignore.Reason)}
 	}
 	return nil
 }

@@ -1,6 +1,177 @@
 package rules
 
-import "github.com/modellint/modellint/lint"
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/manifest"
+)
 
 // manifestRules check the Kubernetes manifests alone (MDL2xx).
-var manifestRules = []*lint.Rule{}
+var manifestRules = []*lint.Rule{
+	readinessProbeMissing,
+	livenessChecksModel,
+	startupProbeMissing,
+	probePortUnknown,
+	memoryLimitMissing,
+	requestsMissing,
+	rolloutUnsafe,
+	imageTagMutable,
+	configRefMissing,
+	volumeMountUndefined,
+	batchAsService,
+	gpuRequestInvalid,
+	ephemeralStorageUnbounded,
+	shmMissing,
+}
+
+// Skip reasons shared by the manifest rules.
+const (
+	skipNoModelServer   = "no model-server container"
+	skipKServeReadiness = "Knative's queue-proxy checks readiness of KServe pods"
+	skipKServeResources = "KServe fills in default requests and limits"
+)
+
+// servingContainers returns the model-server containers of the target. When
+// there are none the pass is marked skipped: a general web app is not held
+// to model-server rules, and it shows as skipped rather than passed.
+func servingContainers(pass *lint.Pass) []*manifest.Container {
+	var serving []*manifest.Container
+	for _, container := range pass.Workload().Containers {
+		if container.Serving() {
+			serving = append(serving, container)
+		}
+	}
+	if len(serving) == 0 {
+		pass.Skip(skipNoModelServer)
+	}
+	return serving
+}
+
+// platformFillsPod reports whether a serving platform builds the pod and fills
+// in what the manifest leaves out: KServe sets default requests and limits
+// (the inferenceservice-config ConfigMap) and Knative's queue-proxy adds a
+// readiness probe on the user port.
+func platformFillsPod(w *manifest.Workload) bool { return w.Platform == "kserve" }
+
+// regularContainers are the containers that run for the pod's lifetime.
+func regularContainers(w *manifest.Workload) []*manifest.Container {
+	var regular []*manifest.Container
+	for _, container := range w.Containers {
+		if !container.Init {
+			regular = append(regular, container)
+		}
+	}
+	return regular
+}
+
+// volumePath is the field path of the pod volume at index i.
+func volumePath(w *manifest.Workload, i int) string {
+	return manifest.IndexPath(manifest.JoinPath(w.SpecPath, "volumes"), i)
+}
+
+// findVolume returns the pod volume with a name and its index, or -1.
+func findVolume(w *manifest.Workload, name string) (*corev1.Volume, int) {
+	for i := range w.Spec.Volumes {
+		if w.Spec.Volumes[i].Name == name {
+			return &w.Spec.Volumes[i], i
+		}
+	}
+	return nil, -1
+}
+
+// resourcePath is the field path of one resource of a container's requests
+// or limits ("requests", "limits").
+func resourcePath(c *manifest.Container, list string, name corev1.ResourceName) string {
+	return manifest.JoinPath(c.Path+".resources."+list, string(name))
+}
+
+// limitRangeDefault returns the default a LimitRange in the linted set gives
+// containers in the namespace for a resource: field is "default" (the limit)
+// or "defaultRequest". Namespaces that are not written match any namespace.
+func limitRangeDefault(pass *lint.Pass, field string, name corev1.ResourceName) (resource.Quantity, bool) {
+	namespace := pass.Workload().Object.Namespace
+	for _, object := range pass.Objects.Objects {
+		if object.Kind != "LimitRange" || object.Group() != "" {
+			continue
+		}
+		if object.Namespace != "" && namespace != "" && object.Namespace != namespace {
+			continue
+		}
+		var limitRange corev1.LimitRange
+		if err := object.Decode(&limitRange); err != nil {
+			continue
+		}
+		for _, item := range limitRange.Spec.Limits {
+			if item.Type != corev1.LimitTypeContainer {
+				continue
+			}
+			list := item.Default
+			if field == "defaultRequest" {
+				list = item.DefaultRequest
+			}
+			if quantity, ok := list[name]; ok {
+				return quantity, true
+			}
+		}
+	}
+	return resource.Quantity{}, false
+}
+
+// describe names a container with its runtime: "container tf (TF Serving)".
+func describe(c *manifest.Container) string {
+	if c.Runtime == nil || c.Runtime.Title == "model server" {
+		return c.Label()
+	}
+	return c.Label() + " (" + c.Runtime.Title + ")"
+}
+
+// argv is the container's command followed by its args.
+func argv(c *manifest.Container) []string {
+	return append(append([]string{}, c.Command...), c.Args...)
+}
+
+// envValues maps the container's literal env vars to their values.
+func envValues(c *manifest.Container) map[string]string {
+	values := map[string]string{}
+	for _, env := range c.Env {
+		if env.ValueFrom == nil {
+			values[env.Name] = env.Value
+		}
+	}
+	return values
+}
+
+// joinNames lists names for a message: "a, b and c".
+func joinNames(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// templateLabels returns the labels of the workload's pod template.
+func templateLabels(w *manifest.Workload) map[string]string {
+	if w.TemplateMetaPath == "" {
+		return nil
+	}
+	keys := append(strings.Split(w.TemplateMetaPath, "."), "labels")
+	value, ok := w.Object.Lookup(keys...)
+	if !ok {
+		return nil
+	}
+	fields, _ := value.(map[string]any)
+	labels := map[string]string{}
+	for key, v := range fields {
+		if s, ok := v.(string); ok {
+			labels[key] = s
+		}
+	}
+	return labels
+}

@@ -49,12 +49,12 @@ func TestHostileInputs(t *testing.T) {
 		content []byte
 		want    string // in the one-line error, after the file name
 	}{
-		{"malformed.yaml", []byte("apiVersion: v1\nkind: Pod\nmetadata:\n  name: [a, b\n"), ":5: invalid YAML"},
+		{"malformed.yaml", []byte("apiVersion: v1\nkind: Pod\nmetadata:\n  name: [a, b\n"), ":4: invalid YAML"},
 		{"tabs.yaml", []byte("apiVersion: v1\nkind: Pod\nspec:\n\tcontainers: []\n"), ":4: invalid YAML"},
 		{"huge.yaml", append([]byte("apiVersion: v1\nkind: ConfigMap\ndata: {x: \""), bytes.Repeat([]byte("a"), 100<<20)...), ": file is 100 MiB, more than the 32 MiB"},
 		{"bomb.yaml", []byte(aliasBomb()), ": document 1: line"},
 		{"garbage.yaml", garbage, ":1: binary data"},
-		{"deep.yaml", []byte(strings.Repeat("[", 10000)), ": invalid YAML"},
+		{"deep.yaml", []byte(strings.Repeat("[", 10000)), ":1: invalid YAML"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -191,3 +191,36 @@ func countNodes(node *yaml.Node) int {
 	}
 	return n
 }
+
+// find returns the first written path (by position) under prefix whose keys,
+// ignoring sequence indexes, are field ("volumes.fc.lun" finds
+// "spec.volumes[0].fc.lun").
+func (d *Document) find(prefix, field string) (string, bool) {
+	want := strings.TrimPrefix(prefix+"."+field, ".")
+	best, found := "", false
+	for path, pos := range d.positions {
+		if stripIndexes(path) != want {
+			continue
+		}
+		if !found || pos.Line < d.positions[best].Line || (pos.Line == d.positions[best].Line && path < best) {
+			best, found = path, true
+		}
+	}
+	return best, found
+}
+
+func stripIndexes(path string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range path {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

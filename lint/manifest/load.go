@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -115,7 +116,8 @@ func (o *Object) Lookup(keys ...string) (any, bool) {
 }
 
 // Decode decodes the value at keys (the whole object when none) into a
-// k8s.io/api type through JSON, as the API server would.
+// k8s.io/api type through JSON, as the API server would. A value of the wrong
+// type is an *InvalidError that names the field.
 func (o *Object) Decode(into any, keys ...string) error {
 	value, ok := o.Lookup(keys...)
 	if !ok {
@@ -126,19 +128,47 @@ func (o *Object) Decode(into any, keys ...string) error {
 		return err
 	}
 	if err := json.Unmarshal(raw, into); err != nil {
-		path := strings.Join(keys, ".")
-		pos := o.Locate(path)
-		return fmt.Errorf("%s:%d: %s %s: %s", o.File.Path, pos.Line, o.Kind, o.Name, describeJSONError(err))
+		return o.invalid(strings.Join(keys, "."), err)
 	}
 	return nil
 }
 
-func describeJSONError(err error) string {
+// InvalidError is an object the API server would reject because a field has
+// the wrong type (a template placeholder where a number belongs, say).
+type InvalidError struct {
+	Object  *Object
+	Path    string // field path relative to the object, as precise as could be found
+	Message string
+}
+
+func (e *InvalidError) Error() string {
+	pos := e.Object.Locate(e.Path)
+	return fmt.Sprintf("%s:%d: %s: %s", e.Object.File.Path, pos.Line, e.Object.ID(), e.Message)
+}
+
+func (o *Object) invalid(prefix string, err error) error {
+	invalid := &InvalidError{Object: o, Path: prefix, Message: err.Error()}
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		return fmt.Sprintf("field %s: cannot use %s as %s", typeErr.Field, typeErr.Value, typeErr.Type)
+		field := jsonFieldPath(typeErr.Field)
+		invalid.Message = fmt.Sprintf("%s: a %s where the API expects %s", strings.TrimPrefix(prefix+"."+field, "."), typeErr.Value, typeErr.Type)
+		if path, ok := o.Doc.find(o.FullPath(prefix), field); ok {
+			invalid.Path = strings.TrimPrefix(strings.TrimPrefix(path, o.Base), ".")
+		}
 	}
-	return err.Error()
+	return invalid
+}
+
+// jsonFieldPath drops the Go names of embedded structs from encoding/json's
+// field path ("volumes.VolumeSource.fc.lun" → "volumes.fc.lun").
+func jsonFieldPath(field string) string {
+	var parts []string
+	for _, part := range strings.Split(field, ".") {
+		if part != "" && !unicode.IsUpper(rune(part[0])) {
+			parts = append(parts, part)
+		}
+	}
+	return strings.Join(parts, ".")
 }
 
 // Load parses a manifest file. YAML and JSON are accepted, with any number of
@@ -161,7 +191,7 @@ func Load(path string, source []byte) (*File, error) {
 			break
 		}
 		if err != nil {
-			return nil, yamlError(path, err)
+			return nil, yamlError(path, source, err)
 		}
 		start := &root
 		if len(root.Content) > 0 {
@@ -253,14 +283,39 @@ func checkText(source []byte) (line int, err error) {
 var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 
 // yamlError turns the parser's message into "file:line: message" on one line.
-func yamlError(path string, err error) error {
+func yamlError(path string, source []byte, err error) error {
 	message := strings.Join(strings.Fields(err.Error()), " ")
 	if m := yamlLine.FindStringSubmatch(message); m != nil {
 		if m[1] != "" {
 			line, _ := strconv.Atoi(m[1])
+			if isParserError(m[2]) {
+				line++ // yaml.v3 reports parser (not scanner) errors with 0-based lines
+			}
+			if last := lastLine(source); line > last {
+				line = last // an error at the end of input that has no final newline
+			}
 			return fmt.Errorf("%s:%d: invalid YAML: %s", path, line, m[2])
 		}
 		message = m[2]
 	}
 	return fmt.Errorf("%s: invalid YAML: %s", path, message)
+}
+
+// isParserError recognises the messages of yaml.v3's parser, as opposed to
+// its scanner (see parserc.go in go.yaml.in/yaml/v3).
+func isParserError(message string) bool {
+	for _, prefix := range []string{"did not find expected", "found duplicate %", "found incompatible YAML document", "found undefined tag handle"} {
+		if strings.HasPrefix(message, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func lastLine(source []byte) int {
+	lines := bytes.Count(source, []byte("\n"))
+	if len(source) > 0 && source[len(source)-1] != '\n' {
+		lines++
+	}
+	return max(lines, 1)
 }

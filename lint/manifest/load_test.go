@@ -182,7 +182,6 @@ func TestBadInput(t *testing.T) {
 		{"binary", "apiVersion: v1\n\x00\x01\x02", "bad.yaml:2: binary data"},
 		{"invalid utf-8", "kind: Pod\nname: \xff\xfe\n", "bad.yaml:2: invalid UTF-8"},
 		{"alias bomb", bomb, "bad.yaml: document 1: line"},
-		{"wrong type", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: three\n  template: {spec: {containers: []}}\n", "bad.yaml:"},
 		{"too large", strings.Repeat("#", MaxFileSize+1), "bad.yaml: file is 32 MiB, more than the 32 MiB"},
 	}
 	for _, c := range cases {
@@ -198,6 +197,29 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("error %q, want a one-line error starting with %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestWrongTypeIsInvalidObject(t *testing.T) {
+	source := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n" +
+		"      containers: [{name: c}]\n      volumes:\n        - name: v\n          fc: {lun: \"<LUN>\"}\n"
+	file, err := Load("bad.yaml", []byte(source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := NewSet([]*File{file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Invalid) != 1 || len(set.Workloads) != 0 {
+		t.Fatalf("invalid %v, workloads %d", set.Invalid, len(set.Workloads))
+	}
+	invalid := set.Invalid[0]
+	if invalid.Path != "spec.template.spec.volumes[0].fc.lun" || invalid.Object.Locate(invalid.Path) != (Position{10, 16}) {
+		t.Errorf("invalid at %q %v", invalid.Path, invalid.Object.Locate(invalid.Path))
+	}
+	if want := "bad.yaml:10: Deployment/d: spec.template.spec.volumes.fc.lun: a string where the API expects int32"; invalid.Error() != want {
+		t.Errorf("error %q, want %q", invalid.Error(), want)
 	}
 }
 

@@ -1,12 +1,17 @@
 package manifest
 
+import "errors"
+
 // Set is every object of one lint run, indexed for the cross-object checks
 // (does the ConfigMap an env var names exist?).
 type Set struct {
 	Files     []*File
 	Objects   []*Object
 	Workloads []*Workload
-	byKind    map[string]map[string]*Object // kind → "namespace/name" → object
+	// Invalid holds objects the API server would reject; their workloads are
+	// not linted further.
+	Invalid []*InvalidError
+	byKind  map[string]map[string]*Object // kind → "namespace/name" → object
 }
 
 // NewSet indexes the objects of the files and extracts their workloads.
@@ -20,6 +25,11 @@ func NewSet(files []*File) (*Set, error) {
 			}
 			set.byKind[object.Kind][object.Namespace+"/"+object.Name] = object
 			workloads, err := Workloads(object)
+			var invalid *InvalidError
+			if errors.As(err, &invalid) {
+				set.Invalid = append(set.Invalid, invalid)
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -275,8 +275,12 @@ func inferenceServiceWorkloads(o *Object) ([]*Workload, error) {
 			if shorthand == "model" {
 				format = model.ModelFormat.Name
 			}
-			if c.Runtime == nil {
-				c.Runtime = server.ForKServeFormat(format)
+			// The format names the runtime more surely than the probe shape
+			// that may have matched the generic model server.
+			if c.Runtime == nil || c.Runtime == server.Generic {
+				if runtime := server.ForKServeFormat(format); runtime != nil {
+					c.Runtime = runtime
+				}
 			}
 			if c.Runtime == nil && component == "predictor" {
 				c.Runtime = server.Generic

@@ -118,7 +118,11 @@ var Runtimes = []*Runtime{
 	{
 		Name: "kserve", Title: "KServe model server",
 		Images: []string{"kserve/sklearnserver", "kserve/xgbserver", "kserve/lgbserver", "kserve/pmmlserver",
-			"kserve/paddleserver", "kserve/huggingfaceserver", "kserve/autogluonserver", "kserve/predictiveserver"},
+			"kserve/paddleserver", "kserve/huggingfaceserver", "kserve/autogluonserver", "kserve/predictiveserver",
+			// KServe's runtime manifests name images by kustomize placeholders
+			// ("kserve-sklearnserver:replace", "huggingfaceserver-gpu:replace").
+			"sklearnserver", "xgbserver", "lgbserver", "pmmlserver", "paddleserver", "huggingfaceserver",
+			"autogluonserver", "predictiveserver"},
 		Commands:      []string{"sklearnserver", "xgbserver", "lgbserver", "pmmlserver", "paddleserver", "huggingfaceserver"},
 		KServeFormats: []string{"sklearn", "xgboost", "lightgbm", "pmml", "paddle", "huggingface", "autogluon"},
 		Ports: []Port{
@@ -143,15 +147,19 @@ func Detect(image string, command, args []string) *Runtime {
 			return runtime
 		}
 	}
+	// The longest matching pattern wins, so "kserve-pmmlserver" is the KServe
+	// PMML server and not Seldon's "mlserver".
 	repository := imageRepository(image)
+	var best *Runtime
+	bestLength := 0
 	for _, runtime := range Runtimes {
 		for _, pattern := range runtime.Images {
-			if strings.Contains(repository, pattern) {
-				return runtime
+			if strings.Contains(repository, pattern) && len(pattern) > bestLength {
+				best, bestLength = runtime, len(pattern)
 			}
 		}
 	}
-	return nil
+	return best
 }
 
 // ForKServeFormat returns the runtime KServe picks for a modelFormat name.
@@ -176,6 +184,15 @@ func (r *Runtime) matchesArgv(command, args []string) bool {
 		for _, name := range r.Commands {
 			if path.Base(word) == name || strings.HasPrefix(word, name+" ") || strings.Contains(word, "/"+name+" ") {
 				return true
+			}
+			// A shell script ("sh -c 'exec tensorflow_model_server …'") runs
+			// the server from inside one word.
+			if strings.ContainsAny(word, " \n") {
+				for _, field := range strings.Fields(word) {
+					if path.Base(field) == name {
+						return true
+					}
+				}
 			}
 		}
 	}

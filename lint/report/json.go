@@ -1,0 +1,118 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/modellint/modellint/lint"
+)
+
+// jsonVersion is the version of the JSON format documented in
+// docs/json-format.md. It changes only when a field is removed or changes
+// meaning; new fields may appear without a change.
+const jsonVersion = 1
+
+// The JSON format has its own types, so that a change in the engine's types
+// cannot change the documented format by accident.
+type jsonReport struct {
+	Version     int              `json:"version"`
+	Tool        jsonTool         `json:"tool"`
+	Summary     jsonSummary      `json:"summary"`
+	Files       []string         `json:"files"`
+	Findings    []jsonFinding    `json:"findings"`
+	Evaluations []jsonEvaluation `json:"evaluations"`
+	Notes       []string         `json:"notes"`
+}
+
+type jsonTool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+type jsonSummary struct {
+	Error      int `json:"error"`
+	Warning    int `json:"warning"`
+	Info       int `json:"info"`
+	Suppressed int `json:"suppressed"`
+	Skipped    int `json:"skipped"`
+}
+
+type jsonFinding struct {
+	Rule        string           `json:"rule"`
+	Name        string           `json:"name"`
+	Severity    string           `json:"severity"`
+	Message     string           `json:"message"`
+	Location    jsonLocation     `json:"location"`
+	Target      string           `json:"target"`
+	Suppression *jsonSuppression `json:"suppression,omitempty"`
+}
+
+type jsonLocation struct {
+	File   string `json:"file"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+	Path   string `json:"path,omitempty"`
+}
+
+type jsonSuppression struct {
+	Kind   string `json:"kind"`
+	Reason string `json:"reason,omitempty"`
+}
+
+type jsonEvaluation struct {
+	Rule   string `json:"rule"`
+	Target string `json:"target"`
+	File   string `json:"file"`
+	Line   int    `json:"line,omitempty"`
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func writeJSON(w io.Writer, result *lint.Result, options Options) error {
+	c := countResult(result)
+	report := jsonReport{
+		Version: jsonVersion,
+		Tool:    jsonTool{Name: toolName, Version: options.ToolVersion},
+		Summary: jsonSummary{
+			Error: c.errors, Warning: c.warnings, Info: c.infos,
+			Suppressed: c.suppressed, Skipped: c.skipped,
+		},
+		Files:       append([]string{}, result.Files...),
+		Findings:    make([]jsonFinding, 0, len(result.Findings)),
+		Evaluations: make([]jsonEvaluation, 0, len(result.Evaluations)),
+		Notes:       append([]string{}, result.Notes...),
+	}
+	for _, finding := range result.Findings {
+		converted := jsonFinding{
+			Rule:     finding.RuleID,
+			Name:     finding.RuleName,
+			Severity: finding.Severity.String(),
+			Message:  finding.Message,
+			Location: jsonLocation{
+				File: finding.Location.File, Line: finding.Location.Line,
+				Column: finding.Location.Column, Path: finding.Location.Path,
+			},
+			Target: finding.Target,
+		}
+		if finding.Suppression != nil {
+			converted.Suppression = &jsonSuppression{Kind: finding.Suppression.Kind, Reason: finding.Suppression.Reason}
+		}
+		report.Findings = append(report.Findings, converted)
+	}
+	for _, evaluation := range result.Evaluations {
+		report.Evaluations = append(report.Evaluations, jsonEvaluation{
+			Rule: evaluation.RuleID, Target: evaluation.Target, File: evaluation.File,
+			Line: evaluation.Line, Status: string(evaluation.Status), Reason: evaluation.Reason,
+		})
+	}
+	return writeIndentedJSON(w, report)
+}
+
+// writeIndentedJSON writes value with two-space indentation and a trailing
+// newline, without escaping <, > and & (reports are not embedded in HTML).
+func writeIndentedJSON(w io.Writer, value any) error {
+	encoder := json.NewEncoder(w)
+	encoder.SetEscapeHTML(false)
+	encoder.SetIndent("", "  ")
+	return encoder.Encode(value)
+}

@@ -1,0 +1,232 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/modellint/modellint/lint"
+)
+
+// JUnit XML as GitLab, Jenkins and the GitHub test-report actions read it:
+// one suite per input file, one case per rule checked on a target. Passing
+// and skipped checks are cases too, so a CI system can show what was checked
+// and track a case across runs; names therefore carry no line numbers.
+type junitTestSuites struct {
+	XMLName  xml.Name         `xml:"testsuites"`
+	Name     string           `xml:"name,attr"`
+	Tests    int              `xml:"tests,attr"`
+	Failures int              `xml:"failures,attr"`
+	Errors   int              `xml:"errors,attr"`
+	Suites   []junitTestSuite `xml:"testsuite"`
+}
+
+type junitTestSuite struct {
+	Name     string          `xml:"name,attr"`
+	Tests    int             `xml:"tests,attr"`
+	Failures int             `xml:"failures,attr"`
+	Errors   int             `xml:"errors,attr"`
+	Skipped  int             `xml:"skipped,attr"`
+	File     string          `xml:"file,attr,omitempty"`
+	Cases    []junitTestCase `xml:"testcase"`
+}
+
+type junitTestCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Line      int           `xml:"line,attr,omitempty"`
+	Failure   *junitMessage `xml:"failure"`
+	Skipped   *junitMessage `xml:"skipped"`
+	SystemOut *junitText    `xml:"system-out"`
+}
+
+// junitText is element text kept in CDATA, so that multi-line details stay
+// readable in the file instead of turning into character references.
+type junitText struct {
+	Text string `xml:",cdata"`
+}
+
+// junitMessage is a failure or skipped element. GitLab shows the element's
+// text and ignores the message attribute, so the text repeats the details.
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",cdata"`
+}
+
+// junitCheck is one rule on one target in one file, with what it found.
+type junitCheck struct {
+	ruleID, target, file string
+	line                 int
+	evaluation           *lint.Evaluation
+	findings             []lint.Finding
+}
+
+func writeJUnit(w io.Writer, result *lint.Result, _ Options) error {
+	names := ruleNames(result.Rules)
+	type checkKey struct{ file, rule, target string }
+	checks := map[checkKey]*junitCheck{}
+	var order []*junitCheck
+	for i := range result.Evaluations {
+		evaluation := &result.Evaluations[i]
+		key := checkKey{evaluation.File, evaluation.RuleID, evaluation.Target}
+		if checks[key] != nil {
+			continue
+		}
+		check := &junitCheck{ruleID: evaluation.RuleID, target: evaluation.Target, file: evaluation.File, line: evaluation.Line, evaluation: evaluation}
+		checks[key] = check
+		order = append(order, check)
+	}
+	// Findings the engine reports itself have no evaluation; they become a
+	// case of their own, placed at their first line.
+	for _, finding := range result.Findings {
+		key := checkKey{finding.Location.File, finding.RuleID, finding.Target}
+		check := checks[key]
+		if check == nil {
+			check = &junitCheck{ruleID: finding.RuleID, target: finding.Target, file: finding.Location.File, line: finding.Location.Line}
+			checks[key] = check
+			order = append(order, check)
+			if names[finding.RuleID] == "" {
+				names[finding.RuleID] = finding.RuleName
+			}
+		}
+		check.findings = append(check.findings, finding)
+	}
+
+	suites := map[string]*junitTestSuite{}
+	var suiteOrder []string
+	addSuite := func(file string) *junitTestSuite {
+		if suite := suites[file]; suite != nil {
+			return suite
+		}
+		suite := &junitTestSuite{Name: file, File: file}
+		suites[file] = suite
+		suiteOrder = append(suiteOrder, file)
+		return suite
+	}
+	for _, file := range result.Files {
+		addSuite(file)
+	}
+	// Files that are not inputs (a config file holding an ignore) follow
+	// the inputs, in name order.
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if a.file != b.file {
+			return a.file < b.file
+		}
+		if a.line != b.line {
+			return a.line < b.line
+		}
+		if a.target != b.target {
+			return a.target < b.target
+		}
+		return a.ruleID < b.ruleID
+	})
+	for _, check := range order {
+		suite := addSuite(check.file)
+		testCase := junitCase(check, names[check.ruleID])
+		suite.Cases = append(suite.Cases, testCase)
+		suite.Tests++
+		switch {
+		case testCase.Failure != nil:
+			suite.Failures++
+		case testCase.Skipped != nil:
+			suite.Skipped++
+		}
+	}
+
+	report := junitTestSuites{Name: toolName}
+	for _, file := range suiteOrder {
+		suite := suites[file]
+		report.Tests += suite.Tests
+		report.Failures += suite.Failures
+		report.Suites = append(report.Suites, *suite)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	encoder := xml.NewEncoder(w)
+	encoder.Indent("", "  ")
+	if err := encoder.Encode(report); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	if err := encoder.Close(); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func junitCase(check *junitCheck, ruleName string) junitTestCase {
+	title := check.ruleID
+	if ruleName != "" {
+		title += " " + ruleName
+	}
+	testCase := junitTestCase{
+		Name:      title + ": " + firstNonEmpty(check.target, check.file),
+		ClassName: toolName + "." + check.ruleID,
+		File:      check.file,
+		Line:      check.line,
+	}
+	var failing, suppressed []lint.Finding
+	for _, finding := range check.findings {
+		if finding.Suppressed() {
+			suppressed = append(suppressed, finding)
+		} else {
+			failing = append(failing, finding)
+		}
+	}
+	switch {
+	case len(failing) > 0:
+		worst := failing[0].Severity
+		var body strings.Builder
+		for _, finding := range failing {
+			worst = max(worst, finding.Severity)
+			body.WriteString(findingLine(finding) + "\n")
+		}
+		testCase.Failure = &junitMessage{Message: failing[0].Message, Type: worst.String(), Text: xmlText(body.String())}
+	case check.evaluation != nil && check.evaluation.Status == lint.StatusSkip:
+		reason := firstNonEmpty(check.evaluation.Reason, "not applicable")
+		testCase.Skipped = &junitMessage{Message: reason}
+	}
+	// Suppressed findings do not fail the case, but stay visible in its output.
+	if len(suppressed) > 0 {
+		var out strings.Builder
+		for _, finding := range suppressed {
+			how := "suppressed by " + finding.Suppression.Kind
+			if finding.Suppression.Reason != "" {
+				how += ": " + finding.Suppression.Reason
+			}
+			out.WriteString(findingLine(finding) + " [" + how + "]\n")
+		}
+		testCase.SystemOut = &junitText{Text: xmlText(out.String())}
+	}
+	return testCase
+}
+
+// findingLine is "file:line:col: message (path)", the form editors and CI
+// logs turn into links.
+func findingLine(finding lint.Finding) string {
+	line := finding.Location.String() + ": " + finding.Message
+	if finding.Location.Path != "" {
+		line += " (" + finding.Location.Path + ")"
+	}
+	return line
+}
+
+// xmlText replaces what cannot appear in XML 1.0 text (most control
+// characters): CDATA is written as is. encoding/xml splits a "]]>" itself.
+func xmlText(text string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return r
+		case r < 0x20, r == 0xFFFE, r == 0xFFFF, r >= 0xD800 && r <= 0xDFFF:
+			return '\uFFFD'
+		}
+		return r
+	}, text)
+}

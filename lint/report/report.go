@@ -1,0 +1,176 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+
+	"github.com/modellint/modellint/lint"
+)
+
+// Options change how a result is written.
+type Options struct {
+	// ToolVersion is modellint's version, e.g. "1.4.0" or "dev".
+	ToolVersion string
+	// Color adds ANSI colors to the table; other formats ignore it.
+	Color bool
+	// Verbose adds notes and skipped rule checks to the table.
+	Verbose bool
+}
+
+// Formats lists the format names accepted by Write, in the order of the help text.
+var Formats = []string{"table", "json", "sarif", "junit"}
+
+// Write renders result in format to w.
+func Write(w io.Writer, format string, result *lint.Result, options Options) error {
+	if result == nil {
+		result = &lint.Result{}
+	}
+	switch format {
+	case "table":
+		return writeTable(w, result, options)
+	case "json":
+		return writeJSON(w, result, options)
+	case "sarif":
+		return writeSARIF(w, result, options)
+	case "junit":
+		return writeJUnit(w, result, options)
+	}
+	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+// toolName is how modellint names itself in machine-readable reports.
+const toolName = "modellint"
+
+// informationURI is the project's home page.
+const informationURI = "https://github.com/modellint/modellint"
+
+// counts are the numbers every format summarizes.
+type counts struct {
+	errors, warnings, infos int
+	suppressed              int
+	skipped                 int
+}
+
+func countResult(result *lint.Result) counts {
+	var c counts
+	for _, finding := range result.Findings {
+		switch {
+		case finding.Suppressed():
+			c.suppressed++
+		case finding.Severity == lint.Error:
+			c.errors++
+		case finding.Severity == lint.Warning:
+			c.warnings++
+		default:
+			c.infos++
+		}
+	}
+	for _, evaluation := range result.Evaluations {
+		if evaluation.Status == lint.StatusSkip {
+			c.skipped++
+		}
+	}
+	return c
+}
+
+// objectPath names where a finding is inside its file without line numbers:
+// the target, then the field path, e.g.
+// Deployment/default/tf-serving:spec.template.spec.containers[0].
+func objectPath(finding lint.Finding) string {
+	switch {
+	case finding.Target == "":
+		return finding.Location.Path
+	case finding.Location.Path == "":
+		return finding.Target
+	}
+	return finding.Target + ":" + finding.Location.Path
+}
+
+// plural returns "1 error", "2 errors".
+func plural(n int, singular, pluralForm string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, singular)
+	}
+	return fmt.Sprintf("%d %s", n, pluralForm)
+}
+
+// wrapWords breaks text into lines of at most width columns at spaces. Words
+// longer than width stay whole on their own line; existing line breaks are kept.
+func wrapWords(text string, width int) []string {
+	var lines []string
+	for _, paragraph := range strings.Split(text, "\n") {
+		words := codeSpanWords(strings.Fields(paragraph))
+		if len(words) == 0 {
+			lines = append(lines, "")
+			continue
+		}
+		line := words[0]
+		for _, word := range words[1:] {
+			if displayWidth(line)+1+displayWidth(word) > width {
+				lines = append(lines, line)
+				line = word
+				continue
+			}
+			line += " " + word
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// codeSpanWords joins the words of a `code span` into one, so that wrapping
+// never breaks a command or a snippet across lines.
+func codeSpanWords(words []string) []string {
+	var joined []string
+	open := false
+	for _, word := range words {
+		if open {
+			joined[len(joined)-1] += " " + word
+		} else {
+			joined = append(joined, word)
+		}
+		if strings.Count(word, "`")%2 == 1 {
+			open = !open
+		}
+	}
+	return joined
+}
+
+// wrapPath breaks a field path into lines of at most width columns after
+// dots, so that a long path stays readable in a narrow column.
+func wrapPath(path string, width int) []string {
+	if displayWidth(path) <= width {
+		return []string{path}
+	}
+	var lines []string
+	line := ""
+	for _, segment := range splitAfterDots(path) {
+		if line != "" && displayWidth(line)+displayWidth(segment) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		line += segment
+	}
+	return append(lines, line)
+}
+
+func splitAfterDots(path string) []string {
+	var segments []string
+	for {
+		i := strings.IndexByte(path, '.')
+		if i < 0 {
+			if path != "" {
+				segments = append(segments, path)
+			}
+			return segments
+		}
+		segments = append(segments, path[:i+1])
+		path = path[i+1:]
+	}
+}
+
+// displayWidth is the terminal width of text, measured as the table does.
+func displayWidth(text string) int { return twwidth.Width(text) }

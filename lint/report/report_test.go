@@ -1,0 +1,257 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/modellint/modellint/lint"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/report")
+
+// goldenDir holds the expected output of every format.
+var goldenDir = filepath.Join("..", "..", "testdata", "report")
+
+// schemaDir holds the schemas reports are validated against.
+var schemaDir = filepath.Join("..", "..", "testdata", "schemas")
+
+func testRules() []*lint.Rule {
+	return []*lint.Rule{
+		{
+			ID: "MDL001", Name: "suppression-reason-missing", Severity: lint.Warning,
+			Artifact: lint.ArtifactMeta, Needs: []lint.Fact{lint.FactManifest},
+			Doc: lint.Doc{
+				Summary: "A suppression gives no reason.",
+				Why:     "A silenced finding without a reason cannot be reviewed.",
+				Bad:     "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL205\"",
+				Good:    "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL205 -- set by the LimitRange\"",
+				Fix:     "Write the reason after the rule IDs.",
+			},
+		},
+		{
+			ID: "MDL201", Name: "readiness-probe-missing", Severity: lint.Warning,
+			Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+			Doc: lint.Doc{
+				Summary: "A model-server container has no readiness probe.",
+				Why:     "Traffic reaches the pod before the model is loaded.",
+				Fix:     "Add a readinessProbe on the server's health endpoint.",
+			},
+		},
+		{
+			ID: "MDL205", Name: "memory-limit-missing", Severity: lint.Error,
+			Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+			Doc: lint.Doc{
+				Summary: "A model-server container has no memory limit.",
+				Why: "Without a memory limit the container is the first the kernel's OOM killer picks when the node " +
+					"runs short, and the pod restarts with exit code 137 in the middle of loading the model; with a " +
+					"limit below the model's size it is OOMKilled on every start. Pipes | and <angle> brackets & ampersands " +
+					"must survive every format.",
+				Bad:        "resources:\n  requests:\n    memory: 4Gi",
+				Good:       "resources:\n  requests:\n    memory: 18Gi\n  limits:\n    memory: 18Gi",
+				Fix:        "Set resources.limits.memory to at least the model's size times the server's overhead factor.",
+				References: []string{"https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"},
+			},
+		},
+		{
+			ID: "MDL401", Name: "image-runs-as-root", Severity: lint.Info,
+			Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactManifest, lint.FactImage},
+			Doc: lint.Doc{
+				Summary: "The image's default user is root.",
+				Why:     "A compromised server process owns the container.",
+			},
+		},
+	}
+}
+
+const (
+	servingFile = "deploy/serving.yaml"
+	batchFile   = "deploy/batch job.yaml" // a space, to exercise URI encoding
+	tfServing   = "Deployment/default/tf-serving"
+	router      = "Deployment/default/router"
+	batchInfer  = "Job/ml/batch-infer"
+	needsImage  = "needs image facts, which this run does not have"
+)
+
+// testResult has every shape a report must handle: findings with and without
+// a line, a suppressed one, one from a rule with no evaluation, passing and
+// skipped evaluations, and two files.
+func testResult() *lint.Result {
+	return &lint.Result{
+		Rules: testRules(),
+		Files: []string{servingFile, batchFile},
+		Findings: []lint.Finding{
+			{
+				RuleID: "MDL205", RuleName: "memory-limit-missing", Severity: lint.Info,
+				Message:  "the Job's container has no memory limit; it runs once, so this is reported as info",
+				Location: lint.Location{File: batchFile}, Target: batchInfer,
+			},
+			{
+				RuleID: "MDL201", RuleName: "readiness-probe-missing", Severity: lint.Warning,
+				Message:  `container "worker" has no readiness probe`,
+				Location: lint.Location{File: batchFile, Line: 12, Column: 9, Path: "spec.template.spec.containers[0]"},
+				Target:   batchInfer, Suppression: &lint.Suppression{Kind: "inline", Reason: "batch jobs take no traffic"},
+			},
+			{
+				RuleID: "MDL001", RuleName: "suppression-reason-missing", Severity: lint.Warning,
+				Message:  "the modellint.dev/ignore annotation gives no reason: add one after the rule IDs",
+				Location: lint.Location{File: servingFile, Line: 7, Column: 5, Path: "metadata.annotations"},
+				Target:   tfServing,
+			},
+			{
+				RuleID: "MDL201", RuleName: "readiness-probe-missing", Severity: lint.Warning,
+				Message:  `container "server" has no readiness probe: Services send it requests while the model is still loading`,
+				Location: lint.Location{File: servingFile, Line: 18, Column: 9, Path: "spec.template.spec.containers[0]"},
+				Target:   tfServing,
+			},
+			{
+				RuleID: "MDL205", RuleName: "memory-limit-missing", Severity: lint.Error,
+				Message: `container "server" sets no memory limit; the model needs about 14.2 GiB (saved_model 9.5 GiB × 1.5), ` +
+					"so set resources.limits.memory to at least 15Gi",
+				Location: lint.Location{File: servingFile, Line: 24, Column: 11, Path: "spec.template.spec.containers[0].resources.limits"},
+				Target:   tfServing,
+			},
+		},
+		Evaluations: []lint.Evaluation{
+			{RuleID: "MDL205", Target: batchInfer, File: batchFile, Line: 1, Status: lint.StatusFail},
+			{RuleID: "MDL201", Target: batchInfer, File: batchFile, Line: 1, Status: lint.StatusFail},
+			{RuleID: "MDL401", Target: batchInfer, File: batchFile, Line: 1, Status: lint.StatusSkip, Reason: needsImage},
+			{RuleID: "MDL205", Target: tfServing, File: servingFile, Line: 3, Status: lint.StatusFail},
+			{RuleID: "MDL201", Target: tfServing, File: servingFile, Line: 3, Status: lint.StatusFail},
+			{RuleID: "MDL401", Target: tfServing, File: servingFile, Line: 3, Status: lint.StatusSkip, Reason: needsImage},
+			{RuleID: "MDL205", Target: router, File: servingFile, Line: 40, Status: lint.StatusPass},
+			{RuleID: "MDL201", Target: router, File: servingFile, Line: 40, Status: lint.StatusPass},
+			{RuleID: "MDL401", Target: router, File: servingFile, Line: 40, Status: lint.StatusSkip, Reason: needsImage},
+		},
+		Notes: []string{"deploy/serving.yaml:52: ConfigMap/default/tf-config (v1): no pod template, only used for references"},
+	}
+}
+
+// cleanResult is a run that found nothing.
+func cleanResult() *lint.Result {
+	return &lint.Result{
+		Rules: testRules()[1:3],
+		Files: []string{servingFile},
+		Evaluations: []lint.Evaluation{
+			{RuleID: "MDL205", Target: router, File: servingFile, Line: 40, Status: lint.StatusPass},
+			{RuleID: "MDL201", Target: router, File: servingFile, Line: 40, Status: lint.StatusPass},
+		},
+	}
+}
+
+var testOptions = Options{ToolVersion: "1.2.0"}
+
+type output struct {
+	golden string
+	write  func(*bytes.Buffer) error
+}
+
+func outputs() []output {
+	format := func(name string, result *lint.Result, options Options) func(*bytes.Buffer) error {
+		return func(out *bytes.Buffer) error { return Write(out, name, result, options) }
+	}
+	verbose, color := testOptions, testOptions
+	verbose.Verbose = true
+	color.Color = true
+	return []output{
+		{"findings.table.txt", format("table", testResult(), testOptions)},
+		{"findings.verbose.table.txt", format("table", testResult(), verbose)},
+		{"findings.color.table.txt", format("table", testResult(), color)},
+		{"findings.json", format("json", testResult(), testOptions)},
+		{"findings.sarif", format("sarif", testResult(), testOptions)},
+		{"findings.junit.xml", format("junit", testResult(), testOptions)},
+		{"clean.table.txt", format("table", cleanResult(), testOptions)},
+		{"clean.json", format("json", cleanResult(), Options{ToolVersion: "dev"})},
+		{"clean.sarif", format("sarif", cleanResult(), Options{ToolVersion: "dev"})},
+		{"clean.junit.xml", format("junit", cleanResult(), testOptions)},
+		{"rules.txt", func(out *bytes.Buffer) error { return RuleList(out, testRules()) }},
+		{"explain.txt", func(out *bytes.Buffer) error { return Explain(out, testRules()[2]) }},
+		{"rules.md", func(out *bytes.Buffer) error { return RulesMarkdown(out, testRules()) }},
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, test := range outputs() {
+		t.Run(test.golden, func(t *testing.T) {
+			var got bytes.Buffer
+			if err := test.write(&got); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(goldenDir, test.golden)
+			if *update {
+				if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./lint/report -update to create it)", err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("output differs from %s (run go test ./lint/report -update after checking the change):\n%s", path, got.String())
+			}
+		})
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	for _, test := range outputs() {
+		t.Run(test.golden, func(t *testing.T) {
+			var first, second bytes.Buffer
+			if err := test.write(&first); err != nil {
+				t.Fatal(err)
+			}
+			if err := test.write(&second); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(first.Bytes(), second.Bytes()) {
+				t.Errorf("two writes differ:\n%s\n---\n%s", first.String(), second.String())
+			}
+		})
+	}
+}
+
+func TestWriteUnknownFormat(t *testing.T) {
+	var out bytes.Buffer
+	if err := Write(&out, "yaml", testResult(), testOptions); err == nil {
+		t.Fatal("Write accepted an unknown format")
+	}
+	for _, format := range Formats {
+		out.Reset()
+		if err := Write(&out, format, testResult(), testOptions); err != nil {
+			t.Errorf("format %s: %v", format, err)
+		}
+		if !bytes.HasSuffix(out.Bytes(), []byte("\n")) {
+			t.Errorf("format %s: output does not end with a newline", format)
+		}
+	}
+}
+
+func TestSummaryLine(t *testing.T) {
+	tests := []struct {
+		name   string
+		result *lint.Result
+		want   string
+	}{
+		{"findings", testResult(), "1 error, 2 warnings, 1 info in 2 files (1 suppressed; 3 rule checks skipped)"},
+		{"clean", cleanResult(), "no findings in 1 file"},
+		{"empty", &lint.Result{}, "no findings in 0 files"},
+		{"only suppressed", &lint.Result{
+			Files:    []string{"a.yaml", "b.yaml"},
+			Findings: []lint.Finding{{RuleID: "MDL205", Suppression: &lint.Suppression{Kind: "config"}}},
+		}, "no findings in 2 files (1 suppressed)"},
+	}
+	for _, test := range tests {
+		t.Run(test.name, func(t *testing.T) {
+			if got := summaryLine(test.result); got != test.want {
+				t.Errorf("summaryLine = %q, want %q", got, test.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,275 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/modellint/modellint/lint"
+)
+
+// terminalWidth is the width the table is laid out for; wider messages wrap.
+const terminalWidth = 120
+
+// minMessageWidth keeps the message column readable when the other columns
+// are wide.
+const minMessageWidth = 40
+
+// ANSI escapes, used only when Options.Color is set.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[1;31m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+type painter struct{ enabled bool }
+
+func (p painter) paint(style, text string) string {
+	if !p.enabled || text == "" {
+		return text
+	}
+	return style + text + ansiReset
+}
+
+func (p painter) severity(severity lint.Severity) string {
+	switch severity {
+	case lint.Error:
+		return p.paint(ansiRed, severity.String())
+	case lint.Warning:
+		return p.paint(ansiYellow, severity.String())
+	}
+	return p.paint(ansiCyan, severity.String())
+}
+
+func writeTable(w io.Writer, result *lint.Result, options Options) error {
+	paint := painter{enabled: options.Color}
+	var out bytes.Buffer
+
+	// One group per file, in the order the (sorted) findings name them.
+	var groups [][]lint.Finding
+	groupOf := map[string]int{}
+	for _, finding := range result.Findings {
+		if finding.Suppressed() {
+			continue
+		}
+		index, seen := groupOf[finding.Location.File]
+		if !seen {
+			index = len(groups)
+			groupOf[finding.Location.File] = index
+			groups = append(groups, nil)
+		}
+		groups[index] = append(groups[index], finding)
+	}
+	layout := newFindingLayout(result.Findings)
+	for _, findings := range groups {
+		out.WriteString(paint.paint(ansiBold, findings[0].Location.File) + "\n")
+		if err := renderFindings(&out, findings, layout, paint); err != nil {
+			return err
+		}
+		out.WriteString("\n")
+	}
+	if options.Verbose {
+		if err := writeVerbose(&out, result); err != nil {
+			return err
+		}
+	}
+	out.WriteString(summaryLine(result) + "\n")
+	_, err := w.Write(trimTrailingSpace(out.Bytes()))
+	return err
+}
+
+// findingLayout holds the column widths of the findings tables, the same for
+// every file so that the columns line up from one file to the next.
+type findingLayout struct {
+	ruleWidth, positionWidth, messageWidth int
+}
+
+func newFindingLayout(findings []lint.Finding) findingLayout {
+	layout := findingLayout{ruleWidth: len("RULE"), positionWidth: len("LINE:COL")}
+	for _, finding := range findings {
+		if finding.Suppressed() {
+			continue
+		}
+		layout.ruleWidth = max(layout.ruleWidth, displayWidth(finding.RuleID), displayWidth(finding.RuleName))
+		layout.positionWidth = max(layout.positionWidth, len(position(finding.Location)))
+	}
+	// Every column has one space of padding on each side.
+	layout.messageWidth = max(minMessageWidth,
+		terminalWidth-(len("SEVERITY")+2)-(layout.ruleWidth+2)-(layout.positionWidth+2)-2)
+	return layout
+}
+
+func renderFindings(out io.Writer, findings []lint.Finding, layout findingLayout, paint painter) error {
+	table := newTable(out)
+	// Padded headers give each table the shared column widths.
+	table.Header("SEVERITY", padRight("RULE", layout.ruleWidth), padRight("LINE:COL", layout.positionWidth), "MESSAGE")
+	for _, finding := range findings {
+		rule := finding.RuleID
+		if finding.RuleName != "" {
+			rule += "\n" + finding.RuleName
+		}
+		if err := table.Append(paint.severity(finding.Severity), rule, position(finding.Location), messageCell(finding, layout.messageWidth, paint)); err != nil {
+			return fmt.Errorf("table: %w", err)
+		}
+	}
+	if err := table.Render(); err != nil {
+		return fmt.Errorf("table: %w", err)
+	}
+	return nil
+}
+
+// messageCell is the message, then the target and the field path indented
+// below it, so a reader finds the object without counting lines.
+func messageCell(finding lint.Finding, width int, paint painter) string {
+	lines := wrapWords(finding.Message, width)
+	const indent = "  "
+	var where []string
+	if finding.Target != "" {
+		where = append(where, wrapWords(finding.Target, width-len(indent))...)
+	}
+	if finding.Location.Path != "" {
+		where = append(where, wrapPath(finding.Location.Path, width-len(indent))...)
+	}
+	for _, line := range where {
+		lines = append(lines, indent+paint.paint(ansiDim, line))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func padRight(text string, width int) string {
+	return text + strings.Repeat(" ", max(0, width-displayWidth(text)))
+}
+
+func position(location lint.Location) string {
+	switch {
+	case location.Line > 0 && location.Column > 0:
+		return strconv.Itoa(location.Line) + ":" + strconv.Itoa(location.Column)
+	case location.Line > 0:
+		return strconv.Itoa(location.Line)
+	}
+	return "-"
+}
+
+// newTable is a borderless, left-aligned table whose cells are already
+// wrapped, so it looks like the output of ls or kubectl rather than a grid.
+func newTable(out io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(out,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders:  tw.BorderNone,
+			Symbols:  tw.NewSymbols(tw.StyleASCII),
+			Settings: tw.Settings{Separators: tw.SeparatorsNone, Lines: tw.LinesNone},
+		})),
+		// Measure ambiguous-width characters the same way in every locale, so
+		// the layout does not depend on the environment.
+		tablewriter.WithEastAsian(tw.Off),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+}
+
+func writeVerbose(out *bytes.Buffer, result *lint.Result) error {
+	if len(result.Notes) > 0 {
+		out.WriteString("notes:\n")
+		for _, note := range result.Notes {
+			out.WriteString("  " + note + "\n")
+		}
+		out.WriteString("\n")
+	}
+	var skipped []lint.Evaluation
+	for _, evaluation := range result.Evaluations {
+		if evaluation.Status == lint.StatusSkip {
+			skipped = append(skipped, evaluation)
+		}
+	}
+	if len(skipped) == 0 {
+		return nil
+	}
+	names := ruleNames(result.Rules)
+	out.WriteString("skipped rule checks:\n")
+	rows := make([][]string, 0, len(skipped))
+	widths := [3]int{len("FILE:LINE"), len("RULE"), len("TARGET")}
+	for _, evaluation := range skipped {
+		where := evaluation.File
+		if evaluation.Line > 0 {
+			where += ":" + strconv.Itoa(evaluation.Line)
+		}
+		rule := evaluation.RuleID
+		if name := names[evaluation.RuleID]; name != "" {
+			rule += " " + name
+		}
+		row := []string{where, rule, evaluation.Target}
+		for i, cell := range row {
+			widths[i] = max(widths[i], displayWidth(cell))
+		}
+		rows = append(rows, append(row, evaluation.Reason))
+	}
+	reasonWidth := max(minMessageWidth, terminalWidth-(widths[0]+2)-(widths[1]+2)-(widths[2]+2)-2)
+	table := newTable(out)
+	table.Header("FILE:LINE", "RULE", "TARGET", "REASON")
+	for _, row := range rows {
+		row[3] = strings.Join(wrapWords(row[3], reasonWidth), "\n")
+		if err := table.Append(row); err != nil {
+			return fmt.Errorf("table: %w", err)
+		}
+	}
+	if err := table.Render(); err != nil {
+		return fmt.Errorf("table: %w", err)
+	}
+	out.WriteString("\n")
+	return nil
+}
+
+func ruleNames(rules []*lint.Rule) map[string]string {
+	names := make(map[string]string, len(rules))
+	for _, rule := range rules {
+		names[rule.ID] = rule.Name
+	}
+	return names
+}
+
+// summaryLine is the last line of the table output, e.g.
+// "3 errors, 2 warnings, 0 info in 4 files (1 suppressed; 12 rule checks skipped)".
+func summaryLine(result *lint.Result) string {
+	c := countResult(result)
+	files := plural(len(result.Files), "file", "files")
+	var line string
+	if c.errors+c.warnings+c.infos == 0 {
+		line = "no findings in " + files
+	} else {
+		line = fmt.Sprintf("%s, %s, %d info in %s",
+			plural(c.errors, "error", "errors"), plural(c.warnings, "warning", "warnings"), c.infos, files)
+	}
+	var extra []string
+	if c.suppressed > 0 {
+		extra = append(extra, fmt.Sprintf("%d suppressed", c.suppressed))
+	}
+	if c.skipped > 0 {
+		extra = append(extra, plural(c.skipped, "rule check", "rule checks")+" skipped")
+	}
+	if len(extra) > 0 {
+		line += " (" + strings.Join(extra, "; ") + ")"
+	}
+	return line
+}
+
+// trimTrailingSpace removes the padding the table leaves at line ends.
+func trimTrailingSpace(text []byte) []byte {
+	lines := bytes.Split(text, []byte("\n"))
+	for i, line := range lines {
+		lines[i] = bytes.TrimRight(line, " \t")
+	}
+	return bytes.Join(lines, []byte("\n"))
+}

@@ -1,0 +1,31 @@
+package server
+
+import "testing"
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		image         string
+		command, args []string
+		want          string
+	}{
+		{image: "tensorflow/serving:2.19.0", want: "tensorflow-serving"},
+		// The longest image pattern wins: KServe's PMML server is not Seldon's MLServer.
+		{image: "kserve-pmmlserver:replace", want: "kserve"},
+		{image: "mlserver:replace", want: "mlserver"},
+		{image: "kserve-sklearnserver:replace", want: "kserve"},
+		{image: "huggingfaceserver-gpu:replace", want: "kserve"},
+		// A server started from a shell script.
+		{image: "registry.example.com/custom:1.0", command: []string{"/bin/sh", "-c"},
+			args: []string{"exec tensorflow_model_server --rest_api_port=8080"}, want: "tensorflow-serving"},
+		{image: "nginx:1.27", command: []string{"sh", "-c", "echo hello && sleep 10"}, want: ""},
+	}
+	for _, test := range tests {
+		got := ""
+		if runtime := Detect(test.image, test.command, test.args); runtime != nil {
+			got = runtime.Name
+		}
+		if got != test.want {
+			t.Errorf("Detect(%q, %q, %q) = %q, want %q", test.image, test.command, test.args, got, test.want)
+		}
+	}
+}

@@ -1,0 +1,585 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+var imageTagMutable = &lint.Rule{
+	ID: "MDL208", Name: "image-tag-mutable", Severity: lint.Warning,
+	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+	Doc: lint.Doc{
+		Summary: "An image is referenced by :latest or without a tag (warning), or by a tag without a digest (info).",
+		Why: "Tags move. A pod rescheduled after a push to :latest (the tag used when none is written) runs a different " +
+			"build from its siblings; a server or CUDA upgrade lands without review, a rollback redeploys the broken image, " +
+			"and node caches make it depend on where the pod lands. Only a digest names the exact bytes that were tested. " +
+			"References are parsed as container runtimes do: in registry:5000/img the port is not a tag. Images with " +
+			"template placeholders ({{ }}, <...>, $(...)) and InferenceService shorthand containers (no image of their own) " +
+			"are not checked.",
+		Bad:  `image: tensorflow/serving`,
+		Good: `image: tensorflow/serving:2.19.0@sha256:4ea1d5e2f0c6b05c3a0f6a8b4ad6b6b0d7c9c2e3b1f3a6f5e2d1c0b9a8f7e6d5`,
+		Fix: "Pin a version tag, and for production the digest as well (`crane digest IMAGE:TAG` or `docker buildx imagetools " +
+			"inspect` prints it); let a bot such as Renovate move the pin.",
+		References: []string{
+			"https://kubernetes.io/docs/concepts/containers/images/#image-names",
+			"https://kubernetes.io/docs/concepts/configuration/overview/#container-images",
+			"https://github.com/distribution/reference/blob/main/reference.go",
+		},
+	},
+	Check: checkImageTag,
+}
+
+// imageReference is a parsed container image reference.
+type imageReference struct {
+	Repository string // registry and path, without tag or digest
+	Tag        string
+	Digest     string
+}
+
+var (
+	tagPattern    = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+	digestPattern = regexp.MustCompile(`^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[0-9a-fA-F]{32,}$`)
+)
+
+// parseImageReference splits an image reference into repository, tag and
+// digest. The tag is only looked for in the last path component, so a
+// registry port ("registry:5000/img") is not mistaken for one. It returns
+// false for placeholders and other text that is not a reference.
+func parseImageReference(image string) (imageReference, bool) {
+	if image == "" || strings.ContainsAny(image, " \t{}<>$") {
+		return imageReference{}, false
+	}
+	var ref imageReference
+	name := image
+	if i := strings.IndexByte(image, '@'); i >= 0 {
+		name, ref.Digest = image[:i], image[i+1:]
+		if !digestPattern.MatchString(ref.Digest) {
+			return imageReference{}, false
+		}
+	}
+	lastSlash := strings.LastIndexByte(name, '/')
+	if i := strings.LastIndexByte(name, ':'); i > lastSlash {
+		name, ref.Tag = name[:i], name[i+1:]
+		if !tagPattern.MatchString(ref.Tag) {
+			return imageReference{}, false
+		}
+	}
+	if name == "" || strings.HasSuffix(name, "/") {
+		return imageReference{}, false
+	}
+	ref.Repository = name
+	return ref, true
+}
+
+func checkImageTag(pass *lint.Pass) {
+	checked := false
+	for _, c := range pass.Workload().Containers {
+		ref, ok := parseImageReference(c.Image)
+		if !ok {
+			continue
+		}
+		checked = true
+		path := c.Path + ".image"
+		switch {
+		case ref.Digest != "":
+		case ref.Tag == "":
+			pass.Report(path,
+				"%s: image %q has no tag, so it runs whatever :latest points to when the node pulls it: pods can run different "+
+					"builds and a rollback does not restore the old one; pin a version tag and its digest (%s:TAG@sha256:…)",
+				c.Label(), c.Image, ref.Repository)
+		case ref.Tag == "latest":
+			pass.Report(path,
+				"%s: image %q uses the tag latest, which moves with every push: pods can run different builds and a rollback "+
+					"does not restore the old one; pin a version tag and its digest (%s:TAG@sha256:…)",
+				c.Label(), c.Image, ref.Repository)
+		default:
+			pass.ReportSeverity(lint.Info, path,
+				"%s: image %q is pinned by tag only, and a tag can be moved to another build; add the digest (%s@sha256:…) "+
+					"so every node runs the image that was tested", c.Label(), c.Image, c.Image)
+		}
+	}
+	if !checked {
+		pass.Skip("no container names an image")
+	}
+}
+
+var configRefMissing = &lint.Rule{
+	ID: "MDL209", Name: "config-ref-missing", Severity: lint.Error,
+	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+	Doc: lint.Doc{
+		Summary: "A ConfigMap, Secret, key or env var the pod refers to does not exist.",
+		Why: "An env var from a missing ConfigMap or Secret (or a missing key of one) keeps the container in " +
+			"CreateContainerConfigError; a missing configMap or secret volume keeps the pod in ContainerCreating " +
+			"(\"MountVolume.SetUp failed\"). A $(VAR) in command or args that names no env var of the container is not " +
+			"expanded: the server gets the literal text \"$(VAR)\" as a model name or path and exits. " +
+			"Objects are looked up among the linted files (by namespace when both sides name one), including Secrets " +
+			"made by an ExternalSecret or SealedSecret; references marked optional and objects listed under external: in " +
+			".modellint.yaml are not reported. A missing Secret is a warning, since Secrets are usually created outside the " +
+			"repository. $$(VAR) is an escape and is not reported; in shell scripts (sh -c) only UPPER_CASE names are checked, " +
+			"since $(cmd) there is command substitution. Env vars listed under requiredEnv: in .modellint.yaml must be set " +
+			"on every model-server container.",
+		Bad: `env:
+  - name: MODEL_NAME
+    valueFrom:
+      configMapKeyRef: {name: serving-config, key: model}
+args: ["--model_name=$(MODEL_NAME)", "--model_base_path=$(MODEL_DIR)"]`,
+		Good: `env:
+  - name: MODEL_NAME
+    valueFrom:
+      configMapKeyRef: {name: serving-config, key: model}
+  - name: MODEL_DIR
+    value: /models/resnet
+args: ["--model_name=$(MODEL_NAME)", "--model_base_path=$(MODEL_DIR)"]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: serving-config}
+data: {model: resnet}`,
+		Fix: "Add the ConfigMap or Secret to the linted manifests, fix the name or key, mark the reference optional: true " +
+			"if the pod can run without it, or list objects created elsewhere under external: in .modellint.yaml.",
+		References: []string{
+			"https://kubernetes.io/docs/tasks/configure-pod-container/configure-pod-configmap/",
+			"https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-environment-variables",
+			"https://kubernetes.io/docs/tasks/inject-data-application/define-interdependent-environment-variables/",
+		},
+	},
+	Check: checkConfigRefs,
+}
+
+// configRef is one reference from the pod to a ConfigMap or Secret.
+type configRef struct {
+	kind     string // ConfigMap or Secret
+	name     string
+	key      string // "" when the whole object is used
+	optional bool
+	path     string // field path of the name
+	keyPath  string // field path of the key
+	what     string // how it is used, for messages
+}
+
+func checkConfigRefs(pass *lint.Pass) {
+	w := pass.Workload()
+	for _, ref := range podConfigRefs(w) {
+		checkConfigRef(pass, ref)
+	}
+	for _, c := range w.Containers {
+		checkVarReferences(pass, c)
+	}
+	if required := pass.Config.RequiredEnv; len(required) > 0 {
+		for _, c := range w.Containers {
+			if !c.Serving() || c.FromServingRuntime {
+				continue
+			}
+			defined, complete := definedEnv(pass, c)
+			for _, name := range required {
+				if defined[name] || !complete {
+					continue
+				}
+				pass.Report(c.Path+".env",
+					"%s does not set %s, which .modellint.yaml lists as required on every model server (requiredEnv); add it to env",
+					describe(c), name)
+			}
+		}
+	}
+}
+
+func checkConfigRef(pass *lint.Pass, ref configRef) {
+	w := pass.Workload()
+	namespace := w.Object.Namespace
+	if ref.optional || pass.Config.IsExternal(ref.kind, namespace, ref.name) {
+		return
+	}
+	object := pass.Objects.Find(ref.kind, namespace, ref.name)
+	if object == nil && ref.kind == "Secret" {
+		if generated := secretGenerator(pass, namespace, ref.name); generated != "" {
+			return
+		}
+	}
+	if object == nil {
+		severity := pass.Rule.Severity
+		effect := "the container stays in CreateContainerConfigError"
+		if strings.Contains(ref.what, "volume") {
+			effect = "the pod stays in ContainerCreating (MountVolume.SetUp failed)"
+		}
+		if ref.kind == "Secret" && severity > lint.Warning {
+			severity = lint.Warning // Secrets usually live outside the repository
+		}
+		pass.ReportSeverity(severity, ref.path,
+			"%s names %s %q, which is not in the linted files: %s; add its manifest, fix the name, mark it optional, "+
+				"or list %s/%s under external: in .modellint.yaml if it is created elsewhere",
+			ref.what, ref.kind, ref.name, effect, ref.kind, ref.name)
+		return
+	}
+	if ref.key == "" {
+		return
+	}
+	keys := objectKeys(object)
+	if keys[ref.key] {
+		return
+	}
+	pass.Report(ref.keyPath,
+		"%s reads key %q of %s %q, which has no such key (it has %s): the container stays in CreateContainerConfigError; "+
+			"fix the key or add it to the %s", ref.what, ref.key, ref.kind, ref.name, describeKeys(keys), ref.kind)
+}
+
+// secretGenerator returns the kind of an object in the linted files that
+// creates a Secret of that name (ExternalSecret, SealedSecret).
+func secretGenerator(pass *lint.Pass, namespace, name string) string {
+	for _, object := range pass.Objects.Objects {
+		if object.Namespace != namespace && object.Namespace != "" && namespace != "" {
+			continue
+		}
+		switch object.Kind {
+		case "ExternalSecret":
+			target := object.Name
+			if value, ok := object.Lookup("spec", "target", "name"); ok {
+				if s, ok := value.(string); ok && s != "" {
+					target = s
+				}
+			}
+			if target == name {
+				return object.Kind
+			}
+		case "SealedSecret":
+			target := object.Name
+			if value, ok := object.Lookup("spec", "template", "metadata", "name"); ok {
+				if s, ok := value.(string); ok && s != "" {
+					target = s
+				}
+			}
+			if target == name {
+				return object.Kind
+			}
+		}
+	}
+	return ""
+}
+
+// objectKeys returns the keys of a ConfigMap or Secret.
+func objectKeys(object *manifest.Object) map[string]bool {
+	keys := map[string]bool{}
+	for _, field := range []string{"data", "binaryData", "stringData"} {
+		if value, ok := object.Lookup(field); ok {
+			if fields, ok := value.(map[string]any); ok {
+				for key := range fields {
+					keys[key] = true
+				}
+			}
+		}
+	}
+	return keys
+}
+
+func describeKeys(keys map[string]bool) string {
+	if len(keys) == 0 {
+		return "no keys"
+	}
+	names := make([]string, 0, len(keys))
+	for key := range keys {
+		names = append(names, key)
+	}
+	sort.Strings(names)
+	if len(names) > 5 {
+		names = append(names[:5], fmt.Sprintf("%d more", len(keys)-5))
+	}
+	return joinNames(names)
+}
+
+// podConfigRefs lists every reference from the pod to ConfigMaps and Secrets.
+func podConfigRefs(w *manifest.Workload) []configRef {
+	var refs []configRef
+	for _, c := range w.Containers {
+		for i, env := range c.Env {
+			if env.ValueFrom == nil {
+				continue
+			}
+			base := fmt.Sprintf("%s.env[%d].valueFrom", c.Path, i)
+			what := fmt.Sprintf("%s: env %s", c.Label(), env.Name)
+			if ref := env.ValueFrom.ConfigMapKeyRef; ref != nil {
+				refs = append(refs, configRef{kind: "ConfigMap", name: ref.Name, key: ref.Key, optional: isTrue(ref.Optional),
+					path: base + ".configMapKeyRef.name", keyPath: base + ".configMapKeyRef.key", what: what})
+			}
+			if ref := env.ValueFrom.SecretKeyRef; ref != nil {
+				refs = append(refs, configRef{kind: "Secret", name: ref.Name, key: ref.Key, optional: isTrue(ref.Optional),
+					path: base + ".secretKeyRef.name", keyPath: base + ".secretKeyRef.key", what: what})
+			}
+		}
+		for i, from := range c.EnvFrom {
+			base := fmt.Sprintf("%s.envFrom[%d]", c.Path, i)
+			what := c.Label() + ": envFrom"
+			if ref := from.ConfigMapRef; ref != nil {
+				refs = append(refs, configRef{kind: "ConfigMap", name: ref.Name, optional: isTrue(ref.Optional),
+					path: base + ".configMapRef.name", what: what})
+			}
+			if ref := from.SecretRef; ref != nil {
+				refs = append(refs, configRef{kind: "Secret", name: ref.Name, optional: isTrue(ref.Optional),
+					path: base + ".secretRef.name", what: what})
+			}
+		}
+	}
+	for i, volume := range w.Spec.Volumes {
+		base := volumePath(w, i)
+		what := fmt.Sprintf("volume %q", volume.Name)
+		if source := volume.ConfigMap; source != nil {
+			refs = append(refs, configRef{kind: "ConfigMap", name: source.Name, optional: isTrue(source.Optional),
+				path: base + ".configMap.name", what: what})
+		}
+		if source := volume.Secret; source != nil {
+			refs = append(refs, configRef{kind: "Secret", name: source.SecretName, optional: isTrue(source.Optional),
+				path: base + ".secret.secretName", what: what})
+		}
+		if volume.Projected != nil {
+			for j, source := range volume.Projected.Sources {
+				sourcePath := fmt.Sprintf("%s.projected.sources[%d]", base, j)
+				if source.ConfigMap != nil {
+					refs = append(refs, configRef{kind: "ConfigMap", name: source.ConfigMap.Name, optional: isTrue(source.ConfigMap.Optional),
+						path: sourcePath + ".configMap.name", what: what})
+				}
+				if source.Secret != nil {
+					refs = append(refs, configRef{kind: "Secret", name: source.Secret.Name, optional: isTrue(source.Secret.Optional),
+						path: sourcePath + ".secret.name", what: what})
+				}
+			}
+		}
+	}
+	return refs
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+var (
+	// anyEnvName is what Kubernetes accepts as an env var name in $(VAR).
+	anyEnvName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	// upperEnvName is an env var name that is not a shell command substitution.
+	upperEnvName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+	// serviceLinkVar matches the env vars the kubelet adds for Services.
+	serviceLinkVar = regexp.MustCompile(`_SERVICE_HOST$|_SERVICE_PORT(_[A-Z0-9_]+)?$|_PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?$`)
+	shells         = map[string]bool{"sh": true, "bash": true, "ash": true, "dash": true, "zsh": true, "ksh": true}
+)
+
+// platformEnv are env vars a serving platform adds to the container.
+var platformEnv = map[string][]string{
+	"kserve": {"PORT", "K_SERVICE", "K_CONFIGURATION", "K_REVISION"},
+}
+
+// checkVarReferences reports $(VAR) in command and args naming no env var of
+// the container: Kubernetes then leaves the text as it is.
+func checkVarReferences(pass *lint.Pass, c *manifest.Container) {
+	defined, complete := definedEnv(pass, c)
+	if !complete {
+		return
+	}
+	shell := len(c.Command) > 0 && shells[path.Base(c.Command[0])] ||
+		len(c.Command) == 0 && len(c.Args) > 0 && shells[path.Base(c.Args[0])]
+	names := upperEnvName
+	if !shell {
+		names = anyEnvName
+	}
+	for _, field := range []struct {
+		name  string
+		words []string
+	}{{"command", c.Command}, {"args", c.Args}} {
+		for i, word := range field.words {
+			for _, name := range varReferences(word) {
+				if defined[name] || !names.MatchString(name) || serviceLinkVar.MatchString(name) {
+					continue
+				}
+				effect := fmt.Sprintf("the program receives the literal \"$(%s)\"", name)
+				switch {
+				case shell:
+					effect = fmt.Sprintf("the shell then runs %s as a command", name)
+				case c.Serving():
+					effect = fmt.Sprintf("the server receives the literal \"$(%s)\"", name)
+				}
+				pass.Report(fmt.Sprintf("%s.%s[%d]", c.Path, field.name, i),
+					"%s: %s[%d] uses $(%s), but the container defines no env var %s: Kubernetes leaves the text as it is, so %s; "+
+						"add %s to env (or write $$(%s) if the text is meant literally)",
+					c.Label(), field.name, i, name, name, effect, name, name)
+			}
+		}
+	}
+}
+
+// varReferences returns the names in $(NAME) references of a string, skipping
+// $$ escapes as Kubernetes' expansion does.
+func varReferences(s string) []string {
+	var names []string
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '$' {
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			i++
+		case '(':
+			end := strings.IndexByte(s[i+2:], ')')
+			if end < 0 {
+				return names
+			}
+			names = append(names, s[i+2:i+2+end])
+			i += 2 + end
+		}
+	}
+	return names
+}
+
+// definedEnv returns the env var names a container gets from its spec. It is
+// incomplete when an envFrom source is not in the linted files (any name may
+// come from it).
+func definedEnv(pass *lint.Pass, c *manifest.Container) (map[string]bool, bool) {
+	w := pass.Workload()
+	defined := map[string]bool{}
+	for _, env := range c.Env {
+		defined[env.Name] = true
+	}
+	for _, name := range platformEnv[w.Platform] {
+		defined[name] = true
+	}
+	for _, from := range c.EnvFrom {
+		var object *manifest.Object
+		switch {
+		case from.ConfigMapRef != nil:
+			object = pass.Objects.Find("ConfigMap", w.Object.Namespace, from.ConfigMapRef.Name)
+		case from.SecretRef != nil:
+			object = pass.Objects.Find("Secret", w.Object.Namespace, from.SecretRef.Name)
+		}
+		if object == nil {
+			return defined, false
+		}
+		for key := range objectKeys(object) {
+			defined[from.Prefix+key] = true
+		}
+	}
+	return defined, true
+}
+
+var volumeMountUndefined = &lint.Rule{
+	ID: "MDL210", Name: "volume-mount-undefined", Severity: lint.Error,
+	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+	Doc: lint.Doc{
+		Summary: "A volumeMount names no volume of the pod; (info) a PersistentVolumeClaim is not in the linted files.",
+		Why: "The API server rejects a pod whose volumeMount names no volume (\"volumeMounts[0].name: Not found\"), so a " +
+			"Deployment's ReplicaSet never creates a pod and the rollout hangs. A claim that does not exist keeps the pod " +
+			"Pending (\"persistentvolumeclaim not found\"); it may be created elsewhere, so that is only info. A StatefulSet's " +
+			"volumeClaimTemplates count as volumes; KServe's storage-initializer volume (kserve-provision-location) counts " +
+			"for InferenceServices and ServingRuntimes, and an InferenceService's shorthand container may mount the volumes " +
+			"of ServingRuntimes in the linted files. Claims listed under external: in .modellint.yaml are not reported.",
+		Bad: `containers:
+  - name: tf-serving
+    volumeMounts:
+      - name: model
+        mountPath: /models/resnet
+volumes:
+  - name: models
+    persistentVolumeClaim: {claimName: resnet-models}`,
+		Good: `containers:
+  - name: tf-serving
+    volumeMounts:
+      - name: models
+        mountPath: /models/resnet
+volumes:
+  - name: models
+    persistentVolumeClaim: {claimName: resnet-models}`,
+		Fix: "Make the volumeMount's name match a volume under spec.volumes (or add the volume); add the claim's manifest " +
+			"or list it under external: in .modellint.yaml.",
+		References: []string{
+			"https://kubernetes.io/docs/concepts/storage/volumes/",
+			"https://kubernetes.io/docs/concepts/storage/persistent-volumes/#claims-as-volumes",
+			"https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#volume-claim-templates",
+		},
+	},
+	Check: checkVolumeMounts,
+}
+
+// kserveVolumes are volumes KServe adds to the pods it builds.
+var kserveVolumes = []string{"kserve-provision-location"}
+
+func checkVolumeMounts(pass *lint.Pass) {
+	w := pass.Workload()
+	defined := map[string]bool{}
+	var names []string
+	for _, volume := range w.Spec.Volumes {
+		defined[volume.Name] = true
+		names = append(names, fmt.Sprintf("%q", volume.Name))
+	}
+	if w.StatefulSet != nil {
+		for _, template := range w.StatefulSet.Spec.VolumeClaimTemplates {
+			defined[template.Name] = true
+			names = append(names, fmt.Sprintf("%q", template.Name))
+		}
+	}
+	if w.Platform == "kserve" {
+		for _, name := range kserveVolumes {
+			defined[name] = true
+		}
+	}
+	runtimeVolumes := servingRuntimeVolumes(pass)
+	for _, c := range w.Containers {
+		for i, mount := range c.VolumeMounts {
+			if defined[mount.Name] || c.FromServingRuntime && runtimeVolumes[mount.Name] {
+				continue
+			}
+			declared := "the pod declares no volumes"
+			if len(names) > 0 {
+				declared = "the pod's volumes are " + joinNames(names)
+			}
+			pass.Report(fmt.Sprintf("%s.volumeMounts[%d].name", c.Path, i),
+				"%s mounts volume %q at %s, but %s: the API server rejects the pod, so none is created; "+
+					"fix the name or add the volume", c.Label(), mount.Name, mount.MountPath, declared)
+		}
+	}
+	claimTemplates := map[string]bool{}
+	if w.StatefulSet != nil {
+		for _, template := range w.StatefulSet.Spec.VolumeClaimTemplates {
+			claimTemplates[template.Name] = true
+		}
+	}
+	for i, volume := range w.Spec.Volumes {
+		claim := volume.PersistentVolumeClaim
+		if claim == nil || claim.ClaimName == "" || claimTemplates[volume.Name] {
+			continue // a StatefulSet replaces a volume named like a claim template with the pod's own claim
+		}
+		namespace := w.Object.Namespace
+		if pass.Objects.Find("PersistentVolumeClaim", namespace, claim.ClaimName) != nil ||
+			pass.Config.IsExternal("PersistentVolumeClaim", namespace, claim.ClaimName) {
+			continue
+		}
+		pass.ReportSeverity(lint.Info, volumePath(w, i)+".persistentVolumeClaim.claimName",
+			"volume %q uses PersistentVolumeClaim %q, which is not in the linted files: the pod stays Pending until it exists; "+
+				"add its manifest, or list PersistentVolumeClaim/%s under external: in .modellint.yaml",
+			volume.Name, claim.ClaimName, claim.ClaimName)
+	}
+}
+
+// servingRuntimeVolumes are the volume names of the ServingRuntimes and
+// ClusterServingRuntimes in the linted files, which an InferenceService's
+// shorthand container may mount.
+func servingRuntimeVolumes(pass *lint.Pass) map[string]bool {
+	names := map[string]bool{}
+	if pass.Workload().Object.Kind != "InferenceService" {
+		return names
+	}
+	for _, object := range pass.Objects.Objects {
+		if object.Group() != "serving.kserve.io" || (object.Kind != "ServingRuntime" && object.Kind != "ClusterServingRuntime") {
+			continue
+		}
+		var spec struct {
+			Volumes []corev1.Volume `json:"volumes"`
+		}
+		if object.Decode(&spec, "spec") != nil {
+			continue
+		}
+		for _, volume := range spec.Volumes {
+			names[volume.Name] = true
+		}
+	}
+	return names
+}

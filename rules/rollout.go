@@ -1,0 +1,506 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+// Kubernetes' controller defaults.
+const (
+	defaultProgressDeadlineSeconds = 600
+	defaultMaxUnavailablePercent   = "25%"
+)
+
+// fewReplicas is the replica count at or below which a rollout that takes a
+// pod away before its replacement is Ready removes a large share (half or
+// all) of the serving capacity for a whole model load.
+const fewReplicas = 2
+
+var rolloutUnsafe = &lint.Rule{
+	ID: "MDL207", Name: "rollout-unsafe", Severity: lint.Warning,
+	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+	Doc: lint.Doc{
+		Summary: "A model server's rollout can take serving capacity down before new pods have loaded the model.",
+		Why: "A new model-server pod needs its whole model load time before it can serve. A rolling update that removes " +
+			"old pods first leaves that gap uncovered. Reported for Deployments, StatefulSets and Argo Rollouts running a " +
+			"model server when: maxUnavailable (resolved against the replicas as Kubernetes does, rounding down; default 25%) " +
+			"is at least 1 with 2 or fewer replicas, or at least the replica count (replicas come from an " +
+			"HorizontalPodAutoscaler's minReplicas when one targets the workload); the strategy is Recreate (every pod goes " +
+			"first), unless the pod mounts a ReadWriteOnce claim from the linted files, where a surge pod could not attach it; " +
+			"a StatefulSet has a single replica (it deletes a pod before recreating it); no model-server container has a " +
+			"readinessProbe and minReadySeconds is below probes.minStartupSeconds (default 60), so a new pod counts as " +
+			"available the moment it starts; progressDeadlineSeconds (default 600) is shorter than the time the startupProbe " +
+			"(else the livenessProbe) allows a pod to start, so the rollout is marked failed (ProgressDeadlineExceeded, and CD " +
+			"tools abort or roll back) while the model is still loading. InferenceServices are not reported: Knative shifts " +
+			"traffic only to a ready revision.",
+		Bad: `kind: Deployment
+spec:
+  replicas: 1
+  strategy:
+    rollingUpdate:
+      maxUnavailable: 1`,
+		Good: `kind: Deployment
+spec:
+  replicas: 1
+  strategy:
+    rollingUpdate:
+      maxUnavailable: 0
+      maxSurge: 1`,
+		Fix: "Use RollingUpdate with maxUnavailable: 0 and maxSurge: 1 (the cluster needs room, including a GPU, for one " +
+			"extra pod), gate readiness on the model, and set progressDeadlineSeconds above the startup budget.",
+		References: []string{
+			"https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#rolling-update-deployment",
+			"https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#progress-deadline-seconds",
+			"https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#rolling-updates",
+			"https://argo-rollouts.readthedocs.io/en/stable/features/canary/",
+		},
+	},
+	Check: checkRollout,
+}
+
+func checkRollout(pass *lint.Pass) {
+	w := pass.Workload()
+	if w.Deployment == nil && w.StatefulSet == nil && w.Rollout == nil {
+		pass.Skip("not a Deployment, StatefulSet or Argo Rollout")
+		return
+	}
+	serving := servingContainers(pass)
+	if len(serving) == 0 {
+		return
+	}
+	replicas, replicasFrom := effectiveReplicas(pass)
+	if replicas == 0 {
+		pass.Skip("scaled to zero")
+		return
+	}
+	switch {
+	case w.Deployment != nil:
+		spec := w.Deployment.Spec
+		switch spec.Strategy.Type {
+		case appsv1.RecreateDeploymentStrategyType:
+			if !mountsReadWriteOnceClaim(pass) {
+				pass.Report("spec.strategy.type",
+					"strategy Recreate stops every model-server pod before starting new ones: the model is unavailable for the whole "+
+						"load time of each rollout; use RollingUpdate with maxUnavailable: 0 and maxSurge: 1 (the cluster needs room, "+
+						"including a GPU if it uses one, for one extra pod)")
+			}
+		default:
+			var maxUnavailable *intstr.IntOrString
+			if spec.Strategy.RollingUpdate != nil {
+				maxUnavailable = spec.Strategy.RollingUpdate.MaxUnavailable
+			}
+			checkMaxUnavailable(pass, "spec.strategy.rollingUpdate.maxUnavailable", maxUnavailable, replicas, replicasFrom)
+		}
+		checkMinReady(pass, serving, spec.MinReadySeconds)
+		checkProgressDeadline(pass, serving, spec.ProgressDeadlineSeconds)
+	case w.StatefulSet != nil:
+		spec := w.StatefulSet.Spec
+		if spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType {
+			maxUnavailable := intstr.FromInt32(1)
+			if spec.UpdateStrategy.RollingUpdate != nil && spec.UpdateStrategy.RollingUpdate.MaxUnavailable != nil {
+				maxUnavailable = *spec.UpdateStrategy.RollingUpdate.MaxUnavailable
+			}
+			unavailable, err := intstr.GetScaledValueFromIntOrPercent(&maxUnavailable, int(replicas), false)
+			if err == nil && unavailable < 1 {
+				unavailable = 1 // a StatefulSet always replaces at least one pod at a time
+			}
+			if err == nil && int32(unavailable) >= replicas {
+				pass.Report("spec.replicas",
+					"StatefulSet with %s%s: a rolling update deletes %s before its replacement starts, so the model is unavailable "+
+						"for the whole load time of every rollout; run more replicas, or a Deployment with maxUnavailable: 0 and maxSurge: 1",
+					plural(int(replicas), "replica"), replicasFrom, podsPhrase(unavailable, replicas))
+			}
+		}
+		checkMinReady(pass, serving, spec.MinReadySeconds)
+	case w.Rollout != nil:
+		spec := w.Rollout
+		if canary := spec.Strategy.Canary; canary != nil {
+			checkMaxUnavailable(pass, "spec.strategy.canary.maxUnavailable", intOrString(canary.MaxUnavailable), replicas, replicasFrom)
+		}
+		checkMinReady(pass, serving, spec.MinReadySeconds)
+		checkProgressDeadline(pass, serving, spec.ProgressDeadlineSeconds)
+	}
+}
+
+func podsPhrase(n int, replicas int32) string {
+	if int32(n) >= replicas {
+		if replicas == 1 {
+			return "the only pod"
+		}
+		return "every pod"
+	}
+	return plural(n, "pod")
+}
+
+// checkMaxUnavailable reports a maxUnavailable that removes serving pods
+// before their replacements are Ready.
+func checkMaxUnavailable(pass *lint.Pass, path string, value *intstr.IntOrString, replicas int32, replicasFrom string) {
+	written := true
+	if value == nil {
+		defaultValue := intstr.FromString(defaultMaxUnavailablePercent)
+		value, written = &defaultValue, false
+	}
+	unavailable, err := intstr.GetScaledValueFromIntOrPercent(value, int(replicas), false)
+	if err != nil || unavailable < 1 {
+		return
+	}
+	if replicas > fewReplicas && int32(unavailable) < replicas {
+		return
+	}
+	setting := "maxUnavailable " + value.String()
+	switch {
+	case !written:
+		setting += fmt.Sprintf(" (the default, %s)", plural(unavailable, "pod"))
+	case value.Type == intstr.String:
+		setting += fmt.Sprintf(" (%s)", plural(unavailable, "pod"))
+	}
+	capacity := "every model-server pod"
+	if int32(unavailable) < replicas {
+		capacity = fmt.Sprintf("%d of %d model-server pods", unavailable, replicas)
+	}
+	pass.Report(path,
+		"%s with %s%s lets a rollout take %s down before the replacements have loaded the model; "+
+			"set maxUnavailable: 0 and maxSurge: 1", setting, plural(int(replicas), "replica"), replicasFrom, capacity)
+}
+
+// plural writes a count with its noun: "1 replica", "2 replicas".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// checkMinReady reports minReadySeconds too short to cover a load that no
+// readiness probe gates.
+func checkMinReady(pass *lint.Pass, serving []*manifest.Container, minReadySeconds int32) {
+	for _, c := range serving {
+		if c.ReadinessProbe != nil {
+			return
+		}
+	}
+	minimum := pass.Config.MinStartupSeconds()
+	if minReadySeconds >= minimum {
+		return
+	}
+	pass.Report("spec.minReadySeconds",
+		"minReadySeconds is %d and %s has no readinessProbe: a new pod counts as available the moment it starts, so the "+
+			"rollout removes old pods while the new ones are still loading the model; add a readinessProbe (MDL201) or set "+
+			"minReadySeconds to at least %d", minReadySeconds, describe(serving[0]), minimum)
+}
+
+// checkProgressDeadline reports a progress deadline shorter than the time the
+// probes give a pod to start.
+func checkProgressDeadline(pass *lint.Pass, serving []*manifest.Container, deadline *int32) {
+	seconds, written := int32(defaultProgressDeadlineSeconds), false
+	if deadline != nil {
+		seconds, written = *deadline, true
+	}
+	var slowest *manifest.Container
+	var budget int32
+	var probeName string
+	for _, c := range serving {
+		probe, name := c.StartupProbe, "startupProbe"
+		if probe == nil {
+			probe, name = c.LivenessProbe, "livenessProbe"
+		}
+		if probe == nil {
+			continue
+		}
+		if b := probeBudget(probe); b > budget {
+			slowest, budget, probeName = c, b, name
+		}
+	}
+	if slowest == nil || seconds >= budget {
+		return
+	}
+	setting := fmt.Sprintf("progressDeadlineSeconds is %d", seconds)
+	if !written {
+		setting += " (the default)"
+	}
+	pass.Report("spec.progressDeadlineSeconds",
+		"%s, but the %s of %s allows %ds for the model to load: a slow but healthy rollout is marked failed "+
+			"(ProgressDeadlineExceeded) and CD tools abort or roll it back; set progressDeadlineSeconds above %d",
+		setting, probeName, describe(slowest), budget, budget)
+}
+
+// effectiveReplicas is the replica count a rollout works with: the minimum
+// of an autoscaler targeting the workload, else spec.replicas (default 1).
+func effectiveReplicas(pass *lint.Pass) (int32, string) {
+	w := pass.Workload()
+	object := w.Object
+	for _, other := range pass.Objects.Objects {
+		if other.Namespace != object.Namespace && other.Namespace != "" && object.Namespace != "" {
+			continue
+		}
+		switch {
+		case other.Kind == "HorizontalPodAutoscaler" && other.Group() == "autoscaling":
+			var hpa struct {
+				Spec struct {
+					ScaleTargetRef struct{ Kind, Name string } `json:"scaleTargetRef"`
+					MinReplicas    *int32                      `json:"minReplicas"`
+				} `json:"spec"`
+			}
+			if other.Decode(&hpa) != nil || hpa.Spec.ScaleTargetRef.Kind != object.Kind || hpa.Spec.ScaleTargetRef.Name != object.Name {
+				continue
+			}
+			minimum := int32(1)
+			if hpa.Spec.MinReplicas != nil {
+				minimum = *hpa.Spec.MinReplicas
+			}
+			return minimum, " (the minimum of HorizontalPodAutoscaler " + other.Name + ")"
+		case other.Kind == "ScaledObject" && other.Group() == "keda.sh":
+			var scaled struct {
+				Spec struct {
+					ScaleTargetRef  struct{ Kind, Name string } `json:"scaleTargetRef"`
+					MinReplicaCount *int32                      `json:"minReplicaCount"`
+				} `json:"spec"`
+			}
+			kind := object.Kind
+			if other.Decode(&scaled) != nil || scaled.Spec.ScaleTargetRef.Name != object.Name {
+				continue
+			}
+			if k := scaled.Spec.ScaleTargetRef.Kind; k != "" && k != kind || k == "" && kind != "Deployment" {
+				continue
+			}
+			var minimum int32
+			if scaled.Spec.MinReplicaCount != nil {
+				minimum = *scaled.Spec.MinReplicaCount
+			}
+			return minimum, " (the minimum of ScaledObject " + other.Name + ")"
+		}
+	}
+	var replicas *int32
+	switch {
+	case w.Deployment != nil:
+		replicas = w.Deployment.Spec.Replicas
+	case w.StatefulSet != nil:
+		replicas = w.StatefulSet.Spec.Replicas
+	case w.Rollout != nil:
+		replicas = w.Rollout.Replicas
+	}
+	if replicas == nil {
+		return 1, " (the default)"
+	}
+	return *replicas, ""
+}
+
+// mountsReadWriteOnceClaim reports whether the pod mounts a claim from the
+// linted files that only one node can attach, where surging is impossible.
+func mountsReadWriteOnceClaim(pass *lint.Pass) bool {
+	w := pass.Workload()
+	for _, volume := range w.Spec.Volumes {
+		if volume.PersistentVolumeClaim == nil {
+			continue
+		}
+		object := pass.Objects.Find("PersistentVolumeClaim", w.Object.Namespace, volume.PersistentVolumeClaim.ClaimName)
+		if object == nil {
+			continue
+		}
+		var claim corev1.PersistentVolumeClaim
+		if object.Decode(&claim) != nil {
+			continue
+		}
+		for _, mode := range claim.Spec.AccessModes {
+			if mode == corev1.ReadWriteOnce || mode == corev1.ReadWriteOncePod {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// intOrString converts a decoded Argo Rollout field (a number or a percentage).
+func intOrString(value any) *intstr.IntOrString {
+	switch v := value.(type) {
+	case float64:
+		result := intstr.FromInt(int(v))
+		return &result
+	case int64:
+		result := intstr.FromInt(int(v))
+		return &result
+	case string:
+		result := intstr.Parse(v)
+		return &result
+	}
+	return nil
+}
+
+var batchAsService = &lint.Rule{
+	ID: "MDL211", Name: "batch-as-service", Severity: lint.Warning,
+	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+	Doc: lint.Doc{
+		Summary: "A batch job runs under a controller that restarts it forever, or a Job's pods are set to restart Always.",
+		Why: "Deployments, StatefulSets, ReplicaSets, ReplicationControllers and Argo Rollouts keep their pods running: " +
+			"a batch step (a model download, a conversion, an evaluation) that exits, even successfully, is restarted with " +
+			"growing back-off and the workload shows CrashLoopBackOff forever. Reported when a container looks like a batch " +
+			"step (its name, image or command says train, convert, download, migrate, backfill, etl, batch, preprocess, " +
+			"quantize, evaluate, benchmark, ingest, warmup, or runs gsutil/aws s3/huggingface-cli/wget/curl), no container " +
+			"exposes a port or has a probe, no Service in the linted files selects the pods, and no command is a keep-alive " +
+			"loop (while true, sleep infinity, tail -f). Long-running workers without ports are not reported. DaemonSets and " +
+			"bare Pods are not checked. A Job or CronJob whose pod " +
+			"restartPolicy is Always or unset is rejected by the API server: a Job's pods must be able to finish.",
+		Bad: `kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+        - name: convert
+          image: registry.example.com/convert-model:1.4
+          args: ["--in", "/models/raw", "--out", "/models/onnx"]`,
+		Good: `apiVersion: batch/v1
+kind: Job
+spec:
+  backoffLimit: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: convert
+          image: registry.example.com/convert-model:1.4
+          args: ["--in", "/models/raw", "--out", "/models/onnx"]`,
+		Fix: "Run batch work as a Job (or a CronJob) with restartPolicy OnFailure or Never. If it is a long-running " +
+			"worker, give it a livenessProbe so a hang is noticed.",
+		References: []string{
+			"https://kubernetes.io/docs/concepts/workloads/controllers/job/",
+			"https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy",
+			"https://kubernetes.io/docs/concepts/workloads/controllers/deployment/",
+		},
+	},
+	Check: checkBatchAsService,
+}
+
+// serviceKinds keep their pods running forever.
+var serviceKinds = map[string]bool{
+	"apps/Deployment": true, "apps/StatefulSet": true, "apps/ReplicaSet": true, "extensions/Deployment": true,
+	"extensions/ReplicaSet": true, "/ReplicationController": true, "argoproj.io/Rollout": true,
+}
+
+// keepAlive recognises commands that run forever on purpose.
+var keepAlive = regexp.MustCompile(`while\s+(true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\))|sleep\s+(infinity|inf\b|\d{4,})|tail\s+-f|--block\b|for\s*\(\(\s*;\s*;\s*\)\)`)
+
+func checkBatchAsService(pass *lint.Pass) {
+	w := pass.Workload()
+	if w.Job != nil {
+		checkJobRestartPolicy(pass)
+		return
+	}
+	if !serviceKinds[w.Object.Group()+"/"+w.Object.Kind] {
+		pass.Skip("not a Deployment, StatefulSet, ReplicaSet, Rollout, Job or CronJob")
+		return
+	}
+	regular := regularContainers(w)
+	if len(regular) == 0 {
+		return
+	}
+	var names []string
+	evidence := ""
+	for _, c := range regular {
+		if c.Serving() || len(c.Ports) > 0 || c.ReadinessProbe != nil || c.LivenessProbe != nil || c.StartupProbe != nil {
+			return
+		}
+		if keepAlive.MatchString(strings.Join(argv(c), " ")) {
+			return
+		}
+		if evidence == "" {
+			evidence = batchEvidence(c)
+		}
+		names = append(names, c.Name)
+	}
+	if evidence == "" || selectingService(pass) != "" {
+		return
+	}
+	pass.Report("kind",
+		"%s %s runs %s, which looks like a batch step, yet no container (%s) exposes a port or has a probe and no Service "+
+			"selects its pods: when it finishes it is restarted forever (CrashLoopBackOff); run it as a Job, or give a "+
+			"long-running worker a livenessProbe", w.Object.Kind, w.Object.Name, evidence, joinNames(names))
+}
+
+// batchWord recognises the name of a batch step in a container's name, image
+// or command ("convert", "download-model", "train.py").
+var batchWord = regexp.MustCompile(`(?i)(?:^|[^a-z])(train|training|finetune|fine-tune|fine_tune|convert|conversion|download|downloader|` +
+	`migrate|migration|backfill|etl|batch|preprocess|preprocessing|quantize|evaluate|evaluation|benchmark|ingest|loadtest|load-test|warmup)(?:[^a-z]|$)`)
+
+// batchEvidence returns what makes a container look like a batch step, or ""
+// when nothing does. Flags and their values are not looked at, so a server's
+// --max-batch-size does not count.
+func batchEvidence(c *manifest.Container) string {
+	var words []string
+	words = append(words, c.Name)
+	if ref, ok := parseImageReference(c.Image); ok {
+		words = append(words, ref.Repository[strings.LastIndexByte(ref.Repository, '/')+1:])
+	}
+	for _, word := range argv(c) {
+		for _, field := range strings.Fields(word) {
+			if !strings.HasPrefix(field, "-") {
+				words = append(words, field)
+			}
+		}
+	}
+	for _, word := range words {
+		if m := batchWord.FindStringSubmatch(word); m != nil {
+			return fmt.Sprintf("%q", word)
+		}
+	}
+	if downloadCommand.MatchString(strings.Join(argv(c), " ")) {
+		return "a download (" + downloadCommand.FindString(strings.Join(argv(c), " ")) + ")"
+	}
+	return ""
+}
+
+func checkJobRestartPolicy(pass *lint.Pass) {
+	w := pass.Workload()
+	switch w.Spec.RestartPolicy {
+	case corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
+		return
+	case corev1.RestartPolicyAlways:
+		pass.Report(w.SpecPath+".restartPolicy",
+			"%s pods have restartPolicy Always: the API server rejects it for Jobs (a Job's pod must be able to finish); "+
+				"use OnFailure or Never", w.Object.Kind)
+	default:
+		pass.Report(w.SpecPath+".restartPolicy",
+			"%s pod template sets no restartPolicy: the API server accepts a Job only with OnFailure or Never (the pod "+
+				"default, Always, would rerun it forever); set restartPolicy: OnFailure or Never", w.Object.Kind)
+	}
+}
+
+// selectingService returns the name of a Service in the linted files whose
+// selector matches the workload's pod labels.
+func selectingService(pass *lint.Pass) string {
+	w := pass.Workload()
+	labels := templateLabels(w)
+	if len(labels) == 0 {
+		return ""
+	}
+	for _, object := range pass.Objects.Objects {
+		if object.Kind != "Service" || object.Group() != "" {
+			continue
+		}
+		if object.Namespace != w.Object.Namespace && object.Namespace != "" && w.Object.Namespace != "" {
+			continue
+		}
+		var service corev1.Service
+		if object.Decode(&service) != nil || len(service.Spec.Selector) == 0 {
+			continue
+		}
+		matches := true
+		for key, value := range service.Spec.Selector {
+			if labels[key] != value {
+				matches = false
+				break
+			}
+		}
+		if matches {
+			return object.Name
+		}
+	}
+	return ""
+}

@@ -1,0 +1,164 @@
+package rules_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/rules"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected.json files of testdata/scenarios")
+
+// scenarioDir holds one directory per scenario: manifests, an optional
+// .modellint.yaml, and expected.json.
+const scenarioDir = "../testdata/scenarios"
+
+// scenarioToday fixes the date config ignores expire against.
+const scenarioToday = "2026-01-15"
+
+// expectedFinding is a finding as expected.json spells it, with the file
+// relative to the scenario directory.
+type expectedFinding struct {
+	Rule        string            `json:"rule"`
+	Severity    string            `json:"severity"`
+	File        string            `json:"file"`
+	Line        int               `json:"line,omitempty"`
+	Column      int               `json:"column,omitempty"`
+	Path        string            `json:"path,omitempty"`
+	Target      string            `json:"target"`
+	Message     string            `json:"message"`
+	Suppression *lint.Suppression `json:"suppression,omitempty"`
+}
+
+// expectedResult is the content of expected.json. Evaluations maps each
+// target to each rule's status ("pass", "fail", "skip: reason").
+type expectedResult struct {
+	Findings    []expectedFinding            `json:"findings"`
+	Evaluations map[string]map[string]string `json:"evaluations"`
+}
+
+func TestScenarios(t *testing.T) {
+	entries, err := os.ReadDir(scenarioDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, entry := range entries {
+		if !entry.IsDir() {
+			continue
+		}
+		ran++
+		name := entry.Name()
+		t.Run(name, func(t *testing.T) {
+			dir, err := filepath.Abs(filepath.Join(scenarioDir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runScenario(t, dir)
+			data, err := json.MarshalIndent(got, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = append(data, '\n')
+			expectedPath := filepath.Join(dir, "expected.json")
+			if *update {
+				if err := os.WriteFile(expectedPath, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(expectedPath)
+			if err != nil {
+				t.Fatalf("%v (run `go test ./rules -update` to create it)", err)
+			}
+			if !bytes.Equal(want, data) {
+				t.Errorf("findings differ from %s (run `go test ./rules -update` and review the diff)\n%s",
+					expectedPath, diffLines(string(want), string(data)))
+			}
+		})
+	}
+	if ran == 0 {
+		t.Fatal("no scenarios found")
+	}
+}
+
+// runScenario lints a scenario from inside its directory, as a user running
+// `modellint .` there would, so file names and config path patterns read the
+// same as in the user's terminal.
+func runScenario(t *testing.T, dir string) expectedResult {
+	t.Helper()
+	t.Chdir(dir)
+	options := lint.Options{Paths: []string{"."}, Rules: rules.All(), Now: scenarioToday}
+	for _, name := range lint.ConfigFileNames {
+		if _, err := os.Stat(name); err != nil {
+			continue
+		}
+		config, err := lint.LoadConfig(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		options.Config = config
+		break
+	}
+	result, err := lint.Run(options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := expectedResult{Findings: []expectedFinding{}, Evaluations: map[string]map[string]string{}}
+	for _, finding := range result.Findings {
+		got.Findings = append(got.Findings, expectedFinding{
+			Rule:        finding.RuleID,
+			Severity:    finding.Severity.String(),
+			File:        finding.Location.File,
+			Line:        finding.Location.Line,
+			Column:      finding.Location.Column,
+			Path:        finding.Location.Path,
+			Target:      finding.Target,
+			Message:     finding.Message,
+			Suppression: finding.Suppression,
+		})
+	}
+	for _, evaluation := range result.Evaluations {
+		if got.Evaluations[evaluation.Target] == nil {
+			got.Evaluations[evaluation.Target] = map[string]string{}
+		}
+		status := string(evaluation.Status)
+		if evaluation.Reason != "" {
+			status += ": " + evaluation.Reason
+		}
+		got.Evaluations[evaluation.Target][evaluation.RuleID] = status
+	}
+	return got
+}
+
+// diffLines shows the lines that differ, enough to see what changed.
+func diffLines(want, got string) string {
+	wantLines, gotLines := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var out strings.Builder
+	shown := 0
+	for i := 0; i < len(wantLines) || i < len(gotLines); i++ {
+		var w, g string
+		if i < len(wantLines) {
+			w = wantLines[i]
+		}
+		if i < len(gotLines) {
+			g = gotLines[i]
+		}
+		if w == g {
+			continue
+		}
+		out.WriteString("line " + strconv.Itoa(i+1) + ":\n  - " + w + "\n  + " + g + "\n")
+		if shown++; shown == 10 {
+			out.WriteString("  ...\n")
+			break
+		}
+	}
+	return out.String()
+}
