@@ -22,6 +22,7 @@ func junitSamples(t *testing.T) map[string][]byte {
 	samples := map[string]*lint.Result{
 		"findings": testResult(),
 		"clean":    cleanResult(),
+		"real":     realResult(t),
 		"empty":    {},
 		"awkward": {
 			Files: []string{"a&b <c>.yaml"},

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/rules"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/report")
@@ -130,6 +131,34 @@ func testResult() *lint.Result {
 }
 
 // cleanResult is a run that found nothing.
+// realResult lints the bundled examples and every scenario with the real
+// rules, so the validators also see what users get (suppressed findings,
+// MDL001, skipped checks, many files).
+func realResult(t *testing.T) *lint.Result {
+	t.Helper()
+	// Lint from the repository root, as CI does, for repo-relative paths;
+	// back to this package before the test goes on to read its own files.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir("../.."); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd) //nolint:errcheck // wd existed a moment ago
+	result, err := lint.Run(lint.Options{
+		Paths: []string{"testdata/examples", "testdata/scenarios"},
+		Rules: rules.All(), Config: &lint.Config{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(result.Findings) < 50 {
+		t.Fatalf("only %d findings from the scenarios", len(result.Findings))
+	}
+	return result
+}
+
 func cleanResult() *lint.Result {
 	return &lint.Result{
 		Rules: testRules()[1:3],

@@ -25,6 +25,7 @@ func sarifSamples(t *testing.T) map[string][]byte {
 	samples := map[string]*lint.Result{
 		"findings": testResult(),
 		"clean":    cleanResult(),
+		"real":     realResult(t),
 		"empty":    {},
 		"unlisted": unlistedRuleResult(),
 	}
