@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -67,13 +68,14 @@ func (s *suppressor) apply(findings []Finding) []Finding {
 	return findings
 }
 
-func (s *suppressor) reasonMissing(location Location, target, how string) {
+// reasonMissing records an MDL001 finding; fix says where the reason goes.
+func (s *suppressor) reasonMissing(location Location, target, how, fix string) {
 	if _, seen := s.missingReason[location]; seen {
 		return
 	}
 	s.missingReason[location] = Finding{
 		RuleID: SuppressionRuleID, RuleName: "suppression-reason-missing", Severity: Warning,
-		Message:  how + " gives no reason: add one after the rule IDs, so the next reader knows why the finding is accepted",
+		Message:  how + " gives no reason: " + fix + ", so the next reader knows why the finding is accepted",
 		Location: location, Target: target,
 	}
 }
@@ -96,7 +98,8 @@ func (s *suppressor) inline(finding *Finding) *Suppression {
 		reason := cleanReason(m[2])
 		if reason == "" {
 			column := strings.Index(text, "#") + 1
-			s.reasonMissing(Location{File: file.Path, Line: line, Column: column}, finding.Target, "the ignore comment")
+			s.reasonMissing(Location{File: file.Path, Line: line, Column: column}, finding.Target,
+				"the ignore comment", "write it after the rule IDs (# modellint:ignore MDL208 reason)")
 		}
 		return &Suppression{Kind: SuppressedByComment, Reason: reason}
 	}
@@ -140,7 +143,7 @@ func (s *suppressor) annotation(finding *Finding) *Suppression {
 			annotationPath := manifest.JoinPath(place.path, IgnoreAnnotation)
 			pos := object.Locate(annotationPath)
 			s.reasonMissing(Location{File: object.File.Path, Line: pos.Line, Column: pos.Column, Path: object.FullPath(annotationPath)},
-				finding.Target, "the "+IgnoreAnnotation+" annotation")
+				finding.Target, "the "+IgnoreAnnotation+" annotation", "write it after the rule IDs (\"MDL205 -- reason\")")
 		}
 		return &Suppression{Kind: SuppressedByAnnotation, Reason: reason}
 	}
@@ -156,14 +159,16 @@ func (s *suppressor) configured(finding *Finding) *Suppression {
 		if ignore.Object != "" && !globMatch(ignore.Object, finding.Target) && !globMatch(ignore.Object, targetObject(finding.Target)) {
 			continue
 		}
-		if ignore.Path != "" && !pathMatches(ignore.Path, finding.Location.File) {
+		if ignore.Path != "" && !pathMatches(ignore.Path, finding.Location.File) &&
+			!pathMatches(ignore.Path, s.relativeToConfig(finding.Location.File)) {
 			continue
 		}
 		if ignore.Expires != "" && s.now != "" && s.now > ignore.Expires {
 			continue
 		}
 		if strings.TrimSpace(ignore.Reason) == "" {
-			s.reasonMissing(Location{File: s.config.Path, Path: fmt.Sprintf("ignore[%d]", i)}, finding.Target, "the config ignore entry")
+			s.reasonMissing(Location{File: s.config.Path, Path: fmt.Sprintf("ignore[%d]", i)}, finding.Target,
+				"the config ignore entry", "add a reason: field to it")
 		}
 		return &Suppression{Kind: SuppressedByConfig, Reason: strings.TrimSpace(ignore.Reason)}
 	}
@@ -201,4 +206,25 @@ func globMatch(pattern, name string) bool {
 func pathMatches(pattern, file string) bool {
 	pattern = strings.TrimSuffix(path.Clean(pattern), "/")
 	return file == pattern || globMatch(pattern, file) || strings.HasPrefix(file, pattern+"/")
+}
+
+// relativeToConfig names a file relative to the config file's directory,
+// where users write ignore paths from.
+func (s *suppressor) relativeToConfig(file string) string {
+	if s.config.Path == "" {
+		return file
+	}
+	absolute, err := filepath.Abs(filepath.FromSlash(file))
+	if err != nil {
+		return file
+	}
+	configDir, err := filepath.Abs(filepath.Dir(s.config.Path))
+	if err != nil {
+		return file
+	}
+	relative, err := filepath.Rel(configDir, absolute)
+	if err != nil || strings.HasPrefix(relative, "..") {
+		return file
+	}
+	return filepath.ToSlash(relative)
 }

@@ -155,3 +155,22 @@ func TestDocsRulesUpToDate(t *testing.T) {
 }
 
 var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestConfigIgnorePathIsRelativeToConfig(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, ".modellint.yaml", `ignore:
+  - {rule: "*", path: deploy/k8s, reason: legacy manifests owned by another team}
+`)
+	source, err := os.ReadFile(examples + "/broken/tf-serving.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "deploy/k8s/serving.yaml", string(source))
+	code, stdout, stderr := lintArgs(t, "", "-f", "json", filepath.Join(dir, "deploy"))
+	if code != exitClean {
+		t.Errorf("ignore path not matched relative to the config: exit %d (stderr %q)", code, stderr)
+	}
+	if !strings.Contains(stdout, `"kind": "config"`) {
+		t.Errorf("suppressed findings missing from JSON: %s", stdout)
+	}
+}
