@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -567,17 +565,12 @@ func servingRuntimeVolumes(pass *lint.Pass) map[string]bool {
 	if pass.Workload().Object.Kind != "InferenceService" {
 		return names
 	}
-	for _, object := range pass.Objects.Objects {
+	for _, runtime := range pass.Objects.Workloads {
+		object := runtime.Object
 		if object.Group() != "serving.kserve.io" || (object.Kind != "ServingRuntime" && object.Kind != "ClusterServingRuntime") {
 			continue
 		}
-		var spec struct {
-			Volumes []corev1.Volume `json:"volumes"`
-		}
-		if object.Decode(&spec, "spec") != nil {
-			continue
-		}
-		for _, volume := range spec.Volumes {
+		for _, volume := range runtime.Spec.Volumes {
 			names[volume.Name] = true
 		}
 	}

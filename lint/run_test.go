@@ -1,0 +1,62 @@
+package lint
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestRunStatuses(t *testing.T) {
+	dir := t.TempDir()
+	manifest := `apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  annotations:
+    modellint.dev/ignore: "MDL903 -- accepted for the test"
+spec:
+  containers: [{name: c, image: x:1}]
+`
+	if err := os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := func(pass *Pass) { pass.Report("spec.containers[0].image", "bad image") }
+	rules := []*Rule{
+		{ID: "MDL901", Name: "needs-image", Needs: []Fact{FactManifest, FactImage}, Check: report},
+		{ID: "MDL902", Name: "not-applicable", Needs: []Fact{FactManifest}, Check: func(pass *Pass) { pass.Skip("no model server") }},
+		{ID: "MDL903", Name: "suppressed", Needs: []Fact{FactManifest}, Check: report},
+		{ID: "MDL904", Name: "failing", Severity: Warning, Needs: []Fact{FactManifest}, Check: report},
+		{ID: "MDL905", Name: "passing", Needs: []Fact{FactManifest}, Check: func(*Pass) {}},
+	}
+	result, err := Run(Options{Paths: []string{dir}, Rules: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Evaluation{
+		"MDL901": {Status: StatusSkip, Reason: "needs image facts, which this run does not have"},
+		"MDL902": {Status: StatusSkip, Reason: "no model server"},
+		"MDL903": {Status: StatusPass, Reason: "findings suppressed"},
+		"MDL904": {Status: StatusFail},
+		"MDL905": {Status: StatusPass},
+	}
+	if len(result.Evaluations) != len(want) {
+		t.Fatalf("got %d evaluations: %+v", len(result.Evaluations), result.Evaluations)
+	}
+	for _, evaluation := range result.Evaluations {
+		w := want[evaluation.RuleID]
+		if evaluation.Status != w.Status || evaluation.Reason != w.Reason || evaluation.Target != "Pod/p" || evaluation.Line != 1 {
+			t.Errorf("%s: got %+v, want %+v", evaluation.RuleID, evaluation, w)
+		}
+	}
+	if len(result.Findings) != 2 || result.Count(Warning) != 1 || result.Count(Error) != 0 {
+		t.Fatalf("findings %+v", result.Findings)
+	}
+	finding := result.Findings[0]
+	if finding.RuleID != "MDL903" || finding.Suppression == nil || finding.Suppression.Kind != SuppressedByAnnotation ||
+		finding.Suppression.Reason != "accepted for the test" {
+		t.Errorf("suppressed finding %+v", finding)
+	}
+	if loc := result.Findings[1].Location; loc.Line != 8 || loc.Column != 26 || loc.Path != "spec.containers[0].image" {
+		t.Errorf("location %+v", loc)
+	}
+}
