@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/model"
 )
 
 // Artifact is what a rule looks at.
@@ -59,16 +61,91 @@ func (r *Rule) DocsURL() string {
 }
 
 // Target is what a rule evaluates: one workload (pod template) with the facts
-// known about it.
+// known about it, or a model directory or image linted on its own.
 type Target struct {
+	// Workload is the pod template; nil for a model dir or image on its own.
 	Workload *manifest.Workload
+	// Model holds the facts of a model directory: the target itself for a
+	// model dir, or the model linked to the workload.
+	Model *model.Model
+	// Images holds image facts by the reference the manifest writes; an
+	// image linted on its own is under its source path.
+	Images map[string]*image.Image
 }
 
 // Name identifies the target in reports, without line numbers.
-func (t *Target) Name() string { return t.Workload.Name() }
+func (t *Target) Name() string {
+	switch {
+	case t.Workload != nil:
+		return t.Workload.Name()
+	case t.Model != nil:
+		return "model " + t.Model.Dir
+	}
+	return "image " + t.imageSource()
+}
 
-// File is the file the target was read from.
-func (t *Target) File() string { return t.Workload.Object.File.Path }
+// File is the file or directory the target was read from.
+func (t *Target) File() string {
+	switch {
+	case t.Workload != nil:
+		return t.Workload.Object.File.Path
+	case t.Model != nil:
+		return t.Model.Dir
+	}
+	return t.imageSource()
+}
+
+// imageSource names an image target by its first source, in order.
+func (t *Target) imageSource() string {
+	if sources := manifest.SortedKeys(t.Images); len(sources) > 0 {
+		return sources[0]
+	}
+	return ""
+}
+
+// Line is where the target starts in its file (0 for directories and images).
+func (t *Target) Line() int {
+	if t.Workload != nil {
+		return t.Workload.Object.Locate("").Line
+	}
+	return 0
+}
+
+// appliesTo reports whether the rule is about this kind of target: model
+// rules judge model directories; manifest, image and cross rules judge
+// workloads (image rules also an image linted on its own).
+func (r *Rule) appliesTo(t *Target) bool {
+	switch r.Artifact {
+	case ArtifactModel:
+		return t.Workload == nil && t.Model != nil
+	case ArtifactImage:
+		return t.Workload != nil || (t.Model == nil && len(t.Images) > 0)
+	}
+	return t.Workload != nil
+}
+
+// missingFacts names the facts the rule needs that the target lacks.
+func (t *Target) missingFacts(rule *Rule) string {
+	var missing []string
+	for _, fact := range rule.Needs {
+		present := false
+		switch fact {
+		case FactManifest:
+			present = t.Workload != nil
+		case FactModel:
+			present = t.Model != nil
+		case FactImage:
+			present = len(t.Images) > 0
+		}
+		if !present {
+			missing = append(missing, string(fact))
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return "needs " + strings.Join(missing, " and ") + " facts, which this run does not have"
+}
 
 // Pass is one rule running over one target.
 type Pass struct {
@@ -101,6 +178,24 @@ func (p *Pass) ReportSeverity(severity Severity, path, format string, args ...an
 		Severity: severity,
 		Message:  fmt.Sprintf(format, args...),
 		Location: Location{File: object.File.Path, Line: pos.Line, Column: pos.Column, Path: object.FullPath(path)},
+		Target:   p.Target.Name(),
+	})
+}
+
+// ReportFile records a finding about a file or directory rather than a
+// manifest field: a model file, a version dir, a path inside an image.
+func (p *Pass) ReportFile(file, format string, args ...any) {
+	p.ReportFileSeverity(p.Rule.Severity, file, format, args...)
+}
+
+// ReportFileSeverity is ReportFile with an explicit severity.
+func (p *Pass) ReportFileSeverity(severity Severity, file, format string, args ...any) {
+	p.findings = append(p.findings, Finding{
+		RuleID:   p.Rule.ID,
+		RuleName: p.Rule.Name,
+		Severity: severity,
+		Message:  fmt.Sprintf(format, args...),
+		Location: Location{File: file},
 		Target:   p.Target.Name(),
 	})
 }

@@ -3,11 +3,7 @@ package lint
 import (
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -46,7 +42,7 @@ type Evaluation struct {
 // Result is everything a run produced, in a deterministic order.
 type Result struct {
 	Rules       []*Rule
-	Files       []string // manifest files read, in order
+	Files       []string // inputs read (manifest files, model dirs), in order
 	Findings    []Finding
 	Evaluations []Evaluation
 	// Notes say what was not linted and why (shown at -v).
@@ -61,35 +57,44 @@ func Run(options Options) (*Result, error) {
 		config = &Config{}
 	}
 	result := &Result{Rules: options.Rules}
-	files, err := loadInputs(options.Paths, options.Stdin)
+	found, err := discover(options.Paths, options.Stdin)
 	if err != nil {
 		return nil, err
 	}
+	rendered, err := renderInputs(found.renderDirs, options)
+	if err != nil {
+		return nil, err
+	}
+	files := append(found.manifests, rendered...)
 	set, err := manifest.NewSet(files)
 	if err != nil {
 		return nil, err
 	}
-	for _, file := range files {
-		result.Files = append(result.Files, file.Path)
-		for _, reason := range file.Skipped {
-			result.Notes = append(result.Notes, fmt.Sprintf("%s: %s: skipped", file.Path, reason))
-		}
-		for _, object := range file.Objects {
-			if !manifest.IsWorkloadKind(object) {
-				pos := object.Locate("")
-				result.Notes = append(result.Notes, fmt.Sprintf("%s:%d: %s (%s): no pod template, only used for references", file.Path, pos.Line, object.ID(), object.APIVersion))
-			}
-		}
+	result.noteManifests(files)
+
+	var targets []*Target
+	for _, workload := range set.Workloads {
+		targets = append(targets, &Target{Workload: workload})
 	}
-	if len(files) == 0 {
-		result.Notes = append(result.Notes, "no manifest files found")
+	modelTargets, err := loadModels(found.modelDirs, config)
+	if err != nil {
+		return nil, err
+	}
+	for _, target := range modelTargets {
+		result.Files = append(result.Files, target.File())
+	}
+	targets = append(targets, modelTargets...)
+	if err := attachImages(targets, found.imageSources, options, result); err != nil {
+		return nil, err
+	}
+	if len(result.Files) == 0 {
+		result.Notes = append(result.Notes, "no manifests or model directories found")
 	}
 
-	for _, workload := range set.Workloads {
-		target := &Target{Workload: workload}
+	for _, target := range targets {
 		for _, rule := range options.Rules {
-			if rule.Check == nil {
-				continue // reported by the engine itself (MDL001)
+			if rule.Check == nil || !rule.appliesTo(target) {
+				continue // engine-reported rules (MDL001, MDL002), or another kind of target
 			}
 			result.evaluate(rule, target, set, config)
 		}
@@ -102,10 +107,25 @@ func Run(options Options) (*Result, error) {
 	return result, nil
 }
 
+// noteManifests records the files read and, for -v, what in them was not linted.
+func (r *Result) noteManifests(files []*manifest.File) {
+	for _, file := range files {
+		r.Files = append(r.Files, file.Path)
+		for _, reason := range file.Skipped {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: %s: skipped", file.Path, reason))
+		}
+		for _, object := range file.Objects {
+			if !manifest.IsWorkloadKind(object) {
+				pos := object.Locate("")
+				r.Notes = append(r.Notes, fmt.Sprintf("%s:%d: %s (%s): no pod template, only used for references", file.Path, pos.Line, object.ID(), object.APIVersion))
+			}
+		}
+	}
+}
+
 func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config *Config) {
-	pos := target.Workload.Object.Locate("")
-	evaluation := Evaluation{RuleID: rule.ID, Target: target.Name(), File: target.File(), Line: pos.Line}
-	if missing := missingFacts(rule); missing != "" {
+	evaluation := Evaluation{RuleID: rule.ID, Target: target.Name(), File: target.File(), Line: target.Line()}
+	if missing := target.missingFacts(rule); missing != "" {
 		evaluation.Status, evaluation.Reason = StatusSkip, missing
 		r.Evaluations = append(r.Evaluations, evaluation)
 		return
@@ -122,22 +142,6 @@ func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config 
 	}
 	r.Findings = append(r.Findings, pass.findings...)
 	r.Evaluations = append(r.Evaluations, evaluation)
-}
-
-// missingFacts names the facts a rule needs that this run does not have.
-// Only manifests are loaded so far; model and image facts come from their
-// own loaders.
-func missingFacts(rule *Rule) string {
-	var missing []string
-	for _, fact := range rule.Needs {
-		if fact != FactManifest {
-			missing = append(missing, string(fact))
-		}
-	}
-	if len(missing) == 0 {
-		return ""
-	}
-	return "needs " + strings.Join(missing, " and ") + " facts, which this run does not have"
 }
 
 // reportInvalid turns objects the API server would reject into MDL002
@@ -227,122 +231,4 @@ func (r *Result) Count(atLeast Severity) int {
 		}
 	}
 	return n
-}
-
-// manifestExtensions are the file names a directory walk picks up.
-var manifestExtensions = map[string]bool{".yaml": true, ".yml": true, ".json": true}
-
-// skippedDirs are never walked into.
-var skippedDirs = map[string]bool{".git": true, "node_modules": true, "vendor": true}
-
-func loadInputs(paths []string, stdin io.Reader) ([]*manifest.File, error) {
-	var files []*manifest.File
-	seen := map[string]bool{}
-	load := func(path string, source []byte) error {
-		file, err := manifest.Load(path, source)
-		if err != nil {
-			return err
-		}
-		files = append(files, file)
-		return nil
-	}
-	for _, path := range paths {
-		if path == "-" {
-			if stdin == nil {
-				return nil, fmt.Errorf("-: no standard input")
-			}
-			source, err := io.ReadAll(io.LimitReader(stdin, manifest.MaxFileSize+1))
-			if err != nil {
-				return nil, fmt.Errorf("<stdin>: %w", err)
-			}
-			if err := load("<stdin>", source); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		info, err := os.Stat(path)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
-		}
-		if !info.IsDir() {
-			name := displayPath(path)
-			if seen[name] {
-				continue
-			}
-			seen[name] = true
-			source, err := readManifest(path, info)
-			if err == nil {
-				err = load(name, source)
-			}
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		err = filepath.WalkDir(path, func(file string, entry fs.DirEntry, err error) error {
-			if err != nil {
-				return fmt.Errorf("%s: %w", displayPath(file), unwrapPathError(err))
-			}
-			if entry.IsDir() {
-				if file != path && skippedDirs[entry.Name()] {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !entry.Type().IsRegular() || !manifestExtensions[strings.ToLower(filepath.Ext(file))] {
-				return nil
-			}
-			name := displayPath(file)
-			if seen[name] {
-				return nil
-			}
-			seen[name] = true
-			info, err := entry.Info()
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			source, err := readManifest(file, info)
-			if err != nil {
-				return err
-			}
-			return load(name, source)
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return files, nil
-}
-
-// readManifest reads a file after checking its size, so a huge file is an
-// error before it is in memory.
-func readManifest(path string, info fs.FileInfo) ([]byte, error) {
-	if info.Size() > manifest.MaxFileSize {
-		return nil, fmt.Errorf("%s: file is %d MiB, more than the %d MiB a manifest may hold", displayPath(path), info.Size()>>20, manifest.MaxFileSize>>20)
-	}
-	source, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", displayPath(path), unwrapPathError(err))
-	}
-	return source, nil
-}
-
-func unwrapPathError(err error) error {
-	if pathErr, ok := err.(*fs.PathError); ok {
-		return pathErr.Err
-	}
-	return err
-}
-
-// displayPath is how a file is named in reports: relative to the working
-// directory when it is inside it, with forward slashes.
-func displayPath(path string) string {
-	if filepath.IsAbs(path) {
-		if wd, err := os.Getwd(); err == nil {
-			if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
-				path = rel
-			}
-		}
-	}
-	return filepath.ToSlash(filepath.Clean(path))
 }

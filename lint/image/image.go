@@ -1,0 +1,6 @@
+package image
+
+// Image is what modellint knows about one container image.
+type Image struct {
+	Reference string
+}
