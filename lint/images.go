@@ -1,5 +1,8 @@
 package lint
 
+// ImageOptions say how images are found and read.
+type ImageOptions struct{}
+
 // isImageSource reports whether a PATH is an image (a docker-save tarball or
 // an OCI layout directory) rather than manifests.
 func isImageSource(path string) bool { return false }

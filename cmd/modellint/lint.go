@@ -44,6 +44,7 @@ type lintFlags struct {
 	quiet      bool
 	verbose    bool
 	noColor    bool
+	baseline   baselineFlags
 }
 
 func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -59,6 +60,10 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	set.BoolVarP(&flags.quiet, "quiet", "q", false, "print nothing when there is nothing at or above --fail-on")
 	set.BoolVarP(&flags.verbose, "verbose", "v", false, "also list skipped documents, unknown kinds and skipped rule checks")
 	set.BoolVar(&flags.noColor, "no-color", false, "no ANSI colors (also when NO_COLOR is set)")
+	var options lint.Options
+	addImageFlags(set, &options.Image)
+	addRenderFlags(set, &options.Render)
+	addBaselineFlags(set, &flags.baseline)
 	help := set.BoolP("help", "h", false, "show this help")
 	if err := set.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "modellint: %v (see modellint --help)\n", err)
@@ -98,22 +103,24 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitError
 	}
 
-	result, err := lint.Run(lint.Options{
-		Paths: paths, Stdin: stdin, Config: config, Rules: selected,
-		Now: time.Now().UTC().Format(time.DateOnly),
-	})
+	options.Paths, options.Stdin, options.Config, options.Rules = paths, stdin, config, selected
+	options.Now = time.Now().UTC().Format(time.DateOnly)
+	result, err := lint.Run(options)
+	if err == nil {
+		err = applyBaseline(flags.baseline, result, stderr)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "modellint: %s\n", oneLine(err.Error()))
 		return exitError
 	}
 
 	failing := !failNever && result.Count(threshold) > 0
-	options := report.Options{ToolVersion: toolVersion(), Color: useColor(flags.noColor, stdout), Verbose: flags.verbose}
+	reportOptions := report.Options{ToolVersion: toolVersion(), Color: useColor(flags.noColor, stdout), Verbose: flags.verbose}
 	for _, out := range outputs {
 		if out.file == "" && flags.quiet && !failing {
 			continue
 		}
-		if err := writeOutput(out, stdout, result, options); err != nil {
+		if err := writeOutput(out, stdout, result, reportOptions); err != nil {
 			fmt.Fprintf(stderr, "modellint: %v\n", err)
 			return exitError
 		}
