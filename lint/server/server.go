@@ -29,6 +29,8 @@ type Runtime struct {
 	// SharedMemory is true for runtimes whose workers talk through /dev/shm
 	// (PyTorch data loaders, Triton's Python backend, vLLM tensor parallelism).
 	SharedMemory bool
+	// Model says how the server is told which model to serve and from where.
+	Model ModelSettings
 }
 
 // Port is a listening port and the flags or env vars that set it.
@@ -50,6 +52,14 @@ var Runtimes = []*Runtime{
 			{Number: 8501, Flags: []string{"--rest_api_port"}},
 		},
 		ModelReadyPaths: []string{"/v1/models/"},
+		Model: ModelSettings{
+			NameFlags: []string{"--model_name"}, PathFlags: []string{"--model_base_path"},
+			ConfigFileFlags: []string{"--model_config_file"},
+			// The image's entrypoint (tf_serving_entrypoint.sh) starts the server
+			// with --model_name=${MODEL_NAME} --model_base_path=${MODEL_BASE_PATH}/${MODEL_NAME}.
+			DefaultName: "$(MODEL_NAME)", DefaultPath: "$(MODEL_BASE_PATH)/$(MODEL_NAME)",
+			ImageEnv: map[string]string{"MODEL_NAME": "model", "MODEL_BASE_PATH": "/models"},
+		},
 	},
 	{
 		Name: "triton", Title: "Triton Inference Server",
@@ -63,6 +73,10 @@ var Runtimes = []*Runtime{
 		},
 		ModelReadyPaths: []string{"/v2/health/ready", "/v2/models/"},
 		SharedMemory:    true,
+		Model: ModelSettings{
+			PathFlags: []string{"--model-repository", "--model-store"}, Repository: true,
+			NameFlags: []string{"--load-model"},
+		},
 	},
 	{
 		Name: "torchserve", Title: "TorchServe",
@@ -77,6 +91,10 @@ var Runtimes = []*Runtime{
 		},
 		ModelReadyPaths: []string{"/models/", "/v1/models/", "/v2/models/"},
 		SharedMemory:    true,
+		Model: ModelSettings{
+			PathFlags: []string{"--model-store"}, Repository: true, NameFlags: []string{"--models"},
+			CopiesEnv: []string{"TS_DEFAULT_WORKERS_PER_MODEL"},
+		},
 	},
 	{
 		Name: "vllm", Title: "vLLM",
@@ -85,6 +103,9 @@ var Runtimes = []*Runtime{
 		KServeFormats: []string{"vllm"},
 		Ports:         []Port{{Number: 8000, Flags: []string{"--port"}}},
 		SharedMemory:  true,
+		Model: ModelSettings{
+			PathFlags: []string{"--model"}, PositionalAfter: "serve", NameFlags: []string{"--served-model-name"},
+		},
 	},
 	{
 		Name: "tgi", Title: "Text Generation Inference",
@@ -92,6 +113,7 @@ var Runtimes = []*Runtime{
 		Commands:     []string{"text-generation-launcher"},
 		Ports:        []Port{{Number: 80, Flags: []string{"--port"}, Env: []string{"PORT"}}},
 		SharedMemory: true,
+		Model:        ModelSettings{PathFlags: []string{"--model-id"}, PathEnv: []string{"MODEL_ID"}},
 	},
 	{
 		Name: "mlserver", Title: "Seldon MLServer",
@@ -103,6 +125,7 @@ var Runtimes = []*Runtime{
 			{Number: 8081, Env: []string{"MLSERVER_GRPC_PORT"}},
 		},
 		ModelReadyPaths: []string{"/v2/health/ready", "/v2/models/"},
+		Model:           ModelSettings{PathEnv: []string{"MLSERVER_MODELS_DIR"}, PositionalAfter: "start", Repository: true},
 	},
 	{
 		Name: "openvino", Title: "OpenVINO Model Server",
@@ -114,6 +137,10 @@ var Runtimes = []*Runtime{
 			{Number: 8080, Flags: []string{"--rest_port"}},
 		},
 		ModelReadyPaths: []string{"/v1/models/", "/v2/health/ready", "/v2/models/"},
+		Model: ModelSettings{
+			NameFlags: []string{"--model_name"}, PathFlags: []string{"--model_path"},
+			ConfigFileFlags: []string{"--config_path"},
+		},
 	},
 	{
 		Name: "kserve", Title: "KServe model server",
@@ -130,6 +157,10 @@ var Runtimes = []*Runtime{
 			{Number: 8081, Flags: []string{"--grpc_port"}},
 		},
 		ModelReadyPaths: []string{"/v1/models/", "/v2/health/ready", "/v2/models/"},
+		Model: ModelSettings{
+			NameFlags: []string{"--model_name"}, PathFlags: []string{"--model_dir"}, DefaultPath: "/mnt/models",
+			CopiesFlags: []string{"--workers"},
+		},
 	},
 }
 

@@ -1,0 +1,122 @@
+package server
+
+import (
+	"reflect"
+	"testing"
+)
+
+func runtimeNamed(t *testing.T, name string) *Runtime {
+	t.Helper()
+	for _, runtime := range Runtimes {
+		if runtime.Name == name {
+			return runtime
+		}
+	}
+	t.Fatalf("no runtime %s", name)
+	return nil
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name      string
+		runtime   string
+		container Container
+		modelName Value
+		paths     []Value
+		config    Value
+		copies    int
+	}{
+		{
+			name: "tf serving flags", runtime: "tensorflow-serving",
+			container: Container{Args: []string{"--model_name=resnet", "--port=8500", "--model_base_path", "/models/resnet"}},
+			modelName: Value{"resnet", "--model_name", "args[0]"},
+			paths:     []Value{{"/models/resnet", "--model_base_path", "args[3]"}},
+			copies:    1,
+		},
+		{
+			name: "tf serving image entrypoint with env", runtime: "tensorflow-serving",
+			container: Container{Env: map[string]string{"MODEL_NAME": "resnet"}},
+			modelName: Value{"resnet", "image default", ""},
+			paths:     []Value{{"/models/resnet", "image default", ""}},
+			copies:    1,
+		},
+		{
+			name: "tf serving image defaults", runtime: "tensorflow-serving",
+			modelName: Value{"model", "image default", ""},
+			paths:     []Value{{"/models/model", "image default", ""}},
+			copies:    1,
+		},
+		{
+			name: "tf serving model config file, $(VAR) expanded", runtime: "tensorflow-serving",
+			container: Container{
+				Command: []string{"/usr/bin/tensorflow_model_server"},
+				Args:    []string{"--model_config_file=$(CONFIG_DIR)/models.config"},
+				Env:     map[string]string{"CONFIG_DIR": "/etc/tfs"},
+			},
+			config: Value{"/etc/tfs/models.config", "--model_config_file", "args[0]"},
+			copies: 1,
+		},
+		{
+			name: "triton repositories in a shell script", runtime: "triton",
+			container: Container{
+				Command: []string{"/bin/sh", "-c"},
+				Args:    []string{"tritonserver --model-repository=/models --model-repository=s3://bucket/more --strict-readiness=true"},
+			},
+			paths:  []Value{{"/models", "--model-repository", "args[0]"}, {"s3://bucket/more", "--model-repository", "args[0]"}},
+			copies: 1,
+		},
+		{
+			name: "vllm serve positional", runtime: "vllm",
+			container: Container{Command: []string{"vllm", "serve", "/data/llama", "--served-model-name", "llama"}},
+			modelName: Value{"llama", "--served-model-name", "command[4]"},
+			paths:     []Value{{"/data/llama", "serve argument", "command[2]"}},
+			copies:    1,
+		},
+		{
+			name: "tgi env", runtime: "tgi",
+			container: Container{Env: map[string]string{"MODEL_ID": "/data/model"}, EnvIndex: map[string]int{"MODEL_ID": 2}},
+			paths:     []Value{{"/data/model", "env MODEL_ID", "env[2].value"}},
+			copies:    1,
+		},
+		{
+			name: "kserve default and workers", runtime: "kserve",
+			container: Container{Args: []string{"--model_name={{.Name}}", "--workers=4"}},
+			modelName: Value{"{{.Name}}", "--model_name", "args[0]"},
+			paths:     []Value{{"/mnt/models", "image default", ""}},
+			copies:    4,
+		},
+	}
+	for _, test := range tests {
+		t.Run(test.name, func(t *testing.T) {
+			inv := runtimeNamed(t, test.runtime).Parse(test.container)
+			if inv.ModelName != test.modelName {
+				t.Errorf("model name %+v, want %+v", inv.ModelName, test.modelName)
+			}
+			if !reflect.DeepEqual(inv.ModelPaths, test.paths) {
+				t.Errorf("model paths %+v, want %+v", inv.ModelPaths, test.paths)
+			}
+			if inv.ModelConfigFile != test.config {
+				t.Errorf("config file %+v, want %+v", inv.ModelConfigFile, test.config)
+			}
+			if inv.CopiesCount() != test.copies {
+				t.Errorf("copies %d, want %d", inv.CopiesCount(), test.copies)
+			}
+		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	env := map[string]string{"A": "x", "B": "$(A)"}
+	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	cases := map[string]string{
+		"$(A)/$(B)":       "x/$(A)", // values are not expanded again
+		"$$(A)":           "$(A)",
+		"$(MISSING) $(A)": "$(MISSING) x",
+		"plain":           "plain",
+	}
+	for in, want := range cases {
+		if got := Expand(in, lookup); got != want {
+			t.Errorf("Expand(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
