@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
@@ -37,6 +38,12 @@ type Config struct {
 	Cluster ClusterConfig `json:"cluster,omitempty"`
 	// Probes tunes the probe rules.
 	Probes ProbeConfig `json:"probes,omitempty"`
+	// Model holds thresholds for model directories.
+	Model ModelConfig `json:"model,omitempty"`
+	// Images maps image references to local sources (a docker-save
+	// tarball or OCI layout, relative to this file), "registry", or
+	// docker://REF; --image flags win.
+	Images []ImageMapping `json:"images,omitempty"`
 
 	// Path is the file the config was read from ("" for defaults).
 	Path string `json:"-"`
@@ -65,6 +72,40 @@ type ClusterConfig struct {
 	GPUNodesTainted bool `json:"gpuNodesTainted,omitempty"`
 	// GPUResource is the extended resource name of GPUs (default nvidia.com/gpu).
 	GPUResource string `json:"gpuResource,omitempty"`
+	// NVIDIADriver is the GPU nodes' driver version (e.g. 535.104.05), for MDL306.
+	NVIDIADriver string `json:"nvidiaDriver,omitempty"`
+	// GPUBrand is the GPUs' brand as the NVIDIA container toolkit names it
+	// (tesla, geforce …), for NVIDIA_REQUIRE_CUDA brand conditions.
+	GPUBrand string `json:"gpuBrand,omitempty"`
+	// Architecture is the nodes' CPU architecture (amd64, arm64), for
+	// MDL305 and for choosing an image from a multi-platform index.
+	Architecture string `json:"architecture,omitempty"`
+}
+
+// ImageMapping says where the image a manifest names is read from.
+type ImageMapping struct {
+	Ref    string `json:"ref"`
+	Source string `json:"source"`
+}
+
+// ModelConfig tunes the model-directory rules.
+type ModelConfig struct {
+	// MaxSize is the largest model dir allowed, a Kubernetes quantity
+	// (e.g. 2Gi), for MDL107; unset means no limit.
+	MaxSize string `json:"maxSize,omitempty"`
+}
+
+// ModelMaxSize returns model.maxSize in bytes; ok is false when unset.
+// LoadConfig has checked that it parses.
+func (c *Config) ModelMaxSize() (bytes int64, ok bool) {
+	if c.Model.MaxSize == "" {
+		return 0, false
+	}
+	quantity, err := resource.ParseQuantity(c.Model.MaxSize)
+	if err != nil {
+		return 0, false
+	}
+	return quantity.Value(), true
 }
 
 // ProbeConfig tunes MDL203.
@@ -132,6 +173,16 @@ func LoadConfig(path string) (*Config, error) {
 	for i, ignore := range config.Ignore {
 		if ignore.Rule == "" {
 			return nil, fmt.Errorf("%s: ignore[%d]: rule is required", path, i)
+		}
+	}
+	for i, mapping := range config.Images {
+		if mapping.Ref == "" || mapping.Source == "" {
+			return nil, fmt.Errorf("%s: images[%d]: ref and source are required", path, i)
+		}
+	}
+	if config.Model.MaxSize != "" {
+		if quantity, err := resource.ParseQuantity(config.Model.MaxSize); err != nil || quantity.Sign() <= 0 {
+			return nil, fmt.Errorf("%s: model.maxSize: %q is not a positive quantity such as 2Gi", path, config.Model.MaxSize)
 		}
 	}
 	for id, rule := range config.Rules {

@@ -17,7 +17,8 @@ type inputs struct {
 	// modelDirs are model directories, linted as a whole (their JSON files
 	// are model metadata, not manifests).
 	modelDirs []string
-	// renderDirs are Helm charts and Kustomize overlays, rendered as a unit.
+	// renderDirs are Helm charts (directories or packaged .tgz) and
+	// Kustomize overlays, rendered as a unit.
 	renderDirs []string
 	// imageSources are image tarballs or OCI layouts named as PATHs.
 	imageSources []string
@@ -75,6 +76,10 @@ func discover(paths []string, stdin io.Reader) (*inputs, error) {
 		}
 		if isImageSource(path) {
 			found.imageSources = append(found.imageSources, displayPath(path))
+			continue
+		}
+		if isRenderArchive(path) {
+			found.renderDirs = append(found.renderDirs, displayPath(path))
 			continue
 		}
 		if !info.IsDir() {

@@ -97,6 +97,17 @@ type Finding struct {
 	// Target names the object the rule evaluated, e.g. Deployment/default/tf-serving.
 	Target      string       `json:"target"`
 	Suppression *Suppression `json:"suppression,omitempty"`
+	// Image locates an image finding inside the image, besides the
+	// manifest line a user edits.
+	Image *ImageLocation `json:"image,omitempty"`
+}
+
+// ImageLocation is where in an image a finding is: the reference, the layer
+// that wrote the path (its diff ID), and the in-image path.
+type ImageLocation struct {
+	Reference string `json:"reference"`
+	Layer     string `json:"layer,omitempty"`
+	Path      string `json:"path,omitempty"`
 }
 
 // Suppressed reports whether the finding was silenced by the user.

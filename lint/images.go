@@ -1,14 +1,242 @@
 package lint
 
-// ImageOptions say how images are found and read.
-type ImageOptions struct{}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/modellint/modellint/lint/image"
+	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/rootfs"
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+// ImageOptions say how images are found and read. The zero value reads
+// only mapped local sources and never contacts a registry.
+type ImageOptions struct {
+	// Sources maps image references to where they are read from: a
+	// docker-save tarball, an OCI layout directory, "registry" (the
+	// reference's own registry) or docker://REF (another registry
+	// reference, e.g. a mirror). They win over the config's images.
+	Sources map[string]string
+	// Registry resolves references that are not mapped through their
+	// registries (the CLI's default; --offline turns it off).
+	Registry bool
+	// Platform is os/arch[/variant] for multi-platform indexes; default:
+	// the pod's kubernetes.io/arch node selector, else the config's
+	// cluster.architecture, else linux/amd64.
+	Platform string
+	// Timeout bounds resolving one reference's manifest and config.
+	Timeout time.Duration
+	// CacheDir holds per-layer index results; "" caches nothing.
+	CacheDir string
+	// Parallelism is how many layers stream at once (default: CPUs).
+	Parallelism int
+	// Progress shows layer reading; nil for silence.
+	Progress image.Progress
+}
 
 // isImageSource reports whether a PATH is an image (a docker-save tarball or
 // an OCI layout directory) rather than manifests.
-func isImageSource(path string) bool { return false }
+func isImageSource(path string) bool { return image.IsSource(path) }
+
+// imageUse is one container that runs an image, with how it starts.
+type imageUse struct {
+	target    *Target
+	container *manifest.Container
+	arch      string
+}
+
+// imageKey identifies one image read: the same reference may be pulled for
+// two platforms by two workloads.
+type imageKey struct {
+	reference string
+	platform  string
+}
 
 // attachImages resolves the images of the workload targets and adds a target
-// for each image named as a PATH.
-func attachImages(targets []*Target, sources []string, options Options, result *Result) error {
-	return nil
+// for each image named as a PATH, which it returns with the others.
+func attachImages(targets []*Target, sources []string, options Options, result *Result) ([]*Target, error) {
+	config := options.Config
+	if config == nil {
+		config = &Config{}
+	}
+	mappings := imageMappings(config, options.Image.Sources)
+	defaultPlatform, err := defaultImagePlatform(options.Image.Platform, config)
+	if err != nil {
+		return nil, err
+	}
+	readOptions := image.Options{
+		Parallelism: options.Image.Parallelism,
+		Timeout:     options.Image.Timeout,
+		Progress:    options.Image.Progress,
+	}
+	if options.Image.CacheDir != "" {
+		readOptions.Cache = &image.Cache{Dir: options.Image.CacheDir}
+	}
+	ctx := context.Background()
+
+	uses := map[imageKey][]imageUse{}
+	for _, target := range targets {
+		workload := target.Workload
+		if workload == nil {
+			continue
+		}
+		platform := defaultPlatform
+		if arch := workload.Spec.NodeSelector["kubernetes.io/arch"]; arch != "" && options.Image.Platform == "" {
+			platform = v1.Platform{OS: "linux", Architecture: arch}
+		}
+		for _, container := range workload.Containers {
+			if container.Image == "" {
+				continue
+			}
+			key := imageKey{container.Image, platform.String()}
+			uses[key] = append(uses[key], imageUse{target: target, container: container, arch: platform.Architecture})
+		}
+	}
+	keys := make([]imageKey, 0, len(uses))
+	for key := range uses {
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].reference != keys[j].reference {
+			return keys[i].reference < keys[j].reference
+		}
+		return keys[i].platform < keys[j].platform
+	})
+	for _, key := range keys {
+		users := uses[key]
+		platform, _ := image.ParsePlatform(key.platform)
+		source, mapped := mappings[key.reference]
+		var img *image.Image
+		switch {
+		case !mapped && !validReference(key.reference):
+			// An invalid name fails at the kubelet whatever the network says.
+			_, err := name.ParseReference(key.reference)
+			reason := "not a valid image reference (" + err.Error() + "); the kubelet reports InvalidImageName"
+			if strings.ContainsAny(key.reference, "{}<>$") {
+				reason = "it looks like a template placeholder that was never filled in, and is not a valid image reference; the kubelet reports InvalidImageName"
+			}
+			img = &image.Image{Reference: key.reference, Platform: platform, Unresolvable: reason}
+		case !mapped && !options.Image.Registry:
+			missing(users, "image "+key.reference+" was not read: registry lookups are off (--offline) and no --image maps it to a local source")
+			continue
+		default:
+			opts := readOptions
+			opts.Platform = platform
+			opts.ELFNames = argv0Names(users)
+			opts.Needs = func(img *image.Image) []*rootfs.Node {
+				var needs []*rootfs.Node
+				for _, use := range users {
+					spec := launch.ForContainer(&use.container.Container, &use.target.Workload.Spec, img)
+					needs = append(needs, launch.Analyze(img, spec, use.arch).Needs...)
+				}
+				return needs
+			}
+			img, err = image.Open(ctx, key.reference, source, opts)
+			var unreachable *image.UnreachableError
+			if errors.As(err, &unreachable) {
+				note := fmt.Sprintf("image %s was not read: %s (map it with --image %s=SOURCE, or use --offline)",
+					key.reference, oneLine(unreachable.Err.Error()), key.reference)
+				result.Notes = append(result.Notes, note)
+				missing(users, note)
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		for _, use := range users {
+			if use.target.Images == nil {
+				use.target.Images = map[string]*image.Image{}
+			}
+			use.target.Images[key.reference] = img
+		}
+	}
+
+	for _, source := range sources {
+		opts := readOptions
+		opts.Platform = defaultPlatform
+		opts.Needs = func(img *image.Image) []*rootfs.Node {
+			return launch.Analyze(img, launch.ForImage(img), defaultPlatform.Architecture).Needs
+		}
+		img, err := image.Open(ctx, source, filepath.FromSlash(source), opts)
+		if err != nil {
+			return nil, err
+		}
+		targets = append(targets, &Target{Images: map[string]*image.Image{source: img}})
+		result.Files = append(result.Files, source)
+	}
+	return targets, nil
+}
+
+// missing records on each target why an image of it has no facts.
+func missing(users []imageUse, reason string) {
+	for _, use := range users {
+		if use.target.ImagesMissing == "" {
+			use.target.ImagesMissing = reason
+		} else if !strings.Contains(use.target.ImagesMissing, reason) {
+			use.target.ImagesMissing += "; " + reason
+		}
+	}
+}
+
+func validReference(reference string) bool {
+	_, err := name.ParseReference(reference)
+	return err == nil
+}
+
+// argv0Names are the basenames the manifests start the image with.
+func argv0Names(users []imageUse) []string {
+	var names []string
+	for _, use := range users {
+		for _, argv := range [][]string{use.container.Command, use.container.Args} {
+			if len(argv) > 0 {
+				names = append(names, filepath.Base(argv[0]))
+			}
+		}
+	}
+	return names
+}
+
+// imageMappings merges the config's mappings (paths relative to the config
+// file) with the flags', which win.
+func imageMappings(config *Config, flags map[string]string) map[string]string {
+	mappings := map[string]string{}
+	for _, mapping := range config.Images {
+		source := mapping.Source
+		if isLocalSource(source) && !filepath.IsAbs(source) && config.Path != "" {
+			source = filepath.Join(filepath.Dir(config.Path), source)
+		}
+		mappings[mapping.Ref] = source
+	}
+	for ref, source := range flags {
+		mappings[ref] = source
+	}
+	return mappings
+}
+
+func isLocalSource(source string) bool {
+	return source != image.SourceRegistry && !strings.HasPrefix(source, "docker://")
+}
+
+func defaultImagePlatform(flag string, config *Config) (v1.Platform, error) {
+	switch {
+	case flag != "":
+		platform, err := image.ParsePlatform(flag)
+		if err != nil {
+			return v1.Platform{}, fmt.Errorf("--platform: %w", err)
+		}
+		return platform, nil
+	case config.Cluster.Architecture != "":
+		return v1.Platform{OS: "linux", Architecture: config.Cluster.Architecture}, nil
+	}
+	return image.DefaultPlatform, nil
 }

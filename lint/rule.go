@@ -71,6 +71,9 @@ type Target struct {
 	// Images holds image facts by the reference the manifest writes; an
 	// image linted on its own is under its source path.
 	Images map[string]*image.Image
+	// ImagesMissing says why some of the workload's images have no facts
+	// (--offline, registry unreachable), for the rules' skip reasons.
+	ImagesMissing string
 }
 
 // Name identifies the target in reports, without line numbers.
@@ -136,6 +139,9 @@ func (t *Target) missingFacts(rule *Rule) string {
 			present = t.Model != nil
 		case FactImage:
 			present = len(t.Images) > 0
+			if !present && t.ImagesMissing != "" {
+				return t.ImagesMissing
+			}
 		}
 		if !present {
 			missing = append(missing, string(fact))
@@ -171,15 +177,31 @@ func (p *Pass) Report(path, format string, args ...any) {
 // doc names a milder case (e.g. a tag without digest is info).
 func (p *Pass) ReportSeverity(severity Severity, path, format string, args ...any) {
 	object := p.Target.Workload.Object
-	pos := object.Locate(path)
+	file, pos := object.Where(path) // for rendered input, the template, values file or patch line
 	p.findings = append(p.findings, Finding{
 		RuleID:   p.Rule.ID,
 		RuleName: p.Rule.Name,
 		Severity: severity,
 		Message:  fmt.Sprintf(format, args...),
-		Location: Location{File: object.File.Path, Line: pos.Line, Column: pos.Column, Path: object.FullPath(path)},
+		Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(path)},
 		Target:   p.Target.Name(),
 	})
+}
+
+// ReportImage records a finding about an image: at a manifest field when the
+// target is a workload, else at the image's source; the image location
+// (reference, layer, in-image path) goes with it for SARIF and JSON.
+func (p *Pass) ReportImage(severity Severity, path string, where ImageLocation, format string, args ...any) {
+	before := len(p.findings)
+	if p.Target.Workload != nil {
+		p.ReportSeverity(severity, path, format, args...)
+	} else {
+		p.ReportFileSeverity(severity, p.Target.File(), format, args...)
+	}
+	for i := before; i < len(p.findings); i++ {
+		location := where
+		p.findings[i].Image = &location
+	}
 }
 
 // ReportFile records a finding about a file or directory rather than a

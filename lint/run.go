@@ -88,7 +88,8 @@ func Run(options Options) (*Result, error) {
 		result.Files = append(result.Files, target.File())
 	}
 	targets = append(targets, modelTargets...)
-	if err := attachImages(targets, found.imageSources, options, result); err != nil {
+	targets, err = attachImages(targets, found.imageSources, options, result)
+	if err != nil {
 		return nil, err
 	}
 	if len(result.Files) == 0 {
@@ -162,12 +163,12 @@ func (r *Result) reportInvalid(invalid []*manifest.InvalidError, rules []*Rule) 
 	}
 	for _, problem := range invalid {
 		object := problem.Object
-		pos := object.Locate(problem.Path)
+		file, pos := object.Where(problem.Path)
 		r.Findings = append(r.Findings, Finding{
 			RuleID: rule.ID, RuleName: rule.Name, Severity: rule.Severity,
 			Message: problem.Message + ": the API server rejects the object, so nothing of it is deployed; " +
 				"fix the value (modellint does not check the rest of this object until then)",
-			Location: Location{File: object.File.Path, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
+			Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
 			Target:   object.ID(),
 		})
 	}

@@ -33,7 +33,8 @@ spec:
 		t.Fatal(err)
 	}
 	want := map[string]Evaluation{
-		"MDL901": {Status: StatusSkip, Reason: "needs image facts, which this run does not have"},
+		// The skip names why the image facts are missing.
+		"MDL901": {Status: StatusSkip, Reason: "image x:1 was not read: registry lookups are off (--offline) and no --image maps it to a local source"},
 		"MDL902": {Status: StatusSkip, Reason: "no model server"},
 		"MDL903": {Status: StatusPass, Reason: "findings suppressed"},
 		"MDL904": {Status: StatusFail},

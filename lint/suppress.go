@@ -141,8 +141,8 @@ func (s *suppressor) annotation(finding *Finding) *Suppression {
 		reason = cleanReason(reason)
 		if reason == "" {
 			annotationPath := manifest.JoinPath(place.path, IgnoreAnnotation)
-			pos := object.Locate(annotationPath)
-			s.reasonMissing(Location{File: object.File.Path, Line: pos.Line, Column: pos.Column, Path: object.FullPath(annotationPath)},
+			file, pos := object.Where(annotationPath)
+			s.reasonMissing(Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(annotationPath)},
 				finding.Target, "the "+IgnoreAnnotation+" annotation", "write it after the rule IDs (\"MDL205 -- reason\")")
 		}
 		return &Suppression{Kind: SuppressedByAnnotation, Reason: reason}

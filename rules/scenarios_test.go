@@ -17,7 +17,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the expected.json files of testdata/scenarios")
 
 // scenarioDir holds one directory per scenario: manifests, an optional
-// .modellint.yaml, and expected.json.
+// .modellint.yaml, an optional options.yaml (see scenarioOptions), and
+// expected.json.
 const scenarioDir = "../testdata/scenarios"
 
 // scenarioToday fixes the date config ignores expire against.
@@ -26,15 +27,16 @@ const scenarioToday = "2026-01-15"
 // expectedFinding is a finding as expected.json spells it, with the file
 // relative to the scenario directory.
 type expectedFinding struct {
-	Rule        string            `json:"rule"`
-	Severity    string            `json:"severity"`
-	File        string            `json:"file"`
-	Line        int               `json:"line,omitempty"`
-	Column      int               `json:"column,omitempty"`
-	Path        string            `json:"path,omitempty"`
-	Target      string            `json:"target"`
-	Message     string            `json:"message"`
-	Suppression *lint.Suppression `json:"suppression,omitempty"`
+	Rule        string              `json:"rule"`
+	Severity    string              `json:"severity"`
+	File        string              `json:"file"`
+	Line        int                 `json:"line,omitempty"`
+	Column      int                 `json:"column,omitempty"`
+	Path        string              `json:"path,omitempty"`
+	Target      string              `json:"target"`
+	Message     string              `json:"message"`
+	Suppression *lint.Suppression   `json:"suppression,omitempty"`
+	Image       *lint.ImageLocation `json:"image,omitempty"`
 }
 
 // expectedResult is the content of expected.json. Evaluations maps each
@@ -50,6 +52,7 @@ func TestScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := 0
+	registry := &scenarioRegistry{parent: t}
 	for _, entry := range entries {
 		if !entry.IsDir() {
 			continue
@@ -61,26 +64,21 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := runScenario(t, dir)
-			data, err := json.MarshalIndent(got, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			data = append(data, '\n')
-			expectedPath := filepath.Join(dir, "expected.json")
-			if *update {
-				if err := os.WriteFile(expectedPath, data, 0o644); err != nil {
-					t.Fatal(err)
-				}
+			images := loadScenarioImages(t, dir, registry)
+			if images == nil {
+				compareScenario(t, dir, runScenario(t, dir, lint.ImageOptions{}, nil))
 				return
 			}
-			want, err := os.ReadFile(expectedPath)
-			if err != nil {
-				t.Fatalf("%v (run `go test ./rules -update` to create it)", err)
-			}
-			if !bytes.Equal(want, data) {
-				t.Errorf("findings differ from %s (run `go test ./rules -update` and review the diff)\n%s",
-					expectedPath, diffLines(string(want), string(data)))
+			// The same expected.json holds whichever way the images are read.
+			for i, source := range images.sources() {
+				t.Run(source, func(t *testing.T) {
+					options, normalize := images.options(t, source)
+					got := runScenario(t, dir, options, normalize)
+					if *update && i > 0 {
+						return
+					}
+					compareScenario(t, dir, got)
+				})
 			}
 		})
 	}
@@ -89,13 +87,43 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
+// compareScenario checks a result against expected.json, or rewrites it
+// with -update.
+func compareScenario(t *testing.T, dir string, got expectedResult) {
+	t.Helper()
+	data, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, '\n')
+	expectedPath := filepath.Join(dir, "expected.json")
+	if *update {
+		if err := os.WriteFile(expectedPath, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(expectedPath)
+	if err != nil {
+		t.Fatalf("%v (run `go test ./rules -update` to create it)", err)
+	}
+	if !bytes.Equal(want, data) {
+		t.Errorf("findings differ from %s (run `go test ./rules -update` and review the diff)\n%s",
+			expectedPath, diffLines(string(want), string(data)))
+	}
+}
+
 // runScenario lints a scenario from inside its directory, as a user running
 // `modellint .` there would, so file names and config path patterns read the
 // same as in the user's terminal.
-func runScenario(t *testing.T, dir string) expectedResult {
+func runScenario(t *testing.T, dir string, images lint.ImageOptions, normalize func(string) string) expectedResult {
 	t.Helper()
 	t.Chdir(dir)
-	options := lint.Options{Paths: []string{"."}, Rules: rules.All(), Now: scenarioToday}
+	if normalize == nil {
+		normalize = func(s string) string { return s }
+	}
+	options := lint.Options{Paths: []string{"."}, Rules: rules.All(), Now: scenarioToday, Image: images}
+	applyScenarioOptions(t, &options)
 	for _, name := range lint.ConfigFileNames {
 		if _, err := os.Stat(name); err != nil {
 			continue
@@ -121,8 +149,9 @@ func runScenario(t *testing.T, dir string) expectedResult {
 			Column:      finding.Location.Column,
 			Path:        finding.Location.Path,
 			Target:      finding.Target,
-			Message:     finding.Message,
+			Message:     normalize(finding.Message),
 			Suppression: finding.Suppression,
+			Image:       normalizeImage(finding.Image, normalize),
 		})
 	}
 	for _, evaluation := range result.Evaluations {
@@ -131,7 +160,7 @@ func runScenario(t *testing.T, dir string) expectedResult {
 		}
 		status := string(evaluation.Status)
 		if evaluation.Reason != "" {
-			status += ": " + evaluation.Reason
+			status += ": " + normalize(evaluation.Reason)
 		}
 		got.Evaluations[evaluation.Target][evaluation.RuleID] = status
 	}

@@ -1,10 +1,99 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
 	"github.com/spf13/pflag"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/image"
 )
 
+// offlineEnv turns registry lookups off by default, for air-gapped CI.
+const offlineEnv = "MODELLINT_OFFLINE"
+
 // addImageFlags defines the flags that say where images come from.
-func addImageFlags(set *pflag.FlagSet, options *lint.ImageOptions) {}
+func addImageFlags(set *pflag.FlagSet, options *lint.ImageOptions) {
+	offline, _ := strconv.ParseBool(os.Getenv(offlineEnv))
+	options.Registry = !offline
+	options.CacheDir = image.DefaultCacheDir()
+	options.Timeout = time.Minute
+	options.Progress = terminalProgress()
+	set.Var(&imageSourceFlag{options}, "image",
+		"image REF[=SOURCE], repeatable: read REF from SOURCE, a docker-save tarball, an OCI layout dir, \"registry\" or docker://OTHER-REF")
+	set.Var(&offlineFlag{options}, "offline", "never contact a registry: unmapped images are skipped (also "+offlineEnv+"=1)")
+	set.Lookup("offline").NoOptDefVal = "true"
+	set.StringVar(&options.Platform, "platform", "", "os/arch[/variant] of the nodes, for multi-platform images (default: the pod's kubernetes.io/arch, else cluster.architecture, else linux/amd64)")
+	set.DurationVar(&options.Timeout, "image-timeout", options.Timeout, "how long to wait for a registry to resolve one image")
+	set.Var(&cacheDirFlag{options: options}, "cache-dir", "where per-layer image indexes are cached")
+	set.Var(&noCacheFlag{options}, "no-cache", "read every image layer, without the layer cache")
+	set.Lookup("no-cache").NoOptDefVal = "true"
+}
+
+type imageSourceFlag struct{ options *lint.ImageOptions }
+
+func (f *imageSourceFlag) String() string { return "" }
+func (f *imageSourceFlag) Type() string   { return "REF[=SOURCE]" }
+func (f *imageSourceFlag) Set(value string) error {
+	ref, source, found := strings.Cut(value, "=")
+	if ref == "" || (found && source == "") {
+		return fmt.Errorf("want REF=SOURCE or REF, got %q", value)
+	}
+	if !found {
+		source = image.SourceRegistry
+	}
+	if f.options.Sources == nil {
+		f.options.Sources = map[string]string{}
+	}
+	f.options.Sources[ref] = source
+	return nil
+}
+
+type offlineFlag struct{ options *lint.ImageOptions }
+
+func (f *offlineFlag) String() string { return strconv.FormatBool(!f.options.Registry) }
+func (f *offlineFlag) Type() string   { return "bool" }
+func (f *offlineFlag) IsBoolFlag() bool {
+	return true
+}
+func (f *offlineFlag) Set(value string) error {
+	offline, err := strconv.ParseBool(value)
+	if err != nil {
+		return err
+	}
+	f.options.Registry = !offline
+	return nil
+}
+
+type cacheDirFlag struct {
+	options *lint.ImageOptions
+}
+
+func (f *cacheDirFlag) String() string { return f.options.CacheDir }
+func (f *cacheDirFlag) Type() string   { return "DIR" }
+func (f *cacheDirFlag) Set(value string) error {
+	if f.options.CacheDir != "" || value == "" {
+		f.options.CacheDir = value
+	}
+	return nil
+}
+
+type noCacheFlag struct{ options *lint.ImageOptions }
+
+func (f *noCacheFlag) String() string   { return "false" }
+func (f *noCacheFlag) Type() string     { return "bool" }
+func (f *noCacheFlag) IsBoolFlag() bool { return true }
+func (f *noCacheFlag) Set(value string) error {
+	noCache, err := strconv.ParseBool(value)
+	if err != nil {
+		return err
+	}
+	if noCache {
+		f.options.CacheDir = ""
+	}
+	return nil
+}

@@ -74,6 +74,10 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitClean
 	}
 
+	if flags.quiet {
+		options.Image.Progress = nil // -q: not a byte on stderr unless something is wrong
+	}
+
 	paths := set.Args()
 	if len(paths) == 0 {
 		paths = []string{"."}

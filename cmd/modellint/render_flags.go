@@ -7,4 +7,10 @@ import (
 )
 
 // addRenderFlags defines the flags for rendering Helm charts and Kustomize overlays.
-func addRenderFlags(set *pflag.FlagSet, options *lint.RenderOptions) {}
+func addRenderFlags(set *pflag.FlagSet, options *lint.RenderOptions) {
+	set.StringArrayVar(&options.HelmValues, "helm-values", nil, "values file for Helm charts (helm -f), repeatable; later files win")
+	set.StringArrayVar(&options.HelmSet, "helm-set", nil, "value for Helm charts as key=value (helm --set), repeatable; wins over values files")
+	set.StringVar(&options.ReleaseName, "release-name", "", `Helm release name, .Release.Name (default "release-name", as helm template)`)
+	set.StringVar(&options.Namespace, "namespace", "", `Helm release namespace, .Release.Namespace (default "default")`)
+	set.BoolVar(&options.HelmIncludeTests, "helm-include-tests", false, "also lint Helm test hooks (helm.sh/hook: test), which an install does not create")
+}

@@ -24,18 +24,30 @@ type Document struct {
 	// positions maps a field path ("spec.replicas", "spec.containers[0]") to
 	// where its key (or sequence item) starts. The empty path is the document.
 	positions map[string]Position
+	// elsewhere names the file of the positions that are not in File: only
+	// rendered documents have them (see Relocate).
+	elsewhere map[string]string
 }
 
 // Locate returns the position of path, or of its nearest ancestor present in
 // the document when the field itself is absent (a missing memory limit points
 // at the container's resources, or at the container).
 func (d *Document) Locate(path string) Position {
+	_, pos := d.Where(path)
+	return pos
+}
+
+// Where is Locate with the file the position is in.
+func (d *Document) Where(path string) (string, Position) {
 	for p := path; ; p = parentPath(p) {
 		if pos, ok := d.positions[p]; ok {
-			return pos
+			if file, ok := d.elsewhere[p]; ok {
+				return file, pos
+			}
+			return d.File, pos
 		}
 		if p == "" {
-			return Position{}
+			return d.File, Position{}
 		}
 	}
 }

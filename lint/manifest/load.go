@@ -97,6 +97,11 @@ func (o *Object) FullPath(path string) string {
 // nearest written ancestor.
 func (o *Object) Locate(path string) Position { return o.Doc.Locate(o.FullPath(path)) }
 
+// Where is Locate with the file the position is in: the object's file, or
+// for rendered input possibly another one (a Helm values file, a Kustomize
+// patch).
+func (o *Object) Where(path string) (string, Position) { return o.Doc.Where(o.FullPath(path)) }
+
 // Has reports whether path (relative to the object) was written.
 func (o *Object) Has(path string) bool { return o.Doc.Has(o.FullPath(path)) }
 
@@ -142,8 +147,8 @@ type InvalidError struct {
 }
 
 func (e *InvalidError) Error() string {
-	pos := e.Object.Locate(e.Path)
-	return fmt.Sprintf("%s:%d: %s: %s", e.Object.File.Path, pos.Line, e.Object.ID(), e.Message)
+	file, pos := e.Object.Where(e.Path)
+	return fmt.Sprintf("%s:%d: %s: %s", file, pos.Line, e.Object.ID(), e.Message)
 }
 
 func (o *Object) invalid(prefix string, err error) error {
@@ -180,18 +185,26 @@ func Load(path string, source []byte) (*File, error) {
 	if len(source) > MaxFileSize {
 		return nil, fmt.Errorf("%s: file is %d MiB, more than the %d MiB a manifest may hold", path, len(source)>>20, MaxFileSize>>20)
 	}
+	if err := parseDocuments(path, source, file.addDocument); err != nil {
+		return nil, err
+	}
+	return file, nil
+}
+
+// parseDocuments converts every YAML document of source, in order.
+func parseDocuments(path string, source []byte, add func(*Document)) error {
 	if line, err := checkText(source); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		return fmt.Errorf("%s:%d: %w", path, line, err)
 	}
 	decoder := yaml.NewDecoder(bytes.NewReader(source))
 	for index := 0; ; index++ {
 		var root yaml.Node
 		err := decoder.Decode(&root)
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, yamlError(path, source, err)
+			return yamlError(path, source, err)
 		}
 		start := &root
 		if len(root.Content) > 0 {
@@ -200,11 +213,10 @@ func Load(path string, source []byte) (*File, error) {
 		doc := &Document{File: path, Index: index, positions: map[string]Position{"": {start.Line, start.Column}}}
 		conv := converter{positions: doc.positions, budget: 10*countNodes(&root) + 10000}
 		if doc.Value, err = conv.convert(&root, "", true); err != nil {
-			return nil, fmt.Errorf("%s: document %d: %w", path, index+1, err)
+			return fmt.Errorf("%s: document %d: %w", path, index+1, err)
 		}
-		file.addDocument(doc)
+		add(doc)
 	}
-	return file, nil
 }
 
 func (f *File) addDocument(doc *Document) {

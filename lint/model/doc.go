@@ -1,4 +1,7 @@
-// Package model reads model directories (TF SavedModel, Triton repositories,
-// safetensors, ONNX, pickle-based files) into facts: layout, versions, sizes,
-// signatures. It reads headers and metadata, never weights, and never judges.
+// Package model reads model directories (TF Serving base paths with
+// SavedModels, Triton model directories, Hugging Face / safetensors
+// checkpoints, ONNX files, pickle-based files) into facts: the serving
+// layout, the version dirs and their bytes, signatures and ops, exact weight
+// sizes from headers, and the problems found in them, stated as facts.
+// It never reads weights and never judges: rules in package rules do.
 package model

@@ -1,12 +1,368 @@
 package model
 
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Layout is the serving layout a model dir is written for.
+type Layout string
+
+const (
+	// LayoutTFServing is a TF Serving base path: numeric version dirs,
+	// each a SavedModel (or the mistake of a SavedModel without them).
+	LayoutTFServing Layout = "tensorflow-serving"
+	// LayoutTriton is one model of a Triton model repository: config.pbtxt
+	// and numeric version dirs holding the platform's model file.
+	LayoutTriton Layout = "triton"
+	// LayoutHuggingFace is a Hugging Face checkpoint: safetensors (or
+	// pytorch_model.bin) shards, config and tokenizer files.
+	LayoutHuggingFace Layout = "huggingface"
+	// LayoutONNX is a dir of .onnx files (and their external data).
+	LayoutONNX Layout = "onnx"
+	// LayoutTorchServe is a TorchServe model store of .mar archives.
+	LayoutTorchServe Layout = "torchserve"
+	// LayoutFiles is anything else: weight files without a known layout.
+	LayoutFiles Layout = "files"
+)
+
 // Model is what modellint knows about one model directory.
 type Model struct {
-	Dir string // as reported: relative to the working directory, forward slashes
+	Dir    string // as reported: relative to the working directory, forward slashes
+	Layout Layout
+
+	// Files are the regular files under Dir (.git excluded), sorted by path.
+	Files []File
+	// Links are symlinks that point outside Dir or at nothing; they are
+	// not followed (a container that mounts only Dir cannot follow them either).
+	Links []Link
+	// Bytes is the size of all Files.
+	Bytes int64
+
+	// Versions are the version dirs (and, for TF Serving, files named like
+	// versions), in the server's order: by number, then by name.
+	Versions []Version
+	// Ignored are the base path's subdirectories the server skips.
+	Ignored []Ignored
+	// Loose is a SavedModel written directly into a TF Serving base path,
+	// where the server never looks for one.
+	Loose *SavedModelDir
+	// Triton holds config.pbtxt for the triton layout.
+	Triton *TritonModel
+
+	// ResidentVersions is how many versions the version policy keeps
+	// loaded (TF Serving's default: the latest 1), and ResidentBytes
+	// their bytes on disk, which TF Serving's resource estimate counts.
+	// A layout without versions is one model: 1, and all its bytes.
+	ResidentVersions int
+	ResidentBytes    int64
+	// WeightBytes and Parameters are exact, from headers (safetensors,
+	// variables.index, ONNX), for what the server loads; 0 when unknown.
+	WeightBytes int64
+	Parameters  int64
+
+	Safetensors        []SafetensorsFile
+	SafetensorsIndexes []SafetensorsIndex
+	ONNX               []ONNXFile
+	Pickles            []PickleFile
 }
 
-// IsModelDir reports whether dir is a model directory, to be linted as a whole.
-func IsModelDir(dir string) bool { return false }
+// Version is one version of a TF Serving or Triton model.
+type Version struct {
+	// Name is the dir name as on disk, Path its path relative to the model dir.
+	Name   string
+	Path   string
+	Number int64
+	// IsDir is false for a file named like a version (TF Serving reads it
+	// as a version anyway, and fails to load it).
+	IsDir bool
+	// Bytes and Files count everything under the version dir: what TF
+	// Serving's resource estimator adds up before it loads the version.
+	Bytes int64
+	Files int
+	// Resident says the version policy loads this version.
+	Resident bool
+	// SavedModel is the version's SavedModel (TF Serving, or Triton's
+	// model.savedmodel); nil for other formats.
+	SavedModel *SavedModelDir
+	// ModelFile is the file or dir Triton's backend loads, relative to
+	// the model dir ("" when absent or unknown).
+	ModelFile string
+}
 
-// Load reads the facts of a model directory.
-func Load(dir, display string) (*Model, error) { return &Model{Dir: display}, nil }
+// Ignored is a base-path entry the server does not load.
+type Ignored struct {
+	Name   string
+	IsDir  bool
+	Reason string // Ignored* for Triton; "not a number" for TF Serving
+}
+
+// Path joins a path relative to the model dir to Dir, for reports.
+func (m *Model) Path(rel string) string {
+	if rel == "" {
+		return m.Dir
+	}
+	return path.Join(m.Dir, rel)
+}
+
+// File returns the file at a path relative to the model dir, or nil.
+func (m *Model) File(rel string) *File {
+	i := sort.Search(len(m.Files), func(i int) bool { return m.Files[i].Path >= rel })
+	if i < len(m.Files) && m.Files[i].Path == rel {
+		return &m.Files[i]
+	}
+	return nil
+}
+
+// Resident returns the versions the policy keeps loaded.
+func (m *Model) Resident() []*Version {
+	var resident []*Version
+	for i := range m.Versions {
+		if m.Versions[i].Resident {
+			resident = append(resident, &m.Versions[i])
+		}
+	}
+	return resident
+}
+
+// lfsPrefix starts every Git LFS pointer file.
+var lfsPrefix = []byte("version https://git-lfs.github.com/spec/")
+
+// maxLFSPointer is larger than any LFS pointer (they are ~130 bytes).
+const maxLFSPointer = 1024
+
+// loader holds one Load's state.
+type loader struct {
+	tree  *tree
+	model *Model
+}
+
+// fileError names the file an I/O error is about.
+func (l *loader) fileError(rel string, err error) error {
+	return fmt.Errorf("%s: %w", l.model.Path(rel), unwrapPathError(err))
+}
+
+func unwrapPathError(err error) error {
+	if pathErr, ok := err.(*fs.PathError); ok {
+		return pathErr.Err
+	}
+	return err
+}
+
+// Load reads the facts of a model directory. display is how the dir is
+// named in reports. An error means the dir could not be read (not that
+// the model is broken: that is a fact in the result).
+func Load(dir, display string) (*Model, error) {
+	model := &Model{Dir: display}
+	t, err := walkTree(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", display, unwrapPathError(err))
+	}
+	l := &loader{tree: t, model: model}
+	if err := l.markLFSPointers(); err != nil {
+		return nil, err
+	}
+	model.Files, model.Links = t.files, t.links
+	for _, file := range t.files {
+		model.Bytes += file.Size
+	}
+	model.Layout = detectLayout(t)
+	switch model.Layout {
+	case LayoutTFServing:
+		err = l.readTFServing()
+	case LayoutTriton:
+		err = l.readTriton()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if model.Layout != LayoutTFServing && model.Layout != LayoutTriton {
+		model.ResidentVersions, model.ResidentBytes = 1, model.Bytes
+	}
+	if err := l.readWeights(); err != nil {
+		return nil, err
+	}
+	l.sumWeights()
+	return model, nil
+}
+
+// markLFSPointers flags small files that are Git LFS pointers.
+func (l *loader) markLFSPointers() error {
+	head := make([]byte, len(lfsPrefix))
+	for i := range l.tree.files {
+		file := &l.tree.files[i]
+		if file.Size < int64(len(lfsPrefix)) || file.Size > maxLFSPointer {
+			continue
+		}
+		f, err := l.tree.open(file.Path)
+		if err != nil {
+			return l.fileError(file.Path, err)
+		}
+		n, _ := f.ReadAt(head, 0)
+		f.Close()
+		file.LFSPointer = bytes.Equal(head[:n], lfsPrefix)
+	}
+	return nil
+}
+
+// detectLayout decides which server a dir is written for from its files.
+func detectLayout(t *tree) Layout {
+	dirs, files := t.children("")
+	has := map[string]bool{}
+	for _, name := range files {
+		has[name] = true
+	}
+	if has["config.pbtxt"] {
+		return LayoutTriton
+	}
+	for _, name := range savedModelFiles {
+		if has[name] {
+			return LayoutTFServing
+		}
+	}
+	for _, name := range dirs {
+		if _, ok := tfServingVersion(name); !ok {
+			continue
+		}
+		subdirs, payload := t.children(name)
+		for _, file := range append(payload, subdirs...) {
+			if tritonPayload[file] {
+				return LayoutTriton
+			}
+			if tfServingPayload[file] {
+				return LayoutTFServing
+			}
+		}
+		for _, sub := range subdirs {
+			for _, candidate := range savedModelFiles {
+				if t.file(path.Join(name, sub, candidate)) != nil {
+					return LayoutTFServing // nested one level too deep
+				}
+			}
+		}
+	}
+	counts := map[string]int{}
+	for _, file := range t.files {
+		switch ext := path.Ext(file.Path); {
+		case ext == ".safetensors", isHuggingFaceFile(path.Base(file.Path)):
+			counts["hf"]++
+		case ext == ".onnx":
+			counts["onnx"]++
+		case ext == ".mar":
+			counts["mar"]++
+		}
+	}
+	switch {
+	case counts["hf"] > 0:
+		return LayoutHuggingFace
+	case counts["onnx"] > 0:
+		return LayoutONNX
+	case counts["mar"] > 0:
+		return LayoutTorchServe
+	}
+	return LayoutFiles
+}
+
+// savedModelFiles are the names of a SavedModel's graph file.
+var savedModelFiles = []string{"saved_model.pb", "saved_model.pbtxt", "saved_model.cpb"}
+
+// tfServingPayload are names in a version dir that mean TF Serving: a
+// SavedModel, a TFLite model, or a legacy session bundle.
+var tfServingPayload = map[string]bool{
+	"saved_model.pb": true, "saved_model.pbtxt": true, "saved_model.cpb": true, "variables": true,
+	"model.tflite": true, "export.meta": true,
+}
+
+// tritonPayload are Triton's default model file names (triton core's
+// constants.h) found in a version dir.
+var tritonPayload = map[string]bool{
+	"model.plan": true, "model.onnx": true, "model.pt": true, "model.pt2": true, "model.savedmodel": true,
+	"model.graphdef": true, "model.py": true, "model.xml": true, "model.dali": true, "model.json": true,
+}
+
+func isHuggingFaceFile(name string) bool {
+	matched, _ := path.Match("pytorch_model*.bin", name)
+	return matched || strings.HasSuffix(name, ".safetensors.index.json") || name == "pytorch_model.bin.index.json"
+}
+
+// IsModelDir reports whether dir is a model directory, to be linted as a
+// whole: it (or a numeric child, or — for a model copied one level too
+// deep — a dir inside a numeric child) holds a model file.
+func IsModelDir(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	if holdsModel(entries, false) {
+		return true
+	}
+	examined := 0
+	for _, entry := range entries {
+		if _, ok := tfServingVersion(entry.Name()); !ok || !isDirEntry(dir, entry) {
+			continue
+		}
+		if examined++; examined > maxVersionsExamined {
+			break
+		}
+		child := filepath.Join(dir, entry.Name())
+		inner, err := os.ReadDir(child)
+		if err != nil {
+			continue
+		}
+		if holdsModel(inner, true) {
+			return true
+		}
+		for _, sub := range inner {
+			if !isDirEntry(child, sub) {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(child, sub.Name(), "saved_model.pb")); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxVersionsExamined bounds the numeric children IsModelDir opens, so a
+// dir of thousands of numbered subdirs costs little to pass over.
+const maxVersionsExamined = 64
+
+func isDirEntry(dir string, entry os.DirEntry) bool {
+	if entry.IsDir() {
+		return true
+	}
+	if entry.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	info, err := os.Stat(filepath.Join(dir, entry.Name()))
+	return err == nil && info.IsDir()
+}
+
+// holdsModel reports whether a dir's entries include a model file; inside
+// a version dir the servers' payload names count too.
+func holdsModel(entries []os.DirEntry, versionDir bool) bool {
+	for _, entry := range entries {
+		name := entry.Name()
+		switch {
+		case name == "config.pbtxt" || name == "saved_model.pb" || name == "saved_model.pbtxt" || name == "saved_model.cpb":
+			return true
+		case isHuggingFaceFile(name):
+			return true
+		}
+		switch path.Ext(name) {
+		case ".safetensors", ".onnx", ".mar":
+			return true
+		}
+		if versionDir && (tfServingPayload[name] || tritonPayload[name]) {
+			return true
+		}
+	}
+	return false
+}

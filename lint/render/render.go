@@ -1,1 +1,149 @@
 package render
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/render/helm"
+	"github.com/modellint/modellint/lint/render/kustomize"
+)
+
+// Options say how charts and overlays are rendered. Kustomize overlays take
+// none: everything they need is in the kustomization.
+type Options struct {
+	// HelmValues are values files (helm -f), later ones winning.
+	HelmValues []string
+	// HelmSet are key=value assignments (helm --set), applied last.
+	HelmSet []string
+	// ReleaseName and Namespace are .Release.Name and .Release.Namespace.
+	ReleaseName string
+	Namespace   string
+	// HelmIncludeTests lints test hooks too, which an install does not create.
+	HelmIncludeTests bool
+}
+
+// IsChart reports whether dir is a Helm chart.
+func IsChart(dir string) bool {
+	info, err := os.Stat(filepath.Join(dir, "Chart.yaml"))
+	return err == nil && info.Mode().IsRegular()
+}
+
+// IsOverlay reports whether dir holds a kustomization.
+func IsOverlay(dir string) bool { return kustomize.FileName(dir) != "" }
+
+// IsChartArchive reports whether path is a packaged chart (helm package):
+// a gzipped tar whose first entries hold CHART/Chart.yaml. It reads at most
+// a few headers, so an image tarball given by mistake costs nothing.
+func IsChartArchive(path string) bool {
+	if !strings.HasSuffix(path, ".tgz") && !strings.HasSuffix(path, ".tar.gz") {
+		return false
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	unzipped, err := gzip.NewReader(file)
+	if err != nil {
+		return false
+	}
+	archive := tar.NewReader(io.LimitReader(unzipped, 1<<20))
+	for range 8 {
+		header, err := archive.Next()
+		if err != nil {
+			return false
+		}
+		name := strings.TrimPrefix(header.Name, "./")
+		if dir, file, ok := strings.Cut(name, "/"); ok && dir != "" && file == "Chart.yaml" {
+			return true
+		}
+	}
+	return false
+}
+
+// Render renders the charts and overlays at paths, named as users name them.
+// An overlay another one in paths builds on (a base, a component) is linted
+// as part of that one, not again on its own: its findings would be counted
+// twice, and a base is often incomplete by design.
+func Render(paths []string, options Options) ([]*manifest.File, error) {
+	includedBy, err := bases(paths)
+	if err != nil {
+		return nil, err
+	}
+	var files []*manifest.File
+	for _, path := range paths {
+		var rendered []*manifest.File
+		switch {
+		case includedBy[path] != "":
+			rendered = []*manifest.File{{Path: path, Skipped: []string{"Kustomize base of " + includedBy[path] + ", linted as part of it"}}}
+		case IsChart(path) || IsChartArchive(path):
+			rendered, err = helm.Render(path, path, helm.Options{
+				ValuesFiles: options.HelmValues, Set: options.HelmSet,
+				ReleaseName: options.ReleaseName, Namespace: options.Namespace, IncludeTests: options.HelmIncludeTests,
+			})
+		case IsOverlay(path):
+			rendered, err = kustomize.Build(path, path)
+		default:
+			err = fmt.Errorf("%s: neither a Helm chart nor a Kustomize overlay", path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, rendered...)
+	}
+	return withoutRepeatedSources(files), nil
+}
+
+// withoutRepeatedSources drops the second copy of a file without objects (a
+// values file or patch read for two charts or overlays).
+func withoutRepeatedSources(files []*manifest.File) []*manifest.File {
+	seen := map[string]bool{}
+	kept := files[:0]
+	for _, file := range files {
+		if len(file.Objects) == 0 && len(file.Skipped) == 0 {
+			if seen[file.Path] {
+				continue
+			}
+			seen[file.Path] = true
+		}
+		kept = append(kept, file)
+	}
+	return kept
+}
+
+// bases maps each overlay in paths that another one builds on to that one.
+func bases(paths []string) (map[string]string, error) {
+	absolute := map[string]string{}
+	for _, path := range paths {
+		if !IsChart(path) && IsOverlay(path) {
+			if abs, err := filepath.Abs(path); err == nil {
+				absolute[abs] = path
+			}
+		}
+	}
+	includedBy := map[string]string{}
+	if len(absolute) < 2 {
+		return includedBy, nil
+	}
+	for _, path := range paths {
+		if IsChart(path) || !IsOverlay(path) {
+			continue
+		}
+		included, err := kustomize.Includes(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, dir := range included {
+			if base, ok := absolute[dir]; ok && includedBy[base] == "" {
+				includedBy[base] = path
+			}
+		}
+	}
+	return includedBy, nil
+}

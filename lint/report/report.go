@@ -21,7 +21,7 @@ type Options struct {
 }
 
 // Formats lists the format names accepted by Write, in the order of the help text.
-var Formats = []string{"table", "json", "sarif", "junit"}
+var Formats = []string{"table", "json", "sarif", "junit", "gitlab", "github", "markdown"}
 
 // Write renders result in format to w.
 func Write(w io.Writer, format string, result *lint.Result, options Options) error {
@@ -37,6 +37,12 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 		return writeSARIF(w, result, options)
 	case "junit":
 		return writeJUnit(w, result, options)
+	case "gitlab":
+		return writeGitLab(w, result, options)
+	case "github":
+		return writeGitHub(w, result, options)
+	case "markdown":
+		return writeMarkdown(w, result, options)
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 }

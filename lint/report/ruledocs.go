@@ -147,6 +147,10 @@ func RulesMarkdown(w io.Writer, rules []*lint.Rule) error {
 	out.WriteString("# modellint rules\n\n")
 	fmt.Fprintf(&out, "modellint has %s. `modellint rules` lists them and `modellint explain ID` prints one; "+
 		"this page is generated from the same definitions.\n\n", plural(len(rules), "rule", "rules"))
+	out.WriteString("Every finding names the file and line to edit. For a Helm chart or Kustomize overlay, which modellint " +
+		"renders itself, that is the template, values-file or patch line that wrote the field; a field no line wrote " +
+		"(a default Helm filled in, a value given with `--helm-set`) is placed on the template line that renders it, " +
+		"and the finding's field path says which field it is. See \"Helm charts and Kustomize overlays\" in the README.\n\n")
 	out.WriteString("| Rule | Name | Severity | Artifact | Summary |\n")
 	out.WriteString("| --- | --- | --- | --- | --- |\n")
 	for _, rule := range rules {

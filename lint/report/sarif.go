@@ -1,8 +1,6 @@
 package report
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net/url"
@@ -23,8 +21,9 @@ const (
 	// sarifSourceRoot is the base of every relative artifact URI: the
 	// directory modellint ran in, usually the repository root.
 	sarifSourceRoot = "%SRCROOT%"
-	// sarifFingerprint names our fingerprint; the version suffix lets its
-	// inputs change later without matching old alerts wrongly.
+	// sarifFingerprint names our fingerprint (lint.Fingerprints); the
+	// version suffix lets its inputs change later without matching old
+	// alerts wrongly.
 	sarifFingerprint = "modellint/v1"
 	// sarifTextLimit is GitHub's limit for rule descriptions, in characters.
 	sarifTextLimit = 1024
@@ -112,6 +111,13 @@ type sarifResult struct {
 	Locations           []sarifLocation    `json:"locations"`
 	PartialFingerprints map[string]string  `json:"partialFingerprints"`
 	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+	// Properties carry where inside an image a finding is (reference,
+	// layer diff ID, in-image path): the location is the manifest line.
+	Properties *sarifResultProperties `json:"properties,omitempty"`
+}
+
+type sarifResultProperties struct {
+	Image *lint.ImageLocation `json:"image,omitempty"`
 }
 
 type sarifLocation struct {
@@ -182,9 +188,9 @@ func writeSARIF(w io.Writer, result *lint.Result, options Options) error {
 		ColumnKind:        "unicodeCodePoints",
 		Results:           make([]sarifResult, 0, len(result.Findings)),
 	}
-	occurrences := map[string]int{}
-	for _, finding := range result.Findings {
-		run.Results = append(run.Results, sarifResultOf(finding, ruleIndex[finding.RuleID], occurrences))
+	fingerprints := lint.Fingerprints(result.Findings)
+	for i, finding := range result.Findings {
+		run.Results = append(run.Results, sarifResultOf(finding, ruleIndex[finding.RuleID], fingerprints[i]))
 	}
 	return writeIndentedJSON(w, sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
 }
@@ -228,7 +234,7 @@ func sarifLevel(severity lint.Severity) string {
 	return "note"
 }
 
-func sarifResultOf(finding lint.Finding, ruleIndex int, occurrences map[string]int) sarifResult {
+func sarifResultOf(finding lint.Finding, ruleIndex int, fingerprint string) sarifResult {
 	uri, baseID := sarifURI(finding.Location.File)
 	location := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
 		ArtifactLocation: sarifArtifactLocation{URI: uri, URIBaseID: baseID},
@@ -250,30 +256,21 @@ func sarifResultOf(finding lint.Finding, ruleIndex int, occurrences map[string]i
 		Level:               sarifLevel(finding.Severity),
 		Message:             sarifMessage{Text: firstNonEmpty(finding.Message, finding.RuleName, finding.RuleID)},
 		Locations:           []sarifLocation{location},
-		PartialFingerprints: map[string]string{sarifFingerprint: fingerprint(finding, occurrences)},
+		PartialFingerprints: map[string]string{sarifFingerprint: fingerprint},
+	}
+	if finding.Image != nil {
+		converted.Properties = &sarifResultProperties{Image: finding.Image}
 	}
 	if finding.Suppression != nil {
-		kind := "inSource"
-		if finding.Suppression.Kind == lint.SuppressedByConfig {
-			kind = "external"
+		// Suppressed in the manifest itself, or outside it (the config
+		// file, a baseline).
+		kind := "external"
+		if finding.Suppression.Kind == lint.SuppressedByAnnotation || finding.Suppression.Kind == lint.SuppressedByComment {
+			kind = "inSource"
 		}
 		converted.Suppressions = []sarifSuppression{{Kind: kind, Justification: finding.Suppression.Reason}}
 	}
 	return converted
-}
-
-// fingerprint identifies a finding across runs without line numbers, so an
-// alert survives lines being inserted above it. A second finding with the
-// same identity in one run gets an occurrence number, so it is not merged
-// with the first.
-func fingerprint(finding lint.Finding, occurrences map[string]int) string {
-	identity := strings.Join([]string{finding.RuleID, finding.Location.File, finding.Target, finding.Location.Path}, "|")
-	occurrences[identity]++
-	if n := occurrences[identity]; n > 1 {
-		identity += fmt.Sprintf("|%d", n)
-	}
-	sum := sha256.Sum256([]byte(identity))
-	return hex.EncodeToString(sum[:])
 }
 
 // sarifURI turns a report path into a URI reference: relative paths are

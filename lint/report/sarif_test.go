@@ -397,32 +397,12 @@ func TestSARIFURI(t *testing.T) {
 	}
 }
 
-func TestSARIFFingerprintIgnoresLines(t *testing.T) {
-	finding := testResult().Findings[4]
-	moved := finding
-	moved.Location.Line += 10
-	moved.Location.Column = 1
-	moved.Message = "reworded"
-	if a, b := fingerprint(finding, map[string]int{}), fingerprint(moved, map[string]int{}); a != b {
-		t.Errorf("fingerprint changed when the finding moved: %s, %s", a, b)
-	}
-	occurrences := map[string]int{}
-	if a, b := fingerprint(finding, occurrences), fingerprint(moved, occurrences); a == b {
-		t.Errorf("two findings with the same identity in one run share fingerprint %s", a)
-	}
-	other := finding
-	other.Location.Path = "spec.template.spec.containers[1].resources.limits"
-	if a, b := fingerprint(finding, map[string]int{}), fingerprint(other, map[string]int{}); a == b {
-		t.Errorf("findings at different paths share fingerprint %s", a)
-	}
-}
-
 func TestSARIFSuppressions(t *testing.T) {
-	kinds := map[string]string{"inline": "inSource", "annotation": "inSource", "config": "external"}
+	kinds := map[string]string{"inline": "inSource", "annotation": "inSource", "config": "external", "baseline": "external"}
 	for kind, want := range kinds {
 		finding := lint.Finding{RuleID: "MDL205", Message: "m", Location: lint.Location{File: "a.yaml"},
 			Suppression: &lint.Suppression{Kind: kind, Reason: "accepted"}}
-		result := sarifResultOf(finding, 0, map[string]int{})
+		result := sarifResultOf(finding, 0, "")
 		if len(result.Suppressions) != 1 || result.Suppressions[0].Kind != want || result.Suppressions[0].Justification != "accepted" {
 			t.Errorf("suppression kind %s: got %+v, want kind %s with the reason", kind, result.Suppressions, want)
 		}

@@ -1,0 +1,26 @@
+# modellint on Debian slim. CI systems such as GitLab run job scripts with the
+# image's shell, so the image has one (a distroless image would not).
+#
+#   docker build --build-arg VERSION=v1.2.3 -t modellint .
+#   docker run --rm -v "$PWD:/work" modellint deploy/
+
+ARG GO_VERSION=1.26.8
+
+FROM golang:${GO_VERSION}-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ARG VERSION=dev
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/modellint ./cmd/modellint
+
+FROM debian:bookworm-slim
+# CA certificates, for images read from registries.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=build /out/modellint /usr/local/bin/modellint
+RUN useradd --create-home --uid 10001 modellint
+USER 10001
+WORKDIR /work
+ENTRYPOINT ["modellint"]

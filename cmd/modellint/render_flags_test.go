@@ -1,0 +1,66 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+const (
+	charts    = "../../testdata/charts"
+	overlays  = "../../testdata/kustomize"
+	scenarios = "../../testdata/scenarios"
+)
+
+func TestRenderExitCodes(t *testing.T) {
+	cases := []struct {
+		name       string
+		args       []string
+		want       int
+		wantStderr string
+	}{
+		{"chart defaults", []string{charts + "/serving/tfserving"}, exitFindings, ""},
+		{"chart fixed by values", []string{"--helm-values", scenarios + "/helm-tfserving-fixed/values-fixed.yaml",
+			"--helm-set", "resources.limits.memory=6Gi", "--release-name", "resnet", "--namespace", "serving",
+			"--fail-on", "warning", charts + "/serving/tfserving"}, exitClean, ""},
+		{"test hooks included", []string{"--helm-include-tests", "--helm-values", scenarios + "/helm-tfserving-fixed/values-fixed.yaml",
+			"--fail-on", "warning", charts + "/serving/tfserving"}, exitFindings, ""},
+		{"overlay", []string{overlays + "/serving/overlays/prod"}, exitFindings, ""},
+		{"missing required value", []string{charts + "/broken/required-value"}, exitError,
+			"modellint: " + charts + "/broken/required-value/templates/deployment.yaml:16:30: execution error at " +
+				"(required-value/templates/deployment.yaml:16:30): model.name is required: the model the server loads\n"},
+		{"required value given", []string{"--helm-set", "model.name=bert", "--fail-on", "none", charts + "/broken/required-value"}, exitClean, ""},
+		{"template syntax", []string{charts + "/broken/template-syntax"}, exitError,
+			"modellint: " + charts + "/broken/template-syntax/templates/deployment.yaml:6: parse error at " +
+				"(template-syntax/templates/deployment.yaml:6): unexpected \"}\" in operand\n"},
+		{"remote base", []string{overlays + "/remote-base"}, exitError,
+			"modellint: " + overlays + "/remote-base/kustomization.yaml: resources entry github.com/modellint/serving-bases//tfserving?ref=v1.2.0 " +
+				"is a remote base: modellint builds overlays offline and does not fetch it; vendor it into the repository and point resources at the local copy\n"},
+		{"missing values file", []string{"--helm-values", "nope.yaml", charts + "/serving/tfserving"}, exitError,
+			"modellint: nope.yaml: no such file or directory\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := lintArgs(t, "", append([]string{"--no-color"}, c.args...)...)
+			if code != c.want {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.want, stdout, stderr)
+			}
+			if c.wantStderr != "" && stderr != c.wantStderr {
+				t.Errorf("stderr:\n  %q\nwant\n  %q", stderr, c.wantStderr)
+			}
+		})
+	}
+}
+
+// TestRenderFindingLines checks the table names the file and line a user
+// edits: the values.yaml line that leaves resources empty.
+func TestRenderFindingLines(t *testing.T) {
+	_, stdout, _ := lintArgs(t, "", "--no-color", "-f", "json", charts+"/serving/tfserving")
+	for _, want := range []string{
+		`"file": "` + charts + `/serving/tfserving/values.yaml"`,
+		`"file": "` + charts + `/serving/tfserving/templates/deployment.yaml"`,
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("JSON report lacks %s:\n%s", want, stdout)
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package integration
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// requireTools turns a missing external tool from a skip into a failure, for
+// CI machines that are set up to have them (as in lint/report).
+const requireTools = "MODELLINT_REQUIRE_VALIDATORS"
+
+// repoRoot is the repository this package is in.
+var repoRoot = func() string {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		panic(err)
+	}
+	return root
+}()
+
+// requireTool returns the path of command, or skips the test (fails it when
+// tools are required) with how to install it.
+func requireTool(t *testing.T, command, install string) string {
+	t.Helper()
+	if path, err := exec.LookPath(command); err == nil {
+		return path
+	}
+	message := command + " is not installed (" + install + ")"
+	if os.Getenv(requireTools) == "1" {
+		t.Fatalf("%s; %s=1 requires it", message, requireTools)
+	}
+	t.Skip(message + "; skipping")
+	return ""
+}
+
+var (
+	buildOnce   sync.Once
+	builtBinDir string
+	buildErr    error
+)
+
+// modellintBinDir builds modellint once for the package's tests and returns
+// the directory holding it, to put on PATH.
+func modellintBinDir(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		builtBinDir, buildErr = os.MkdirTemp("", "modellint-bin-")
+		if buildErr != nil {
+			return
+		}
+		var out []byte
+		command := exec.Command("go", "build", "-o", filepath.Join(builtBinDir, "modellint"), "-ldflags", "-X main.version=v0.0.0-test", "./cmd/modellint")
+		command.Dir = repoRoot
+		out, buildErr = command.CombinedOutput()
+		if buildErr != nil {
+			buildErr = errors.New("go build: " + buildErr.Error() + "\n" + string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBinDir
+}
+
+// cleanups remove what tests built once for the whole package.
+var cleanups []func()
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBinDir != "" {
+		os.RemoveAll(builtBinDir)
+	}
+	for _, cleanup := range cleanups {
+		cleanup()
+	}
+	os.Exit(code)
+}
+
+// goEnv is the environment for a command that builds Go code offline with
+// this machine's caches: a test must not download modules or toolchains.
+func goEnv(t *testing.T) []string {
+	t.Helper()
+	var env []string
+	for _, name := range []string{"GOCACHE", "GOMODCACHE"} {
+		out, err := exec.Command("go", "env", name).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", name, err)
+		}
+		env = append(env, name+"="+strings.TrimSpace(string(out)))
+	}
+	return append(env, "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly")
+}
+
+// result is what a command did.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCommand runs name in dir with the environment plus extra, and returns
+// its exit code and output; only a command that could not start fails.
+func runCommand(t *testing.T, dir string, extra []string, name string, args ...string) result {
+	t.Helper()
+	command := exec.Command(name, args...)
+	command.Dir = dir
+	command.Env = append(os.Environ(), extra...)
+	var stdout, stderr bytes.Buffer
+	command.Stdout, command.Stderr = &stdout, &stderr
+	err := command.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return result{exit.ExitCode(), stdout.String(), stderr.String()}
+	case err != nil:
+		t.Fatalf("%s: %v", name, err)
+	}
+	return result{0, stdout.String(), stderr.String()}
+}
+
+// withPath prepends dirs to PATH.
+func withPath(dirs ...string) string {
+	return "PATH=" + strings.Join(append(dirs, os.Getenv("PATH")), string(os.PathListSeparator))
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, info.Mode().Perm()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func skipUnlessLinux(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the release and install scripts are tested on Linux (GNU tar)")
+	}
+}
+
+// examples are the deployments `make demo` lints.
+var (
+	brokenExample = filepath.Join(repoRoot, "testdata", "examples", "broken", "tf-serving.yaml")
+	fixedExample  = filepath.Join(repoRoot, "testdata", "examples", "fixed", "tf-serving.yaml")
+)

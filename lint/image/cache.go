@@ -1,0 +1,164 @@
+package image
+
+import (
+	"bufio"
+	"encoding/gob"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Cache keeps what one pass over a layer found (its entries and captured
+// file facts), by the layer's diff ID, so a re-lint of an image whose base
+// layers did not change streams only the new ones. Entries are written to a
+// temporary file and renamed into place, so concurrent runs never see half
+// an entry; the directory is trimmed to MaxBytes, least recently used first.
+type Cache struct {
+	Dir      string
+	MaxBytes int64
+}
+
+// DefaultCacheBytes bounds the cache directory: an index of 50,000 files
+// takes a few MiB.
+const DefaultCacheBytes = 512 << 20
+
+// cacheFormat changes whenever what a layer pass records changes; older
+// entries are then ignored and trimmed away in time.
+const cacheFormat = "v1"
+
+// cacheMagic starts every entry, so a foreign or torn file is not decoded.
+const cacheMagic = "modellint layer index " + cacheFormat + "\n"
+
+// DefaultCacheDir is $XDG_CACHE_HOME/modellint (~/.cache/modellint).
+func DefaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "modellint")
+}
+
+func (c *Cache) entryPath(diffID string) (string, bool) {
+	algorithm, hex, ok := strings.Cut(diffID, ":")
+	if !ok || hex == "" || strings.ContainsAny(hex, "/\\.") || strings.ContainsAny(algorithm, "/\\.") {
+		return "", false
+	}
+	return filepath.Join(c.Dir, "layers", algorithm+"-"+hex+"."+cacheFormat), true
+}
+
+// load returns the cached index of a layer. A missing, torn or foreign
+// entry is a miss, never an error: the layer is simply read again.
+func (c *Cache) load(diffID string) (*layerIndex, bool) {
+	if c == nil || c.Dir == "" {
+		return nil, false
+	}
+	file, ok := c.entryPath(diffID)
+	if !ok {
+		return nil, false
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	reader := bufio.NewReaderSize(f, 1<<20)
+	magic := make([]byte, len(cacheMagic))
+	if _, err := io.ReadFull(reader, magic); err != nil || string(magic) != cacheMagic {
+		return nil, false
+	}
+	index := &layerIndex{}
+	if err := gob.NewDecoder(reader).Decode(index); err != nil {
+		return nil, false
+	}
+	if index.Files == nil {
+		index.Files = map[string]*FileFacts{}
+	}
+	now := time.Now()
+	os.Chtimes(file, now, now) // recency for trimming; a failure only ages the entry
+	return index, true
+}
+
+// store writes a layer's index. Failures are ignored: the cache is an
+// optimisation, and a read-only home must not fail a lint.
+func (c *Cache) store(diffID string, index *layerIndex) {
+	if c == nil || c.Dir == "" {
+		return
+	}
+	file, ok := c.entryPath(diffID)
+	if !ok {
+		return
+	}
+	dir := filepath.Dir(file)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	temp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	writer := bufio.NewWriterSize(temp, 1<<20)
+	_, err = writer.WriteString(cacheMagic)
+	if err == nil {
+		err = gob.NewEncoder(writer).Encode(index)
+	}
+	if err == nil {
+		err = writer.Flush()
+	}
+	if closeErr := temp.Close(); err == nil {
+		err = closeErr
+	}
+	if err == nil {
+		err = os.Rename(temp.Name(), file)
+	}
+	if err != nil {
+		os.Remove(temp.Name())
+		return
+	}
+	c.trim(dir)
+}
+
+// trim deletes the least recently used entries while the directory holds
+// more than MaxBytes.
+func (c *Cache) trim(dir string) {
+	limit := c.MaxBytes
+	if limit <= 0 {
+		limit = DefaultCacheBytes
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type cached struct {
+		name string
+		size int64
+		used time.Time
+	}
+	var files []cached
+	var total int64
+	for _, entry := range entries {
+		info, err := entry.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if strings.HasPrefix(entry.Name(), ".tmp-") && time.Since(info.ModTime()) < time.Hour {
+			continue // another run is writing it
+		}
+		files = append(files, cached{entry.Name(), info.Size(), info.ModTime()})
+		total += info.Size()
+	}
+	if total <= limit {
+		return
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].used.Before(files[j].used) })
+	for _, file := range files {
+		if total <= limit*8/10 {
+			break
+		}
+		if os.Remove(filepath.Join(dir, file.name)) == nil {
+			total -= file.size
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package image
+
+import (
+	"archive/tar"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/modellint/modellint/lint/image/elfinfo"
+	"github.com/modellint/modellint/lint/image/rootfs"
+)
+
+// Limits on what one layer may make modellint hold. They are far above real
+// images and keep a hostile layer from exhausting memory.
+const (
+	maxEntriesPerLayer = 4 << 20
+	elfPrefix          = 64 << 10 // first bytes of an ELF kept, headers and usually the dynamic tables
+	maxFirstSegment    = 16 << 20 // the non-executable first segment kept whole up to this size
+	maxELFCapture      = 48 << 20 // all captured ranges of one ELF together
+	maxTextFile        = 1 << 20  // /etc/passwd, version.json …
+)
+
+// layerIndex is what one pass over a layer yields: its entries in tar
+// order, and the facts of the files whose content was captured.
+type layerIndex struct {
+	Entries []rootfs.Entry
+	Files   map[string]*FileFacts
+}
+
+// capturePolicy says which file contents to keep while a layer streams.
+type capturePolicy struct {
+	// elfNames are basenames whose ELF facts are worth a close look (the
+	// entrypoint's name, loaders, libc …).
+	elfNames map[string]bool
+	// exact lists entry names to capture closely, with byte ranges a
+	// previous read found missing; a targeted read uses only these.
+	exact map[string][]elfinfo.Range
+	// targeted stops the read once every exact name was seen.
+	targeted bool
+}
+
+// textFile reports whether an entry is one of the small files rules read
+// whole.
+func textFile(name string) bool {
+	switch name {
+	case "etc/passwd", "etc/group", "etc/ld.so.conf", "etc/os-release", "usr/lib/os-release":
+		return true
+	}
+	dir, base := path.Split(name)
+	switch {
+	case dir == "etc/ld.so.conf.d/":
+		return true
+	case strings.HasPrefix(dir, "usr/local/cuda") && (base == "version.json" || base == "version.txt"):
+		return strings.Count(dir, "/") == 3
+	}
+	return false
+}
+
+// loaderName reports basenames of dynamic loaders and C libraries, which
+// every dynamic binary's check needs.
+func loaderName(base string) bool {
+	switch {
+	case strings.HasPrefix(base, "ld-linux"), strings.HasPrefix(base, "ld-musl-"), strings.HasPrefix(base, "ld64.so"),
+		strings.HasPrefix(base, "libc.musl-"):
+		return true
+	case strings.HasPrefix(base, "ld-") && strings.HasSuffix(base, ".so"):
+		return true
+	}
+	switch base {
+	case "libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1", "libpthread.so.0", "libdl.so.2", "librt.so.1":
+		return true
+	}
+	return false
+}
+
+// indexLayer streams one layer's tar, recording every header and capturing
+// the contents the policy asks for. Bodies it does not need are skipped by
+// the tar reader; nothing is written to disk.
+func indexLayer(stream io.Reader, policy *capturePolicy) (*layerIndex, error) {
+	index := &layerIndex{Files: map[string]*FileFacts{}}
+	reader := tar.NewReader(stream)
+	remaining := len(policy.exact)
+	for {
+		header, err := reader.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, truncated(err)
+		}
+		entry, ok, err := rootfs.EntryFromHeader(header)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if !policy.targeted {
+			if len(index.Entries) >= maxEntriesPerLayer {
+				return nil, fmt.Errorf("more than %d entries in one layer", maxEntriesPerLayer)
+			}
+			index.Entries = append(index.Entries, entry)
+		}
+		if entry.Type != rootfs.Regular {
+			continue
+		}
+		extra, exact := policy.exact[entry.Name]
+		if policy.targeted && !exact {
+			continue
+		}
+		facts, err := capture(reader, &entry, policy, exact, extra)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", entry.Name, truncated(err))
+		}
+		if facts != nil {
+			index.Files[entry.Name] = facts
+		}
+		if exact {
+			if remaining--; policy.targeted && remaining == 0 {
+				// A targeted read may stop early: the index is complete from
+				// the first pass, and only these contents were missing.
+				break
+			}
+		}
+	}
+	return index, nil
+}
+
+// truncated names the usual cause of an unexpected EOF in a layer.
+func truncated(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("layer is truncated (%w)", err)
+	}
+	return err
+}
+
+// capture reads what the policy wants of one regular file.
+func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact bool, extra []elfinfo.Range) (*FileFacts, error) {
+	base := path.Base(entry.Name)
+	wantText := textFile(entry.Name)
+	wantELF := exact || policy.elfNames[base] || loaderName(base)
+	executable := entry.Mode&0o111 != 0
+	if !wantText && !wantELF && !executable {
+		return nil, nil
+	}
+	if entry.Size == 0 {
+		return &FileFacts{Head: []byte{}, Text: []byte{}}, nil
+	}
+	if wantText {
+		limit := min(entry.Size, maxTextFile)
+		data := make([]byte, limit)
+		if _, err := io.ReadFull(body, data); err != nil {
+			return nil, err
+		}
+		return &FileFacts{Head: data[:min(len(data), headSize)], Text: data}, nil
+	}
+	if !wantELF {
+		head := make([]byte, min(entry.Size, headSize))
+		if _, err := io.ReadFull(body, head); err != nil {
+			return nil, err
+		}
+		return &FileFacts{Head: head}, nil
+	}
+	return captureELF(body, entry.Size, extra)
+}
+
+// captureELF keeps the ranges of an ELF file the loader facts live in: the
+// headers, PT_INTERP, PT_DYNAMIC, the first segment when it holds no code,
+// and any ranges an earlier read found missing. What is still missing
+// afterwards is recorded for a targeted read.
+func captureELF(body io.Reader, size int64, extra []elfinfo.Range) (*FileFacts, error) {
+	prefix := make([]byte, min(size, elfPrefix))
+	if _, err := io.ReadFull(body, prefix); err != nil {
+		return nil, err
+	}
+	facts := &FileFacts{Head: prefix[:min(len(prefix), headSize):min(len(prefix), headSize)]}
+	if !elfinfo.IsELF(prefix) {
+		facts.Head = append([]byte(nil), facts.Head...)
+		return facts, nil
+	}
+	sparse := &elfinfo.Sparse{Size: size}
+	sparse.Add(0, prefix)
+	facts.Head = append([]byte(nil), facts.Head...)
+	ranges := append(elfinfo.SegmentRanges(sparse), extra...)
+	if end := elfinfo.FirstSegmentEnd(sparse); end > int64(len(prefix)) && end <= maxFirstSegment {
+		ranges = append(ranges, elfinfo.Range{Offset: int64(len(prefix)), Length: end - int64(len(prefix))})
+	}
+	sort.Slice(ranges, func(i, j int) bool { return ranges[i].Offset < ranges[j].Offset })
+	position := int64(len(prefix))
+	captured := int64(len(prefix))
+	for _, r := range ranges {
+		start, end := max(r.Offset, position), min(r.End(), size)
+		if end <= start {
+			continue
+		}
+		if captured += end - start; captured > maxELFCapture {
+			facts.ELFError = fmt.Sprintf("its dynamic tables are spread over more than %d MiB", maxELFCapture>>20)
+			return facts, nil
+		}
+		if _, err := io.CopyN(io.Discard, body, start-position); err != nil {
+			return nil, err
+		}
+		data := make([]byte, end-start)
+		if _, err := io.ReadFull(body, data); err != nil {
+			return nil, err
+		}
+		sparse.Add(start, data)
+		position = end
+	}
+	info, err := elfinfo.Parse(sparse)
+	var missing *elfinfo.MissingError
+	switch {
+	case err == nil:
+		facts.ELF = info
+	case errors.As(err, &missing):
+		facts.ELFMissing = missing.Ranges
+	default:
+		facts.ELFError = err.Error()
+	}
+	return facts, nil
+}

@@ -1,0 +1,359 @@
+package image
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/modellint/modellint/lint/image/elfinfo"
+	"github.com/modellint/modellint/lint/image/rootfs"
+)
+
+// Options say how an image is read.
+type Options struct {
+	// Platform is the node platform an index is resolved for.
+	Platform v1.Platform
+	// Parallelism is how many layers stream at once (default: CPUs).
+	Parallelism int
+	// Cache keeps per-layer index results by diff ID; nil reads every layer.
+	Cache *Cache
+	// Progress is told how many stored bytes were read; nil for silence.
+	Progress Progress
+	// ELFNames are file basenames worth parsing as ELF during the first pass
+	// (the entrypoint's name), so its facts need no second read.
+	ELFNames []string
+	// ConfigOnly skips the layers: only config rules can run.
+	ConfigOnly bool
+	// Needs names the files whose ELF facts the rules will want, given
+	// what is known so far; the loader reads what is missing and asks again.
+	Needs func(*Image) []*rootfs.Node
+	// Timeout bounds resolving the manifest and config (default 1 minute).
+	Timeout time.Duration
+}
+
+// Progress is told how layer reading advances.
+type Progress interface {
+	Start(reference string, bytes int64)
+	Add(bytes int64)
+	Done()
+}
+
+// SourceRegistry names the reference's own registry as the source.
+const SourceRegistry = "registry"
+
+// registryPrefix maps a reference to another registry reference (a mirror,
+// a staging registry), as skopeo spells registry references.
+const registryPrefix = "docker://"
+
+// maxTargetedRounds bounds how often a needed file leads to another read:
+// entrypoint, its interpreter, the interpreter's loader and libraries.
+const maxTargetedRounds = 4
+
+// IsSource reports whether a path is an image on disk: a docker-save
+// tarball or an OCI image layout directory.
+func IsSource(file string) bool {
+	info, err := os.Stat(file)
+	if err != nil {
+		return false
+	}
+	if info.IsDir() {
+		return isLayoutDir(file)
+	}
+	lower := strings.ToLower(file)
+	return strings.HasSuffix(lower, ".tar") && looksLikeSaveArchive(file)
+}
+
+// looksLikeSaveArchive checks for manifest.json cheaply: the first members.
+func looksLikeSaveArchive(file string) bool {
+	archive, err := openSaveArchive(file)
+	if err != nil {
+		return false
+	}
+	defer archive.file.Close()
+	_, ok := archive.members["manifest.json"]
+	return ok
+}
+
+// Open reads an image. source is "" or "registry" for the reference's own
+// registry, "docker://REF" for another registry reference, else the path of
+// a docker-save tarball or an OCI layout. It returns an *Image with
+// Unresolvable set when the reference names no image, an
+// *UnreachableError when the registry could not be asked, and any other
+// error when the image is broken (a truncated layer, a hostile entry).
+func Open(ctx context.Context, reference, source string, options Options) (*Image, error) {
+	if options.Timeout <= 0 {
+		options.Timeout = time.Minute
+	}
+	if options.Parallelism <= 0 {
+		options.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	if options.Platform.OS == "" {
+		options.Platform = DefaultPlatform
+	}
+	img := &Image{Reference: reference, Source: source, Platform: options.Platform}
+	// The timeout covers resolving the manifest and config only: a layer
+	// download may take longer, and go-containerregistry keeps the context
+	// of the first request for the lazy layer fetches.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	timer := time.AfterFunc(options.Timeout, cancel)
+	var opened *stored
+	var err error
+	switch {
+	case source == "" || source == SourceRegistry:
+		img.Source = SourceRegistry
+		opened, err = openRegistry(ctx, reference, options.Platform, options.Parallelism)
+	case strings.HasPrefix(source, registryPrefix):
+		opened, err = openRegistry(ctx, strings.TrimPrefix(source, registryPrefix), options.Platform, options.Parallelism)
+	default:
+		info, statErr := os.Stat(source)
+		switch {
+		case statErr != nil:
+			return nil, fmt.Errorf("image source %s: %w", source, statErr)
+		case info.IsDir():
+			opened, err = openLayout(source, reference, options.Platform)
+		default:
+			opened, err = openTarball(source, reference)
+		}
+		if err != nil {
+			var unresolvable *UnresolvableError
+			if !errors.As(err, &unresolvable) {
+				return nil, fmt.Errorf("image source %s: %w", source, err)
+			}
+		}
+	}
+	if !timer.Stop() && err != nil {
+		err = &UnreachableError{Reference: reference, Err: fmt.Errorf("no answer within %s", options.Timeout)}
+	}
+	if err != nil {
+		var unresolvable *UnresolvableError
+		if errors.As(err, &unresolvable) {
+			img.Unresolvable = unresolvable.Reason
+			return img, nil
+		}
+		return nil, err
+	}
+	defer opened.close()
+	img.Digest, img.Config = opened.digest, opened.config
+	for _, layer := range opened.layers {
+		entry := Layer{DiffID: layer.diffID.String(), Size: layer.size}
+		if layer.digest != (v1.Hash{}) {
+			entry.Digest = layer.digest.String()
+		}
+		img.Layers = append(img.Layers, entry)
+	}
+	if options.ConfigOnly {
+		return img, nil
+	}
+	if err := img.readLayers(ctx, opened, options); err != nil {
+		return nil, fmt.Errorf("image %s: %w", reference, err)
+	}
+	return img, nil
+}
+
+// readLayers builds the merged index: cached layers are taken as they are,
+// the others stream in parallel; then files the rules need that the first
+// pass did not capture are fetched with targeted reads.
+func (img *Image) readLayers(ctx context.Context, opened *stored, options Options) error {
+	count := len(opened.layers)
+	indexes := make([]*layerIndex, count)
+	var pending []int
+	for i, layer := range opened.layers {
+		if index, ok := options.Cache.load(layer.diffID.String()); ok {
+			indexes[i] = index
+			continue
+		}
+		pending = append(pending, i)
+	}
+	policy := &capturePolicy{elfNames: map[string]bool{}}
+	// The image's own entrypoint is worth a close look whatever the
+	// manifest says: an image linted on its own starts with it.
+	names := append([]string(nil), options.ELFNames...)
+	if config := img.Config; config != nil {
+		for _, argv := range [][]string{config.Config.Entrypoint, config.Config.Cmd} {
+			if len(argv) > 0 {
+				names = append(names, argv[0])
+			}
+		}
+	}
+	for _, name := range names {
+		policy.elfNames[path.Base(name)] = true
+	}
+	for _, name := range commonInterpreters {
+		policy.elfNames[name] = true
+	}
+	if options.Progress != nil && len(pending) > 0 {
+		var total int64
+		for _, i := range pending {
+			total += opened.layers[i].size
+		}
+		options.Progress.Start(img.Reference, total)
+		defer options.Progress.Done()
+	}
+	err := forEachLayer(ctx, pending, opened.layers, options.Parallelism, func(i int) error {
+		index, err := streamLayer(opened.layers[i], policy, options.Progress)
+		if err != nil {
+			return fmt.Errorf("%s: %w", img.LayerName(i), err)
+		}
+		indexes[i] = index
+		options.Cache.store(opened.layers[i].diffID.String(), index)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fs := rootfs.New()
+	img.files = make([]map[string]*FileFacts, count)
+	for i, index := range indexes {
+		if err := fs.Apply(i, index.Entries); err != nil {
+			return fmt.Errorf("%s: %w", img.LayerName(i), err)
+		}
+		img.files[i] = index.Files
+	}
+	img.fs = fs
+	return img.fetchNeeded(ctx, opened, indexes, options)
+}
+
+// commonInterpreters are read closely in the first pass because scripts
+// name them: the entrypoint script's interpreter then needs no second read.
+var commonInterpreters = []string{"sh", "bash", "dash", "ash", "busybox", "env", "python", "python3", "perl", "node",
+	"tini", "dumb-init"}
+
+// fetchNeeded reads, layer by layer, the files the rules need and the
+// first pass did not capture (a symlinked entrypoint, a library a binary
+// needs, an ELF whose tables lie beyond the captured prefix).
+func (img *Image) fetchNeeded(ctx context.Context, opened *stored, indexes []*layerIndex, options Options) error {
+	if options.Needs == nil {
+		return nil
+	}
+	attempted := map[string]bool{}
+	for round := 0; round < maxTargetedRounds; round++ {
+		requests := map[int]map[string][]elfinfo.Range{}
+		for _, node := range options.Needs(img) {
+			facts := img.Facts(node)
+			if node.Type != rootfs.Regular || facts.complete(true) {
+				continue
+			}
+			key := fmt.Sprintf("%d\x00%s\x00%v", node.OriginLayer, node.OriginName, facts != nil && len(facts.ELFMissing) > 0)
+			if attempted[key] {
+				continue
+			}
+			attempted[key] = true
+			if requests[node.OriginLayer] == nil {
+				requests[node.OriginLayer] = map[string][]elfinfo.Range{}
+			}
+			var missing []elfinfo.Range
+			if facts != nil {
+				missing = facts.ELFMissing
+			}
+			requests[node.OriginLayer][node.OriginName] = missing
+		}
+		if len(requests) == 0 {
+			return nil
+		}
+		layers := make([]int, 0, len(requests))
+		for i := range requests {
+			layers = append(layers, i)
+		}
+		sort.Ints(layers)
+		var mu sync.Mutex
+		err := forEachLayer(ctx, layers, opened.layers, options.Parallelism, func(i int) error {
+			policy := &capturePolicy{exact: requests[i], targeted: true}
+			found, err := streamLayer(opened.layers[i], policy, nil)
+			if err != nil {
+				return fmt.Errorf("%s: %w", img.LayerName(i), err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for name, facts := range found.Files {
+				img.files[i][name] = facts
+			}
+			options.Cache.store(opened.layers[i].diffID.String(), indexes[i])
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// streamLayer opens, decompresses and indexes one layer.
+func streamLayer(layer storedLayer, policy *capturePolicy, progress Progress) (*layerIndex, error) {
+	reader, err := layer.open()
+	if err != nil {
+		return nil, err
+	}
+	defer reader.Close()
+	var source io.Reader = reader
+	if progress != nil {
+		source = &countingReader{reader: reader, progress: progress}
+	}
+	stream, _, err := decompress(source)
+	if err != nil {
+		return nil, truncated(err)
+	}
+	defer stream.Close()
+	return indexLayer(stream, policy)
+}
+
+type countingReader struct {
+	reader   io.Reader
+	progress Progress
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.reader.Read(p)
+	c.progress.Add(int64(n))
+	return n, err
+}
+
+// forEachLayer runs work for the given layers, largest first (so the
+// longest stream starts early), at most parallelism at once; the first
+// error cancels the rest.
+func forEachLayer(ctx context.Context, indexes []int, layers []storedLayer, parallelism int, work func(int) error) error {
+	order := append([]int(nil), indexes...)
+	sort.SliceStable(order, func(a, b int) bool { return layers[order[a]].size > layers[order[b]].size })
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	for w := 0; w < min(max(parallelism, 1), len(order)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				if err := work(i); err != nil {
+					once.Do(func() { first = err; cancel() })
+				}
+			}
+		}()
+	}
+	for _, i := range order {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		first = ctx.Err()
+	}
+	return first
+}

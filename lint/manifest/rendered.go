@@ -1,0 +1,179 @@
+package manifest
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Rendered input (a Helm chart, a Kustomize overlay) is parsed from the text
+// the renderer produced, but users edit the files it was rendered from. A
+// rendered file therefore keeps the pre-render Source, and its documents are
+// relocated: every field moves to the line of the template, values file or
+// patch that wrote it, so findings, inline ignore comments and the rest of
+// the engine see ordinary positions.
+
+// LoadRendered parses rendered as the file path, keeping source (the text
+// before rendering, e.g. the Helm template) as the file's Source, which Line
+// and inline ignore comments read. Positions stay those of rendered until the
+// renderer relocates each document (see Document.Relocate).
+func LoadRendered(path string, source, rendered []byte) (*File, error) {
+	file, err := Load(path, rendered)
+	if err != nil {
+		return nil, err
+	}
+	file.Source = source
+	return file, nil
+}
+
+// ParseDocuments parses every YAML document of source with the positions of
+// its fields, whether or not it holds Kubernetes objects: renderers read Helm
+// values files and Kustomize patches with it.
+func ParseDocuments(path string, source []byte) ([]*Document, error) {
+	var docs []*Document
+	err := parseDocuments(path, source, func(doc *Document) { docs = append(docs, doc) })
+	return docs, err
+}
+
+// Documents returns the distinct documents of the file's objects, in order.
+func (f *File) Documents() []*Document {
+	var docs []*Document
+	for _, object := range f.Objects {
+		if len(docs) == 0 || docs[len(docs)-1] != object.Doc {
+			docs = append(docs, object.Doc)
+		}
+	}
+	return docs
+}
+
+// Fields returns every written field path of the document and its position.
+func (d *Document) Fields() map[string]Position {
+	fields := make(map[string]Position, len(d.positions))
+	for path, pos := range d.positions {
+		fields[path] = pos
+	}
+	return fields
+}
+
+// Relocate moves every field of a rendered document to where it was written
+// before rendering. where receives a field path and its position in the
+// rendered text and returns the file (empty for the document's own) and
+// position; ok false places the field at its nearest relocated ancestor,
+// the best a user can be shown for a line the renderer made up.
+func (d *Document) Relocate(where func(path string, rendered Position) (file string, pos Position, ok bool)) {
+	paths := make([]string, 0, len(d.positions))
+	for path := range d.positions {
+		paths = append(paths, path)
+	}
+	// An ancestor's path is a prefix of its descendants', hence shorter: it
+	// is relocated first and can stand in for them.
+	sort.Slice(paths, func(i, j int) bool {
+		if len(paths[i]) != len(paths[j]) {
+			return len(paths[i]) < len(paths[j])
+		}
+		return paths[i] < paths[j]
+	})
+	positions := make(map[string]Position, len(paths))
+	elsewhere := map[string]string{}
+	for _, path := range paths {
+		file, pos, ok := where(path, d.positions[path])
+		if !ok {
+			file, pos = "", Position{Line: 1, Column: 1}
+			for p := path; p != ""; {
+				p = parentPath(p)
+				if ancestor, found := positions[p]; found {
+					file, pos = elsewhere[p], ancestor
+					break
+				}
+			}
+		}
+		positions[path] = pos
+		if file != "" && file != d.File {
+			elsewhere[path] = file
+		}
+	}
+	d.positions, d.elsewhere = positions, elsewhere
+}
+
+// ParentPath drops the last element of a field path: "a.b[0].c" → "a.b[0]".
+func ParentPath(path string) string { return parentPath(path) }
+
+// PathElement is one step of a field path: a map key or a sequence index.
+type PathElement struct {
+	Key     string
+	Index   int
+	IsIndex bool
+}
+
+// SplitPath splits a field path as JoinPath and IndexPath build it:
+// `spec.containers[0].resources.limits["nvidia.com/gpu"]` gives spec,
+// containers, [0], resources, limits, nvidia.com/gpu.
+func SplitPath(path string) []PathElement {
+	var elements []PathElement
+	for len(path) > 0 {
+		switch path[0] {
+		case '.':
+			path = path[1:]
+		case '[':
+			end := strings.IndexByte(path, ']')
+			if strings.HasPrefix(path, `["`) {
+				// A quoted key may hold "]": find the closing quote first.
+				if key, rest, ok := unquotePrefix(path[1:]); ok && strings.HasPrefix(rest, "]") {
+					elements = append(elements, PathElement{Key: key})
+					path = rest[1:]
+					continue
+				}
+			}
+			if end < 0 {
+				return append(elements, PathElement{Key: path})
+			}
+			index, err := strconv.Atoi(path[1:end])
+			if err != nil {
+				elements = append(elements, PathElement{Key: path[1:end]})
+			} else {
+				elements = append(elements, PathElement{Index: index, IsIndex: true})
+			}
+			path = path[end+1:]
+		default:
+			end := strings.IndexAny(path, ".[")
+			if end < 0 {
+				end = len(path)
+			}
+			elements = append(elements, PathElement{Key: path[:end]})
+			path = path[end:]
+		}
+	}
+	return elements
+}
+
+func unquotePrefix(s string) (string, string, bool) {
+	prefix, err := strconv.QuotedPrefix(s)
+	if err != nil {
+		return "", "", false
+	}
+	key, err := strconv.Unquote(prefix)
+	return key, s[len(prefix):], err == nil
+}
+
+// ValueAt returns the plain value at a field path inside value (a document's
+// or object's Value).
+func ValueAt(value any, path string) (any, bool) {
+	for _, element := range SplitPath(path) {
+		if element.IsIndex {
+			items, ok := value.([]any)
+			if !ok || element.Index < 0 || element.Index >= len(items) {
+				return nil, false
+			}
+			value = items[element.Index]
+			continue
+		}
+		fields, ok := value.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if value, ok = fields[element.Key]; !ok {
+			return nil, false
+		}
+	}
+	return value, true
+}

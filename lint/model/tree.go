@@ -1,0 +1,251 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Limits of one directory walk. A dir beyond them is not read at all: a
+// partial listing would make present files look missing.
+const (
+	MaxFiles = 200_000
+	maxDepth = 64
+)
+
+// fileLimit is MaxFiles; tests lower it.
+var fileLimit = MaxFiles
+
+// File is one regular file under a model dir.
+type File struct {
+	// Path is relative to the model dir, with forward slashes.
+	Path string
+	Size int64
+	Mode fs.FileMode
+	// LFSPointer says the file is a Git LFS pointer (a ~130-byte text
+	// file standing in for the real content).
+	LFSPointer bool
+	// Weight says the file's name is one that holds model weights.
+	Weight bool
+}
+
+// Link is a symbolic link under a model dir that is not followed: it
+// points outside the dir, or at nothing.
+type Link struct {
+	Path   string
+	Target string // as written in the link
+	// Dangling says the target does not exist; otherwise it is outside
+	// the model dir.
+	Dangling bool
+	// Weight says the link's name is one that holds model weights.
+	Weight bool
+}
+
+// tree is a bounded, cycle-safe listing of a model dir. Symlinks are
+// followed only when they resolve inside the dir, so a link to / neither
+// hangs nor escapes.
+type tree struct {
+	root     string // on disk
+	realRoot string
+	files    []File
+	dirs     map[string]bool // relative dir paths, "" for the root
+	subdirs  map[string][]string
+	links    []Link
+	visited  map[string]bool
+}
+
+func walkTree(root string) (*tree, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, err
+	}
+	t := &tree{root: root, realRoot: realRoot, dirs: map[string]bool{}, subdirs: map[string][]string{}, visited: map[string]bool{}}
+	if err := t.walk(root, "", 0); err != nil {
+		return nil, err
+	}
+	sort.Slice(t.files, func(i, j int) bool { return t.files[i].Path < t.files[j].Path })
+	sort.Slice(t.links, func(i, j int) bool { return t.links[i].Path < t.links[j].Path })
+	return t, nil
+}
+
+func (t *tree) walk(dir, rel string, depth int) error {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if t.visited[real] {
+		return nil // a link back to a dir already listed: a cycle, or an alias
+	}
+	t.visited[real] = true
+	t.dirs[rel] = true
+	if rel != "" {
+		parent := path.Dir(rel)
+		if parent == "." {
+			parent = ""
+		}
+		t.subdirs[parent] = append(t.subdirs[parent], path.Base(rel))
+	}
+	if depth > maxDepth {
+		return fmt.Errorf("directories nested deeper than %d (is this a model directory?)", maxDepth)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, entry := range entries {
+		name := entry.Name()
+		if entry.IsDir() && name == ".git" {
+			continue // history and LFS objects, never served
+		}
+		full := filepath.Join(dir, name)
+		relPath := path.Join(rel, name)
+		mode := entry.Type()
+		if mode&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(full)
+			resolved, err := filepath.EvalSymlinks(full)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					t.links = append(t.links, Link{Path: relPath, Target: target, Dangling: true, Weight: isWeightFile(name)})
+					continue
+				}
+				return err
+			}
+			if !within(t.realRoot, resolved) {
+				t.links = append(t.links, Link{Path: relPath, Target: target, Weight: isWeightFile(name)})
+				continue
+			}
+			info, err := os.Stat(resolved)
+			if err != nil {
+				return err
+			}
+			if info.IsDir() {
+				if err := t.walk(resolved, relPath, depth+1); err != nil {
+					return err
+				}
+				continue
+			}
+			if info.Mode().IsRegular() {
+				if err := t.add(File{Path: relPath, Size: info.Size(), Mode: info.Mode()}); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if entry.IsDir() {
+			if err := t.walk(full, relPath, depth+1); err != nil {
+				return err
+			}
+			continue
+		}
+		if !mode.IsRegular() {
+			continue // sockets, devices: nothing a server loads
+		}
+		info, err := entry.Info()
+		if err != nil {
+			return err
+		}
+		if err := t.add(File{Path: relPath, Size: info.Size(), Mode: info.Mode()}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tree) add(file File) error {
+	if len(t.files) == fileLimit {
+		return fmt.Errorf("more than %d files (is this a model directory?)", fileLimit)
+	}
+	file.Weight = isWeightFile(path.Base(file.Path))
+	t.files = append(t.files, file)
+	return nil
+}
+
+// within reports whether path is root or below it.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// file returns the file at a relative path, or nil.
+func (t *tree) file(rel string) *File {
+	i := sort.Search(len(t.files), func(i int) bool { return t.files[i].Path >= rel })
+	if i < len(t.files) && t.files[i].Path == rel {
+		return &t.files[i]
+	}
+	return nil
+}
+
+// isDir reports whether a relative path is a listed directory.
+func (t *tree) isDir(rel string) bool { return t.dirs[rel] }
+
+// under returns the files below a relative dir ("" for all), in order.
+func (t *tree) under(dir string) []File {
+	if dir == "" {
+		return t.files
+	}
+	prefix := dir + "/"
+	i := sort.Search(len(t.files), func(i int) bool { return t.files[i].Path >= prefix })
+	j := i
+	for j < len(t.files) && strings.HasPrefix(t.files[j].Path, prefix) {
+		j++
+	}
+	return t.files[i:j]
+}
+
+// bytesUnder sums the sizes of the files below a relative dir.
+func (t *tree) bytesUnder(dir string) (int64, int) {
+	var total int64
+	files := t.under(dir)
+	for _, file := range files {
+		total += file.Size
+	}
+	return total, len(files)
+}
+
+// children lists the names of a relative dir's subdirectories and files
+// that the walk recorded (links that were not followed are excluded).
+func (t *tree) children(dir string) (dirs, files []string) {
+	prefix := ""
+	if dir != "" {
+		prefix = dir + "/"
+	}
+	for _, file := range t.under(dir) {
+		name := strings.TrimPrefix(file.Path, prefix)
+		if !strings.Contains(name, "/") {
+			files = append(files, name)
+		}
+	}
+	dirs = append(dirs, t.subdirs[dir]...)
+	sort.Strings(dirs)
+	return dirs, files
+}
+
+// open opens a file of the tree for reading.
+func (t *tree) open(rel string) (*os.File, error) {
+	return os.Open(filepath.Join(t.root, filepath.FromSlash(rel)))
+}
+
+// weightSuffixes are file name endings of files that hold weights.
+var weightSuffixes = []string{
+	".safetensors", ".onnx", ".onnx.data", ".onnx_data", ".bin", ".pt", ".pth", ".pt2", ".pkl", ".pickle",
+	".joblib", ".plan", ".engine", ".tflite", ".mar", ".h5", ".hdf5", ".keras", ".gguf", ".ckpt", ".msgpack",
+	".npy", ".npz", ".graphdef", ".bst", ".ubj",
+}
+
+func isWeightFile(name string) bool {
+	if strings.HasPrefix(name, "variables.data-") {
+		return true
+	}
+	lower := strings.ToLower(name)
+	for _, suffix := range weightSuffixes {
+		if strings.HasSuffix(lower, suffix) {
+			return true
+		}
+	}
+	return false
+}

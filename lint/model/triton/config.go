@@ -1,0 +1,278 @@
+// Package triton reads a Triton model configuration (config.pbtxt) with the
+// real text-format parser, against the part of Triton's model_config.proto
+// that layout checks need: name, platform and backend, version policy,
+// batching, model file names, and the inputs and outputs.
+package triton
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/modellint/modellint/lint/model/textproto"
+	"github.com/modellint/modellint/lint/model/wire"
+)
+
+// MaxConfig bounds the config file read into memory; real ones are a few KiB.
+const MaxConfig = 4 << 20
+
+// ErrInvalid is wrapped by errors about the content.
+var ErrInvalid = errors.New("invalid model configuration")
+
+// Config is what a config.pbtxt says.
+type Config struct {
+	Name     string
+	Platform string
+	Backend  string
+	// MaxBatchSize > 0 means every input and output has an extra leading
+	// batch dimension that Dims do not list.
+	MaxBatchSize         int64
+	VersionPolicy        VersionPolicy
+	DefaultModelFilename string
+	// CCModelFilenames maps a CUDA compute capability to a file name.
+	CCModelFilenames map[string]string
+	Inputs           []Tensor
+	Outputs          []Tensor
+	// SequenceBatching, BatchInputs and Ensemble are set when the config
+	// has sequence_batching, batch_input or ensemble_scheduling: the
+	// server then feeds inputs the config does not list.
+	SequenceBatching bool
+	BatchInputs      bool
+	Ensemble         bool
+}
+
+// VersionPolicy is version_policy: Kind is "latest" (the default), "all"
+// or "specific".
+type VersionPolicy struct {
+	Kind        string
+	NumVersions int64 // for latest; 1 when unset
+	Versions    []int64
+}
+
+// Tensor is one input or output.
+type Tensor struct {
+	Name     string
+	DataType string // e.g. TYPE_FP32
+	Dims     []int64
+	// Reshape is the shape the backend sees, when the config reshapes.
+	Reshape    []int64
+	HasReshape bool
+	Optional   bool
+}
+
+var dataTypes = map[string]int32{
+	"TYPE_INVALID": 0, "TYPE_BOOL": 1, "TYPE_UINT8": 2, "TYPE_UINT16": 3, "TYPE_UINT32": 4,
+	"TYPE_UINT64": 5, "TYPE_INT8": 6, "TYPE_INT16": 7, "TYPE_INT32": 8, "TYPE_INT64": 9,
+	"TYPE_FP16": 10, "TYPE_FP32": 11, "TYPE_FP64": 12, "TYPE_STRING": 13, "TYPE_BF16": 14,
+}
+
+func dataTypeName(number uint64) string {
+	for name, n := range dataTypes {
+		if uint64(n) == number {
+			return name
+		}
+	}
+	return fmt.Sprintf("DataType(%d)", number)
+}
+
+// schema declares the fields of inference.ModelConfig (triton common's
+// protobuf/model_config.proto) that Read decodes, with their real names and
+// numbers. Other fields are parsed for syntax and skipped.
+var schema = textproto.MustSchema("inference",
+	[]textproto.Enum{{Name: "DataType", Values: dataTypes}},
+	[]textproto.Message{
+		{Name: "ModelConfig", Fields: []textproto.Field{
+			textproto.String("name", 1),
+			textproto.String("platform", 2),
+			textproto.MessageField("version_policy", 3, "ModelVersionPolicy"),
+			textproto.Int32("max_batch_size", 4),
+			textproto.Repeated(textproto.MessageField("input", 5, "ModelInput")),
+			textproto.Repeated(textproto.MessageField("output", 6, "ModelOutput")),
+			textproto.String("default_model_filename", 8),
+			textproto.Repeated(textproto.MessageField("cc_model_filenames", 9, "StringPair")),
+			textproto.MessageField("sequence_batching", 13, "Opaque"),
+			textproto.MessageField("ensemble_scheduling", 15, "Opaque"),
+			textproto.String("backend", 17),
+			textproto.Repeated(textproto.MessageField("batch_input", 20, "Opaque")),
+		}},
+		{Name: "Opaque"},
+		{Name: "StringPair", Fields: []textproto.Field{textproto.String("key", 1), textproto.String("value", 2)}},
+		{Name: "ModelVersionPolicy", Fields: []textproto.Field{
+			textproto.MessageField("latest", 1, "Latest"),
+			textproto.MessageField("all", 2, "Opaque"),
+			textproto.MessageField("specific", 3, "Specific"),
+		}},
+		{Name: "Latest", Fields: []textproto.Field{textproto.Uint32("num_versions", 1)}},
+		{Name: "Specific", Fields: []textproto.Field{textproto.Repeated(textproto.Int64("versions", 1))}},
+		{Name: "Reshape", Fields: []textproto.Field{textproto.Repeated(textproto.Int64("shape", 1))}},
+		{Name: "ModelInput", Fields: []textproto.Field{
+			textproto.String("name", 1),
+			textproto.EnumField("data_type", 2, "DataType"),
+			textproto.Repeated(textproto.Int64("dims", 4)),
+			textproto.MessageField("reshape", 5, "Reshape"),
+			textproto.Bool("optional", 8),
+		}},
+		{Name: "ModelOutput", Fields: []textproto.Field{
+			textproto.String("name", 1),
+			textproto.EnumField("data_type", 2, "DataType"),
+			textproto.Repeated(textproto.Int64("dims", 3)),
+			textproto.MessageField("reshape", 5, "Reshape"),
+		}},
+	})
+
+// Read parses a config.pbtxt.
+func Read(text []byte) (*Config, error) {
+	if len(text) > MaxConfig {
+		return nil, fmt.Errorf("%w: %d bytes, more than the %d a model configuration may have", ErrInvalid, len(text), MaxConfig)
+	}
+	encoded, err := schema.ToWire(text, "ModelConfig")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	config := &Config{VersionPolicy: VersionPolicy{Kind: "latest", NumVersions: 1}}
+	root := wire.NewReader(bytes.NewReader(encoded), int64(len(encoded))).Root()
+	err = root.Range(func(f wire.Field) error {
+		var err error
+		switch f.Number {
+		case 1:
+			config.Name, err = f.String(MaxConfig)
+		case 2:
+			config.Platform, err = f.String(MaxConfig)
+		case 17:
+			config.Backend, err = f.String(MaxConfig)
+		case 3:
+			err = config.readPolicy(f.Message())
+		case 4:
+			config.MaxBatchSize = int64(int32(f.Varint))
+		case 5, 6:
+			var tensor *Tensor
+			if tensor, err = readTensor(f.Message(), f.Number == 5); err == nil {
+				if f.Number == 5 {
+					config.Inputs = append(config.Inputs, *tensor)
+				} else {
+					config.Outputs = append(config.Outputs, *tensor)
+				}
+			}
+		case 8:
+			config.DefaultModelFilename, err = f.String(MaxConfig)
+		case 9:
+			var key, value string
+			err = f.Message().Range(func(part wire.Field) error {
+				var err error
+				if part.Number == 1 {
+					key, err = part.String(MaxConfig)
+				} else {
+					value, err = part.String(MaxConfig)
+				}
+				return err
+			})
+			if config.CCModelFilenames == nil {
+				config.CCModelFilenames = map[string]string{}
+			}
+			config.CCModelFilenames[key] = value
+		case 13:
+			config.SequenceBatching = true
+		case 15:
+			config.Ensemble = true
+		case 20:
+			config.BatchInputs = true
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return config, nil
+}
+
+func (config *Config) readPolicy(m wire.Message) error {
+	return m.Range(func(f wire.Field) error {
+		switch f.Number {
+		case 1:
+			config.VersionPolicy = VersionPolicy{Kind: "latest", NumVersions: 1}
+			return f.Message().Range(func(part wire.Field) error {
+				if part.Number == 1 && part.Varint > 0 {
+					config.VersionPolicy.NumVersions = int64(uint32(part.Varint))
+				}
+				return nil
+			})
+		case 2:
+			config.VersionPolicy = VersionPolicy{Kind: "all"}
+		case 3:
+			config.VersionPolicy = VersionPolicy{Kind: "specific"}
+			versions, err := int64s(f.Message(), 1)
+			sort.Slice(versions, func(i, j int) bool { return versions[i] < versions[j] })
+			config.VersionPolicy.Versions = versions
+			return err
+		}
+		return nil
+	})
+}
+
+func readTensor(m wire.Message, input bool) (*Tensor, error) {
+	tensor := &Tensor{DataType: dataTypeName(0)}
+	dimsField := protowire.Number(3)
+	if input {
+		dimsField = 4
+	}
+	err := m.Range(func(f wire.Field) error {
+		switch {
+		case f.Number == 1:
+			var err error
+			tensor.Name, err = f.String(MaxConfig)
+			return err
+		case f.Number == 2:
+			tensor.DataType = dataTypeName(f.Varint)
+		case f.Number == dimsField:
+			dims, err := packedInt64s(f)
+			tensor.Dims = append(tensor.Dims, dims...)
+			return err
+		case f.Number == 5:
+			tensor.HasReshape = true
+			var err error
+			tensor.Reshape, err = int64s(f.Message(), 1)
+			return err
+		case f.Number == 8 && input:
+			tensor.Optional = f.Varint != 0
+		}
+		return nil
+	})
+	return tensor, err
+}
+
+// int64s collects a repeated int64 field of a message, packed or not.
+func int64s(m wire.Message, number protowire.Number) ([]int64, error) {
+	var values []int64
+	err := m.Range(func(f wire.Field) error {
+		if f.Number != number {
+			return nil
+		}
+		more, err := packedInt64s(f)
+		values = append(values, more...)
+		return err
+	})
+	return values, err
+}
+
+func packedInt64s(f wire.Field) ([]int64, error) {
+	if f.Type == protowire.VarintType {
+		return []int64{int64(f.Varint)}, nil
+	}
+	packed, err := f.Bytes(MaxConfig)
+	if err != nil {
+		return nil, err
+	}
+	var values []int64
+	for len(packed) > 0 {
+		v, n := protowire.ConsumeVarint(packed)
+		if n < 0 {
+			return nil, fmt.Errorf("%w: bad packed integers", ErrInvalid)
+		}
+		values = append(values, int64(v))
+		packed = packed[n:]
+	}
+	return values, nil
+}

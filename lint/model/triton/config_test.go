@@ -1,0 +1,115 @@
+package triton
+
+import (
+	"errors"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const models = "../../../testdata/models"
+
+func TestRealConfig(t *testing.T) {
+	data, err := os.ReadFile(models + "/triton/simple/config.pbtxt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, err := Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{
+		Name: "simple", Platform: "onnxruntime_onnx", MaxBatchSize: 8,
+		VersionPolicy: VersionPolicy{Kind: "latest", NumVersions: 1},
+		Inputs:        []Tensor{{Name: "INPUT0", DataType: "TYPE_INT32", Dims: []int64{16}}, {Name: "INPUT1", DataType: "TYPE_INT32", Dims: []int64{16}}},
+		Outputs:       []Tensor{{Name: "OUTPUT0", DataType: "TYPE_INT32", Dims: []int64{16}}, {Name: "OUTPUT1", DataType: "TYPE_INT32", Dims: []int64{16}}},
+	}
+	if !reflect.DeepEqual(config, want) {
+		t.Errorf("got %+v\nwant %+v", config, want)
+	}
+}
+
+func TestFields(t *testing.T) {
+	config, err := Read([]byte(`
+# comments and unknown fields are fine
+name: "llm"
+backend: "onnxruntime"
+max_batch_size : 0
+version_policy: { specific { versions: [3, 1] } }
+default_model_filename: "model.bin"
+cc_model_filenames [ { key: "8.0" value: "model_a100.plan" } ]
+sequence_batching { max_sequence_idle_microseconds: 5000000 }
+instance_group [ { count: 2 kind: KIND_GPU } ]
+input [ { name: "x" data_type: TYPE_FP16 dims: [ 3, 224, 224 ] reshape { shape: [ 1, 3, 224, 224 ] } optional: true } ]
+output { name: "y" data_type: TYPE_BF16 dims: -1 dims: 1000 }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if config.Backend != "onnxruntime" || config.MaxBatchSize != 0 || config.DefaultModelFilename != "model.bin" ||
+		!reflect.DeepEqual(config.VersionPolicy, VersionPolicy{Kind: "specific", Versions: []int64{1, 3}}) ||
+		config.CCModelFilenames["8.0"] != "model_a100.plan" || !config.SequenceBatching {
+		t.Errorf("got %+v", config)
+	}
+	input := config.Inputs[0]
+	if !input.HasReshape || !reflect.DeepEqual(input.Reshape, []int64{1, 3, 224, 224}) || !input.Optional || input.DataType != "TYPE_FP16" {
+		t.Errorf("input = %+v", input)
+	}
+	if output := config.Outputs[0]; !reflect.DeepEqual(output.Dims, []int64{-1, 1000}) || output.DataType != "TYPE_BF16" {
+		t.Errorf("output = %+v", output)
+	}
+	all, err := Read([]byte(`version_policy: { all { } }`))
+	if err != nil || all.VersionPolicy.Kind != "all" {
+		t.Errorf("all policy: %+v, %v", all, err)
+	}
+	latest, err := Read([]byte(`version_policy: { latest { num_versions: 3 } }`))
+	if err != nil || !reflect.DeepEqual(latest.VersionPolicy, VersionPolicy{Kind: "latest", NumVersions: 3}) {
+		t.Errorf("latest 3: %+v, %v", latest, err)
+	}
+}
+
+func TestEmptyConfigAutoCompletes(t *testing.T) {
+	config, err := Read(nil)
+	if err != nil || config.Name != "" || config.VersionPolicy.NumVersions != 1 {
+		t.Fatalf("got %+v, %v", config, err)
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	tests := map[string]string{
+		"name given twice":          "name: \"a\"\nname: \"b\"",
+		"unknown data type":         "input [ { name: \"x\" data_type: TYPE_FLOAT32 } ]",
+		"unterminated brace":        "input [ { name: \"x\" ",
+		"string where int expected": "max_batch_size: \"8\"",
+		"yaml instead of pbtxt":     "name: simple\nplatform: onnxruntime_onnx\n",
+	}
+	for name, text := range tests {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Read([]byte(text)); !errors.Is(err, ErrInvalid) {
+				t.Fatalf("err = %v, want ErrInvalid", err)
+			}
+		})
+	}
+	if _, err := Read([]byte(strings.Repeat(" ", MaxConfig+1))); !errors.Is(err, ErrInvalid) {
+		t.Errorf("oversized config: err = %v", err)
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, name := range []string{"simple", "bad_input_dims"} {
+		if data, err := os.ReadFile(models + "/triton/" + name + "/config.pbtxt"); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`version_policy: { specific { versions: [3, 1] } } input { dims: [-1] reshape { } }`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		config, err := Read(data)
+		if err != nil && !errors.Is(err, ErrInvalid) {
+			t.Fatalf("non-content error: %v", err)
+		}
+		if err == nil && config.VersionPolicy.Kind == "" {
+			t.Fatal("no version policy kind")
+		}
+	})
+}

@@ -1,0 +1,202 @@
+package model
+
+import (
+	"errors"
+	"io"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/modellint/modellint/lint/model/triton"
+)
+
+// TritonModel is the Triton side of a model dir.
+type TritonModel struct {
+	// ConfigFile is config.pbtxt relative to the model dir, "" when the
+	// model relies on auto-complete without one.
+	ConfigFile  string
+	Config      *triton.Config
+	ConfigError string
+	// ModelFiles are the file names a version dir must hold for the
+	// model's platform or backend (any one of them), nil when unknown.
+	ModelFiles []string
+	// MissingSpecific are versions a specific version policy asks for
+	// that have no dir.
+	MissingSpecific []int64
+}
+
+// tritonModelFiles maps a platform or backend to the default model file
+// names Triton looks for (triton core's constants.h and the backends).
+var tritonModelFiles = map[string][]string{
+	"tensorrt_plan":         {"model.plan"},
+	"tensorrt":              {"model.plan"},
+	"onnxruntime_onnx":      {"model.onnx"},
+	"onnxruntime":           {"model.onnx"},
+	"pytorch_libtorch":      {"model.pt"},
+	"pytorch":               {"model.pt", "model.py"},
+	"torch_aoti":            {"model.pt2"},
+	"tensorflow_savedmodel": {"model.savedmodel"},
+	"tensorflow_graphdef":   {"model.graphdef"},
+	"tensorflow":            {"model.savedmodel", "model.graphdef"},
+	"python":                {"model.py"},
+	"openvino":              {"model.xml"},
+	"dali":                  {"model.dali"},
+	"vllm":                  {"model.json"},
+}
+
+// autoCompleteFiles are the default model file names Triton's
+// auto-complete recognizes in a version dir, in its order of preference.
+var autoCompleteFiles = []string{"model.plan", "model.onnx", "model.pt", "model.pt2", "model.savedmodel", "model.graphdef", "model.py", "model.xml", "model.dali", "model.json"}
+
+// readTriton reads config.pbtxt and the version dirs of a Triton model.
+func (l *loader) readTriton() error {
+	m := l.model
+	m.Triton = &TritonModel{}
+	tm := m.Triton
+	if file := l.tree.file("config.pbtxt"); file != nil {
+		tm.ConfigFile = file.Path
+		if err := l.readTritonConfig(file); err != nil {
+			return err
+		}
+	}
+	config := tm.Config
+	if config == nil && tm.ConfigError == "" {
+		config = &triton.Config{VersionPolicy: triton.VersionPolicy{Kind: "latest", NumVersions: 1}}
+	}
+	if config != nil {
+		switch {
+		case config.DefaultModelFilename != "":
+			tm.ModelFiles = []string{config.DefaultModelFilename}
+		case config.Platform != "":
+			tm.ModelFiles = tritonModelFiles[config.Platform]
+		case config.Backend != "":
+			tm.ModelFiles = tritonModelFiles[config.Backend]
+		}
+	}
+	dirs, _ := l.tree.children("")
+	for _, name := range dirs {
+		if tritonSkippedDirs[name] {
+			continue
+		}
+		number, reason := tritonVersion(name)
+		if reason != "" {
+			m.Ignored = append(m.Ignored, Ignored{Name: name, IsDir: true, Reason: reason})
+			continue
+		}
+		version := Version{Name: name, Path: name, Number: number, IsDir: true}
+		version.Bytes, version.Files = l.tree.bytesUnder(name)
+		version.ModelFile = l.tritonModelFile(name, config)
+		if strings.HasSuffix(version.ModelFile, "model.savedmodel") {
+			saved, err := l.readSavedModelDir(version.ModelFile)
+			if err != nil {
+				return err
+			}
+			version.SavedModel = saved
+		}
+		m.Versions = append(m.Versions, version)
+	}
+	sortVersions(m.Versions)
+	if config != nil {
+		l.selectTritonVersions(config.VersionPolicy)
+	}
+	return nil
+}
+
+func (l *loader) readTritonConfig(file *File) error {
+	tm := l.model.Triton
+	if file.LFSPointer {
+		tm.ConfigError = "the file is a Git LFS pointer"
+		return nil
+	}
+	if file.Size > triton.MaxConfig {
+		tm.ConfigError = "larger than the 4 MiB modellint reads"
+		return nil
+	}
+	f, err := l.tree.open(file.Path)
+	if err != nil {
+		return l.fileError(file.Path, err)
+	}
+	defer f.Close()
+	text, err := io.ReadAll(io.LimitReader(f, triton.MaxConfig))
+	if err != nil {
+		return l.fileError(file.Path, err)
+	}
+	config, err := triton.Read(text)
+	if err != nil {
+		if !errors.Is(err, triton.ErrInvalid) {
+			return l.fileError(file.Path, err)
+		}
+		tm.ConfigError = strings.TrimPrefix(err.Error(), triton.ErrInvalid.Error()+": ")
+		return nil
+	}
+	tm.Config = config
+	return nil
+}
+
+// tritonModelFile finds the file Triton loads from a version dir: one of
+// the names for the platform (or a compute-capability specific one), or,
+// without a platform, any default name auto-complete recognizes.
+func (l *loader) tritonModelFile(dir string, config *triton.Config) string {
+	candidates := l.model.Triton.ModelFiles
+	if config != nil {
+		capabilities := make([]string, 0, len(config.CCModelFilenames))
+		for capability := range config.CCModelFilenames {
+			capabilities = append(capabilities, capability)
+		}
+		sort.Strings(capabilities)
+		for _, capability := range capabilities {
+			candidates = append(candidates, config.CCModelFilenames[capability])
+		}
+	}
+	if len(l.model.Triton.ModelFiles) == 0 && (config == nil || config.Platform == "" && config.Backend == "" && config.DefaultModelFilename == "") {
+		candidates = append(candidates, autoCompleteFiles...)
+	}
+	for _, name := range candidates {
+		rel := path.Join(dir, name)
+		if l.tree.file(rel) != nil || l.tree.isDir(rel) {
+			return rel
+		}
+	}
+	return ""
+}
+
+// selectTritonVersions marks the versions the policy loads.
+func (l *loader) selectTritonVersions(policy triton.VersionPolicy) {
+	m := l.model
+	// Triton keeps versions in a set: two dirs that read as one number
+	// are one version.
+	numbers := []int64{}
+	byNumber := map[int64][]int{}
+	for i, version := range m.Versions {
+		if _, ok := byNumber[version.Number]; !ok {
+			numbers = append(numbers, version.Number)
+		}
+		byNumber[version.Number] = append(byNumber[version.Number], i)
+	}
+	selected := map[int64]bool{}
+	switch policy.Kind {
+	case "all":
+		for _, n := range numbers {
+			selected[n] = true
+		}
+	case "specific":
+		for _, n := range policy.Versions {
+			if _, ok := byNumber[n]; ok {
+				selected[n] = true
+			} else {
+				m.Triton.MissingSpecific = append(m.Triton.MissingSpecific, n)
+			}
+		}
+	default:
+		for i := len(numbers) - 1; i >= 0 && int64(len(selected)) < policy.NumVersions; i-- {
+			selected[numbers[i]] = true
+		}
+	}
+	for n := range selected {
+		for _, i := range byNumber[n] {
+			m.Versions[i].Resident = true
+		}
+		m.ResidentVersions++
+		m.ResidentBytes += m.Versions[byNumber[n][0]].Bytes
+	}
+}

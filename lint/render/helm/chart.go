@@ -1,0 +1,372 @@
+package helm
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+// Options say how a chart is rendered; the zero value renders it as `helm
+// template CHART` does.
+type Options struct {
+	// ValuesFiles are -f files, in order (later ones win).
+	ValuesFiles []string
+	// Set are --set assignments (key=value), applied after the files.
+	Set []string
+	// ReleaseName is .Release.Name; "release-name" when empty, as in helm template.
+	ReleaseName string
+	// Namespace is .Release.Namespace; "default" when empty.
+	Namespace string
+	// IncludeTests keeps test hooks (helm.sh/hook: test), which `helm
+	// install` never creates as part of the release.
+	IncludeTests bool
+}
+
+// DefaultReleaseName is the release name `helm template` uses when given none.
+const DefaultReleaseName = "release-name"
+
+// Render renders the chart at chartPath (a directory or packaged .tgz) and
+// returns one manifest file per template that produced objects, then the
+// values files (without objects) that fields may be placed in. display is
+// how users name chartPath; files are named after it
+// ("charts/tfs/templates/deployment.yaml"). Errors are one line, name the
+// file, and carry Helm's own message.
+func Render(chartPath, display string, options Options) ([]*manifest.File, error) {
+	top, err := loader.Load(chartPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, err)
+	}
+	r := &renderer{display: display, options: options, names: map[*chart.File]string{}}
+	topDisplay, disk := display, chartPath
+	if info, err := os.Stat(chartPath); err == nil && !info.IsDir() {
+		// Files of a packaged chart are named inside the archive: "tfs-0.1.0.tgz/tfs/...".
+		topDisplay, disk = path.Join(display, top.Name()), ""
+	}
+	r.nameFiles(top, topDisplay, disk)
+	if err := checkDependencies(top, topDisplay); err != nil {
+		return nil, err
+	}
+	values, userFiles, err := userValues(options.ValuesFiles, options.Set)
+	if err != nil {
+		return nil, err
+	}
+	r.userFiles, r.set = userFiles, setPaths(options.Set)
+	if err := chartutil.ProcessDependenciesWithMerge(top, values); err != nil {
+		return nil, fmt.Errorf("%s: %s", display, oneLine(err.Error()))
+	}
+	r.top, r.values = top, values
+	r.collectTemplates(top)
+
+	rendered, err := r.render()
+	if err != nil {
+		return nil, err
+	}
+	origins := r.traceLines(rendered)
+
+	var files []*manifest.File
+	for _, name := range sortedKeys(rendered) {
+		text := rendered[name]
+		template := r.templates[name]
+		if template == nil || strings.HasPrefix(path.Base(name), "_") || strings.HasSuffix(name, "NOTES.txt") || strings.TrimSpace(text) == "" {
+			continue
+		}
+		file, err := manifest.LoadRendered(template.display, template.source, []byte(text))
+		if err != nil {
+			return nil, r.yamlError(template, origins[name], err)
+		}
+		r.relocate(file, template, text, origins[name])
+		if !options.IncludeTests {
+			dropTestHooks(file)
+		}
+		if len(file.Objects) > 0 || len(file.Skipped) > 0 {
+			files = append(files, file)
+		}
+	}
+	return append(files, r.valuesFiles()...), nil
+}
+
+// valuesFiles are the values files fields may be placed in, as files without
+// objects: an inline ignore comment there is read like one in a manifest.
+func (r *renderer) valuesFiles() []*manifest.File {
+	var files []*manifest.File
+	seen := map[string]bool{}
+	for _, template := range r.byIndex {
+		for _, source := range template.values.sources {
+			if !seen[source.file.path] {
+				seen[source.file.path] = true
+				files = append(files, &manifest.File{Path: source.file.path, Source: source.file.source})
+			}
+		}
+	}
+	return files
+}
+
+// renderer holds one chart's rendering state.
+type renderer struct {
+	display   string
+	options   Options
+	top       *chart.Chart
+	values    map[string]any
+	userFiles []*valuesFile
+	set       map[string]bool
+	// names are the paths users see for the chart's files (templates,
+	// values.yaml), found before dependencies are processed: aliases copy a
+	// chart but share its files.
+	names map[*chart.File]string
+	// templates are the rendered chart's templates by Helm's template name
+	// ("tfs/charts/sub/templates/deployment.yaml"); byIndex numbers them for marks.
+	templates map[string]*templateFile
+	byIndex   []*templateFile
+}
+
+// templateFile is one template as users see it, with what tracing needs.
+type templateFile struct {
+	index   int
+	name    string
+	display string
+	source  []byte
+	file    *chart.File
+	values  *valuesLookup
+	// lines, literal and actions are per line, computed on first use.
+	lines   []string
+	literal []string
+	actions map[int][]string
+	parsed  bool
+}
+
+// nameFiles records the user-facing path of every template and values.yaml of
+// the chart and its dependencies. disk is the chart's directory, "" inside
+// an archive.
+func (r *renderer) nameFiles(c *chart.Chart, display, disk string) {
+	for _, file := range c.Templates {
+		r.names[file] = path.Join(display, file.Name)
+	}
+	for _, file := range c.Raw {
+		if file.Name == chartutil.ValuesfileName {
+			r.names[file] = path.Join(display, file.Name)
+		}
+	}
+	for _, dependency := range c.Dependencies() {
+		name := dependency.Name()
+		subDisplay, subDisk := path.Join(display, "charts", name), ""
+		if disk != "" {
+			dir := filepath.Join(disk, "charts", name)
+			if info, err := os.Stat(dir); err == nil && info.IsDir() {
+				subDisk = dir
+			} else if archive := findArchive(filepath.Join(disk, "charts"), name); archive != "" {
+				subDisplay = path.Join(display, "charts", archive, name)
+			}
+		}
+		r.nameFiles(dependency, subDisplay, subDisk)
+	}
+}
+
+// findArchive finds the packaged dependency "name-1.2.3.tgz" in dir.
+func findArchive(dir, name string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, entry := range entries {
+		if strings.HasPrefix(entry.Name(), name+"-") && strings.HasSuffix(entry.Name(), ".tgz") {
+			return entry.Name()
+		}
+	}
+	return ""
+}
+
+// checkDependencies fails as `helm template` does when Chart.yaml names a
+// dependency that is not in charts/: modellint does not download charts.
+func checkDependencies(c *chart.Chart, display string) error {
+	var missing []string
+	for _, want := range c.Metadata.Dependencies {
+		found := false
+		for _, have := range c.Dependencies() {
+			found = found || have.Name() == want.Name
+		}
+		if !found {
+			missing = append(missing, want.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: Chart.yaml depends on %s, missing from charts/ (run `helm dependency build`; modellint does not download charts)",
+			path.Join(display, "Chart.yaml"), strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// collectTemplates indexes the templates Helm will render, after dependency
+// processing (disabled dependencies are gone, aliases renamed).
+func (r *renderer) collectTemplates(top *chart.Chart) {
+	r.templates = map[string]*templateFile{}
+	var walk func(c *chart.Chart, prefix string, lookup *valuesLookup)
+	walk = func(c *chart.Chart, prefix string, parent *valuesLookup) {
+		lookup := &valuesLookup{set: r.set, prefix: prefix}
+		for i := len(r.userFiles) - 1; i >= 0; i-- {
+			lookup.sources = append(lookup.sources, valuesSource{file: r.userFiles[i], prefix: prefix})
+		}
+		if parent != nil {
+			// The parents' values.yaml override the chart's own, under the
+			// chart's name in each.
+			for _, source := range parent.sources[len(r.userFiles):] {
+				lookup.sources = append(lookup.sources, valuesSource{file: source.file, prefix: joinPaths(source.prefix, manifest.JoinPath("", c.Name()))})
+			}
+		}
+		if own := r.chartValues(c); own != nil {
+			lookup.sources = append(lookup.sources, valuesSource{file: own})
+		}
+		for _, file := range c.Templates {
+			name := path.Join(c.ChartFullPath(), file.Name)
+			display := r.names[file]
+			if display == "" {
+				display = path.Join(r.display, name)
+			}
+			template := &templateFile{index: len(r.byIndex), name: name, display: display, source: file.Data, file: file, values: lookup}
+			r.templates[name] = template
+			r.byIndex = append(r.byIndex, template)
+		}
+		for _, dependency := range c.Dependencies() {
+			walk(dependency, joinPaths(prefix, manifest.JoinPath("", dependency.Name())), lookup)
+		}
+	}
+	walk(top, "", nil)
+}
+
+// chartValues reads a chart's values.yaml with positions; nil when it has
+// none or it does not parse (Helm already loaded it, so only tracing is lost).
+func (r *renderer) chartValues(c *chart.Chart) *valuesFile {
+	for _, file := range c.Raw {
+		if file.Name != chartutil.ValuesfileName {
+			continue
+		}
+		name := r.names[file]
+		if name == "" {
+			name = path.Join(r.display, c.ChartFullPath(), file.Name)
+		}
+		values, err := parseValuesFile(name, file.Data)
+		if err != nil {
+			return nil
+		}
+		return values
+	}
+	return nil
+}
+
+// render runs Helm's engine as `helm template` does (client-only, default
+// capabilities, install of revision 1).
+func (r *renderer) render() (map[string]string, error) {
+	release := chartutil.ReleaseOptions{Name: r.options.ReleaseName, Namespace: r.options.Namespace, Revision: 1, IsInstall: true}
+	if release.Name == "" {
+		release.Name = DefaultReleaseName
+	}
+	if release.Namespace == "" {
+		release.Namespace = "default"
+	}
+	renderValues, err := chartutil.ToRenderValuesWithSchemaValidation(r.top, r.values, release, chartutil.DefaultCapabilities.Copy(), false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", r.display, oneLine(err.Error()))
+	}
+	if r.top.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(r.top.Metadata.KubeVersion, chartutil.DefaultCapabilities.KubeVersion.String()) {
+		return nil, fmt.Errorf("%s: chart requires kubeVersion %s, incompatible with Kubernetes %s", path.Join(r.display, "Chart.yaml"),
+			r.top.Metadata.KubeVersion, chartutil.DefaultCapabilities.KubeVersion.String())
+	}
+	rendered, err := engine.Engine{}.Render(r.top, renderValues)
+	if err != nil {
+		return nil, r.renderError(err)
+	}
+	return rendered, nil
+}
+
+// helmLocation finds the template Helm's message is about:
+// "execution error at (tfs/templates/deployment.yaml:12:20): ...",
+// "parse error at (tfs/templates/_helpers.tpl:5): ...",
+// "template: tfs/templates/x.yaml:3:5: executing ...".
+var helmLocation = regexp.MustCompile(`(?:\(|template: )([^():\s]+):(\d+)(?::(\d+))?`)
+
+// renderError names the template file users edit in front of Helm's message.
+func (r *renderer) renderError(err error) error {
+	message := oneLine(err.Error())
+	if m := helmLocation.FindStringSubmatch(message); m != nil {
+		if template := r.templates[m[1]]; template != nil {
+			location := template.display + ":" + m[2]
+			if m[3] != "" {
+				location += ":" + m[3]
+			}
+			return fmt.Errorf("%s: %s", location, message)
+		}
+	}
+	return fmt.Errorf("%s: %s", r.display, message)
+}
+
+var loadErrorLine = regexp.MustCompile(`^[^\n]*?:(\d+): (.*)$`)
+
+// yamlError reports rendered output that is not YAML at the template line
+// that wrote the offending line.
+func (r *renderer) yamlError(template *templateFile, origins []lineOrigin, err error) error {
+	message := strings.TrimPrefix(err.Error(), template.display)
+	if m := loadErrorLine.FindStringSubmatch(message); m != nil {
+		var line int
+		fmt.Sscan(m[1], &line)
+		problem := strings.TrimPrefix(m[2], "invalid YAML: ")
+		if line >= 1 && line <= len(origins) && origins[line-1].file >= 0 {
+			origin := origins[line-1]
+			return fmt.Errorf("%s:%d: the rendered output is not valid YAML (at its line %d): %s",
+				r.byIndex[origin.file].display, origin.line, line, problem)
+		}
+		return fmt.Errorf("%s: the rendered output is not valid YAML (at its line %d): %s", template.display, line, problem)
+	}
+	return fmt.Errorf("%s: the rendered output is not valid YAML: %w", template.display, err)
+}
+
+// dropTestHooks removes Helm test hooks, which are not part of an install.
+func dropTestHooks(file *manifest.File) {
+	kept := file.Objects[:0]
+	for _, object := range file.Objects {
+		if isTestHook(object) {
+			file.Skipped = append(file.Skipped, fmt.Sprintf("%s: Helm test hook, not installed with the release (--helm-include-tests lints it)", object.ID()))
+			continue
+		}
+		kept = append(kept, object)
+	}
+	file.Objects = kept
+}
+
+func isTestHook(object *manifest.Object) bool {
+	hooks, _ := object.Lookup("metadata", "annotations", "helm.sh/hook")
+	text, _ := hooks.(string)
+	for _, hook := range strings.Split(text, ",") {
+		if hook = strings.ToLower(strings.TrimSpace(hook)); hook == "test" || hook == "test-success" {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine joins a multi-line message (Helm's schema errors) into one line.
+func oneLine(message string) string {
+	lines := strings.Split(strings.TrimSpace(message), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, "; ")
+}
+
+func unwrapPathError(err error) error {
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Err
+	}
+	return err
+}

@@ -1,0 +1,281 @@
+package helm
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// charts is where the fixture charts live, and how they are named in output.
+const (
+	charts        = "../../../testdata/charts"
+	chartsDisplay = "charts"
+)
+
+// locations lists, for every rendered object, where each of its fields is
+// placed: the golden files show at a glance which line a finding would name.
+func locations(files []*manifest.File) string {
+	var out strings.Builder
+	for _, file := range files {
+		fmt.Fprintf(&out, "%s\n", file.Path)
+		for _, reason := range file.Skipped {
+			fmt.Fprintf(&out, "  skipped: %s\n", reason)
+		}
+		for _, object := range file.Objects {
+			fmt.Fprintf(&out, "  %s\n", object.ID())
+			fields := object.Doc.Fields()
+			paths := make([]string, 0, len(fields))
+			for path := range fields {
+				paths = append(paths, path)
+			}
+			sort.Strings(paths)
+			for _, path := range paths {
+				where, pos := object.Doc.Where(path)
+				if path == "" {
+					path = "(object)"
+				}
+				fmt.Fprintf(&out, "    %-62s %s:%d:%d\n", path, where, pos.Line, pos.Column)
+			}
+		}
+	}
+	return out.String()
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run `go test ./lint/render/helm -update` to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("locations differ from %s (run `go test ./lint/render/helm -update` and review the diff):\n%s", golden, got)
+	}
+}
+
+func TestRenderLocations(t *testing.T) {
+	cases := []struct {
+		golden  string
+		chart   string
+		options Options
+	}{
+		{"tfserving-defaults", "serving/tfserving", Options{}},
+		{"tfserving-values", "serving/tfserving", Options{
+			ValuesFiles: []string{"testdata/values-production.yaml"},
+			Set:         []string{"replicaCount=4"},
+			ReleaseName: "resnet", Namespace: "serving",
+		}},
+		{"tfserving-tests", "serving/tfserving", Options{IncludeTests: true}},
+		{"inference-stack", "serving/inference-stack", Options{}},
+	}
+	for _, c := range cases {
+		t.Run(c.golden, func(t *testing.T) {
+			files, err := Render(filepath.Join(charts, c.chart), chartsDisplay+"/"+c.chart, c.options)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, c.golden, locations(files))
+		})
+	}
+}
+
+// TestRenderDeterministic renders each chart twice: the objects, their
+// fields and where they are placed must not change between runs.
+func TestRenderDeterministic(t *testing.T) {
+	for _, chart := range []string{"serving/tfserving", "serving/inference-stack"} {
+		render := func() string {
+			files, err := Render(filepath.Join(charts, chart), chart, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			for _, file := range files {
+				out.Write(file.Source)
+				for _, object := range file.Objects {
+					fmt.Fprintf(&out, "%v\n", object.Value)
+				}
+			}
+			return out.String() + locations(files)
+		}
+		if first, second := render(), render(); first != second {
+			t.Errorf("%s renders differently the second time", chart)
+		}
+	}
+}
+
+func TestRenderErrors(t *testing.T) {
+	cases := []struct {
+		chart   string
+		options Options
+		want    string
+	}{
+		{"broken/required-value", Options{},
+			"charts/broken/required-value/templates/deployment.yaml:16:30: execution error at (required-value/templates/deployment.yaml:16:30): " +
+				"model.name is required: the model the server loads"},
+		{"broken/template-syntax", Options{},
+			`charts/broken/template-syntax/templates/deployment.yaml:6: parse error at (template-syntax/templates/deployment.yaml:6): unexpected "}" in operand`},
+		{"broken/missing-dependency", Options{},
+			"charts/broken/missing-dependency/Chart.yaml: Chart.yaml depends on triton, missing from charts/ " +
+				"(run `helm dependency build`; modellint does not download charts)"},
+		{"broken/invalid-yaml", Options{},
+			"charts/broken/invalid-yaml/templates/configmap.yaml:4: the rendered output is not valid YAML (at its line 4): did not find expected key"},
+		{"serving/tfserving", Options{ValuesFiles: []string{"testdata/missing.yaml"}},
+			"testdata/missing.yaml: no such file or directory"},
+		{"serving/tfserving", Options{ValuesFiles: []string{"testdata/malformed-values.yaml"}},
+			"testdata/malformed-values.yaml:2: invalid YAML: mapping values are not allowed in this context"},
+		{"serving/tfserving", Options{Set: []string{"image.tag"}},
+			"--helm-set image.tag: key \"tag\" has no value"},
+		{"serving", Options{}, "charts/serving: not a loadable Helm chart"},
+	}
+	for _, c := range cases {
+		t.Run(c.chart, func(t *testing.T) {
+			_, err := Render(filepath.Join(charts, c.chart), chartsDisplay+"/"+c.chart, c.options)
+			if err == nil {
+				t.Fatal("rendered without error")
+			}
+			if !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error:\n  %s\nwant one line starting with:\n  %s", err, c.want)
+			}
+		})
+	}
+}
+
+// TestRenderArchive renders the chart packaged as `helm package` would: the
+// same objects, placed on the same lines, with file names inside the archive.
+func TestRenderArchive(t *testing.T) {
+	chart, err := loader.Load(filepath.Join(charts, "serving/tfserving"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive, err := chartutil.Save(chart, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	packaged, err := Render(archive, "tfserving-0.3.0.tgz", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unpacked, err := Render(filepath.Join(charts, "serving/tfserving"), "tfserving", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if packaged[0].Path != "tfserving-0.3.0.tgz/tfserving/templates/deployment.yaml" {
+		t.Errorf("packaged template named %q", packaged[0].Path)
+	}
+	want := strings.ReplaceAll(locations(unpacked), "tfserving/", "tfserving-0.3.0.tgz/tfserving/")
+	if got := locations(packaged); got != want {
+		t.Errorf("packaged chart placed differently:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestMarkTemplate(t *testing.T) {
+	cases := []struct{ name, template, want string }{
+		{"plain lines", "a: 1\nb: 2\n", "a: 1⟦0:1⟧\nb: 2⟦0:2⟧\n"},
+		{"action keeps its line", "a: {{ .x }}\n", "a: {{ .x }}⟦0:1⟧\n"},
+		{"right trim eats the newline", "{{- if .x -}}\nb: 2\n{{- end }}\n", "{{- if .x -}}\nb: 2⟦0:2⟧\n{{- end }}⟦0:3⟧\n"},
+		{"right trim eats blank lines too", "{{ .x -}}\n\n  b: 2\n", "{{ .x -}}\n\n  b: 2⟦0:3⟧\n"},
+		{"multi-line action", "a: {{ list 1\n 2 }}\nb: 3\n", "a: {{ list 1\n 2 }}⟦0:2⟧\nb: 3⟦0:3⟧\n"},
+		{"comment", "{{/* a\n}} b */}}\nc: 1\n", "{{/* a\n}} b */}}⟦0:2⟧\nc: 1⟦0:3⟧\n"},
+		{"delimiters in a string", "a: {{ \"}}\" }}\nb: 2\n", "a: {{ \"}}\" }}⟦0:1⟧\nb: 2⟦0:2⟧\n"},
+		{"raw string over lines", "a: {{ `x\n}}` }}\n", "a: {{ `x\n}}` }}⟦0:2⟧\n"},
+		{"carriage return", "a: 1\r\nb: 2\r\n", "a: 1⟦0:1⟧\r\nb: 2⟦0:2⟧\r\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := markTemplate(c.template, 0); got != c.want {
+				t.Errorf("markTemplate(%q) =\n  %q\nwant\n  %q", c.template, got, c.want)
+			}
+		})
+	}
+}
+
+func TestReadMarks(t *testing.T) {
+	// Template line 2 is `{{ toYaml .Values.x | nindent 2 }}`, which writes no
+	// text of its own: both lines it generated are attributed to it.
+	marked := "x:⟦0:1⟧\n  a: 1\n  b: 2⟦0:2⟧\ny: 3⟦0:3⟧"
+	literal := func(_, line int) bool { return line != 2 }
+	got := readMarks(marked, 4, literal)
+	want := []lineOrigin{
+		{file: 0, line: 1, run: 0},
+		{file: 0, line: 2, generated: true, run: 1},
+		{file: 0, line: 2, generated: true, run: 1},
+		{file: 0, line: 3, run: 2},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("readMarks = %v, want %v", got, want)
+	}
+	if readMarks(marked, 5, literal) != nil {
+		t.Error("output with other lines than the real one was trusted")
+	}
+}
+
+func TestKeyOnly(t *testing.T) {
+	for literal, want := range map[string]bool{
+		"  memory: ":             true,
+		`  image: ""`:            true,
+		"  - ":                   true,
+		`  - name: ""`:           true,
+		`  "nvidia.com/gpu": `:   true,
+		"  - --model_name=":      false,
+		"  image: :":             false,
+		"  path: /v1/models/":    false,
+		"  a: b: ":               false,
+		"  checksum/config: x-y": false,
+	} {
+		if got := keyOnly(literal); got != want {
+			t.Errorf("keyOnly(%q) = %v, want %v", literal, got, want)
+		}
+	}
+}
+
+func TestValuesPrecedence(t *testing.T) {
+	files, err := Render(filepath.Join(charts, "serving/tfserving"), "tfserving", Options{
+		ValuesFiles: []string{"testdata/values-production.yaml"},
+		Set:         []string{"model.claimName=bert-models"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deployment := files[0].Objects[0]
+	cases := []struct{ path, want string }{
+		// The user's file overrides values.yaml.
+		{"spec.template.spec.containers[0].resources.limits.memory", "testdata/values-production.yaml:6:5"},
+		// values.yaml still holds what the user's file leaves alone.
+		{"spec.replicas", "tfserving/values.yaml:3:1"},
+		// --helm-set is on no file: the template line that renders it.
+		{"spec.template.spec.volumes[0].persistentVolumeClaim.claimName", "tfserving/templates/deployment.yaml:62:13"},
+	}
+	for _, c := range cases {
+		file, pos := deployment.Where(c.path)
+		if got := fmt.Sprintf("%s:%d:%d", file, pos.Line, pos.Column); got != c.want {
+			t.Errorf("%s at %s, want %s", c.path, got, c.want)
+		}
+	}
+	var sources bytes.Buffer
+	for _, file := range files {
+		if len(file.Objects) == 0 {
+			fmt.Fprintln(&sources, file.Path)
+		}
+	}
+	if want := "tfserving/templates/tests/test-connection.yaml\ntestdata/values-production.yaml\ntfserving/values.yaml\n"; sources.String() != want {
+		t.Errorf("files without objects:\n%swant:\n%s", &sources, want)
+	}
+}

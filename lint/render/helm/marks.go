@@ -1,0 +1,213 @@
+package helm
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Go templates copy the text outside actions verbatim, through range, if,
+// with, include and indent. So a chart is rendered a second time with a mark
+// at the end of every template line; a line of that output carries the mark
+// of the template line that wrote it, or is followed by the mark of the line
+// whose action generated it (toYaml, include). The marked output has the same
+// lines as the real one, which is what lets the marks be trusted.
+
+// markPattern matches one mark: template file number and line.
+var markPattern = regexp.MustCompile(`⟦(\d+):(\d+)⟧`)
+
+func mark(file, line int) string {
+	return "⟦" + strconv.Itoa(file) + ":" + strconv.Itoa(line) + "⟧"
+}
+
+// segment is a run of template text, or one action or comment ({{ ... }}).
+type segment struct {
+	text      string
+	action    bool
+	trimRight bool // the action ends with "-}}", which eats the whitespace after it
+}
+
+// scanTemplate splits template source into text and actions, following the
+// lexer of text/template: strings and raw strings inside actions may hold
+// "}}", comments are /* */ right inside the delimiters.
+func scanTemplate(source string) []segment {
+	var segments []segment
+	for len(source) > 0 {
+		start := strings.Index(source, "{{")
+		if start < 0 {
+			segments = append(segments, segment{text: source})
+			break
+		}
+		if start > 0 {
+			segments = append(segments, segment{text: source[:start]})
+		}
+		end := actionEnd(source, start)
+		action := source[start:end]
+		trimRight := strings.HasSuffix(action, "-}}") && len(action) >= 5 && isSpace(action[len(action)-4])
+		segments = append(segments, segment{text: action, action: true, trimRight: trimRight})
+		source = source[end:]
+	}
+	return segments
+}
+
+// actionEnd returns the offset just past the "}}" closing the action that
+// starts at start, or the end of source for an unterminated one.
+func actionEnd(source string, start int) int {
+	i := start + 2
+	inner := source[i:]
+	if len(inner) >= 2 && inner[0] == '-' && isSpace(inner[1]) {
+		inner = strings.TrimLeft(inner[1:], " \t\r\n")
+	}
+	if strings.HasPrefix(inner, "/*") {
+		commentStart := len(source) - len(inner)
+		if close := strings.Index(source[commentStart:], "*/"); close >= 0 {
+			if end := strings.Index(source[commentStart+close:], "}}"); end >= 0 {
+				return commentStart + close + end + 2
+			}
+		}
+		return len(source)
+	}
+	for i < len(source) {
+		switch source[i] {
+		case '"', '\'':
+			quote := source[i]
+			for i++; i < len(source) && source[i] != quote && source[i] != '\n'; i++ {
+				if source[i] == '\\' {
+					i++
+				}
+			}
+			i++
+		case '`':
+			if end := strings.IndexByte(source[i+1:], '`'); end >= 0 {
+				i += end + 2
+			} else {
+				return len(source)
+			}
+		case '}':
+			if strings.HasPrefix(source[i:], "}}") {
+				return i + 2
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	return len(source)
+}
+
+func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b == '\n' }
+
+// markTemplate appends the mark of file's line to every line end that is
+// template text. Line ends inside an action or comment, and those a "-}}"
+// eats, get none: marking them would change the output's lines.
+func markTemplate(source string, file int) string {
+	var marked strings.Builder
+	marked.Grow(len(source) + len(source)/4)
+	line := 1
+	eaten := false // only whitespace since an action ending in "-}}"
+	for _, seg := range scanTemplate(source) {
+		if seg.action {
+			marked.WriteString(seg.text)
+			line += strings.Count(seg.text, "\n")
+			eaten = seg.trimRight
+			continue
+		}
+		text := seg.text
+		for {
+			newline := strings.IndexByte(text, '\n')
+			if newline < 0 {
+				break
+			}
+			before := text[:newline]
+			if strings.TrimSpace(before) != "" {
+				eaten = false
+			}
+			if !eaten {
+				cr := strings.HasSuffix(before, "\r")
+				marked.WriteString(strings.TrimSuffix(before, "\r"))
+				marked.WriteString(mark(file, line))
+				if cr {
+					marked.WriteByte('\r')
+				}
+			} else {
+				marked.WriteString(before)
+			}
+			marked.WriteByte('\n')
+			line++
+			text = text[newline+1:]
+		}
+		if strings.TrimSpace(text) != "" {
+			eaten = false
+		}
+		marked.WriteString(text)
+	}
+	return marked.String()
+}
+
+// literalLines returns, per 1-based template line, the template's text on it
+// outside actions and comments: what the line writes by itself.
+func literalLines(source string) []string {
+	lines := []string{""}
+	for _, seg := range scanTemplate(source) {
+		if seg.action {
+			for range strings.Count(seg.text, "\n") {
+				lines = append(lines, "")
+			}
+			continue
+		}
+		parts := strings.Split(seg.text, "\n")
+		lines[len(lines)-1] += parts[0]
+		lines = append(lines, parts[1:]...)
+	}
+	return append([]string{""}, lines...) // index 0 unused: lines are 1-based
+}
+
+// lineOrigin says which template line wrote one line of rendered output.
+type lineOrigin struct {
+	file int // index of the template file; -1 when unknown
+	line int
+	// generated is true when an action on the template line (toYaml, include)
+	// wrote the text, rather than the line's own text.
+	generated bool
+	// run numbers the group of output lines one template line accounts for:
+	// the lines its action generated, ending with the one carrying its mark.
+	run int
+}
+
+// readMarks attributes every line of a marked render to a template line.
+// literal reports whether a template line has text of its own. It returns nil
+// when the marked output does not have the lines of the real one.
+func readMarks(marked string, lineCount int, literal func(file, line int) bool) []lineOrigin {
+	lines := strings.Split(marked, "\n")
+	if len(lines) != lineCount {
+		return nil
+	}
+	type found struct{ file, line int }
+	own := make([]*found, len(lines))
+	for i, text := range lines {
+		if m := markPattern.FindStringSubmatch(text); m != nil {
+			file, _ := strconv.Atoi(m[1])
+			line, _ := strconv.Atoi(m[2])
+			own[i] = &found{file, line}
+		}
+	}
+	origins := make([]lineOrigin, len(lines))
+	next := &found{-1, 0}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if own[i] != nil {
+			next = own[i]
+		}
+		origins[i] = lineOrigin{file: next.file, line: next.line}
+	}
+	run := 0
+	first := true
+	for i := range origins {
+		origins[i].run = run
+		origins[i].generated = !first || origins[i].file < 0 || !literal(origins[i].file, origins[i].line)
+		first = own[i] != nil
+		if first {
+			run++
+		}
+	}
+	return origins
+}

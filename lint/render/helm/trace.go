@@ -1,0 +1,311 @@
+package helm
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+// traceLines renders the chart again with marked templates and attributes
+// every rendered line of every template to the template line that wrote it.
+// Helpers are marked too, so a field written by an include points into
+// _helpers.tpl; a template whose output changes shape when helpers are marked
+// (a helper's output compared with eq, say) is traced with only the templates
+// themselves marked, and failing that not at all.
+func (r *renderer) traceLines(rendered map[string]string) map[string][]lineOrigin {
+	origins := map[string][]lineOrigin{}
+	for _, markHelpers := range []bool{true, false} {
+		if traced(origins, rendered) {
+			break
+		}
+		marked, err := r.renderMarked(markHelpers)
+		if err != nil {
+			continue
+		}
+		for name, text := range rendered {
+			if origins[name] != nil {
+				continue
+			}
+			origins[name] = readMarks(marked[name], strings.Count(text, "\n")+1, r.hasLiteral)
+		}
+	}
+	return origins
+}
+
+// traced reports whether every rendered template has its line origins.
+func traced(origins map[string][]lineOrigin, rendered map[string]string) bool {
+	for name := range rendered {
+		if origins[name] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// renderMarked renders with every template line marked, then restores the
+// templates.
+func (r *renderer) renderMarked(markHelpers bool) (map[string]string, error) {
+	for _, template := range r.byIndex {
+		if markHelpers || !strings.HasPrefix(path.Base(template.file.Name), "_") {
+			template.file.Data = []byte(markTemplate(string(template.source), template.index))
+		}
+	}
+	defer func() {
+		for _, template := range r.byIndex {
+			template.file.Data = template.source
+		}
+	}()
+	return r.render()
+}
+
+func (r *renderer) hasLiteral(file, line int) bool {
+	return strings.TrimSpace(r.byIndex[file].literalAt(line)) != ""
+}
+
+func (t *templateFile) parse() {
+	if !t.parsed {
+		t.lines = strings.Split(string(t.source), "\n")
+		t.literal = literalLines(string(t.source))
+		t.actions = valueActions(t.name, string(t.source))
+		t.parsed = true
+	}
+}
+
+// literalAt is the template's own text on a line, without its actions.
+func (t *templateFile) literalAt(line int) string {
+	t.parse()
+	if line < 1 || line >= len(t.literal) {
+		return ""
+	}
+	return t.literal[line]
+}
+
+// actionsAt are the values paths of the output actions on a line.
+func (t *templateFile) actionsAt(line int) []string {
+	t.parse()
+	return t.actions[line]
+}
+
+// indentAt is the indentation of a template line.
+func (t *templateFile) indentAt(line int) int {
+	t.parse()
+	if line < 1 || line > len(t.lines) {
+		return 0
+	}
+	text := t.lines[line-1]
+	return len(text) - len(strings.TrimLeft(text, " \t"))
+}
+
+// relocate moves the fields of a rendered template's documents to where they
+// were written: the template (or helper) line, or the values-file line when
+// the line only passes a value through.
+func (r *renderer) relocate(file *manifest.File, template *templateFile, rendered string, origins []lineOrigin) {
+	lines := strings.Split(rendered, "\n")
+	for n, doc := range file.Documents() {
+		if origins == nil {
+			line := kindLine(template.source, n)
+			doc.Relocate(func(string, manifest.Position) (string, manifest.Position, bool) {
+				return "", manifest.Position{Line: line, Column: 1}, true
+			})
+			continue
+		}
+		trace := newDocTrace(r, doc, origins, lines)
+		doc.Relocate(trace.where)
+	}
+}
+
+// kindLine finds the n-th "kind:" line of a template, where its n-th
+// document most likely starts, for a template that could not be traced.
+func kindLine(source []byte, n int) int {
+	count := 0
+	for i, line := range strings.Split(string(source), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "kind:") {
+			if count == n {
+				return i + 1
+			}
+			count++
+		}
+	}
+	return 1
+}
+
+// docTrace relocates the fields of one rendered document.
+type docTrace struct {
+	r       *renderer
+	doc     *manifest.Document
+	origins []lineOrigin
+	lines   []string // the rendered text
+	// ordered are the document's field paths by rendered position.
+	ordered []fieldAt
+	// runRoots caches the field path under which a run of generated lines
+	// sits (see runRoot).
+	runRoots map[int]*string
+}
+
+type fieldAt struct {
+	path string
+	pos  manifest.Position
+}
+
+func newDocTrace(r *renderer, doc *manifest.Document, origins []lineOrigin, lines []string) *docTrace {
+	t := &docTrace{r: r, doc: doc, origins: origins, lines: lines, runRoots: map[int]*string{}}
+	for path, pos := range doc.Fields() {
+		t.ordered = append(t.ordered, fieldAt{path, pos})
+	}
+	sort.Slice(t.ordered, func(i, j int) bool {
+		a, b := t.ordered[i], t.ordered[j]
+		if a.pos.Line != b.pos.Line {
+			return a.pos.Line < b.pos.Line
+		}
+		if a.pos.Column != b.pos.Column {
+			return a.pos.Column < b.pos.Column
+		}
+		if len(a.path) != len(b.path) {
+			return len(a.path) < len(b.path)
+		}
+		return a.path < b.path
+	})
+	return t
+}
+
+func (t *docTrace) origin(line int) lineOrigin {
+	if line < 1 || line > len(t.origins) {
+		return lineOrigin{file: -1}
+	}
+	return t.origins[line-1]
+}
+
+func (t *docTrace) where(path string, rendered manifest.Position) (string, manifest.Position, bool) {
+	origin := t.origin(rendered.Line)
+	if origin.file < 0 {
+		return "", manifest.Position{}, false
+	}
+	template := t.r.byIndex[origin.file]
+	if !origin.generated {
+		if file, pos, ok := t.passedValue(path, rendered, origin); ok {
+			return file, pos, true
+		}
+		renderedLine := t.lines[rendered.Line-1]
+		renderedIndent := len(renderedLine) - len(strings.TrimLeft(renderedLine, " "))
+		column := max(rendered.Column-renderedIndent+template.indentAt(origin.line), 1)
+		return template.display, manifest.Position{Line: origin.line, Column: column}, true
+	}
+	if file, pos, ok := t.generatedValue(path, origin); ok {
+		return file, pos, true
+	}
+	return template.display, manifest.Position{Line: origin.line, Column: template.indentAt(origin.line) + 1}, true
+}
+
+// passedValue places a field written on a template line of its own at the
+// values-file line its value came from, when the template only passes the
+// value through: `memory: {{ .Values.memory }}` on the key's line, or
+// `resources:` followed by `{{- toYaml .Values.resources | nindent 12 }}`.
+// The values file is where a user changes such a field.
+func (t *docTrace) passedValue(path string, rendered manifest.Position, origin lineOrigin) (string, manifest.Position, bool) {
+	if path == "" {
+		return "", manifest.Position{}, false
+	}
+	value, _ := manifest.ValueAt(t.doc.Value, path)
+	template := t.r.byIndex[origin.file]
+	valueLines := t.valueLines(path, rendered.Line)
+	if len(valueLines) == 0 {
+		actions := template.actionsAt(origin.line)
+		if len(actions) != 1 || actions[0] == "" || !keyOnly(template.literalAt(origin.line)) {
+			return "", manifest.Position{}, false
+		}
+		return template.values.find(actions[0], value)
+	}
+	first := t.origin(valueLines[0])
+	for _, line := range valueLines {
+		if other := t.origin(line); !other.generated || other.file != first.file || other.line != first.line {
+			return "", manifest.Position{}, false
+		}
+	}
+	generator := t.r.byIndex[first.file]
+	actions := generator.actionsAt(first.line)
+	if len(actions) != 1 || actions[0] == "" {
+		return "", manifest.Position{}, false
+	}
+	return generator.values.find(actions[0], value)
+}
+
+// keyOnly reports whether a template line's own text is just a key (or a
+// sequence dash), so that its one action writes the whole value.
+func keyOnly(literal string) bool {
+	text := strings.TrimSpace(strings.NewReplacer(`"`, "", "'", "").Replace(literal))
+	text = strings.TrimSpace(strings.TrimPrefix(text, "-"))
+	return text == "" || (strings.HasSuffix(text, ":") && !strings.ContainsAny(strings.TrimSuffix(text, ":"), ": "))
+}
+
+// valueLines are the rendered lines after a field's key that hold its value,
+// without blank and comment lines.
+func (t *docTrace) valueLines(path string, keyLine int) []int {
+	end := len(t.lines) + 1
+	for _, field := range t.ordered {
+		if field.pos.Line > keyLine && !isDescendant(field.path, path) {
+			end = field.pos.Line
+			break
+		}
+	}
+	var lines []int
+	for line := keyLine + 1; line < end; line++ {
+		text := strings.TrimSpace(t.lines[line-1])
+		if text == "---" || strings.HasPrefix(text, "--- ") {
+			break
+		}
+		if text != "" && !strings.HasPrefix(text, "#") {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+func isDescendant(path, ancestor string) bool {
+	return ancestor == "" || strings.HasPrefix(path, ancestor+".") || strings.HasPrefix(path, ancestor+"[")
+}
+
+// generatedValue places a field an action generated (`toYaml .Values.x`)
+// at its line in the values file.
+func (t *docTrace) generatedValue(path string, origin lineOrigin) (string, manifest.Position, bool) {
+	template := t.r.byIndex[origin.file]
+	valuesPath, found := "", 0
+	for _, action := range template.actionsAt(origin.line) {
+		if action != "" {
+			valuesPath, found = action, found+1
+		}
+	}
+	if found != 1 {
+		return "", manifest.Position{}, false
+	}
+	root := t.runRoot(origin.run)
+	if root == nil || (path != *root && !isDescendant(path, *root)) {
+		return "", manifest.Position{}, false
+	}
+	value, _ := manifest.ValueAt(t.doc.Value, path)
+	return template.values.find(joinPaths(valuesPath, strings.TrimPrefix(path, *root)), value)
+}
+
+// runRoot is the field path a run of generated lines was written under: the
+// parent of its shallowest fields ("...resources" for the lines of
+// `toYaml .Values.resources`). Field paths below it are the value's own.
+func (t *docTrace) runRoot(run int) *string {
+	if root, ok := t.runRoots[run]; ok {
+		return root
+	}
+	var root *string
+	depth := -1
+	for _, field := range t.ordered {
+		origin := t.origin(field.pos.Line)
+		if origin.run != run || !origin.generated {
+			continue
+		}
+		if d := len(manifest.SplitPath(field.path)); depth < 0 || d < depth {
+			parent := manifest.ParentPath(field.path)
+			root, depth = &parent, d
+		}
+	}
+	t.runRoots[run] = root
+	return root
+}

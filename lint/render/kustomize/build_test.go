@@ -1,0 +1,184 @@
+package kustomize
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+const (
+	overlays        = "../../../testdata/kustomize"
+	overlaysDisplay = "kustomize"
+)
+
+// locations lists, for every built object, where each of its fields is
+// placed: the golden files show at a glance which line a finding would name.
+func locations(files []*manifest.File) string {
+	var out strings.Builder
+	for _, file := range files {
+		fmt.Fprintf(&out, "%s\n", file.Path)
+		for _, object := range file.Objects {
+			fmt.Fprintf(&out, "  %s\n", object.ID())
+			fields := object.Doc.Fields()
+			paths := make([]string, 0, len(fields))
+			for path := range fields {
+				paths = append(paths, path)
+			}
+			sort.Strings(paths)
+			for _, path := range paths {
+				where, pos := object.Doc.Where(path)
+				if path == "" {
+					path = "(object)"
+				}
+				fmt.Fprintf(&out, "    %-62s %s:%d:%d\n", path, where, pos.Line, pos.Column)
+			}
+		}
+	}
+	return out.String()
+}
+
+func TestBuildLocations(t *testing.T) {
+	for _, overlay := range []string{"serving/overlays/prod", "serving/overlays/dev", "serving/base", "inline-patches"} {
+		t.Run(overlay, func(t *testing.T) {
+			files, err := Build(filepath.Join(overlays, overlay), overlaysDisplay+"/"+overlay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := locations(files)
+			golden := filepath.Join("testdata", strings.ReplaceAll(overlay, "/", "-")+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run `go test ./lint/render/kustomize -update` to create it)", err)
+			}
+			if string(want) != got {
+				t.Errorf("locations differ from %s (run `go test ./lint/render/kustomize -update` and review the diff):\n%s", golden, got)
+			}
+		})
+	}
+}
+
+// TestBuildDeterministic builds twice: objects and placements must not change.
+func TestBuildDeterministic(t *testing.T) {
+	build := func() string {
+		files, err := Build(filepath.Join(overlays, "serving/overlays/prod"), "prod")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		for _, file := range files {
+			for _, object := range file.Objects {
+				fmt.Fprintf(&out, "%v\n", object.Value)
+			}
+		}
+		return out.String() + locations(files)
+	}
+	if first, second := build(), build(); first != second {
+		t.Error("the overlay builds differently the second time")
+	}
+}
+
+// TestBuildLeavesNoOriginAnnotation checks that the annotation asked for to
+// trace objects is not left on them: the objects are those kustomize build
+// writes.
+func TestBuildLeavesNoOriginAnnotation(t *testing.T) {
+	files, err := Build(filepath.Join(overlays, "serving/overlays/prod"), "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		for _, object := range file.Objects {
+			if _, ok := object.Lookup("metadata", "annotations", "config.kubernetes.io/origin"); ok {
+				t.Errorf("%s keeps the origin annotation", object.ID())
+			}
+		}
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("missing/kustomization.yaml", "resources: [../nowhere]\n")
+	write("http/kustomization.yaml", "resources:\n  - https://raw.githubusercontent.com/org/repo/main/deploy.yaml\n")
+	write("git/kustomization.yaml", "resources:\n  - git@github.com:org/serving.git//base\n")
+	write("cycle/kustomization.yaml", "resources: [../cycle]\n")
+	write("malformed/kustomization.yaml", "resources: [a\n")
+	write("unknown-field/kustomization.yaml", "resources: [pod.yaml]\nfrobnicate: true\n")
+	write("unknown-field/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")
+	write("helm/kustomization.yaml", "resources: []\nhelmCharts:\n  - name: triton\n    repo: https://charts.example.com\n")
+	cases := []struct{ dir, want string }{
+		{filepath.Join(overlays, "remote-base"), "remote-base/kustomization.yaml: resources entry " +
+			"github.com/modellint/serving-bases//tfserving?ref=v1.2.0 is a remote base: modellint builds overlays offline and does not fetch it"},
+		{filepath.Join(dir, "http"), "http/kustomization.yaml: resources entry https://raw.githubusercontent.com/org/repo/main/deploy.yaml is a remote base"},
+		{filepath.Join(dir, "git"), "git/kustomization.yaml: resources entry git@github.com:org/serving.git//base is a remote base"},
+		{filepath.Join(dir, "missing"), "missing/kustomization.yaml: resources entry ../nowhere: no such file or directory"},
+		{filepath.Join(dir, "cycle"), "cycle/kustomization.yaml: includes itself"},
+		{filepath.Join(dir, "malformed"), "malformed/kustomization.yaml:1: invalid YAML"},
+		{filepath.Join(dir, "unknown-field"), "unknown-field/kustomization.yaml: invalid Kustomization"},
+		{filepath.Join(dir, "helm"), "helm/kustomization.yaml:2: helmCharts inflates a chart with the helm binary, which modellint does not run"},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.dir), func(t *testing.T) {
+			_, err := Build(c.dir, filepath.Base(c.dir))
+			if err == nil {
+				t.Fatal("built without error")
+			}
+			if !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error:\n  %s\nwant one line starting with:\n  %s", err, c.want)
+			}
+		})
+	}
+}
+
+func TestIncludes(t *testing.T) {
+	included, err := Includes(filepath.Join(overlays, "serving/overlays/prod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serving, err := filepath.Abs(filepath.Join(overlays, "serving"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(serving, "base"), filepath.Join(serving, "components/gpu")}
+	if !slices.Equal(included, want) {
+		t.Errorf("Includes = %v, want %v", included, want)
+	}
+}
+
+func TestIsRemote(t *testing.T) {
+	for entry, want := range map[string]bool{
+		"../../base":                        false,
+		"deployment.yaml":                   false,
+		".hidden/base":                      false,
+		"github.com/org/repo//base?ref=v1":  true,
+		"https://example.com/deploy.yaml":   true,
+		"git@github.com:org/repo.git//base": true,
+		"gitlab.com/org/repo/base":          true,
+	} {
+		if got := isRemote(entry); got != want {
+			t.Errorf("isRemote(%q) = %v, want %v", entry, got, want)
+		}
+	}
+}

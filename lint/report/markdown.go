@@ -1,0 +1,113 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/modellint/modellint/lint"
+)
+
+// markdownLimit keeps a summary under GitHub's 1 MiB per step summary, with
+// room for what a workflow adds; a larger one is dropped whole.
+const markdownLimit = 900 << 10
+
+// writeMarkdown writes a job summary in GitHub-flavoured Markdown, for
+// $GITHUB_STEP_SUMMARY or a merge request comment: the counts by severity,
+// a table of the unsuppressed findings, and the suppressed ones folded away.
+func writeMarkdown(w io.Writer, result *lint.Result, options Options) error {
+	c := countResult(result)
+	var out strings.Builder
+	out.WriteString("## modellint\n\n")
+	if c.errors+c.warnings+c.infos == 0 {
+		out.WriteString("No findings in " + plural(len(result.Files), "file", "files") + ".\n\n")
+	} else {
+		fmt.Fprintf(&out, "%s, %s and %d info in %s.\n\n", plural(c.errors, "error", "errors"),
+			plural(c.warnings, "warning", "warnings"), c.infos, plural(len(result.Files), "file", "files"))
+	}
+	out.WriteString("| Severity | Count |\n| --- | ---: |\n")
+	fmt.Fprintf(&out, "| error | %d |\n| warning | %d |\n| info | %d |\n", c.errors, c.warnings, c.infos)
+	if c.suppressed > 0 {
+		fmt.Fprintf(&out, "| suppressed | %d |\n", c.suppressed)
+	}
+	if c.skipped > 0 {
+		fmt.Fprintf(&out, "| rule checks skipped | %d |\n", c.skipped)
+	}
+
+	var shown, suppressed []lint.Finding
+	for _, finding := range result.Findings {
+		if finding.Suppressed() {
+			suppressed = append(suppressed, finding)
+		} else {
+			shown = append(shown, finding)
+		}
+	}
+	// Most severe first, as a reader fixes them; otherwise in file order.
+	sort.SliceStable(shown, func(i, j int) bool { return shown[i].Severity > shown[j].Severity })
+	if len(shown) > 0 {
+		out.WriteString("\n| Severity | Rule | Location | Message |\n| --- | --- | --- | --- |\n")
+		for i, finding := range shown {
+			row := "| " + finding.Severity.String() + " | " + markdownRule(finding) + " | " +
+				markdownText(finding.Location.String()) + " | " + markdownMessage(finding) + " |\n"
+			if out.Len()+len(row) > markdownLimit {
+				fmt.Fprintf(&out, "\n%s not shown: the summary would exceed GitHub's size limit; the JSON and SARIF reports list every finding.\n",
+					plural(len(shown)-i, "more finding", "more findings"))
+				shown = nil
+				break
+			}
+			out.WriteString(row)
+		}
+	}
+	if len(suppressed) > 0 && out.Len() < markdownLimit {
+		fmt.Fprintf(&out, "\n<details><summary>%s</summary>\n\n", plural(len(suppressed), "suppressed finding", "suppressed findings"))
+		out.WriteString("| Rule | Location | Suppressed by | Message |\n| --- | --- | --- | --- |\n")
+		for i, finding := range suppressed {
+			how := finding.Suppression.Kind
+			if finding.Suppression.Reason != "" {
+				how += ": " + finding.Suppression.Reason
+			}
+			row := "| " + markdownRule(finding) + " | " + markdownText(finding.Location.String()) + " | " +
+				markdownText(how) + " | " + markdownMessage(finding) + " |\n"
+			if out.Len()+len(row) > markdownLimit {
+				fmt.Fprintf(&out, "\n%s not shown.\n", plural(len(suppressed)-i, "more suppressed finding", "more suppressed findings"))
+				break
+			}
+			out.WriteString(row)
+		}
+		out.WriteString("\n</details>\n")
+	}
+	if options.ToolVersion != "" {
+		out.WriteString("\n<sub>modellint " + markdownText(options.ToolVersion) + "</sub>\n")
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
+func markdownRule(finding lint.Finding) string {
+	rule := finding.RuleID
+	if finding.RuleName != "" {
+		rule += " " + finding.RuleName
+	}
+	return markdownText(rule)
+}
+
+// markdownMessage is the message, then the object and field path on a line
+// of their own.
+func markdownMessage(finding lint.Finding) string {
+	message := markdownText(firstNonEmpty(finding.Message, finding.RuleName, finding.RuleID))
+	if where := objectPath(finding); where != "" {
+		message += "<br>" + markdownText(where)
+	}
+	return message
+}
+
+// markdownText makes text safe in a table cell: a "|" would end the cell and
+// a newline the row, and the other characters would turn into emphasis,
+// links, code or HTML. Each is escaped with a backslash, which GitHub and
+// GitLab both render as the character itself.
+var markdownText = strings.NewReplacer(
+	"\\", "\\\\", "|", "\\|", "`", "\\`", "*", "\\*", "_", "\\_",
+	"[", "\\[", "]", "\\]", "<", "\\<", ">", "\\>", "~", "\\~", "&", "\\&",
+	"\r\n", "<br>", "\n", "<br>", "\r", "<br>",
+).Replace

@@ -1,0 +1,231 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/image"
+	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+// imageRules check what a container image will do when it starts (MDL3xx).
+var imageRules = []*lint.Rule{
+	entrypointNotFound,
+	entrypointNotExecutable,
+	interpreterMissing,
+	glibcTooOld,
+	archMismatch,
+	cudaDriverTooOld,
+	shellFormArgsDropped,
+	userInvalid,
+	secretInImage,
+	imageUnresolvable,
+}
+
+// imageFacts are the reasons image rules skip.
+const (
+	skipUnresolvable = "the image reference did not resolve (see MDL310)"
+	skipNoLayers     = "the image's layers were not read"
+)
+
+// imageCheck is one container with its image, or an image linted on its own.
+type imageCheck struct {
+	container *manifest.Container // nil for an image on its own
+	img       *image.Image
+	spec      launch.Spec
+	arch      string // the nodes' architecture, "" when unknown
+}
+
+// label names the container (or image) in messages.
+func (c *imageCheck) label() string {
+	if c.container == nil {
+		return "image " + c.img.Reference
+	}
+	return describe(c.container)
+}
+
+// field is the manifest line a user edits about the image.
+func (c *imageCheck) field() string {
+	if c.container == nil {
+		return ""
+	}
+	return c.container.Path + ".image"
+}
+
+// argvField is the manifest line that wrote argv[0], else the image line.
+func (c *imageCheck) argvField() string {
+	if c.container == nil {
+		return ""
+	}
+	switch {
+	case c.spec.ArgvFrom == "command" && len(c.container.Command) > 0:
+		return c.container.Path + ".command[0]"
+	case c.spec.ArgvFrom == "args" && len(c.container.Args) > 0:
+		return c.container.Path + ".args[0]"
+	}
+	return c.field()
+}
+
+// where renders the image location for messages: "(image REF, layer 2/3
+// sha256:…, /path)".
+func where(img *image.Image, layer, path string) string {
+	parts := []string{"image " + img.Reference}
+	if layer != "" {
+		parts = append(parts, layer)
+	}
+	if path != "" {
+		parts = append(parts, path)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// imageChecks returns the containers whose image facts are known. Rules
+// mark the pass skipped when some are not (offline, unresolvable, no
+// layers while needLayers), so a partial check never reads as a pass.
+func imageChecks(pass *lint.Pass, needLayers bool) []*imageCheck {
+	target := pass.Target
+	config := pass.Config
+	if target.Workload == nil {
+		var checks []*imageCheck
+		for _, source := range manifest.SortedKeys(target.Images) {
+			img := target.Images[source]
+			if skip := unusable(img, needLayers); skip != "" {
+				pass.Skip(skip)
+				continue
+			}
+			arch := config.Cluster.Architecture
+			checks = append(checks, &imageCheck{img: img, spec: launch.ForImage(img), arch: arch})
+		}
+		return checks
+	}
+	var checks []*imageCheck
+	var skipped []string
+	w := target.Workload
+	for _, container := range w.Containers {
+		if container.Image == "" {
+			continue
+		}
+		img := target.Images[container.Image]
+		if img == nil {
+			skipped = append(skipped, target.ImagesMissing)
+			continue
+		}
+		if skip := unusable(img, needLayers); skip != "" {
+			skipped = append(skipped, skip)
+			continue
+		}
+		arch := w.Spec.NodeSelector["kubernetes.io/arch"]
+		if arch == "" {
+			arch = config.Cluster.Architecture
+		}
+		checks = append(checks, &imageCheck{container: container, img: img,
+			spec: launch.ForContainer(&container.Container, &w.Spec, img), arch: arch})
+	}
+	if len(skipped) > 0 {
+		pass.Skip(uniqueJoin(skipped))
+	}
+	return checks
+}
+
+func unusable(img *image.Image, needLayers bool) string {
+	switch {
+	case img.Unresolvable != "":
+		return skipUnresolvable
+	case needLayers && img.FS() == nil:
+		return skipNoLayers
+	}
+	return ""
+}
+
+func uniqueJoin(reasons []string) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, reason := range reasons {
+		if reason != "" && !seen[reason] {
+			seen[reason] = true
+			out = append(out, reason)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// analyze replays the container's start; what could not be checked turns
+// the pass into a skip unless something was found.
+func (c *imageCheck) analyze(pass *lint.Pass) *launch.Analysis {
+	arch := c.arch
+	if arch == "" && c.img.Config != nil {
+		arch = c.img.Config.Architecture
+	}
+	analysis := launch.Analyze(c.img, c.spec, arch)
+	if len(analysis.Unchecked) > 0 {
+		pass.Skip("not checked: " + strings.Join(analysis.Unchecked, "; "))
+	}
+	return analysis
+}
+
+// reportProblems reports the start problems of some kinds.
+func reportProblems(pass *lint.Pass, c *imageCheck, analysis *launch.Analysis, severity lint.Severity, kinds ...launch.Kind) {
+	for _, problem := range analysis.Problems {
+		if !hasKind(kinds, problem.Kind) {
+			continue
+		}
+		field := c.field()
+		if problem.Path == "" || (len(c.spec.Argv) > 0 && (problem.Path == c.spec.Argv[0] || len(analysis.Steps) == 0)) {
+			field = c.argvField()
+		}
+		location := lint.ImageLocation{Reference: c.img.Reference, Layer: problem.LayerDigest, Path: problem.Path}
+		pass.ReportImage(severity, field, location, "%s: %s %s %s; %s", c.label(), startPathSubject(c, problem),
+			problem.Detail, where(c.img, problem.Layer, ""), fixFor(problem.Kind))
+	}
+}
+
+func hasKind(kinds []launch.Kind, kind launch.Kind) bool {
+	for _, k := range kinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// startPathSubject names what the problem is about: argv[0] with where it
+// came from, or a file further down the start path.
+func startPathSubject(c *imageCheck, problem launch.Problem) string {
+	if problem.Path == "" {
+		return "the container"
+	}
+	if len(c.spec.Argv) > 0 && problem.Path == c.spec.Argv[0] {
+		return fmt.Sprintf("argv[0] %q (from %s)", problem.Path, argvOrigin(c))
+	}
+	return problem.Path
+}
+
+func argvOrigin(c *imageCheck) string {
+	switch c.spec.ArgvFrom {
+	case "command":
+		return "the manifest's command"
+	case "args":
+		return "the manifest's args, with no ENTRYPOINT"
+	}
+	return "the image's " + c.spec.ArgvFrom
+}
+
+func fixFor(kind launch.Kind) string {
+	switch kind {
+	case launch.NotFound:
+		return "fix the command (or ENTRYPOINT) to name a file the image has, or add it to the image"
+	case launch.NotExecutable:
+		return "set the execute bit in the image (`COPY --chmod=0755` or `RUN chmod +x`), or run as a user that may execute it"
+	case launch.InterpreterMissing:
+		return "install the interpreter in the image, fix the #! line, or use a base image with the libc the binary was built for"
+	case launch.VersionMissing:
+		return "build the binary on (or for) the image's glibc, or use a base image with a newer glibc"
+	case launch.LibraryMissing:
+		return "install the library in the image or point LD_LIBRARY_PATH / the binary's RUNPATH at it"
+	case launch.ArchMismatch:
+		return "build the image for the nodes' architecture (docker buildx --platform) or schedule it on matching nodes"
+	}
+	return ""
+}

@@ -1,0 +1,394 @@
+package rules
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/image/cuda"
+	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+var cudaDriverTooOld = &lint.Rule{
+	ID: "MDL306", Name: "cuda-driver-too-old", Severity: lint.Error,
+	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "The image's CUDA toolkit needs a newer NVIDIA driver than the one configured for the GPU nodes (cluster.nvidiaDriver).",
+		Why: "NVIDIA's base images declare NVIDIA_REQUIRE_CUDA (\"cuda>=12.2 brand=tesla,driver>=470,driver<471 …\"); the " +
+			"NVIDIA container toolkit compares it with the node's driver and refuses to create the container: " +
+			"\"nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.2, please update your driver\". An image " +
+			"that only carries CUDA_VERSION, a com.nvidia.cuda.version label or /usr/local/cuda/version.json starts, then fails " +
+			"at the first CUDA call (\"CUDA driver version is insufficient for CUDA runtime version\") when the driver is older " +
+			"than its CUDA major's minor-version-compatibility floor; between that floor and the toolkit's own minimum it runs " +
+			"with limited features (warning). The minimum drivers are NVIDIA's published table (CUDA Toolkit release notes, " +
+			"Table 3). The check runs for containers that request GPUs, and is skipped when the config does not say which " +
+			"driver the nodes have." + offlineNote,
+		Bad:        "# .modellint.yaml: cluster: {nvidiaDriver: \"525.60.13\"}\n# image env: NVIDIA_REQUIRE_CUDA=cuda>=12.2\nimage: registry.example.com/serving/triton:23.08-py3",
+		Good:       "# .modellint.yaml: cluster: {nvidiaDriver: \"535.104.05\"}\nimage: registry.example.com/serving/triton:23.08-py3",
+		Fix:        "Upgrade the GPU nodes' driver to at least the version the message names, or use an image built for the CUDA version the driver supports.",
+		References: []string{"https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/", "https://docs.nvidia.com/deploy/cuda-compatibility/", "https://github.com/NVIDIA/nvidia-container-toolkit/blob/main/internal/config/image/cuda_image.go"},
+	},
+	Check: checkCUDADriver,
+}
+
+func checkCUDADriver(pass *lint.Pass) {
+	configured := pass.Config.Cluster.NVIDIADriver
+	if configured == "" {
+		pass.Skip("the config does not set cluster.nvidiaDriver, the GPU nodes' driver version")
+		return
+	}
+	driver, ok := cuda.ParseVersion(configured)
+	if !ok {
+		pass.Skip("cluster.nvidiaDriver " + strconv.Quote(configured) + " is not a version like 535.104.05")
+		return
+	}
+	gpu := pass.Config.GPUResourceName()
+	checked := false
+	for _, c := range imageChecks(pass, false) {
+		if c.container != nil && !requestsGPU(c.container, gpu) {
+			continue
+		}
+		toolkit, found := cuda.FromEnv(c.img.Env(), configLabels(c))
+		if !found {
+			if data, ok := c.img.ReadText("/usr/local/cuda/version.json"); ok {
+				toolkit.Version, found = cuda.FromVersionJSON(data)
+				toolkit.From = "/usr/local/cuda/version.json"
+			} else if data, ok := c.img.ReadText("/usr/local/cuda/version.txt"); ok {
+				toolkit.Version, found = cuda.FromVersionJSON(data)
+				toolkit.From = "/usr/local/cuda/version.txt"
+			}
+		}
+		checked = true
+		if !found {
+			continue // not a CUDA image: MDL405 judges GPU requests without CUDA
+		}
+		location := lint.ImageLocation{Reference: c.img.Reference}
+		if strings.HasPrefix(toolkit.From, "/") {
+			location.Path = toolkit.From
+		}
+		full, knownFull := cuda.MinimumDriver(toolkit.Version)
+		fullText := "a driver for CUDA " + toolkit.Version.MajorMinor().String()
+		if knownFull {
+			fullText = full.DriverString()
+		}
+		driverCUDA, _ := cuda.DriverCUDA(driver)
+		if toolkit.Require != "" && !toolkit.RequireDisabled {
+			satisfied, err := cuda.Satisfied(toolkit.Require, driver, pass.Config.Cluster.GPUBrand)
+			if err != nil {
+				pass.Skip(err.Error())
+				continue
+			}
+			if !satisfied {
+				pass.ReportImage(pass.Rule.Severity, c.field(), location,
+					"%s: the image requires %q (NVIDIA_REQUIRE_CUDA) but the nodes' driver %s supports CUDA %s: the NVIDIA "+
+						"container toolkit refuses to start the container (\"requirement error: unsatisfied condition: cuda>=%s\") %s; "+
+						"upgrade the GPU nodes to driver %s or newer, or use an image built for CUDA %s",
+					c.label(), toolkit.Require, configured, orUnknown(driverCUDA), toolkit.Version, where(c.img, "", ""), fullText, orUnknown(driverCUDA))
+			}
+			continue
+		}
+		floor, knownFloor := cuda.MinorCompatibleDriver(toolkit.Version)
+		switch {
+		case knownFloor && driver.Compare(floor) < 0:
+			pass.ReportImage(pass.Rule.Severity, c.field(), location,
+				"%s: the image's CUDA %s (from %s) needs NVIDIA driver %s or newer (%s at the least, with minor-version "+
+					"compatibility) but the nodes run %s: the first CUDA call fails with \"CUDA driver version is insufficient for "+
+					"CUDA runtime version\" %s; upgrade the GPU nodes' driver or use an image built for CUDA %s",
+				c.label(), toolkit.Version, toolkit.From, fullText, floor.DriverString(), configured, where(c.img, "", location.Path), orUnknown(driverCUDA))
+		case knownFull && driver.Compare(full) < 0:
+			pass.ReportImage(lint.Warning, c.field(), location,
+				"%s: the image's CUDA %s (from %s) needs NVIDIA driver %s for full functionality but the nodes run %s: it runs "+
+					"under minor-version compatibility, where PTX JIT of code newer than CUDA %s fails %s; upgrade the driver to %s",
+				c.label(), toolkit.Version, toolkit.From, full.DriverString(), configured, orUnknown(driverCUDA), where(c.img, "", location.Path), full.DriverString())
+		}
+	}
+	if !checked {
+		pass.Skip("no container requests " + gpu)
+	}
+}
+
+func orUnknown(v cuda.Version) string {
+	if v == nil {
+		return "(older than CUDA 10.0)"
+	}
+	return v.String()
+}
+
+func configLabels(c *imageCheck) map[string]string {
+	if c.img.Config == nil {
+		return nil
+	}
+	return c.img.Config.Config.Labels
+}
+
+// requestsGPU reports whether a container asks for GPUs.
+func requestsGPU(c *manifest.Container, resourceName string) bool {
+	for _, list := range [][]string{keys(c.Resources.Limits), keys(c.Resources.Requests)} {
+		for _, name := range list {
+			if name == resourceName {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func keys[V any](m map[corev1.ResourceName]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, string(k))
+	}
+	return out
+}
+
+var shellFormArgsDropped = &lint.Rule{
+	ID: "MDL307", Name: "shell-form-args-dropped", Severity: lint.Warning,
+	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "The image's ENTRYPOINT is in shell form (/bin/sh -c \"…\") and the container passes args it silently ignores.",
+		Why: "`ENTRYPOINT serve --port 8500` is stored as [\"/bin/sh\", \"-c\", \"serve --port 8500\"]. Args from the manifest " +
+			"(or the image's CMD) are appended after the script, where the shell takes them as $0, $1 … — a script that does not " +
+			"use \"$@\" drops them: --model_name or --port never reach the server, which starts with its defaults and answers " +
+			"404 for the model. An image without /bin/sh (distroless) cannot run a shell-form entrypoint at all; MDL301 reports " +
+			"that." + offlineNote,
+		Bad:        "# Dockerfile: ENTRYPOINT tensorflow_model_server --rest_api_port=8501\nargs: [\"--model_name=resnet\"]",
+		Good:       "# Dockerfile: ENTRYPOINT [\"tensorflow_model_server\", \"--rest_api_port=8501\"]\nargs: [\"--model_name=resnet\"]",
+		Fix:        "Use the exec form of ENTRYPOINT (a JSON array), or end the shell-form script with `exec … \"$@\"`, or set the whole command in the manifest's command.",
+		References: []string{"https://docs.docker.com/reference/dockerfile/#entrypoint", "https://docs.docker.com/reference/dockerfile/#understand-how-cmd-and-entrypoint-interact"},
+	},
+	Check: func(pass *lint.Pass) {
+		for _, c := range imageChecks(pass, false) {
+			if !c.spec.ShellForm || len(c.spec.DroppedArgs) == 0 {
+				continue
+			}
+			field := c.field()
+			from := "the image's CMD"
+			if c.spec.ArgsFrom == "args" {
+				from = "the manifest's args"
+				if c.container != nil {
+					field = c.container.Path + ".args"
+				}
+			}
+			pass.ReportImage(pass.Rule.Severity, field, lint.ImageLocation{Reference: c.img.Reference},
+				"%s: the image's ENTRYPOINT is shell form (%q) and ignores %s %q, which the shell receives as $0 … without "+
+					"using them %s; use an exec-form ENTRYPOINT (a JSON array), end the script with `exec … \"$@\"`, or give the "+
+					"whole command in the manifest's command",
+				c.label(), strings.Join(c.img.Config.Config.Entrypoint, " "), from, c.spec.DroppedArgs, where(c.img, "", ""))
+		}
+	},
+}
+
+var userInvalid = &lint.Rule{
+	ID: "MDL308", Name: "user-invalid", Severity: lint.Error,
+	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "The image's USER names no entry in its /etc/passwd (or /etc/group), or runAsNonRoot meets a root or non-numeric user.",
+		Why: "runc resolves a named USER through the image's /etc/passwd; a name that is not there stops every start with " +
+			"\"unable to find user app: no matching entries in passwd file\". With runAsNonRoot: true the kubelet must prove " +
+			"the uid is not 0 before it starts anything: an image that runs as root (no USER, USER root or 0) fails with " +
+			"\"container has runAsNonRoot and image will run as root\", and a named USER without runAsUser fails with " +
+			"\"container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root\" " +
+			"(CreateContainerConfigError)." + offlineNote,
+		Bad:        "# image USER triton-server\nsecurityContext:\n  runAsNonRoot: true",
+		Good:       "# image USER triton-server (uid 1000)\nsecurityContext:\n  runAsNonRoot: true\n  runAsUser: 1000",
+		Fix:        "Use a numeric USER in the Dockerfile (USER 1000:1000), or set runAsUser (and runAsGroup) in the securityContext; create the user in the image if the name is meant.",
+		References: []string{"https://kubernetes.io/docs/tasks/configure-pod-container/security-context/", "https://github.com/kubernetes/kubernetes/issues/56503"},
+	},
+	Check: checkUserInvalid,
+}
+
+func checkUserInvalid(pass *lint.Pass) {
+	for _, c := range imageChecks(pass, false) {
+		written := ""
+		if c.img.Config != nil {
+			written = c.img.Config.Config.User
+		}
+		userPart, _, _ := strings.Cut(written, ":")
+		_, numericErr := strconv.ParseUint(userPart, 10, 32)
+		named := userPart != "" && numericErr != nil
+		location := lint.ImageLocation{Reference: c.img.Reference, Path: "/etc/passwd"}
+		if c.spec.RunAsUser == nil && (named || strings.Contains(written, ":")) {
+			if c.img.FS() == nil {
+				pass.Skip(skipNoLayers)
+			} else if user := launch.ResolveUser(c.spec, c.img); user.Unknown != "" {
+				pass.ReportImage(pass.Rule.Severity, c.field(), location,
+					"%s: the image's USER %q cannot be resolved: %s, so the runtime fails every start with \"unable to find user "+
+						"%s: no matching entries in passwd file\" %s; create the account in the image or use a numeric USER (uid:gid)",
+					c.label(), written, user.Unknown, userPart, where(c.img, "", "/etc/passwd"))
+				continue
+			}
+		}
+		if !c.spec.RunAsNonRoot || c.container == nil {
+			continue
+		}
+		field := runAsNonRootField(pass, c.container)
+		switch {
+		case c.spec.RunAsUser != nil && *c.spec.RunAsUser == 0:
+			pass.Report(field, "%s: runAsNonRoot is true but runAsUser is 0: the kubelet refuses to start the container "+
+				"(CreateContainerConfigError); set runAsUser to a non-zero uid", c.label())
+		case c.spec.RunAsUser != nil:
+		case named:
+			pass.ReportImage(pass.Rule.Severity, field, lint.ImageLocation{Reference: c.img.Reference},
+				"%s: runAsNonRoot is true and the image's USER is the name %q: the kubelet cannot verify it is non-root and "+
+					"refuses to start the container (\"image has non-numeric user (%s), cannot verify user is non-root\") %s; set "+
+					"runAsUser to the account's uid, or use a numeric USER in the image",
+				c.label(), userPart, userPart, where(c.img, "", ""))
+		case userPart == "" || userPart == "0":
+			shown := "no USER"
+			if written != "" {
+				shown = "USER " + strconv.Quote(written)
+			}
+			pass.ReportImage(pass.Rule.Severity, field, lint.ImageLocation{Reference: c.img.Reference},
+				"%s: runAsNonRoot is true but the image runs as root (%s): the kubelet refuses to start the container "+
+					"(\"container has runAsNonRoot and image will run as root\") %s; set runAsUser to a non-zero uid or add a "+
+					"non-root USER to the image", c.label(), shown, where(c.img, "", ""))
+		}
+	}
+}
+
+// runAsNonRootField is where runAsNonRoot is set: the container's
+// securityContext, else the pod's.
+func runAsNonRootField(pass *lint.Pass, c *manifest.Container) string {
+	if c.SecurityContext != nil && c.SecurityContext.RunAsNonRoot != nil {
+		return c.Path + ".securityContext.runAsNonRoot"
+	}
+	return manifest.JoinPath(manifest.JoinPath(pass.Workload().SpecPath, "securityContext"), "runAsNonRoot")
+}
+
+var secretInImage = &lint.Rule{
+	ID: "MDL309", Name: "secret-in-image", Severity: lint.Warning,
+	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "The image config's env or labels hold a secret-looking value (the value is never printed).",
+		Why: "ENV and LABEL values are stored in the image config, in clear text, forever: anyone who can pull the image " +
+			"reads them with `docker inspect` or `crane config`, and removing the ENV in a later build does not remove it " +
+			"from the old tags. A token baked in at build time (ENV HF_TOKEN=hf_…) leaks to every registry mirror and cache. " +
+			"modellint flags variables named like secrets (…_TOKEN, …_PASSWORD, …_SECRET, API_KEY …) with a literal value, " +
+			"and values shaped like well-known credentials (AWS, GitHub, Hugging Face, OpenAI, private keys)." + offlineNote,
+		Bad:        "# Dockerfile: ENV HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567\nimage: registry.example.com/serving/llm:1.0",
+		Good:       "# token passed at run time from a Secret\nenv:\n  - name: HF_TOKEN\n    valueFrom:\n      secretKeyRef: {name: hf-token, key: token}",
+		Fix:        "Remove the value from the Dockerfile (use build secrets: RUN --mount=type=secret), rotate the credential, and pass it at run time from a Secret.",
+		References: []string{"https://docs.docker.com/build/building/secrets/", "https://kubernetes.io/docs/concepts/configuration/secret/"},
+	},
+	Check: checkSecretInImage,
+}
+
+// secretNameParts are name words that mark a variable as a credential.
+var secretNameParts = map[string]bool{"PASSWORD": true, "PASSWD": true, "SECRET": true, "TOKEN": true, "APIKEY": true,
+	"CREDENTIALS": true, "CREDENTIAL": true, "PRIVATEKEY": true, "ACCESSKEY": true, "AUTH": true}
+
+// secretValue matches well-known credential shapes.
+var secretValue = regexp.MustCompile(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|hf_[A-Za-z0-9]{30,}|` +
+	`sk-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20}|-----BEGIN [A-Z ]*PRIVATE KEY-----.*)`)
+
+// looksSecret judges one NAME=value pair.
+func looksSecret(name, value string) bool {
+	if secretValue.MatchString(value) {
+		return true
+	}
+	if len(value) < 8 || strings.ContainsAny(value, " /$") || strings.HasPrefix(value, "${") {
+		return false // paths, references, sentences, and short flags are not credentials
+	}
+	switch strings.ToLower(value) {
+	case "true", "false", "none", "null", "changeme", "placeholder":
+		return false
+	}
+	words := strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	for i, word := range words {
+		if secretNameParts[word] {
+			return true
+		}
+		if i+1 < len(words) && secretNameParts[word+words[i+1]] {
+			return true
+		}
+	}
+	return false
+}
+
+func checkSecretInImage(pass *lint.Pass) {
+	for _, c := range imageChecks(pass, false) {
+		if c.img.Config == nil {
+			continue
+		}
+		var found []string
+		for _, entry := range c.img.Config.Config.Env {
+			name, value, _ := strings.Cut(entry, "=")
+			if looksSecret(name, value) {
+				found = append(found, "env "+name+" ("+strconv.Itoa(len(value))+" characters)")
+			}
+		}
+		labels := c.img.Config.Config.Labels
+		names := make([]string, 0, len(labels))
+		for name := range labels {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if looksSecret(name, labels[name]) {
+				found = append(found, "label "+name+" ("+strconv.Itoa(len(labels[name]))+" characters)")
+			}
+		}
+		for _, what := range found {
+			pass.ReportImage(pass.Rule.Severity, c.field(), lint.ImageLocation{Reference: c.img.Reference},
+				"%s: the image config sets %s to a secret-looking value (not shown): anyone who can pull the image can read it "+
+					"with `docker inspect` %s; rotate the credential, remove it from the Dockerfile (build secrets: RUN "+
+					"--mount=type=secret) and pass it at run time from a Secret", c.label(), what, where(c.img, "", ""))
+		}
+	}
+}
+
+var imageUnresolvable = &lint.Rule{
+	ID: "MDL310", Name: "image-unresolvable", Severity: lint.Error,
+	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "The manifest's image reference does not resolve in its registry, or has no image for the nodes' platform.",
+		Why: "The kubelet pulls the reference as written; a tag that was never pushed (a typo, a CI job that failed before " +
+			"pushing), a deleted repository, or a multi-platform index without the nodes' platform fails with ErrImagePull, then " +
+			"ImagePullBackOff, and the pod never starts. modellint asks the registry with the user's docker/podman credentials. " +
+			"Only a clear answer is a finding: the registry saying MANIFEST_UNKNOWN, NAME_UNKNOWN or 404, an index without the " +
+			"platform, or a reference that is not a valid name (InvalidImageName, found even offline). A registry that cannot " +
+			"be reached (DNS, connection, TLS, timeout, 5xx) or that denies access (401/403: credentials the cluster may have " +
+			"and CI lacks) tells nothing about the image: the image rules are then skipped with a note naming the reference." + offlineNote,
+		Bad:        "image: registry.example.com/serving/tf:2.19.0-gpu-rc1   # never pushed",
+		Good:       "image: registry.example.com/serving/tf:2.19.0-gpu",
+		Fix:        "Push the image (or fix the tag), or build a multi-platform index that includes the nodes' platform.",
+		References: []string{"https://kubernetes.io/docs/concepts/containers/images/#imagepullbackoff", "https://github.com/opencontainers/distribution-spec/blob/main/spec.md#error-codes"},
+	},
+	Check: func(pass *lint.Pass) {
+		if pass.Target.Workload == nil {
+			for _, source := range manifest.SortedKeys(pass.Target.Images) {
+				img := pass.Target.Images[source]
+				if img.Unresolvable != "" {
+					pass.ReportImage(pass.Rule.Severity, "", lint.ImageLocation{Reference: img.Reference},
+						"image %s: %s; the pull fails with ErrImagePull / ImagePullBackOff", img.Reference, img.Unresolvable)
+				}
+			}
+			return
+		}
+		var skipped []string
+		for _, container := range pass.Workload().Containers {
+			if container.Image == "" {
+				continue
+			}
+			img := pass.Target.Images[container.Image]
+			if img == nil {
+				skipped = append(skipped, pass.Target.ImagesMissing)
+				continue
+			}
+			if img.Unresolvable == "" {
+				continue
+			}
+			pass.ReportImage(pass.Rule.Severity, container.Path+".image", lint.ImageLocation{Reference: img.Reference},
+				"%s: image %s does not resolve: %s; the pod fails with ErrImagePull, then ImagePullBackOff, and never starts; push "+
+					"the image or fix the reference", describe(container), container.Image, img.Unresolvable)
+		}
+		if len(skipped) > 0 {
+			pass.Skip(uniqueJoin(skipped))
+		}
+	},
+}

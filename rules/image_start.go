@@ -1,0 +1,149 @@
+package rules
+
+import (
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/image/launch"
+)
+
+// imageReferences are cited by the start-path rules.
+var startReferences = []string{
+	"https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#notes",
+	"https://github.com/opencontainers/runc/blob/main/libcontainer/standard_init_linux.go",
+	"https://man7.org/linux/man-pages/man2/execve.2.html",
+}
+
+// offlineNote is how every image rule's doc states what happens when the
+// image cannot be read.
+const offlineNote = " When the image is not read (--offline without a mapping, or a registry that cannot be reached), " +
+	"the rule is reported as skipped with the reason, never as passed."
+
+var entrypointNotFound = &lint.Rule{
+	ID: "MDL301", Name: "entrypoint-not-found", Severity: lint.Error,
+	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "argv[0] — the manifest's command, else the image's ENTRYPOINT, else CMD — is not in the image.",
+		Why: "The runtime looks argv[0] up inside the image (PATH from the image and pod env, symlinks resolved inside the " +
+			"image root) just before exec. When it is missing the container never starts: \"exec: \\\"serve\\\": executable " +
+			"file not found in $PATH\" or \"no such file or directory\" (exit 127/128), and the pod sits in CrashLoopBackOff " +
+			"or RunContainerError. modellint resolves the path the same way in the image's merged layers: whiteouts, opaque " +
+			"directories and symlinked parents (/bin -> usr/bin) included." + offlineNote,
+		Bad: "# image has /opt/server/bin/serve, not /usr/local/bin/serve\ncontainers:\n  - name: server\n" +
+			"    image: registry.example.com/serving/app:1.4.0\n    command: [\"/usr/local/bin/serve\"]",
+		Good: "containers:\n  - name: server\n    image: registry.example.com/serving/app:1.4.0\n" +
+			"    command: [\"/opt/server/bin/serve\"]",
+		Fix:        "Point command (or the Dockerfile's ENTRYPOINT) at a file the image has, or add the file to the image.",
+		References: startReferences,
+	},
+	Check: func(pass *lint.Pass) {
+		for _, c := range imageChecks(pass, true) {
+			reportProblems(pass, c, c.analyze(pass), pass.Rule.Severity, launch.NotFound)
+		}
+	},
+}
+
+var entrypointNotExecutable = &lint.Rule{
+	ID: "MDL302", Name: "entrypoint-not-executable", Severity: lint.Error,
+	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "argv[0] is a file without an execute bit for the user the container runs as.",
+		Why: "execve needs an execute bit for the process's user: the owner's bits when it owns the file, the group's when " +
+			"it is in the group, else everyone's (root needs any one). A script copied without its mode, or rebuilt on a " +
+			"machine that lost it, fails with \"exec: \\\"/entrypoint.sh\\\": permission denied\" (exit 126) on every " +
+			"start. A bare name whose only match in PATH is not executable fails as \"executable file not found in $PATH\". " +
+			"The user is runAsUser/runAsGroup from the securityContext, else the image's USER resolved through its " +
+			"/etc/passwd and /etc/group; directories above the file must be searchable by that user too." + offlineNote,
+		Bad:        "# image: -rw-r--r-- root root /usr/bin/tf_serving_entrypoint.sh\nimage: registry.example.com/serving/tf:2.19.0-gpu",
+		Good:       "# Dockerfile: COPY --chmod=0755 tf_serving_entrypoint.sh /usr/bin/\nimage: registry.example.com/serving/tf:2.19.0-gpu-1",
+		Fix:        "Give the file an execute bit in the image (`COPY --chmod=0755`, or `RUN chmod 0755 FILE` in the same stage), or run as a user allowed to execute it.",
+		References: startReferences,
+	},
+	Check: func(pass *lint.Pass) {
+		for _, c := range imageChecks(pass, true) {
+			reportProblems(pass, c, c.analyze(pass), pass.Rule.Severity, launch.NotExecutable)
+		}
+	},
+}
+
+var interpreterMissing = &lint.Rule{
+	ID: "MDL303", Name: "interpreter-missing", Severity: lint.Error,
+	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "The entrypoint's #! interpreter, the program /usr/bin/env looks up, or the ELF loader (PT_INTERP) is not in the image, or the #! line ends in CR.",
+		Why: "The kernel runs a script's #! interpreter and a dynamic binary's loader (/lib64/ld-linux-x86-64.so.2 for glibc, " +
+			"/lib/ld-musl-x86_64.so.1 for musl). When either is missing, exec fails with \"no such file or directory\" although " +
+			"the entrypoint exists — the classic glibc binary on an Alpine image, or a script saved with Windows line " +
+			"endings whose interpreter becomes \"/bin/bash\\r\". A file that is neither ELF nor a #! script fails with " +
+			"\"exec format error\"." + offlineNote,
+		Bad:        "# entrypoint.sh starts with \"#!/bin/bash\" on an Alpine image (busybox sh only)\nimage: registry.example.com/serving/app:alpine",
+		Good:       "# entrypoint.sh starts with \"#!/bin/sh\"\nimage: registry.example.com/serving/app:alpine-1",
+		Fix:        "Install the interpreter, point the #! line at one the image has, convert the script to LF line endings, or build the binary for the image's libc (or statically).",
+		References: append([]string{"https://man7.org/linux/man-pages/man8/ld.so.8.html"}, startReferences...),
+	},
+	Check: func(pass *lint.Pass) {
+		for _, c := range imageChecks(pass, true) {
+			reportProblems(pass, c, c.analyze(pass), pass.Rule.Severity, launch.InterpreterMissing)
+		}
+	},
+}
+
+var glibcTooOld = &lint.Rule{
+	ID: "MDL304", Name: "glibc-too-old", Severity: lint.Error,
+	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "A binary on the start path needs a GLIBC_x.y (or other symbol version) newer than the image's library defines; (warning) a needed shared library is not found.",
+		Why: "A binary built on a newer distribution records the symbol versions it needs (.gnu.version_r, e.g. GLIBC_2.34). " +
+			"The loader checks them against the versions the image's libc.so.6 defines (.gnu.version_d) and stops with " +
+			"\"version `GLIBC_2.34' not found (required by /app)\" before main runs. modellint replays that check from the " +
+			"ELF tables of the start path's binaries (argv[0] or its interpreter) and of the libraries they need, found as " +
+			"ld.so searches (RPATH, LD_LIBRARY_PATH, RUNPATH, ld.so.conf, default dirs). A DT_NEEDED library that is in none " +
+			"of those directories is a warning (\"cannot open shared object file\"); the NVIDIA driver libraries the container " +
+			"toolkit mounts at run time (libcuda.so.1, libnvidia-*) are not expected in the image." + offlineNote,
+		Bad:        "# /app built on Debian 12 (glibc 2.36), image FROM debian:11 (glibc 2.31)\nimage: registry.example.com/serving/app:1.0",
+		Good:       "# /app built in a debian:11 stage, image FROM debian:11\nimage: registry.example.com/serving/app:1.1",
+		Fix:        "Build the binary in a stage with the same (or an older) glibc than the runtime image, or move the runtime image to a newer distribution.",
+		References: []string{"https://man7.org/linux/man-pages/man8/ld.so.8.html", "https://refspecs.linuxfoundation.org/LSB_5.0.0/LSB-Core-generic/LSB-Core-generic/symversion.html"},
+	},
+	Check: func(pass *lint.Pass) {
+		for _, c := range imageChecks(pass, true) {
+			analysis := c.analyze(pass)
+			reportProblems(pass, c, analysis, pass.Rule.Severity, launch.VersionMissing)
+			reportProblems(pass, c, analysis, lint.Warning, launch.LibraryMissing)
+		}
+	},
+}
+
+var archMismatch = &lint.Rule{
+	ID: "MDL305", Name: "arch-mismatch", Severity: lint.Error,
+	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "The image, or a binary on its start path, is for another CPU architecture than the nodes.",
+		Why: "A node runs only its own architecture: an arm64 image on amd64 nodes (or an arm64-labelled image that holds an " +
+			"x86-64 binary, a cross-build gone wrong) fails with \"exec format error\" on every start. The nodes' " +
+			"architecture is the pod's kubernetes.io/arch node selector, else the config's cluster.architecture; without " +
+			"either, only the binaries are compared with the image's own label." + offlineNote,
+		Bad:        "# image built on an arm64 laptop without --platform\nnodeSelector:\n  kubernetes.io/arch: amd64",
+		Good:       "# docker buildx build --platform linux/amd64,linux/arm64 …\nnodeSelector:\n  kubernetes.io/arch: amd64",
+		Fix:        "Build for the nodes' platform (docker buildx build --platform linux/amd64), publish a multi-platform index, or schedule the pod on matching nodes.",
+		References: []string{"https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetes-io-arch", "https://docs.docker.com/build/building/multi-platform/"},
+	},
+	Check: checkArchMismatch,
+}
+
+func checkArchMismatch(pass *lint.Pass) {
+	for _, c := range imageChecks(pass, false) {
+		config := c.img.Config
+		if c.arch != "" && config != nil && config.Architecture != "" && config.Architecture != c.arch {
+			pass.ReportImage(pass.Rule.Severity, c.field(), lint.ImageLocation{Reference: c.img.Reference},
+				"%s: the image is built for %s but the nodes are %s: every start fails with \"exec format error\" %s; build it "+
+					"for linux/%s (docker buildx build --platform linux/%s) or schedule the pod on %s nodes",
+				c.label(), c.img.Architecture(), c.arch, where(c.img, "", ""), c.arch, c.arch, config.Architecture)
+			continue
+		}
+		if c.img.FS() == nil {
+			pass.Skip(skipNoLayers)
+			continue
+		}
+		analysis := c.analyze(pass)
+		reportProblems(pass, c, analysis, pass.Rule.Severity, launch.ArchMismatch)
+	}
+}

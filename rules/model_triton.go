@@ -1,0 +1,307 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/model"
+	"github.com/modellint/modellint/lint/model/onnx"
+	"github.com/modellint/modellint/lint/model/triton"
+)
+
+var tritonLayout = &lint.Rule{
+	ID: "MDL120", Name: "triton-layout", Severity: lint.Error,
+	Artifact: lint.ArtifactModel, Needs: []lint.Fact{lint.FactModel},
+	Doc: lint.Doc{
+		Summary: "A Triton model directory Triton cannot load: config.pbtxt unparseable or naming another model, no version Triton loads, or a version without the platform's model file.",
+		Why: "Triton loads <repository>/<model>/config.pbtxt and the version directories its version policy selects. " +
+			"It refuses a config whose name differs from the directory (\"unexpected directory name '<dir>' for model '<name>', " +
+			"directory name must equal model name\"), ignores version directories with leading zeros (TF Serving's 00000123 layout), " +
+			"and with no version left reports " +
+			"`at least one version must be available under the version policy of model '<name>'` " +
+			"(\"failed to load '<name>', no version is available\"). A version without the file the backend loads (model.onnx, " +
+			"model.plan, model.pt, model.savedmodel/, model.py, or default_model_filename) fails with \"unable to find " +
+			"'<path>' for model instance '<name>'\". With --exit-on-error (the default) one such model stops the whole server.",
+		Bad:  "models/\n  resnet/\n    config.pbtxt      # name: \"resnet50\", platform: \"onnxruntime_onnx\"\n    00000001/\n      model.onnx",
+		Good: "models/\n  resnet/\n    config.pbtxt      # name: \"resnet\", platform: \"onnxruntime_onnx\"\n    1/\n      model.onnx",
+		Fix:  "Name the directory as config.pbtxt's name, use plain version numbers (1, 2), and put the platform's default file (or default_model_filename) in each version directory.",
+		References: []string{
+			tritonRepoDoc,
+			"https://github.com/triton-inference-server/server/blob/main/docs/user_guide/model_configuration.md",
+			"https://github.com/triton-inference-server/server/issues/3687",
+		},
+	},
+	Check: checkTritonLayout,
+}
+
+func checkTritonLayout(pass *lint.Pass) {
+	m := pass.Target.Model
+	if m.Layout != model.LayoutTriton {
+		pass.Skip(notLayout(m, "a Triton model"))
+		return
+	}
+	tm := m.Triton
+	name := path.Base(m.Dir)
+	configFile := m.Path("config.pbtxt")
+	if tm.ConfigError != "" {
+		pass.ReportFile(configFile,
+			"%s cannot be parsed (%s): Triton fails to load model '%s'; fix the text-format syntax (field names and enum values as in model_config.proto)",
+			configFile, tm.ConfigError, name)
+		return
+	}
+	config := tm.Config
+	if config != nil && config.Name != "" && config.Name != name {
+		pass.ReportFile(configFile,
+			"%s names the model %q but its directory is %q: Triton refuses it with \"unexpected directory name '%s' for model '%s', "+
+				"directory name must equal model name\"; rename the directory or the name", configFile, config.Name, name, name, config.Name)
+	}
+	if config != nil && config.Platform == "" && config.Backend == "" && config.DefaultModelFilename == "" && !anyModelFile(m) {
+		pass.ReportFile(configFile,
+			"%s sets neither platform nor backend, and no version holds a model file Triton can recognize: Triton cannot tell which "+
+				"backend loads model '%s'; set platform (e.g. onnxruntime_onnx) or backend (e.g. python)", configFile, name)
+	}
+	resident := m.Resident()
+	if len(resident) == 0 {
+		why := "it has no version directory"
+		if len(m.Versions) > 0 {
+			why = "its version policy selects none of its versions"
+		}
+		if len(m.Ignored) > 0 {
+			var ignored []string
+			for _, entry := range m.Ignored {
+				ignored = append(ignored, fmt.Sprintf("%s/ (%s)", entry.Name, entry.Reason))
+			}
+			why += "; it ignores " + joinAnd(ignored)
+		}
+		pass.ReportFile(m.Dir,
+			"Triton cannot load model '%s': %s, so it reports \"at least one version must be available under the version policy of model '%s'\"; "+
+				"put the model in a version directory named with a plain number, e.g. %s", name, why, name, m.Path("1")+"/")
+	}
+	for _, missing := range tm.MissingSpecific {
+		pass.ReportFile(configFile,
+			"%s asks for version %d, which has no directory: Triton logs \"version %d is specified for model '%s', but the version directory is not present\"; "+
+				"add %s or change version_policy", configFile, missing, missing, name, m.Path(strconv.FormatInt(missing, 10))+"/")
+	}
+	for _, version := range resident {
+		if !canonical(version.Name) && !hasDir(m, strconv.FormatInt(version.Number, 10)) {
+			pass.ReportFile(m.Path(version.Path),
+				"Triton reads %q as version %d and then loads it from %s, which does not exist; rename %s to %d",
+				version.Name, version.Number, m.Path(strconv.FormatInt(version.Number, 10))+"/", m.Path(version.Path)+"/", version.Number)
+			continue
+		}
+		if version.ModelFile != "" || len(tm.ModelFiles) == 0 {
+			continue
+		}
+		want := make([]string, len(tm.ModelFiles))
+		for i, file := range tm.ModelFiles {
+			want[i] = m.Path(path.Join(version.Path, file))
+		}
+		pass.ReportFile(m.Path(version.Path),
+			"version %d has no %s: Triton fails with \"unable to find '%s' for model instance '%s'\"; put the model file there "+
+				"(or set default_model_filename)", version.Number, orList(want), want[0], name)
+	}
+}
+
+func anyModelFile(m *model.Model) bool {
+	for _, version := range m.Versions {
+		if version.ModelFile != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+var tritonConfigMismatch = &lint.Rule{
+	ID: "MDL121", Name: "triton-config-mismatch", Severity: lint.Error,
+	Artifact: lint.ArtifactModel, Needs: []lint.Fact{lint.FactModel},
+	Doc: lint.Doc{
+		Summary: "config.pbtxt's inputs, outputs or max_batch_size do not match the ONNX model Triton loads.",
+		Why: "Triton's ONNX Runtime backend compares config.pbtxt with the model when it loads it and refuses the model on the " +
+			"first difference, with errors such as " +
+			"`unable to load model '<name>', configuration expects 3 inputs, model provides 2` or `unexpected inference input 'INPUT_UNKNOWN', allowed inputs are: INPUT0, INPUT1` or `model '<name>', tensor 'INPUT0': the model expects 2 dimensions (shape [-1,16]) but the model configuration specifies 3 dimensions (an initial batch dimension because max_batch_size > 0 followed by the explicit tensor shape, making complete shape [-1,16,1])` " +
+			"With max_batch_size > 0 every tensor gets a leading batch dimension that the model must declare as dynamic; " +
+			"a model whose first dimension is fixed cannot batch (\"model does not support batching while non-zero max_batch_size is specified\"). " +
+			"Inputs are compared by name, data type and shape (dynamic dimensions match anything), outputs exactly, as Triton does.",
+		Bad:  "max_batch_size: 8\ninput [ { name: \"INPUT0\", data_type: TYPE_INT32, dims: [ 16, 1 ] } ]\n# model.onnx: INPUT0 int32 [batch, 16]",
+		Good: "max_batch_size: 8\ninput [ { name: \"INPUT0\", data_type: TYPE_INT32, dims: [ 16 ] } ]\n# model.onnx: INPUT0 int32 [batch, 16]",
+		Fix:  "Write inputs and outputs as the model declares them (without the batch dimension when max_batch_size > 0), or leave them out and let Triton auto-complete the configuration.",
+		References: []string{
+			"https://github.com/triton-inference-server/server/blob/main/docs/user_guide/model_configuration.md#inputs-and-outputs",
+			"https://github.com/triton-inference-server/onnxruntime_backend",
+		},
+	},
+	Check: checkTritonConfigMismatch,
+}
+
+func checkTritonConfigMismatch(pass *lint.Pass) {
+	m := pass.Target.Model
+	if m.Layout != model.LayoutTriton || m.Triton.Config == nil {
+		pass.Skip(notLayout(m, "a Triton model with a readable config.pbtxt"))
+		return
+	}
+	config := m.Triton.Config
+	if len(config.Inputs) == 0 && len(config.Outputs) == 0 {
+		pass.Skip("config.pbtxt lists no inputs or outputs (Triton auto-completes them from the model)")
+		return
+	}
+	checked := false
+	for _, version := range m.Resident() {
+		onnxModel := onnxAt(m, version.ModelFile)
+		if onnxModel == nil {
+			continue
+		}
+		checked = true
+		file := m.Path(m.Triton.ConfigFile)
+		name := path.Base(m.Dir)
+		model := m.Path(version.ModelFile)
+		for _, problem := range compareTriton(config, onnxModel, name) {
+			pass.ReportFile(file, "%s does not match %s: Triton fails to load it with \"%s\"; %s", file, model, problem.triton, problem.fix)
+		}
+	}
+	if !checked {
+		pass.Skip("no ONNX model file to compare with")
+	}
+}
+
+func onnxAt(m *model.Model, modelFile string) *onnx.Model {
+	for _, file := range m.ONNX {
+		if file.Model != nil && (file.Path == modelFile || file.Path == path.Join(modelFile, "model.onnx")) {
+			return file.Model
+		}
+	}
+	return nil
+}
+
+type tritonProblem struct{ triton, fix string }
+
+// compareTriton checks a config against an ONNX model the way Triton's
+// ONNX Runtime backend does (ValidateInputs, ValidateOutputs,
+// CompareDimsSupported).
+func compareTriton(config *triton.Config, model *onnx.Model, name string) []tritonProblem {
+	var problems []tritonProblem
+	inputs := map[string]onnx.ValueInfo{}
+	var inputNames []string
+	for _, input := range model.Inputs {
+		inputs[input.Name] = input
+		inputNames = append(inputNames, input.Name)
+	}
+	outputs := map[string]onnx.ValueInfo{}
+	var outputNames []string
+	for _, output := range model.Outputs {
+		outputs[output.Name] = output
+		outputNames = append(outputNames, output.Name)
+	}
+	extraInputs := config.SequenceBatching || config.BatchInputs
+	for _, input := range config.Inputs {
+		extraInputs = extraInputs || input.Optional
+	}
+	if len(config.Inputs) > 0 && !extraInputs && len(config.Inputs) != len(model.Inputs) {
+		problems = append(problems, tritonProblem{
+			triton: fmt.Sprintf("unable to load model '%s', configuration expects %d inputs, model provides %d", name, len(config.Inputs), len(model.Inputs)),
+			fix:    "list exactly the model's inputs (" + strings.Join(inputNames, ", ") + ")",
+		})
+		return problems
+	}
+	check := func(tensor triton.Tensor, infos map[string]onnx.ValueInfo, names []string, kind string, exact bool) {
+		info, ok := infos[tensor.Name]
+		if !ok {
+			problems = append(problems, tritonProblem{
+				triton: fmt.Sprintf("unexpected inference %s '%s', allowed %ss are: %s", kind, tensor.Name, kind, strings.Join(names, ", ")),
+				fix:    fmt.Sprintf("use the model's %s names", kind),
+			})
+			return
+		}
+		if want := onnx.TypeName(info.ElemType); want != "" && tensor.DataType != want {
+			problems = append(problems, tritonProblem{
+				triton: fmt.Sprintf("unable to load model '%s', unexpected datatype %s for %s '%s', expecting %s", name, strings.TrimPrefix(want, "TYPE_"), kind, tensor.Name, strings.TrimPrefix(tensor.DataType, "TYPE_")),
+				fix:    fmt.Sprintf("set data_type: %s", want),
+			})
+		}
+		if !info.HasShape {
+			return
+		}
+		if problem := compareDims(config, tensor, info, name, exact); problem != nil {
+			problems = append(problems, *problem)
+		}
+	}
+	for _, input := range config.Inputs {
+		check(input, inputs, inputNames, "input", false)
+	}
+	for _, output := range config.Outputs {
+		check(output, outputs, outputNames, "output", true)
+	}
+	return problems
+}
+
+// compareDims is Triton's CompareDimsSupported.
+func compareDims(config *triton.Config, tensor triton.Tensor, info onnx.ValueInfo, name string, exact bool) *tritonProblem {
+	modelShape := make([]int64, len(info.Dims))
+	for i, dim := range info.Dims {
+		modelShape[i] = -1
+		if dim.Fixed() {
+			modelShape[i] = dim.Value
+		}
+	}
+	dims := tensor.Dims
+	if tensor.HasReshape {
+		dims = tensor.Reshape
+	}
+	prefix := fmt.Sprintf("model '%s', tensor '%s': ", name, tensor.Name)
+	if config.MaxBatchSize > 0 {
+		if len(modelShape) == 0 || modelShape[0] != -1 {
+			return &tritonProblem{
+				triton: prefix + "for the model to support batching the shape should have at least 1 dimension and the first dimension must be -1; " +
+					"but shape expected by the model is " + shapeString(modelShape),
+				fix: "set max_batch_size: 0 (the model has no batch dimension), or export the model with a dynamic first dimension",
+			}
+		}
+		full := append([]int64{-1}, dims...)
+		if !dimsMatch(modelShape, full, exact) {
+			return &tritonProblem{
+				triton: fmt.Sprintf("%sthe model expects %d dimensions (shape %s) but the model configuration specifies %d dimensions "+
+					"(an initial batch dimension because max_batch_size > 0 followed by the explicit tensor shape, making complete shape %s)",
+					prefix, len(modelShape), shapeString(modelShape), len(full), shapeString(full)),
+				fix: fmt.Sprintf("set dims: %s (the model's shape without its batch dimension)", shapeString(modelShape[1:])),
+			}
+		}
+		return nil
+	}
+	if !dimsMatch(modelShape, dims, exact) {
+		return &tritonProblem{
+			triton: fmt.Sprintf("%sthe model expects %d dimensions (shape %s) but the model configuration specifies %d dimensions (shape %s)",
+				prefix, len(modelShape), shapeString(modelShape), len(dims), shapeString(dims)),
+			fix: fmt.Sprintf("set dims: %s", shapeString(modelShape)),
+		}
+	}
+	return nil
+}
+
+func dimsMatch(modelShape, dims []int64, exact bool) bool {
+	if len(modelShape) != len(dims) {
+		return false
+	}
+	for i := range dims {
+		if (exact || (modelShape[i] != -1 && dims[i] != -1)) && modelShape[i] != dims[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func shapeString(shape []int64) string {
+	parts := make([]string, len(shape))
+	for i, dim := range shape {
+		parts[i] = strconv.FormatInt(dim, 10)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}

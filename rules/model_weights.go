@@ -1,0 +1,246 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/model/pickle"
+)
+
+var safetensorsInvalid = &lint.Rule{
+	ID: "MDL130", Name: "safetensors-invalid", Severity: lint.Error,
+	Artifact: lint.ArtifactModel, Needs: []lint.Fact{lint.FactModel},
+	Doc: lint.Doc{
+		Summary: "A .safetensors header is invalid or does not match the file, or model.safetensors.index.json names a shard or tensor that is not there.",
+		Why: "transformers, vLLM, TGI and candle read the 8-byte header length, the JSON header and then map the tensor data; " +
+			"the safetensors library refuses a file whose header is too long, not JSON, or whose offsets do not tile the data " +
+			"exactly, e.g. " +
+			"`safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge` or `safetensors_rust.SafetensorError: Error while deserializing header: MetadataIncompleteBuffer` " +
+			"(a Git LFS pointer or an interrupted download). A sharded checkpoint's index maps every tensor to a shard file; a " +
+			"missing shard fails from_pretrained and vLLM's loader before the first request. modellint reads only the 8 + N " +
+			"header bytes of each file and applies the library's checks; the finding names the library's error.",
+		Bad:  "models/llm/\n  model.safetensors.index.json   # maps tensors to model-00001-of-00002 and -00002-of-00002\n  model-00001-of-00002.safetensors",
+		Good: "models/llm/\n  model.safetensors.index.json\n  model-00001-of-00002.safetensors\n  model-00002-of-00002.safetensors",
+		Fix:  "Download the checkpoint again completely (huggingface-cli download, git lfs pull) and copy every shard the index names.",
+		References: []string{
+			"https://github.com/huggingface/safetensors#format",
+			"https://huggingface.co/docs/safetensors/index",
+			"https://github.com/huggingface/transformers/issues/27923",
+		},
+	},
+	Check: checkSafetensors,
+}
+
+func checkSafetensors(pass *lint.Pass) {
+	m := pass.Target.Model
+	if len(m.Safetensors) == 0 && len(m.SafetensorsIndexes) == 0 {
+		pass.Skip("no safetensors header or index to check")
+		return
+	}
+	for _, file := range m.Safetensors {
+		if file.Error == "" {
+			continue
+		}
+		name, detail, _ := strings.Cut(file.Error, ": ")
+		pass.ReportFile(m.Path(file.Path),
+			"%s is not a loadable safetensors file: %s: the safetensors library fails with \"Error while deserializing header: %s\"; "+
+				"download or copy the file again", m.Path(file.Path), detail, name)
+	}
+	for _, index := range m.SafetensorsIndexes {
+		file := m.Path(index.Path)
+		if index.Error != "" {
+			pass.ReportFile(file, "%s is not a valid checkpoint index (%s): loaders cannot find the shards; download it again", file, index.Error)
+			continue
+		}
+		for _, shard := range index.MissingShards {
+			pass.ReportFile(file,
+				"%s maps tensors to %s, which is not in %s: from_pretrained and vLLM fail to load the checkpoint; copy every shard the index names",
+				file, shard, m.Dir)
+		}
+		if index.MissingTensorCount > 0 {
+			pass.ReportFile(file,
+				"%s places %d tensor(s) (%s) in shards whose headers do not have them: loading fails on the first one; "+
+					"the index and the shards come from different exports, download them together",
+				file, index.MissingTensorCount, strings.Join(index.MissingTensors, ", "))
+		}
+	}
+}
+
+var onnxExternalDataMissing = &lint.Rule{
+	ID: "MDL131", Name: "onnx-external-data-missing", Severity: lint.Error,
+	Artifact: lint.ArtifactModel, Needs: []lint.Fact{lint.FactModel},
+	Doc: lint.Doc{
+		Summary: "An ONNX model references external data files that are missing, shorter than the tensors they hold, or outside the model directory.",
+		Why: "Protobuf caps an .onnx file at 2 GiB, so large models keep their weights in external files whose names and offsets " +
+			"the model records, relative to the .onnx file's directory. When the .onnx is copied without them (or a path climbs out " +
+			"of the model directory, which a container never has), ONNX Runtime fails at session creation, e.g. " +
+			"`[ONNXRuntimeError] : 1 : FAIL : Load model from model.onnx failed: ... External data file ... does not exist` " +
+			"and Triton reports the model as UNAVAILABLE. Only the model's structure is read; tensor data is skipped.",
+		Bad:  "models/llm/1/\n  model.onnx          # weights in model.onnx.data\n",
+		Good: "models/llm/1/\n  model.onnx\n  model.onnx.data",
+		Fix:  "Copy the external data files next to the .onnx file, with the names the model records (onnx.load_model shows them), and keep the locations relative.",
+		References: []string{
+			"https://onnx.ai/onnx/repo-docs/ExternalData.html",
+			"https://onnxruntime.ai/docs/tutorials/web/large-models.html",
+		},
+	},
+	Check: checkONNXExternalData,
+}
+
+func checkONNXExternalData(pass *lint.Pass) {
+	m := pass.Target.Model
+	checked := false
+	for _, file := range m.ONNX {
+		if file.Model == nil {
+			continue
+		}
+		checked = true
+		onnxFile := m.Path(file.Path)
+		for _, external := range file.External {
+			switch {
+			case external.Escapes:
+				pass.ReportFile(onnxFile,
+					"%s stores %d tensor(s) in %q, outside the model directory: a container that holds only %s cannot open it; "+
+						"move the file next to the model and save it with a relative location", onnxFile, external.Tensors, external.Location, m.Dir)
+			case !external.Present:
+				pass.ReportFile(m.Path(external.Path),
+					"%s stores %d tensor(s) in %s, which is missing: ONNX Runtime fails to create the session; copy it next to the .onnx file",
+					onnxFile, external.Tensors, m.Path(external.Path))
+			case external.Size < external.Need:
+				pass.ReportFile(m.Path(external.Path),
+					"%s is %d bytes but %s reads tensors up to byte %d from it: the file is truncated; copy it again",
+					m.Path(external.Path), external.Size, onnxFile, external.Need)
+			}
+		}
+	}
+	if !checked {
+		pass.Skip("no readable ONNX model")
+	}
+}
+
+var onnxInvalid = &lint.Rule{
+	ID: "MDL132", Name: "onnx-invalid", Severity: lint.Error,
+	Artifact: lint.ArtifactModel, Needs: []lint.Fact{lint.FactModel},
+	Doc: lint.Doc{
+		Summary: "An .onnx file is not a parseable ONNX model.",
+		Why: "ONNX Runtime parses the whole ModelProto before anything else; a truncated copy, an HTML error page saved as " +
+			"model.onnx, or another format with the .onnx name fails with " +
+			"`[ONNXRuntimeError] : 7 : INVALID_PROTOBUF : Load model from model.onnx failed: Protobuf parsing failed.` " +
+			"modellint decodes the protobuf structure itself (skipping tensor data) and reports where it stops making sense. " +
+			"Empty files and Git LFS pointers are reported by MDL108.",
+		Bad:  "models/resnet/1/model.onnx   # 1.2 GiB, cut off at 700 MiB by a failed upload",
+		Good: "models/resnet/1/model.onnx   # checked with onnx.checker.check_model",
+		Fix:  "Export or copy the model again and check it with python -c 'import onnx; onnx.checker.check_model(\"model.onnx\")'.",
+		References: []string{
+			"https://onnx.ai/onnx/repo-docs/IR.html",
+			"https://onnxruntime.ai/docs/api/python/api_summary.html",
+		},
+	},
+	Check: checkONNXInvalid,
+}
+
+func checkONNXInvalid(pass *lint.Pass) {
+	m := pass.Target.Model
+	if len(m.ONNX) == 0 {
+		pass.Skip("no .onnx files")
+		return
+	}
+	for _, file := range m.ONNX {
+		if file.Error != "" {
+			pass.ReportFile(m.Path(file.Path),
+				"%s is not a valid ONNX model (%s): ONNX Runtime fails with \"INVALID_PROTOBUF : ... Protobuf parsing failed\"; export or copy it again",
+				m.Path(file.Path), file.Error)
+		}
+	}
+}
+
+var unsafePickle = &lint.Rule{
+	ID: "MDL140", Name: "unsafe-pickle", Severity: lint.Warning,
+	Artifact: lint.ArtifactModel, Needs: []lint.Fact{lint.FactModel},
+	Doc: lint.Doc{
+		Summary: "A pickle-based file (.pt, .pth, .bin, .pkl, .joblib) imports dangerous globals: os, subprocess, builtins.eval/exec …",
+		Why: "Unpickling runs code: a pickle names globals (module.function) that the unpickler imports and calls. A model file " +
+			"that imports os.system, subprocess.Popen, builtins.exec or the like runs that command in the model server when " +
+			"torch.load (with weights_only=False), joblib.load or pickle.load opens it — with the pod's service account, network " +
+			"and secrets. modellint walks the opcode stream (inside the zip of PyTorch files) without executing anything and lists " +
+			"the imports; a global whose name is computed at load time is reported too. A file that could not be scanned to the " +
+			"end (joblib appends raw arrays) is reported at info level, so the gap is visible.",
+		Bad:  "python -m pickletools pytorch_model.bin\n  ... GLOBAL 'posix system' ...",
+		Good: "models/llm/model.safetensors   # no code in the weights",
+		Fix:  "Use safetensors (or ONNX) for weights; load pickles only from trusted sources and with torch.load(weights_only=True).",
+		References: []string{
+			"https://docs.python.org/3/library/pickle.html#restricting-globals",
+			"https://github.com/protectai/modelscan",
+			"https://huggingface.co/docs/hub/security-pickle",
+		},
+	},
+	Check: checkUnsafePickle,
+}
+
+// dangerousGlobals are modules (every name in them) and module.name pairs
+// that give a pickle code execution, file, process or network access
+// (after ModelScan's unsafe_globals).
+var dangerousGlobals = map[string][]string{
+	"__builtin__": {"eval", "compile", "getattr", "apply", "exec", "open", "breakpoint", "__import__", "execfile", "input"},
+	"builtins":    {"eval", "compile", "getattr", "apply", "exec", "open", "breakpoint", "__import__", "input"},
+	"operator":    {"attrgetter", "methodcaller"},
+	"marshal":     {"loads"},
+	"types":       {"FunctionType", "CodeType"},
+	"runpy":       nil, "os": nil, "nt": nil, "posix": nil, "socket": nil, "subprocess": nil, "sys": nil,
+	"pty": nil, "pickle": nil, "_pickle": nil, "shutil": nil, "importlib": nil, "ctypes": nil,
+	"webbrowser": nil, "httplib": nil, "http.client": nil, "requests": nil, "aiohttp": nil, "urllib": nil,
+	"code": nil, "commands": nil, "multiprocessing": nil, "asyncio": nil, "bdb": nil, "pdb": nil,
+}
+
+// dangerous reports whether an import (module.name) is on the list.
+func dangerous(global string) bool {
+	if strings.Contains(global, pickle.Unknown) {
+		return true
+	}
+	for module, names := range dangerousGlobals {
+		rest, ok := strings.CutPrefix(global, module+".")
+		if !ok {
+			continue
+		}
+		if names == nil {
+			return true
+		}
+		for _, name := range names {
+			if rest == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func checkUnsafePickle(pass *lint.Pass) {
+	m := pass.Target.Model
+	if len(m.Pickles) == 0 {
+		pass.Skip("no pickle-based file to scan")
+		return
+	}
+	for _, file := range m.Pickles {
+		name := m.Path(file.Path)
+		if file.Scan == nil {
+			pass.ReportFileSeverity(lint.Info, name, "%s could not be scanned (%s): what it imports when unpickled is unknown; check where it comes from", name, file.Error)
+			continue
+		}
+		var bad []string
+		for _, global := range file.Scan.Imports {
+			if dangerous(global) {
+				bad = append(bad, global)
+			}
+		}
+		if len(bad) > 0 {
+			pass.ReportFile(name,
+				"%s imports %s when unpickled: torch.load (weights_only=False), joblib.load and pickle.load run that code in the model server; "+
+					"convert the weights to safetensors, or load the file only if you trust its source", name, joinAnd(bad))
+		}
+		if file.Scan.Incomplete != "" {
+			pass.ReportFileSeverity(lint.Info, name,
+				"%s was scanned only in part (%s): imports after that point are unknown; prefer safetensors, or check where the file comes from",
+				name, file.Scan.Incomplete)
+		}
+	}
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the release archives and checksums file exactly as .goreleaser.yaml
+# names them, so that a release can be built, and the action's installer
+# tested against it, without goreleaser. `make release VERSION=v1.2.3`.
+#
+# Environment: VERSION (required, a tag such as v1.2.3), DIST (output
+# directory, default dist), PLATFORMS (GOOS/GOARCH list), GO.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version=${VERSION:?set VERSION to the release tag, e.g. VERSION=v1.2.3}
+dist=${DIST:-dist}
+platforms=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
+go=${GO:-go}
+number=${version#v} # goreleaser's .Version: the tag without its "v"
+
+rm -rf "$dist"
+mkdir -p "$dist"
+dist=$(cd "$dist" && pwd)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+for platform in $platforms; do
+  os=${platform%/*}
+  arch=${platform#*/}
+  name="modellint_${number}_${os}_${arch}"
+  binary=modellint
+  [ "$os" = windows ] && binary=modellint.exe
+  mkdir -p "$stage/$name"
+  echo "build $name"
+  CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$go" build -trimpath \
+    -ldflags "-s -w -X main.version=$version" -o "$stage/$name/$binary" ./cmd/modellint
+  cp README.md "$stage/$name/"
+  # Fixed times (zip cannot store years before 1980), owners and order:
+  # the same commit gives the same bytes.
+  TZ=UTC touch -d '1980-01-02 00:00:00' "$stage/$name/$binary" "$stage/$name/README.md"
+  if [ "$os" = windows ]; then
+    (cd "$stage/$name" && TZ=UTC zip -q -X "$dist/$name.zip" "$binary" README.md)
+  else
+    tar --sort=name --owner=0 --group=0 --numeric-owner \
+      -C "$stage/$name" -cf - "$binary" README.md | gzip -n -9 >"$dist/$name.tar.gz"
+  fi
+done
+
+(cd "$dist" && find . -maxdepth 1 \( -name '*.tar.gz' -o -name '*.zip' \) -printf '%f\n' | LC_ALL=C sort |
+  xargs sha256sum --) >"$dist/modellint_${number}_checksums.txt"
+echo "wrote $dist/modellint_${number}_checksums.txt"
