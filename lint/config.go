@@ -40,6 +40,11 @@ type Config struct {
 	Probes ProbeConfig `json:"probes,omitempty"`
 	// Model holds thresholds for model directories.
 	Model ModelConfig `json:"model,omitempty"`
+	// Models ties model dirs on disk to the path containers mount them at
+	// (path relative to the working directory; --model flags add to it).
+	Models []ModelMapping `json:"models,omitempty"`
+	// Estimates tunes the memory and load-time estimates (MDL401, MDL402).
+	EstimateSettings EstimateConfig `json:"estimates,omitempty"`
 	// Images maps image references to local sources (a docker-save
 	// tarball or OCI layout, relative to this file), "registry", or
 	// docker://REF; --image flags win.

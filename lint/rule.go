@@ -71,6 +71,8 @@ type Target struct {
 	// Images holds image facts by the reference the manifest writes; an
 	// image linted on its own is under its source path.
 	Images map[string]*image.Image
+	// Links tie the workload's serving containers to model dirs (link.go).
+	Links []*Link
 	// ImagesMissing says why some of the workload's images have no facts
 	// (--offline, registry unreachable), for the rules' skip reasons.
 	ImagesMissing string

@@ -18,6 +18,8 @@ type Options struct {
 	Rules []*Rule
 	// Now is today's date (YYYY-MM-DD) for expiring config ignores.
 	Now string
+	// Models are --model DIR[:MOUNTPATH] links (see link.go).
+	Models []ModelMapping
 	// Image says how images are found and read (see images.go).
 	Image ImageOptions
 	// Render says how Helm charts and Kustomize overlays are rendered (see render.go).

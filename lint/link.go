@@ -1,0 +1,218 @@
+package lint
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/model"
+	"github.com/modellint/modellint/lint/server"
+)
+
+// ModelPathAnnotation ties a workload to a model dir on disk:
+// `modellint.dev/model-path: models/resnet` (relative to the working directory).
+const ModelPathAnnotation = "modellint.dev/model-path"
+
+// kserveModelPath is where KServe's storage initializer puts storageUri's files.
+const kserveModelPath = "/mnt/models"
+
+// Link ties a model directory to the serving container that loads it.
+type Link struct {
+	Container  *manifest.Container
+	Invocation *server.Invocation
+	// ServerPath is the server's model path (where findings point, via its Field).
+	ServerPath server.Value
+	// Mount is the volumeMount the path lies under, nil when none does
+	// (then the model must be in the image).
+	Mount *MountedPath
+	// Model is the linked model dir; nil when the path links to none.
+	Model *model.Model
+	// How says which link was used, for reports: "config models[0]",
+	// "annotation modellint.dev/model-path", "--model flag", "name match".
+	How string
+}
+
+// MountedPath is a volumeMount that holds the server's model path.
+type MountedPath struct {
+	Index int // in the container's volumeMounts
+	Mount string
+	// Rel is the model path relative to the mount path ("" when equal).
+	Rel string
+}
+
+// ModelMapping ties a model dir on disk to the path it is mounted at in
+// containers (config `models:` and --model DIR:MOUNTPATH).
+type ModelMapping struct {
+	Path      string `json:"path"`
+	MountPath string `json:"mountPath,omitempty"`
+}
+
+// ParseModelMapping reads DIR[:MOUNTPATH].
+func ParseModelMapping(value string) (ModelMapping, error) {
+	dir, mount, _ := strings.Cut(value, ":")
+	if dir == "" {
+		return ModelMapping{}, fmt.Errorf("--model %q: want DIR[:MOUNTPATH]", value)
+	}
+	if mount != "" && !strings.HasPrefix(mount, "/") {
+		return ModelMapping{}, fmt.Errorf("--model %q: MOUNTPATH must be absolute", value)
+	}
+	return ModelMapping{Path: filepath.ToSlash(filepath.Clean(dir)), MountPath: path.Clean(mount)}, nil
+}
+
+// linker links workload targets to model targets.
+type linker struct {
+	models   []*model.Model
+	byDir    map[string]*model.Model
+	mappings []namedMapping
+}
+
+type namedMapping struct {
+	ModelMapping
+	how string
+}
+
+func newLinker(modelTargets []*Target, config *Config, flagged []ModelMapping) *linker {
+	l := &linker{byDir: map[string]*model.Model{}}
+	for _, target := range modelTargets {
+		l.models = append(l.models, target.Model)
+		l.byDir[target.Model.Dir] = target.Model
+	}
+	for i, mapping := range config.Models {
+		l.mappings = append(l.mappings, namedMapping{mapping, fmt.Sprintf("config models[%d]", i)})
+	}
+	for _, mapping := range flagged {
+		l.mappings = append(l.mappings, namedMapping{mapping, "--model " + mapping.Path})
+	}
+	return l
+}
+
+// link fills target.Links (and target.Model with the first linked model)
+// for every serving container of a workload target.
+func (l *linker) link(target *Target) {
+	workload := target.Workload
+	annotated := modelPathAnnotation(workload)
+	for _, container := range workload.Containers {
+		if !container.Serving() || container.Runtime == server.Generic {
+			continue
+		}
+		invocation := container.Runtime.Parse(invocationInput(container))
+		paths := invocation.ModelPaths
+		if container.FromServingRuntime || (workload.Platform == "kserve" && len(paths) == 0) {
+			paths = []server.Value{{Value: kserveModelPath, From: "storageUri", Field: "storageUri"}}
+		}
+		for _, serverPath := range paths {
+			link := &Link{Container: container, Invocation: invocation, ServerPath: serverPath,
+				Mount: mountFor(container, serverPath.Value)}
+			link.Model, link.How = l.find(serverPath.Value, annotated, container.Runtime.Model.Repository)
+			target.Links = append(target.Links, link)
+			if target.Model == nil && link.Model != nil {
+				target.Model = link.Model
+			}
+		}
+	}
+}
+
+// find picks the model dir for a server path: explicit mappings first,
+// then the annotation, then a unique dir of the same name.
+func (l *linker) find(serverPath, annotated string, repository bool) (*model.Model, string) {
+	for _, mapping := range l.mappings {
+		if mapping.MountPath == "" {
+			continue
+		}
+		rel, ok := under(serverPath, mapping.MountPath)
+		if !ok {
+			continue
+		}
+		if m := l.byDir[path.Join(mapping.Path, rel)]; m != nil {
+			return m, mapping.how
+		}
+	}
+	if annotated != "" {
+		if m := l.byDir[path.Clean(annotated)]; m != nil {
+			return m, "annotation " + ModelPathAnnotation
+		}
+	}
+	for _, mapping := range l.mappings {
+		if mapping.MountPath == "" && path.Base(mapping.Path) == path.Base(serverPath) {
+			if m := l.byDir[mapping.Path]; m != nil {
+				return m, mapping.how
+			}
+		}
+	}
+	if repository {
+		return nil, "" // a repository holds many models; they are linted on their own
+	}
+	var matches []*model.Model
+	for _, m := range l.models {
+		if path.Base(m.Dir) == path.Base(serverPath) {
+			matches = append(matches, m)
+		}
+	}
+	if len(matches) == 1 {
+		return matches[0], "name match"
+	}
+	return nil, ""
+}
+
+// under reports whether p lies at or below dir, and the rest of p.
+func under(p, dir string) (string, bool) {
+	p, dir = path.Clean(p), path.Clean(dir)
+	if p == dir {
+		return "", true
+	}
+	if dir == "/" {
+		return strings.TrimPrefix(p, "/"), strings.HasPrefix(p, "/")
+	}
+	if strings.HasPrefix(p, dir+"/") {
+		return p[len(dir)+1:], true
+	}
+	return "", false
+}
+
+// mountFor finds the volumeMount that holds p, the deepest when several do.
+func mountFor(container *manifest.Container, p string) *MountedPath {
+	var best *MountedPath
+	for i, mount := range container.VolumeMounts {
+		rel, ok := under(p, mount.MountPath)
+		if !ok {
+			continue
+		}
+		if best == nil || len(mount.MountPath) > len(best.Mount) {
+			best = &MountedPath{Index: i, Mount: path.Clean(mount.MountPath), Rel: rel}
+		}
+	}
+	return best
+}
+
+func modelPathAnnotation(w *manifest.Workload) string {
+	if value := w.TemplateAnnotations[ModelPathAnnotation]; value != "" {
+		return value
+	}
+	if meta, ok := w.Object.Value["metadata"].(map[string]any); ok {
+		if annotations, ok := meta["annotations"].(map[string]any); ok {
+			value, _ := annotations[ModelPathAnnotation].(string)
+			return value
+		}
+	}
+	return ""
+}
+
+// invocationInput is the part of a container the server's flags are read from.
+func invocationInput(c *manifest.Container) server.Container {
+	input := server.Container{Command: c.Command, Args: c.Args, Env: map[string]string{}, EnvIndex: map[string]int{}}
+	for i, env := range c.Env {
+		if env.ValueFrom == nil {
+			input.Env[env.Name] = env.Value
+			input.EnvIndex[env.Name] = i
+		}
+	}
+	return input
+}
+
+// sortLinks keeps link order deterministic for reports.
+func sortLinks(links []*Link) {
+	sort.SliceStable(links, func(i, j int) bool { return links[i].Container.Path < links[j].Container.Path })
+}
