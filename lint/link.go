@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -212,7 +211,17 @@ func invocationInput(c *manifest.Container) server.Container {
 	return input
 }
 
-// sortLinks keeps link order deterministic for reports.
-func sortLinks(links []*Link) {
-	sort.SliceStable(links, func(i, j int) bool { return links[i].Container.Path < links[j].Container.Path })
+// noteLinks records, for the reports, how each serving container of a
+// target found (or did not find) its model.
+func (r *Result) noteLinks(target *Target) {
+	for _, link := range target.Links {
+		where := fmt.Sprintf("%s %s: %s %s", target.Name(), link.Container.Label(), link.ServerPath.From, link.ServerPath.Value)
+		switch {
+		case link.Model != nil:
+			r.Links = append(r.Links, fmt.Sprintf("%s → model %s (%s)", where, link.Model.Dir, link.How))
+		default:
+			r.Links = append(r.Links, where+" → no model dir linked (map one with --model DIR:MOUNTPATH, the "+
+				ModelPathAnnotation+" annotation, or models: in .modellint.yaml)")
+		}
+	}
 }

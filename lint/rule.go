@@ -139,6 +139,10 @@ func (t *Target) missingFacts(rule *Rule) string {
 			present = t.Workload != nil
 		case FactModel:
 			present = t.Model != nil
+			if !present && t.Workload != nil {
+				return "no model dir is linked to a serving container (map one with --model DIR:MOUNTPATH, the " +
+					ModelPathAnnotation + " annotation or models: in .modellint.yaml)"
+			}
 		case FactImage:
 			present = len(t.Images) > 0
 			if !present && t.ImagesMissing != "" {
@@ -164,6 +168,22 @@ type Pass struct {
 
 	findings   []Finding
 	skipReason string
+	result     *Result // the run so far, for ModelFindings
+}
+
+// ModelFindings returns the findings already reported on a model dir, so a
+// cross rule can repeat them where the manifest points at the model.
+func (p *Pass) ModelFindings(m *model.Model) []Finding {
+	if p.result == nil || m == nil {
+		return nil
+	}
+	var found []Finding
+	for _, finding := range p.result.Findings {
+		if finding.Target == "model "+m.Dir {
+			found = append(found, finding)
+		}
+	}
+	return found
 }
 
 // Workload is the target's workload.

@@ -53,6 +53,8 @@ type Result struct {
 	Evaluations []Evaluation
 	// Notes say what was not linted and why (shown at -v).
 	Notes []string
+	// Links say which model dir each serving container was linked to, and how.
+	Links []string
 }
 
 // Run lints the inputs. An error means the run could not complete (an
@@ -98,6 +100,17 @@ func Run(options Options) (*Result, error) {
 		result.Notes = append(result.Notes, "no manifests or model directories found")
 	}
 
+	linker := newLinker(modelTargets, config, options.Models)
+	for _, target := range targets {
+		if target.Workload != nil {
+			linker.link(target)
+			result.noteLinks(target)
+		}
+	}
+
+	// Model dirs first: cross rules repeat their errors at the manifest
+	// line that points the server at them (MDL403).
+	sort.SliceStable(targets, func(i, j int) bool { return targets[i].Workload == nil && targets[j].Workload != nil })
 	for _, target := range targets {
 		for _, rule := range options.Rules {
 			if rule.Check == nil || !rule.appliesTo(target) {
@@ -137,7 +150,7 @@ func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config 
 		r.Evaluations = append(r.Evaluations, evaluation)
 		return
 	}
-	pass := &Pass{Rule: rule, Target: target, Objects: set, Config: config}
+	pass := &Pass{Rule: rule, Target: target, Objects: set, Config: config, result: r}
 	rule.Check(pass)
 	switch {
 	case len(pass.findings) > 0:

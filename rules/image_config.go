@@ -53,16 +53,7 @@ func checkCUDADriver(pass *lint.Pass) {
 		if c.container != nil && !requestsGPU(c.container, gpu) {
 			continue
 		}
-		toolkit, found := cuda.FromEnv(c.img.Env(), configLabels(c))
-		if !found {
-			if data, ok := c.img.ReadText("/usr/local/cuda/version.json"); ok {
-				toolkit.Version, found = cuda.FromVersionJSON(data)
-				toolkit.From = "/usr/local/cuda/version.json"
-			} else if data, ok := c.img.ReadText("/usr/local/cuda/version.txt"); ok {
-				toolkit.Version, found = cuda.FromVersionJSON(data)
-				toolkit.From = "/usr/local/cuda/version.txt"
-			}
-		}
+		toolkit, found := imageCUDA(c)
 		checked = true
 		if !found {
 			continue // not a CUDA image: MDL405 judges GPU requests without CUDA
@@ -117,6 +108,23 @@ func orUnknown(v cuda.Version) string {
 		return "(older than CUDA 10.0)"
 	}
 	return v.String()
+}
+
+// imageCUDA finds the CUDA toolkit an image was built with: the env and
+// labels NVIDIA's base images set, else the toolkit's version file.
+func imageCUDA(c *imageCheck) (cuda.Toolkit, bool) {
+	toolkit, found := cuda.FromEnv(c.img.Env(), configLabels(c))
+	if found {
+		return toolkit, true
+	}
+	for _, file := range []string{"/usr/local/cuda/version.json", "/usr/local/cuda/version.txt"} {
+		if data, ok := c.img.ReadText(file); ok {
+			toolkit.Version, found = cuda.FromVersionJSON(data)
+			toolkit.From = file
+			return toolkit, found
+		}
+	}
+	return toolkit, false
 }
 
 func configLabels(c *imageCheck) map[string]string {

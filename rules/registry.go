@@ -10,7 +10,7 @@ import (
 // All returns every rule, sorted by ID. Callers may modify the returned
 // values (severity overrides): each call returns fresh copies.
 func All() []*lint.Rule {
-	families := [][]*lint.Rule{metaRules, modelRules, manifestRules, imageRules}
+	families := [][]*lint.Rule{metaRules, modelRules, manifestRules, imageRules, crossRules}
 	var all []*lint.Rule
 	for _, family := range families {
 		for _, rule := range family {

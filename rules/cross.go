@@ -1,0 +1,621 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/rootfs"
+	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/model"
+	"github.com/modellint/modellint/lint/server"
+)
+
+// crossRules check one artifact against another (MDL4xx): what no linter
+// of a single artifact can see.
+var crossRules = []*lint.Rule{
+	memoryBelowModel,
+	startupBudgetBelowLoad,
+	modelPathMismatch,
+	probeTargetMismatch,
+	gpuImageMismatch,
+	modelUnreadable,
+	frameworkVersionMismatch,
+}
+
+const skipNoLink = "no serving container is linked to a model dir (see the links in the report)"
+
+// linkedModels returns the links of the target that found a model dir.
+func linkedModels(pass *lint.Pass) []*lint.Link {
+	var links []*lint.Link
+	for _, link := range pass.Target.Links {
+		if link.Model != nil {
+			links = append(links, link)
+		}
+	}
+	if len(links) == 0 {
+		pass.Skip(skipNoLink)
+	}
+	return links
+}
+
+// servedBytes is what the server loads of a model: the resident version
+// dirs (what TF Serving's estimator counts), else exact weight bytes from
+// headers, else every file.
+func servedBytes(m *model.Model) (int64, string) {
+	switch {
+	case m.ResidentBytes > 0:
+		versions := m.Resident()
+		names := make([]string, 0, len(versions))
+		for _, v := range versions {
+			names = append(names, v.Name)
+		}
+		return m.ResidentBytes, fmt.Sprintf("%s, version %s resident", m.Dir, strings.Join(names, ", "))
+	case m.WeightBytes > 0:
+		return m.WeightBytes, m.Dir + ", weights"
+	}
+	return m.Bytes, m.Dir
+}
+
+// linkField is the manifest field that sets the server's model path.
+func linkField(link *lint.Link) string {
+	if link.ServerPath.Field == "" {
+		return link.Container.Path + ".image" // the image's own entrypoint chose the path
+	}
+	return link.Container.Path + "." + link.ServerPath.Field
+}
+
+var memoryBelowModel = &lint.Rule{
+	ID: "MDL401", Name: "memory-below-model", Severity: lint.Error,
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactModel},
+	Doc: lint.Doc{
+		Summary: "The memory limit is below what the server needs to hold the linked model.",
+		Why: "A model server holds the model in memory. TF Serving reserves 1.2× the bytes of each version dir before it " +
+			"loads it, keeps the resident versions loaded, and during a version swap loads the new version before it " +
+			"unloads the old one. When the limit is lower, the kernel OOM-kills the server while it loads " +
+			"(`OOMKilled`, exit code 137), the pod restarts and loads again, forever (CrashLoopBackOff).\n\n" +
+			"The estimate is: model bytes × memoryFactor (1.2) × model copies (workers) + baselineMiB (256 MiB, the " +
+			"server without a model). Model bytes are the resident version dirs for TF Serving and Triton, else the " +
+			"exact weight bytes from safetensors/ONNX headers, else all files. A limit that holds the model but not a " +
+			"version swap (one more version) is a warning. Tune `estimates:` in .modellint.yaml. vLLM and TGI with a " +
+			"GPU request are not checked: their weights live in GPU memory.",
+		Bad:  "# models/resnet/2 holds 2.0 GiB\nresources:\n  limits:\n    memory: 1Gi",
+		Good: "resources:\n  limits:\n    memory: 6Gi   # 2.0GiB × 1.2 = 2.4GiB, twice during a version swap, + baseline",
+		Fix:  "Raise resources.limits.memory (and requests.memory) to at least the estimate, or serve a smaller model.",
+		References: []string{
+			"https://github.com/tensorflow/serving/blob/master/tensorflow_serving/servables/tensorflow/util.cc",
+			"https://github.com/tensorflow/serving/issues/2017",
+			"https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/",
+		},
+	},
+	Check: checkMemoryBelowModel,
+}
+
+func checkMemoryBelowModel(pass *lint.Pass) {
+	estimates := pass.Config.Estimates()
+	gpu := pass.Config.GPUResourceName()
+	for _, link := range linkedModels(pass) {
+		c := link.Container
+		if (c.Runtime.Name == "vllm" || c.Runtime.Name == "tgi") && requestsGPU(c, gpu) {
+			continue
+		}
+		limit, ok := c.Resources.Limits[corev1.ResourceMemory]
+		if !ok {
+			continue // no limit at all is MDL205
+		}
+		bytes, what := servedBytes(link.Model)
+		copies := link.Invocation.CopiesCount()
+		need := estimates.EstimateMemory(bytes, 1, copies)
+		field := c.Path + ".resources.limits.memory"
+		if limit.Value() < need.Bytes {
+			pass.Report(field, "%s: memory limit %s < estimated %s for a %s model (%s; %s): the server is OOMKilled "+
+				"(exit 137) while it loads the model, and restarts forever; raise limits.memory to at least %s",
+				describe(c), limit.String(), lint.HumanBytes(need.Bytes), lint.HumanBytes(bytes), what, need.Formula(),
+				quantityCeil(need.Bytes))
+			continue
+		}
+		largest := largestResidentVersion(link.Model)
+		if c.Runtime.Name != "tensorflow-serving" || largest == 0 {
+			continue
+		}
+		swap := estimates.EstimateMemory(bytes+largest, 1, copies)
+		if limit.Value() < swap.Bytes {
+			pass.ReportSeverity(lint.Warning, field, "%s: memory limit %s holds the %s model (estimated %s) but not a "+
+				"version swap, when TF Serving loads the next version before it unloads this one (estimated %s: %s): "+
+				"the pod is OOMKilled when a new version is published; raise limits.memory to %s, or serve new "+
+				"versions with a rollout instead of in place", describe(c), limit.String(), lint.HumanBytes(bytes),
+				lint.HumanBytes(need.Bytes), lint.HumanBytes(swap.Bytes), swap.Formula(), quantityCeil(swap.Bytes))
+		}
+	}
+}
+
+func largestResidentVersion(m *model.Model) int64 {
+	var largest int64
+	for _, v := range m.Resident() {
+		largest = max(largest, v.Bytes)
+	}
+	return largest
+}
+
+// quantityCeil writes bytes as the smallest whole Mi or Gi quantity above them.
+func quantityCeil(bytes int64) string {
+	if bytes >= 10<<30 {
+		return strconv.FormatInt(int64(math.Ceil(float64(bytes)/(1<<30))), 10) + "Gi"
+	}
+	return strconv.FormatInt(int64(math.Ceil(float64(bytes)/(1<<20))), 10) + "Mi"
+}
+
+var startupBudgetBelowLoad = &lint.Rule{
+	ID: "MDL402", Name: "startup-budget-below-load", Severity: lint.Error,
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactModel},
+	Doc: lint.Doc{
+		Summary: "The probes kill the container before the linked model can have loaded.",
+		Why: "The kubelet restarts a container whose startupProbe (or, without one, livenessProbe) fails for " +
+			"initialDelaySeconds + periodSeconds × failureThreshold. A large model takes longer than that to read " +
+			"from its volume, so the server is killed just before it finishes, every time (CrashLoopBackOff), and " +
+			"never serves.\n\nThe load time is estimated as model bytes ÷ loadMiBPerSecond (100 MiB/s) + startupSeconds " +
+			"(10 s); tune both under `estimates:` in .modellint.yaml. Containers with neither probe are not checked " +
+			"(nothing kills them while they load).",
+		Bad:  "# models/llm holds 20 GiB\nlivenessProbe:\n  tcpSocket: {port: 8500}\n  initialDelaySeconds: 5\n  periodSeconds: 10\n  failureThreshold: 3",
+		Good: "startupProbe:\n  tcpSocket: {port: 8500}\n  periodSeconds: 10\n  failureThreshold: 30   # 300s ≥ 215s estimated\nlivenessProbe:\n  tcpSocket: {port: 8500}",
+		Fix:  "Add a startupProbe (or raise its failureThreshold) so that periodSeconds × failureThreshold covers the load time.",
+		References: []string{
+			"https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/",
+		},
+	},
+	Check: checkStartupBudget,
+}
+
+func checkStartupBudget(pass *lint.Pass) {
+	estimates := pass.Config.Estimates()
+	for _, link := range linkedModels(pass) {
+		c := link.Container
+		kind, probe := "startupProbe", c.StartupProbe
+		if probe == nil {
+			kind, probe = "livenessProbe", c.LivenessProbe
+		}
+		if probe == nil {
+			continue
+		}
+		bytes, what := servedBytes(link.Model)
+		load := estimates.EstimateLoadSeconds(bytes)
+		budget := float64(probeBudget(probe))
+		if budget >= load {
+			continue
+		}
+		period := orDefault(probe.PeriodSeconds, defaultPeriodSeconds)
+		threshold := int32(math.Ceil((load - float64(probe.InitialDelaySeconds)) / float64(period)))
+		field := c.Path + "." + kind + ".failureThreshold"
+		pass.Report(field, "%s: %s allows %.0fs (initialDelaySeconds %d + periodSeconds %d × failureThreshold %d) but "+
+			"loading the %s model (%s) takes an estimated %.0fs (%s ÷ %.0fMiB/s + %.0fs start-up): the kubelet kills the "+
+			"container before the model is loaded, every time (CrashLoopBackOff); %s",
+			describe(c), kind, budget, probe.InitialDelaySeconds, period, orDefault(probe.FailureThreshold, defaultFailureThreshold),
+			lint.HumanBytes(bytes), what, load, lint.HumanBytes(bytes), estimates.LoadMiBPerSecond, estimates.StartupSeconds,
+			budgetFix(kind, threshold))
+	}
+}
+
+func budgetFix(kind string, threshold int32) string {
+	if kind == "livenessProbe" {
+		return fmt.Sprintf("add a startupProbe with failureThreshold ≥ %d (at the same period) so liveness starts after the load", threshold)
+	}
+	return fmt.Sprintf("raise failureThreshold to at least %d", threshold)
+}
+
+var modelPathMismatch = &lint.Rule{
+	ID: "MDL403", Name: "model-path-mismatch", Severity: lint.Error,
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest},
+	Doc: lint.Doc{
+		Summary: "The server's model path is not mounted and not in the image, or the model found there is broken.",
+		Why: "The server reads its model from the path its flags, env or image give it (--model_base_path, a model " +
+			"config file's base_path, --model-repository, MODEL_ID, KServe's /mnt/models). When no volumeMount covers that " +
+			"path and the image does not contain it, the server finds nothing: TF Serving logs \"No versions of servable " +
+			"… found under base path\" forever and never becomes Ready, Triton exits with \"failed to stat file\". When " +
+			"the path is covered and a model dir is linked to it, every error modellint finds in that dir (MDL1xx) is " +
+			"repeated here, at the line that points the server at it, with the dir named.\n\nLinks come from " +
+			"`models:` in .modellint.yaml, `--model DIR:MOUNTPATH`, the `modellint.dev/model-path` annotation, or a " +
+			"model dir with the same name as the server's path; the report lists which link was used.",
+		Bad:  "args: [--model_base_path=/models/resnet]\nvolumeMounts:\n  - {name: model, mountPath: /model}",
+		Good: "args: [--model_base_path=/models/resnet]\nvolumeMounts:\n  - {name: model, mountPath: /models/resnet}",
+		Fix: "Mount the model volume at the path the server reads (or point the flag at the mount), and fix the " +
+			"model dir's own findings.",
+		References: []string{
+			"https://www.tensorflow.org/tfx/serving/serving_config",
+			"https://github.com/triton-inference-server/server/blob/main/docs/user_guide/model_repository.md",
+		},
+	},
+	Check: checkModelPath,
+}
+
+// localPath reports whether a server path is a path inside the container
+// (not a URI, a Hugging Face repo id or an unexpanded template).
+func localPath(p string) bool {
+	return strings.HasPrefix(p, "/") && !strings.Contains(p, "{{") && !strings.Contains(p, "$(")
+}
+
+func checkModelPath(pass *lint.Pass) {
+	checked := false
+	for _, link := range pass.Target.Links {
+		if !localPath(link.ServerPath.Value) {
+			continue
+		}
+		checked = true
+		c := link.Container
+		field := linkField(link)
+		if link.Mount == nil && !c.FromServingRuntime && pass.Workload().Platform != "kserve" {
+			img := pass.Target.Images[c.Image]
+			switch {
+			case img == nil || img.FS() == nil:
+				if link.Model != nil {
+					pass.Report(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it, while "+
+						"model dir %s is linked to it (%s): mount the model's volume at %s, or bake the model into the image",
+						describe(c), link.ServerPath.Value, link.ServerPath.From, link.Model.Dir, link.How, link.ServerPath.Value)
+				}
+			default:
+				if _, err := img.FS().Stat(link.ServerPath.Value); err != nil {
+					pass.Report(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it and image "+
+						"%s does not contain it: the server finds no model and never becomes Ready; mount the model "+
+						"volume at %s (volumeMounts[].mountPath) or point the flag at the mount", describe(c),
+						link.ServerPath.Value, link.ServerPath.From, img.Reference, link.ServerPath.Value)
+				}
+			}
+		}
+		if link.Model == nil {
+			continue
+		}
+		if c.Runtime.Name == "tensorflow-serving" && link.Model.Layout != model.LayoutTFServing {
+			pass.Report(field, "%s: %s points TF Serving at model dir %s (%s), which is a %s layout, not a TF Serving "+
+				"base path (<base>/<version>/saved_model.pb): the server finds no versions and never becomes Ready",
+				describe(c), link.ServerPath.From, link.Model.Dir, link.How, link.Model.Layout)
+		}
+		for _, finding := range pass.ModelFindings(link.Model) {
+			if finding.Severity != lint.Error || finding.Suppressed() {
+				continue
+			}
+			pass.Report(field, "%s: the model at %s (%s, linked by %s) fails %s %s: %s", describe(c),
+				link.ServerPath.Value, finding.Location.File, link.How, finding.RuleID, finding.RuleName, finding.Message)
+		}
+	}
+	if !checked {
+		pass.Skip("no serving container names a local model path")
+	}
+}
+
+var probeTargetMismatch = &lint.Rule{
+	ID: "MDL404", Name: "probe-target-mismatch", Severity: lint.Error,
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest},
+	Doc: lint.Doc{
+		Summary: "A readiness or startup probe asks for another model than the server serves, or sends HTTP to its gRPC port.",
+		Why: "TF Serving answers /v1/models/NAME only for the --model_name it serves (default \"model\" in its image); " +
+			"the V2 protocol answers /v2/models/NAME/ready only for loaded models. A probe that names another model " +
+			"gets 404 forever, so the pod never becomes Ready and a rollout never completes. An HTTP probe on the gRPC " +
+			"port (TF Serving --port, default 8500; Triton 8001) fails the same way.",
+		Bad:  "args: [--model_name=resnet, --rest_api_port=8501]\nreadinessProbe:\n  httpGet: {path: /v1/models/resnet50, port: 8501}",
+		Good: "args: [--model_name=resnet, --rest_api_port=8501]\nreadinessProbe:\n  httpGet: {path: /v1/models/resnet, port: 8501}",
+		Fix:  "Use the served model's name in the probe path and the REST port (TF Serving --rest_api_port, Triton --http-port).",
+		References: []string{
+			"https://www.tensorflow.org/tfx/serving/api_rest#model_status_api",
+			"https://kserve.github.io/website/latest/modelserving/data_plane/v2_protocol/",
+		},
+	},
+	Check: checkProbeTarget,
+}
+
+// modelInPath finds the model name in /v1/models/NAME[...] or /v2/models/NAME/...
+var modelInPath = regexp.MustCompile(`^/v[12]/models/([^/:?]+)`)
+
+// grpcPortFlags name the gRPC port of runtimes that also serve HTTP.
+var grpcPortFlags = map[string]struct {
+	flag    string
+	number  int32
+	httpHow string
+}{
+	"tensorflow-serving": {"--port", 8500, "--rest_api_port, default 8501"},
+	"triton":             {"--grpc-port", 8001, "--http-port, default 8000"},
+}
+
+func checkProbeTarget(pass *lint.Pass) {
+	serving := servingContainers(pass)
+	if len(serving) == 0 {
+		return
+	}
+	for _, c := range serving {
+		if c.Runtime == server.Generic || c.FromServingRuntime {
+			continue
+		}
+		invocation := c.Runtime.Parse(invocationOf(c))
+		for _, kind := range []string{"readinessProbe", "startupProbe"} {
+			probe := containerProbe(c, kind)
+			if probe == nil || probe.HTTPGet == nil {
+				continue
+			}
+			checkProbeModelName(pass, c, invocation, kind, probe.HTTPGet.Path)
+			checkProbeGRPCPort(pass, c, kind, probe.HTTPGet.Port)
+		}
+	}
+}
+
+func checkProbeModelName(pass *lint.Pass, c *manifest.Container, invocation *server.Invocation, kind, probePath string) {
+	name := invocation.ModelName.Value
+	if name == "" || strings.ContainsAny(name, "{}$,") || invocation.ModelConfigFile.Value != "" {
+		return // unknown, templated, or several models
+	}
+	m := modelInPath.FindStringSubmatch(probePath)
+	if m == nil || m[1] == name {
+		return
+	}
+	pass.Report(c.Path+"."+kind+".httpGet.path", "%s: %s checks %s, but the server serves model %q (%s): the probe gets "+
+		"404 forever and the pod never becomes Ready; use %s", describe(c), kind, probePath, name,
+		invocation.ModelName.From, strings.Replace(probePath, "/models/"+m[1], "/models/"+name, 1))
+}
+
+func checkProbeGRPCPort(pass *lint.Pass, c *manifest.Container, kind string, port intstr.IntOrString) {
+	grpc, ok := grpcPortFlags[c.Runtime.Name]
+	if !ok {
+		return
+	}
+	grpcPort := grpc.number
+	if value, ok := server.FlagValue(argv(c), grpc.flag); ok {
+		if n, err := strconv.Atoi(value); err == nil {
+			grpcPort = int32(n)
+		}
+	}
+	number := port.IntVal
+	if port.Type == intstr.String {
+		number = 0
+		for _, declared := range c.Ports {
+			if declared.Name == port.StrVal {
+				number = declared.ContainerPort
+			}
+		}
+	}
+	if number == 0 || number != grpcPort {
+		return
+	}
+	pass.Report(c.Path+"."+kind+".httpGet.port", "%s: %s sends HTTP to port %d, the server's gRPC port (%s): the probe "+
+		"fails forever and the pod never becomes Ready; probe the REST port (%s)", describe(c), kind, number, grpc.flag, grpc.httpHow)
+}
+
+// invocationOf is the container's command line and literal env, for the server's flag parser.
+func invocationOf(c *manifest.Container) server.Container {
+	input := server.Container{Command: c.Command, Args: c.Args, Env: map[string]string{}, EnvIndex: map[string]int{}}
+	for i, env := range c.Env {
+		if env.ValueFrom == nil {
+			input.Env[env.Name], input.EnvIndex[env.Name] = env.Value, i
+		}
+	}
+	return input
+}
+
+var gpuImageMismatch = &lint.Rule{
+	ID: "MDL405", Name: "gpu-image-mismatch", Severity: lint.Error,
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "GPUs are requested for an image without CUDA (error), or a CUDA image runs without a GPU (warning).",
+		Why: "A CPU build of a server (tensorflow/serving:2.x without -gpu, a CPU Triton or PyTorch image) ignores the " +
+			"GPU it was scheduled on: the pod holds an expensive, scarce GPU and serves at CPU speed, or a GPU-only " +
+			"model fails to load. The reverse, a CUDA image without a GPU request, is scheduled on nodes without a GPU " +
+			"(or without the device mounted), where CUDA initialisation fails or the server silently falls back to CPU.\n\n" +
+			"CUDA is recognised from the image config (CUDA_VERSION, NVIDIA_REQUIRE_CUDA, labels) or " +
+			"/usr/local/cuda/version.json, as NVIDIA's base images write them.",
+		Bad:  "image: tensorflow/serving:2.19.0\nresources:\n  limits: {nvidia.com/gpu: 1}",
+		Good: "image: tensorflow/serving:2.19.0-gpu\nresources:\n  limits: {nvidia.com/gpu: 1}",
+		Fix:  "Use the GPU build of the image for GPU requests, or drop the GPU request for a CPU image.",
+		References: []string{
+			"https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",
+			"https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/",
+		},
+	},
+	Check: checkGPUImage,
+}
+
+func checkGPUImage(pass *lint.Pass) {
+	gpu := pass.Config.GPUResourceName()
+	for _, c := range imageChecks(pass, false) {
+		if c.container == nil || c.container.Init {
+			continue
+		}
+		toolkit, hasCUDA := imageCUDA(c)
+		wantsGPU := requestsGPU(c.container, gpu)
+		switch {
+		case wantsGPU && !hasCUDA:
+			pass.ReportImage(lint.Error, c.container.Path+".resources", lint.ImageLocation{Reference: c.img.Reference},
+				"%s requests %s but image %s has no CUDA (no CUDA_VERSION or NVIDIA_REQUIRE_CUDA in its config, no "+
+					"/usr/local/cuda/version.json): the GPU sits idle while the server runs on CPU; use the image's GPU build "+
+					"or drop the GPU request", describe(c.container), gpu, c.img.Reference)
+		case hasCUDA && !wantsGPU && c.container.Serving():
+			pass.ReportImage(lint.Warning, c.field(), lint.ImageLocation{Reference: c.img.Reference},
+				"%s: image %s is built for CUDA %s (from %s) but the container requests no %s: it is scheduled on "+
+					"nodes without a GPU, where CUDA fails to initialise or the server falls back to CPU; request a GPU "+
+					"or use the CPU build", describe(c.container), c.img.Reference, orUnknown(toolkit.Version), toolkit.From, gpu)
+		}
+	}
+}
+
+var modelUnreadable = &lint.Rule{
+	ID: "MDL406", Name: "model-unreadable", Severity: lint.Error,
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactImage},
+	Doc: lint.Doc{
+		Summary: "The container's user cannot read the model files baked into the image.",
+		Why: "A model copied into the image as root with mode 0600 (or under a 0700 directory) cannot be read by a " +
+			"container that runs as another user (runAsUser, a non-root USER): the server fails with " +
+			"\"Permission denied\" while loading and never becomes Ready. Only models found in the image (the server's " +
+			"path is not under a volumeMount) are checked.",
+		Bad:        "COPY --chmod=600 models/ /models/   # owned by root\n# pod: securityContext: {runAsUser: 1000}",
+		Good:       "COPY --chown=1000:1000 models/ /models/",
+		Fix:        "Make the model readable by the runtime user: chown it to that user, or give it mode 0644 (dirs 0755).",
+		References: []string{"https://docs.docker.com/reference/dockerfile/#copy---chown---chmod"},
+	},
+	Check: checkModelReadable,
+}
+
+func checkModelReadable(pass *lint.Pass) {
+	checked := false
+	for _, link := range pass.Target.Links {
+		c := link.Container
+		img := pass.Target.Images[c.Image]
+		if link.Mount != nil || !localPath(link.ServerPath.Value) || img == nil || img.FS() == nil {
+			continue
+		}
+		root, err := img.FS().Stat(link.ServerPath.Value)
+		if err != nil {
+			continue // not in the image: MDL403
+		}
+		checked = true
+		user := launch.ResolveUser(launch.ForContainer(&c.Container, &pass.Workload().Spec, img), img)
+		var denied []string
+		visit(img.FS(), root, link.ServerPath.Value, func(node *rootfs.Node, p string) {
+			if len(denied) < 3 && !readable(node, user) {
+				denied = append(denied, fmt.Sprintf("%s (%04o, uid %d, gid %d)", p, node.Mode&0o7777, node.UID, node.GID))
+			}
+		})
+		if len(denied) > 0 {
+			pass.ReportImage(lint.Error, linkField(link), lint.ImageLocation{Reference: img.Reference, Path: link.ServerPath.Value},
+				"%s runs as uid %d (%s) and cannot read the model in image %s: %s: the server fails with "+
+					"\"Permission denied\" while loading; chown the model to that user or make it world-readable "+
+					"(files 0644, dirs 0755)", describe(c), user.UID, user.From, img.Reference, strings.Join(denied, ", "))
+		}
+	}
+	if !checked {
+		pass.Skip("no model is baked into a read image")
+	}
+}
+
+// maxVisited bounds the walk over a model baked into an image.
+const maxVisited = 100000
+
+// visit calls fn for node and everything below it, with its path.
+func visit(fs *rootfs.FS, node *rootfs.Node, p string, fn func(*rootfs.Node, string)) {
+	count := 0
+	var walk func(*rootfs.Node, string)
+	walk = func(node *rootfs.Node, p string) {
+		if count++; count > maxVisited {
+			return
+		}
+		fn(node, p)
+		if node.Type != rootfs.Dir {
+			return
+		}
+		for _, name := range node.Children() {
+			child, err := fs.Lstat(path.Join(p, name))
+			if err == nil {
+				walk(child, path.Join(p, name))
+			}
+		}
+	}
+	walk(node, p)
+}
+
+// readable says whether user may read a file (and list and enter a dir),
+// with the permission class the kernel picks: owner, then group, then other.
+func readable(node *rootfs.Node, user launch.User) bool {
+	if user.UID == 0 || node.Type == rootfs.Symlink {
+		return true // root bypasses permission bits; links are judged at their target
+	}
+	need := uint32(0o4)
+	if node.Type == rootfs.Dir {
+		need = 0o5
+	}
+	shift := 0
+	switch {
+	case node.UID == user.UID:
+		shift = 6
+	case node.GID == user.GID || containsGID(user.Groups, node.GID):
+		shift = 3
+	}
+	return (node.Mode>>shift)&need == need
+}
+
+func containsGID(groups []uint32, gid uint32) bool {
+	for _, g := range groups {
+		if g == gid {
+			return true
+		}
+	}
+	return false
+}
+
+var frameworkVersionMismatch = &lint.Rule{
+	ID: "MDL407", Name: "framework-version-mismatch", Severity: lint.Warning,
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactModel},
+	Doc: lint.Doc{
+		Summary: "The SavedModel was written by a newer TensorFlow than the TF Serving image runs.",
+		Why: "A SavedModel can use ops and attributes that older TensorFlow does not know. TF Serving built on an " +
+			"older TensorFlow then fails to load it (\"Op type not registered\", \"NodeDef mentions attr … not in " +
+			"Op\") and the model never becomes available. The SavedModel records the version that wrote it " +
+			"(meta_info_def.tensorflow_version); the serving image's version is read from its tag (tensorflow/serving:2.11.0).",
+		Bad:        "# models/resnet/1 written by TensorFlow 2.15.0\nimage: tensorflow/serving:2.11.0",
+		Good:       "image: tensorflow/serving:2.15.0",
+		Fix:        "Serve with a TF Serving release at least as new as the TensorFlow that exported the model, or export with an older TensorFlow.",
+		References: []string{"https://www.tensorflow.org/guide/versions#compatibility_of_savedmodels_graphs_and_checkpoints"},
+	},
+	Check: checkFrameworkVersion,
+}
+
+// servingTag reads the version from a TF Serving image tag ("2.11.0-gpu").
+var servingTag = regexp.MustCompile(`:(\d+)\.(\d+)(?:\.\d+)?(?:-[a-z0-9.-]+)?(?:@|$)`)
+
+func checkFrameworkVersion(pass *lint.Pass) {
+	checked := false
+	for _, link := range linkedModels(pass) {
+		c := link.Container
+		if c.Runtime.Name != "tensorflow-serving" {
+			continue
+		}
+		m := servingTag.FindStringSubmatch(c.Image)
+		if m == nil {
+			continue
+		}
+		serving := [2]int{atoi(m[1]), atoi(m[2])}
+		written, version := newestTensorFlow(link.Model)
+		if written == "" {
+			continue
+		}
+		checked = true
+		if version[0] > serving[0] || (version[0] == serving[0] && version[1] > serving[1]) {
+			pass.Report(c.Path+".image", "%s: model %s was written by TensorFlow %s but image %s serves with TensorFlow "+
+				"%d.%d: newer ops or attributes fail to load (\"Op type not registered\"); use tensorflow/serving:%d.%d or newer",
+				describe(c), link.Model.Dir, written, c.Image, serving[0], serving[1], version[0], version[1])
+		}
+	}
+	if !checked {
+		pass.Skip("no TF Serving container with a versioned image tag serves a linked SavedModel")
+	}
+}
+
+// newestTensorFlow is the newest TensorFlow version among the resident
+// versions' SavedModels.
+func newestTensorFlow(m *model.Model) (string, [2]int) {
+	var newest string
+	var parsed [2]int
+	for _, v := range m.Resident() {
+		if v.SavedModel == nil || v.SavedModel.Graph == nil {
+			continue
+		}
+		for _, graph := range v.SavedModel.Graph.MetaGraphs {
+			text := graph.TensorFlowVersion
+			parts := strings.SplitN(text, ".", 3)
+			if len(parts) < 2 {
+				continue
+			}
+			version := [2]int{atoi(parts[0]), atoi(parts[1])}
+			if newest == "" || version[0] > parsed[0] || (version[0] == parsed[0] && version[1] > parsed[1]) {
+				newest, parsed = text, version
+			}
+		}
+	}
+	return newest, parsed
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(strings.TrimFunc(s, func(r rune) bool { return r < '0' || r > '9' }))
+	return n
+}
