@@ -17,11 +17,11 @@ test:
 # Lints the bundled examples: the broken deployment exits 1 with findings,
 # the fixed one exits 0.
 demo: build
-	@echo '$$ modellint testdata/examples/broken'
-	@./bin/modellint testdata/examples/broken; test $$? -eq 1
+	@echo '$$ modellint --offline testdata/examples/broken'
+	@./bin/modellint --offline testdata/examples/broken; test $$? -eq 1
 	@echo
-	@echo '$$ modellint testdata/examples/fixed'
-	@./bin/modellint testdata/examples/fixed
+	@echo '$$ modellint --offline testdata/examples/fixed'
+	@./bin/modellint --offline testdata/examples/fixed
 
 # The image benchmark builds a 2 GiB synthetic image once (cached under
 # $XDG_CACHE_HOME/modellint-bench) and reports modellint against gzip -dc.

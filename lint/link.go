@@ -99,13 +99,22 @@ func (l *linker) link(target *Target) {
 		}
 		invocation := container.Runtime.Parse(invocationInput(container))
 		paths := invocation.ModelPaths
+		// KServe's storage initializer copies storageUri to /mnt/models;
+		// the model dir is found by the URI's last element.
+		nameFrom := ""
 		if container.FromServingRuntime || (workload.Platform == "kserve" && len(paths) == 0) {
-			paths = []server.Value{{Value: kserveModelPath, From: "storageUri", Field: "storageUri"}}
+			uri := storageURI(workload, container)
+			paths = []server.Value{{Value: kserveModelPath, From: "storageUri " + uri, Field: "storageUri"}}
+			nameFrom = path.Base(strings.TrimRight(uri, "/"))
 		}
 		for _, serverPath := range paths {
 			link := &Link{Container: container, Invocation: invocation, ServerPath: serverPath,
 				Mount: mountFor(container, serverPath.Value)}
-			link.Model, link.How = l.find(serverPath.Value, annotated, container.Runtime.Model.Repository)
+			name := path.Base(serverPath.Value)
+			if nameFrom != "" {
+				name = nameFrom
+			}
+			link.Model, link.How = l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository)
 			target.Links = append(target.Links, link)
 			if target.Model == nil && link.Model != nil {
 				target.Model = link.Model
@@ -115,8 +124,9 @@ func (l *linker) link(target *Target) {
 }
 
 // find picks the model dir for a server path: explicit mappings first,
-// then the annotation, then a unique dir of the same name.
-func (l *linker) find(serverPath, annotated string, repository bool) (*model.Model, string) {
+// then the annotation, then the one dir called name (the path's last
+// element, or the storageUri's for KServe).
+func (l *linker) find(serverPath, name, annotated string, repository bool) (*model.Model, string) {
 	for _, mapping := range l.mappings {
 		if mapping.MountPath == "" {
 			continue
@@ -135,7 +145,7 @@ func (l *linker) find(serverPath, annotated string, repository bool) (*model.Mod
 		}
 	}
 	for _, mapping := range l.mappings {
-		if mapping.MountPath == "" && path.Base(mapping.Path) == path.Base(serverPath) {
+		if mapping.MountPath == "" && path.Base(mapping.Path) == name {
 			if m := l.byDir[mapping.Path]; m != nil {
 				return m, mapping.how
 			}
@@ -146,7 +156,7 @@ func (l *linker) find(serverPath, annotated string, repository bool) (*model.Mod
 	}
 	var matches []*model.Model
 	for _, m := range l.models {
-		if path.Base(m.Dir) == path.Base(serverPath) {
+		if path.Base(m.Dir) == name {
 			matches = append(matches, m)
 		}
 	}
@@ -184,6 +194,17 @@ func mountFor(container *manifest.Container, p string) *MountedPath {
 		}
 	}
 	return best
+}
+
+// storageURI is the storageUri of a KServe component or its model shorthand.
+func storageURI(w *manifest.Workload, c *manifest.Container) string {
+	for _, p := range []string{c.Path, w.SpecPath} {
+		if value, ok := w.Object.Lookup(append(strings.Split(p, "."), "storageUri")...); ok {
+			uri, _ := value.(string)
+			return uri
+		}
+	}
+	return ""
 }
 
 func modelPathAnnotation(w *manifest.Workload) string {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
 	"github.com/modellint/modellint/lint"
@@ -19,9 +20,14 @@ import (
 //	  releaseName: bert                       #   --release-name bert
 //	  namespace: serving                      #   --namespace serving
 //	  helmIncludeTests: true                  #   --helm-include-tests
+//	models: [models/resnet:/models/resnet]    #   --model models/resnet:/models/resnet
+//	grow:                                     # make a file this large (sparse) before linting,
+//	  models/big/1/variables/variables.data-00000-of-00001: 2Gi   # in a copy of the scenario
 type scenarioOptions struct {
 	Paths  []string           `json:"paths"`
 	Render lint.RenderOptions `json:"render"`
+	Models []string           `json:"models"`
+	Grow   map[string]string  `json:"grow"`
 }
 
 // applyScenarioOptions reads options.yaml, when the scenario has one, from
@@ -43,4 +49,35 @@ func applyScenarioOptions(t *testing.T, options *lint.Options) {
 		options.Paths = scenario.Paths
 	}
 	options.Render = scenario.Render
+	for _, value := range scenario.Models {
+		mapping, err := lint.ParseModelMapping(value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		options.Models = append(options.Models, mapping)
+	}
+	if len(scenario.Grow) > 0 {
+		growInCopy(t, scenario.Grow)
+	}
+}
+
+// growInCopy copies the scenario (the working directory) to a temporary
+// directory, moves there, and makes the named files sparse files of the
+// given sizes: multi-GiB models without multi-GiB fixtures.
+func growInCopy(t *testing.T, sizes map[string]string) {
+	t.Helper()
+	copyDir := t.TempDir()
+	if err := os.CopyFS(copyDir, os.DirFS(".")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(copyDir)
+	for file, size := range sizes {
+		quantity, err := resource.ParseQuantity(size)
+		if err != nil {
+			t.Fatalf("options.yaml: grow %s: %v", file, err)
+		}
+		if err := os.Truncate(file, quantity.Value()); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

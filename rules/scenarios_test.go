@@ -118,12 +118,17 @@ func compareScenario(t *testing.T, dir string, got expectedResult) {
 // same as in the user's terminal.
 func runScenario(t *testing.T, dir string, images lint.ImageOptions, normalize func(string) string) expectedResult {
 	t.Helper()
+	return toExpected(lintScenario(t, dir, images, nil), normalize)
+}
+
+// lintScenario runs the linter in a scenario directory; models are extra
+// --model links.
+func lintScenario(t *testing.T, dir string, images lint.ImageOptions, models []lint.ModelMapping) *lint.Result {
+	t.Helper()
 	t.Chdir(dir)
-	if normalize == nil {
-		normalize = func(s string) string { return s }
-	}
 	options := lint.Options{Paths: []string{"."}, Rules: rules.All(), Now: scenarioToday, Image: images}
 	applyScenarioOptions(t, &options)
+	options.Models = append(options.Models, models...)
 	for _, name := range lint.ConfigFileNames {
 		if _, err := os.Stat(name); err != nil {
 			continue
@@ -138,6 +143,14 @@ func runScenario(t *testing.T, dir string, images lint.ImageOptions, normalize f
 	result, err := lint.Run(options)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return result
+}
+
+// toExpected turns a result into expected.json's form.
+func toExpected(result *lint.Result, normalize func(string) string) expectedResult {
+	if normalize == nil {
+		normalize = func(s string) string { return s }
 	}
 	got := expectedResult{Findings: []expectedFinding{}, Evaluations: map[string]map[string]string{}}
 	for _, finding := range result.Findings {

@@ -61,6 +61,8 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	set.BoolVarP(&flags.verbose, "verbose", "v", false, "also list skipped documents, unknown kinds and skipped rule checks")
 	set.BoolVar(&flags.noColor, "no-color", false, "no ANSI colors (also when NO_COLOR is set)")
 	var options lint.Options
+	set.Var(&modelFlag{&options.Models}, "model",
+		"link a model dir to the path containers mount it at, DIR[:MOUNTPATH], repeatable")
 	addImageFlags(set, &options.Image)
 	addRenderFlags(set, &options.Render)
 	addBaselineFlags(set, &flags.baseline)
@@ -291,4 +293,18 @@ func useColor(noColor bool, stdout io.Writer) bool {
 
 func oneLine(message string) string {
 	return strings.Join(strings.Fields(message), " ")
+}
+
+// modelFlag parses --model DIR[:MOUNTPATH] into model mappings.
+type modelFlag struct{ mappings *[]lint.ModelMapping }
+
+func (f *modelFlag) String() string { return "" }
+func (f *modelFlag) Type() string   { return "DIR[:MOUNTPATH]" }
+func (f *modelFlag) Set(value string) error {
+	mapping, err := lint.ParseModelMapping(value)
+	if err != nil {
+		return err
+	}
+	*f.mappings = append(*f.mappings, mapping)
+	return nil
 }

@@ -22,6 +22,7 @@ type jsonReport struct {
 	Findings    []jsonFinding    `json:"findings"`
 	Evaluations []jsonEvaluation `json:"evaluations"`
 	Notes       []string         `json:"notes"`
+	Links       []string         `json:"links"`
 }
 
 type jsonTool struct {
@@ -81,6 +82,7 @@ func writeJSON(w io.Writer, result *lint.Result, options Options) error {
 		Findings:    make([]jsonFinding, 0, len(result.Findings)),
 		Evaluations: make([]jsonEvaluation, 0, len(result.Evaluations)),
 		Notes:       append([]string{}, result.Notes...),
+		Links:       append([]string{}, result.Links...),
 	}
 	for _, finding := range result.Findings {
 		converted := jsonFinding{

@@ -77,6 +77,15 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 		}
 		out.WriteString("\n")
 	}
+	// Which model dir each server was linked to decides what the cross
+	// checks compared, so it is always shown.
+	if len(result.Links) > 0 {
+		out.WriteString(paint.paint(ansiBold, "Model links") + "\n")
+		for _, link := range result.Links {
+			out.WriteString("  " + link + "\n")
+		}
+		out.WriteString("\n")
+	}
 	if options.Verbose {
 		if err := writeVerbose(&out, result); err != nil {
 			return err
