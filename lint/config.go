@@ -180,6 +180,12 @@ func LoadConfig(path string) (*Config, error) {
 			return nil, fmt.Errorf("%s: ignore[%d]: rule is required", path, i)
 		}
 	}
+	for i, mapping := range config.Models {
+		if mapping.Path == "" || (mapping.MountPath != "" && !strings.HasPrefix(mapping.MountPath, "/")) {
+			return nil, fmt.Errorf("%s: models[%d]: want a path and an absolute mountPath", path, i)
+		}
+		config.Models[i].Path = filepath.ToSlash(filepath.Clean(mapping.Path))
+	}
 	for i, mapping := range config.Images {
 		if mapping.Ref == "" || mapping.Source == "" {
 			return nil, fmt.Errorf("%s: images[%d]: ref and source are required", path, i)

@@ -101,3 +101,26 @@ func FuzzLoadConfig(f *testing.F) {
 		}
 	})
 }
+
+func TestConfigModels(t *testing.T) {
+	path := writeConfig(t, t.TempDir(), "models:\n  - {path: ./models/resnet/, mountPath: /models/resnet}\nestimates: {memoryFactor: 2}\n")
+	config, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if config.Models[0] != (ModelMapping{Path: "models/resnet", MountPath: "/models/resnet"}) {
+		t.Errorf("models = %+v", config.Models)
+	}
+	estimates := config.Estimates()
+	if estimates.MemoryFactor != 2 || estimates.BaselineMiB != DefaultBaselineMiB || estimates.LoadMiBPerSecond != DefaultLoadMiBPerSecond {
+		t.Errorf("estimates = %+v", estimates)
+	}
+	need := estimates.EstimateMemory(1<<30, 1, 2)
+	if need.Bytes != 4<<30+256<<20 || need.Formula() != "1.0GiB × 2 × 2 copies + 256.0MiB baseline" {
+		t.Errorf("estimate %d %q", need.Bytes, need.Formula())
+	}
+	bad := writeConfig(t, t.TempDir(), "models:\n  - {path: models/resnet, mountPath: models/resnet}\n")
+	if _, err := LoadConfig(bad); err == nil || !strings.Contains(err.Error(), "models[0]") {
+		t.Errorf("relative mountPath accepted: %v", err)
+	}
+}

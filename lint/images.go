@@ -35,6 +35,9 @@ type ImageOptions struct {
 	Platform string
 	// Timeout bounds resolving one reference's manifest and config.
 	Timeout time.Duration
+	// TotalTimeout bounds all registry reads of a run together, layers
+	// included; images not read by then are skipped with a note. 0: none.
+	TotalTimeout time.Duration
 	// CacheDir holds per-layer index results; "" caches nothing.
 	CacheDir string
 	// Parallelism is how many layers stream at once (default: CPUs).
@@ -82,6 +85,11 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		readOptions.Cache = &image.Cache{Dir: options.Image.CacheDir}
 	}
 	ctx := context.Background()
+	if options.Image.TotalTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, options.Image.TotalTimeout)
+		defer cancel()
+	}
 
 	uses := map[imageKey][]imageUse{}
 	for _, target := range targets {
@@ -143,8 +151,12 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 			img, err = image.Open(ctx, key.reference, source, opts)
 			var unreachable *image.UnreachableError
 			if errors.As(err, &unreachable) {
+				reason := oneLine(unreachable.Err.Error())
+				if ctx.Err() != nil {
+					reason = fmt.Sprintf("the registry reads did not finish within --timeout %s", options.Image.TotalTimeout)
+				}
 				note := fmt.Sprintf("image %s was not read: %s (map it with --image %s=SOURCE, or use --offline)",
-					key.reference, oneLine(unreachable.Err.Error()), key.reference)
+					key.reference, reason, key.reference)
 				result.Notes = append(result.Notes, note)
 				missing(users, note)
 				continue

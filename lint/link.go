@@ -97,7 +97,7 @@ func (l *linker) link(target *Target) {
 		if !container.Serving() || container.Runtime == server.Generic {
 			continue
 		}
-		invocation := container.Runtime.Parse(invocationInput(container))
+		invocation := container.Invocation()
 		paths := invocation.ModelPaths
 		// KServe's storage initializer copies storageUri to /mnt/models;
 		// the model dir is found by the URI's last element.
@@ -218,18 +218,6 @@ func modelPathAnnotation(w *manifest.Workload) string {
 		}
 	}
 	return ""
-}
-
-// invocationInput is the part of a container the server's flags are read from.
-func invocationInput(c *manifest.Container) server.Container {
-	input := server.Container{Command: c.Command, Args: c.Args, Env: map[string]string{}, EnvIndex: map[string]int{}}
-	for i, env := range c.Env {
-		if env.ValueFrom == nil {
-			input.Env[env.Name] = env.Value
-			input.EnvIndex[env.Name] = i
-		}
-	}
-	return input
 }
 
 // noteLinks records, for the reports, how each serving container of a

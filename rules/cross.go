@@ -331,7 +331,7 @@ func checkProbeTarget(pass *lint.Pass) {
 		if c.Runtime == server.Generic || c.FromServingRuntime {
 			continue
 		}
-		invocation := c.Runtime.Parse(invocationOf(c))
+		invocation := c.Invocation()
 		for _, kind := range []string{"readinessProbe", "startupProbe"} {
 			probe := containerProbe(c, kind)
 			if probe == nil || probe.HTTPGet == nil {
@@ -382,17 +382,6 @@ func checkProbeGRPCPort(pass *lint.Pass, c *manifest.Container, kind string, por
 	}
 	pass.Report(c.Path+"."+kind+".httpGet.port", "%s: %s sends HTTP to port %d, the server's gRPC port (%s): the probe "+
 		"fails forever and the pod never becomes Ready; probe the REST port (%s)", describe(c), kind, number, grpc.flag, grpc.httpHow)
-}
-
-// invocationOf is the container's command line and literal env, for the server's flag parser.
-func invocationOf(c *manifest.Container) server.Container {
-	input := server.Container{Command: c.Command, Args: c.Args, Env: map[string]string{}, EnvIndex: map[string]int{}}
-	for i, env := range c.Env {
-		if env.ValueFrom == nil {
-			input.Env[env.Name], input.EnvIndex[env.Name] = env.Value, i
-		}
-	}
-	return input
 }
 
 var gpuImageMismatch = &lint.Rule{

@@ -86,36 +86,63 @@ func TestHostileInputs(t *testing.T) {
 			if err := os.WriteFile(path, c.content, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*hostileTimeLimit)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, os.Args[0], path)
-			peakFile := filepath.Join(dir, c.name+".peak")
-			cmd.Env = append(os.Environ(), "MODELLINT_TEST_AS_MAIN=1", "MODELLINT_TEST_PEAK_FILE="+peakFile)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			start := time.Now()
-			err := cmd.Run()
-			elapsed := time.Since(start)
-			exitErr, ok := err.(*exec.ExitError)
-			if !ok || exitErr.ExitCode() != exitError {
-				t.Fatalf("want exit 2, got %v (stderr %q)", err, stderr.String())
-			}
-			message := strings.TrimSpace(stderr.String())
-			if strings.Contains(message, "\n") || strings.Contains(message, "panic") {
-				t.Errorf("want a one-line error, got %q", message)
-			}
-			if !strings.Contains(message, path+c.want) {
-				t.Errorf("error %q does not contain %q", message, path+c.want)
-			}
-			if elapsed > hostileTimeLimit {
-				t.Errorf("took %v, limit %v", elapsed, hostileTimeLimit)
-			}
-			peak := readPeakMemory(t, peakFile)
-			if peak > hostileMemoryLimit {
-				t.Errorf("peak RSS %d MiB, limit %d MiB", peak>>20, hostileMemoryLimit>>20)
+			stderr := runHostile(t, []string{path}, exitError)
+			if !strings.Contains(stderr, path+c.want) {
+				t.Errorf("error %q does not contain %q", stderr, path+c.want)
 			}
 		})
 	}
+}
+
+// runHostile runs modellint with args in a subprocess and checks that it
+// exits with want, without a panic, within the time and memory limits, and,
+// on exit 2, with a one-line error. It returns stderr.
+func runHostile(t *testing.T, args []string, want int) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*hostileTimeLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	peakFile := filepath.Join(t.TempDir(), "peak")
+	cmd.Env = append(os.Environ(), "MODELLINT_TEST_AS_MAIN=1", "MODELLINT_TEST_PEAK_FILE="+peakFile,
+		"XDG_CACHE_HOME="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	elapsed := time.Since(start)
+	code := 0
+	if exitErr, ok := err.(*exec.ExitError); ok {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	message := strings.TrimSpace(stderr.String())
+	if code != want {
+		t.Fatalf("want exit %d, got %d (stderr %q, stdout %q)", want, code, message, truncate(stdout.String(), 2000))
+	}
+	if strings.Contains(message, "panic") || strings.Contains(stdout.String(), "panic:") {
+		t.Errorf("panic: %q", message)
+	}
+	if want == exitError && (message == "" || strings.Contains(message, "\n")) {
+		t.Errorf("want a one-line error, got %q", message)
+	}
+	if elapsed > hostileTimeLimit {
+		t.Errorf("took %v, limit %v", elapsed, hostileTimeLimit)
+	}
+	if peak := readPeakMemory(t, peakFile); peak > hostileMemoryLimit {
+		t.Errorf("peak RSS %d MiB, limit %d MiB", peak>>20, hostileMemoryLimit>>20)
+	}
+	if want != exitError {
+		return stdout.String()
+	}
+	return message
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
 
 // readPeakMemory reads what writePeakMemory wrote ("123456 kB").

@@ -22,13 +22,16 @@ func addImageFlags(set *pflag.FlagSet, options *lint.ImageOptions) {
 	options.Registry = !offline
 	options.CacheDir = image.DefaultCacheDir()
 	options.Timeout = time.Minute
+	options.TotalTimeout = 10 * time.Minute
 	options.Progress = terminalProgress()
 	set.Var(&imageSourceFlag{options}, "image",
 		"image REF[=SOURCE], repeatable: read REF from SOURCE, a docker-save tarball, an OCI layout dir, \"registry\" or docker://OTHER-REF")
 	set.Var(&offlineFlag{options}, "offline", "never contact a registry: unmapped images are skipped (also "+offlineEnv+"=1)")
 	set.Lookup("offline").NoOptDefVal = "true"
 	set.StringVar(&options.Platform, "platform", "", "os/arch[/variant] of the nodes, for multi-platform images (default: the pod's kubernetes.io/arch, else cluster.architecture, else linux/amd64)")
-	set.DurationVar(&options.Timeout, "image-timeout", options.Timeout, "how long to wait for a registry to resolve one image")
+	set.DurationVar(&options.Timeout, "image-timeout", options.Timeout, "how long to wait for a registry to resolve one image's manifest and config")
+	set.DurationVar(&options.TotalTimeout, "timeout", options.TotalTimeout,
+		"the most time spent on registries, all images and layers together; images not read by then are skipped with a note (0: no limit)")
 	set.Var(&cacheDirFlag{options: options}, "cache-dir", "where per-layer image indexes are cached")
 	set.Var(&noCacheFlag{options}, "no-cache", "read every image layer, without the layer cache")
 	set.Lookup("no-cache").NoOptDefVal = "true"

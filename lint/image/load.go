@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
 	"github.com/modellint/modellint/lint/image/elfinfo"
 	"github.com/modellint/modellint/lint/image/rootfs"
@@ -156,9 +159,32 @@ func Open(ctx context.Context, reference, source string, options Options) (*Imag
 		return img, nil
 	}
 	if err := img.readLayers(ctx, opened, options); err != nil {
+		if img.Source == SourceRegistry || strings.HasPrefix(img.Source, registryPrefix) {
+			if reason := interruptedRead(ctx, err); reason != nil {
+				return nil, &UnreachableError{Reference: reference, Err: reason}
+			}
+		}
 		return nil, fmt.Errorf("image %s: %w", reference, err)
 	}
 	return img, nil
+}
+
+// interruptedRead says why a layer download stopped when the registry, the
+// network or the time limit stopped it rather than the image's content,
+// and nil otherwise: a layer whose bytes do not match its digest, or that
+// is not a tar, is an error about the image.
+func interruptedRead(ctx context.Context, err error) error {
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return fmt.Errorf("reading the layers did not finish in time (%w)", err)
+	}
+	var transportErr *transport.Error
+	var netErr net.Error
+	var opErr *net.OpError
+	if errors.As(err, &transportErr) || errors.As(err, &netErr) || errors.As(err, &opErr) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return err
+	}
+	return nil
 }
 
 // readLayers builds the merged index: cached layers are taken as they are,
@@ -304,7 +330,26 @@ func streamLayer(layer storedLayer, policy *capturePolicy, progress Progress) (*
 		return nil, truncated(err)
 	}
 	defer stream.Close()
-	return indexLayer(stream, policy)
+	index, err := indexLayer(stream, policy)
+	if err != nil {
+		return nil, digestMismatch(err)
+	}
+	// The indexer stops at the tar's end; the rest of the stored bytes
+	// (padding, the compressor's trailer) must still be read for the
+	// registry client to check the blob against its digest.
+	if _, err := io.Copy(io.Discard, source); err != nil {
+		return nil, digestMismatch(err)
+	}
+	return index, nil
+}
+
+// digestMismatch names what go-containerregistry's verifying reader
+// reports ("error verifying sha256 checksum …") in the user's terms.
+func digestMismatch(err error) error {
+	if strings.Contains(err.Error(), "error verifying") {
+		return fmt.Errorf("the registry sent bytes that do not match the layer's digest (%w)", err)
+	}
+	return err
 }
 
 type countingReader struct {

@@ -59,6 +59,21 @@ type Container struct {
 	FromServingRuntime bool
 }
 
+// Invocation reads what the container tells its server through command,
+// args and literal env values; nil for containers that are not servers.
+func (c *Container) Invocation() *server.Invocation {
+	if c.Runtime == nil {
+		return nil
+	}
+	input := server.Container{Command: c.Command, Args: c.Args, Env: map[string]string{}, EnvIndex: map[string]int{}}
+	for i, env := range c.Env {
+		if env.ValueFrom == nil {
+			input.Env[env.Name], input.EnvIndex[env.Name] = env.Value, i
+		}
+	}
+	return c.Runtime.Parse(input)
+}
+
 // Serving reports whether the container is a model server.
 func (c *Container) Serving() bool { return c.Runtime != nil && !c.Init }
 

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/base64"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modellint/modellint/lint/image/imagetest"
+	"github.com/modellint/modellint/lint/report"
+)
+
+// TestRegistryFaultsCLI lints a pod whose image is served by a real
+// registry behind a proxy that breaks one kind of request, and checks how
+// each fault ends: MDL310, a skip note naming the image, or a one-line
+// error naming it. The keychain's credentials, and the token they buy,
+// appear in no report format, on stderr or at -v.
+func TestRegistryFaultsCLI(t *testing.T) {
+	registry := imagetest.StartRegistry(t)
+	built, err := imagetest.Build(&imagetest.ImageSpec{
+		Ref:    "registry.example.com/serving/app:1.0",
+		Config: imagetest.ConfigSpec{Entrypoint: []string{"/usr/bin/serve"}},
+		Layers: []imagetest.LayerSpec{{Compression: "none", Files: []imagetest.FileSpec{
+			{Path: "/usr/bin/serve", ELF: "stub-amd64"},
+			{Path: "/models/weights.bin", Content: strings.Repeat("weights ", 16<<10)},
+		}}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := imagetest.Push(registry.Ref("serving/app:1.0"), built); err != nil {
+		t.Fatalf("push to %s: %v", registry.Kind, err)
+	}
+	layers, _ := built.Images["linux/amd64"].Layers()
+	layerDigest, _ := layers[0].Digest()
+	layer := func(fault imagetest.Fault) func(*http.Request) imagetest.Fault {
+		return func(r *http.Request) imagetest.Fault {
+			if imagetest.IsBlob(r, layerDigest.String()) {
+				return fault
+			}
+			return imagetest.Pass
+		}
+	}
+	const username, password, token = "ci-bot", "keychain-password-5f3a", "issued-token-9c1e"
+	cases := []struct {
+		name       string
+		rule       func(*http.Request) imagetest.Fault
+		password   string // in DOCKER_CONFIG; "" for no token flow
+		args       []string
+		want       int
+		wantStdout string // REF stands for the image reference
+		wantStderr string
+	}{
+		{name: "token flow", password: password, want: exitClean, wantStdout: "MDL302"},
+		{name: "token flow, refused credentials", password: "wrong-password-77d0", want: exitClean,
+			wantStdout: "image REF was not read: "},
+		{name: "401 without a token flow", rule: func(*http.Request) imagetest.Fault { return imagetest.Unauthorized },
+			want: exitClean, wantStdout: "image REF was not read: "},
+		{name: "404 manifest", rule: func(r *http.Request) imagetest.Fault {
+			if imagetest.IsManifest(r) {
+				return imagetest.NotFound
+			}
+			return imagetest.Pass
+		}, want: exitFindings, wantStdout: "MDL310"},
+		{name: "500 on the layer", rule: layer(imagetest.ServerError), want: exitClean, wantStdout: "image REF was not read: "},
+		{name: "reset mid-layer", rule: layer(imagetest.Reset), want: exitClean, wantStdout: "image REF was not read: "},
+		{name: "stalled layer", rule: layer(imagetest.Stall), args: []string{"--timeout", "1s"}, want: exitClean,
+			wantStdout: "image REF was not read: the registry reads did not finish within --timeout 1s"},
+		{name: "digest mismatch", rule: layer(imagetest.Corrupt), want: exitError,
+			wantStderr: "modellint: image REF: layer 1/1 "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			proxy := imagetest.StartFaultProxy(t, registry)
+			proxy.Rule = c.rule
+			dockerConfig := t.TempDir()
+			if c.password != "" {
+				proxy.Username, proxy.Password, proxy.Token = username, password, token
+				dockerConfig = imagetest.WriteDockerConfig(t, proxy.Host, username, c.password)
+			}
+			t.Setenv("DOCKER_CONFIG", dockerConfig)
+			ref := proxy.Ref("serving/app:1.0")
+			dir := t.TempDir()
+			manifest := writeFile(t, dir, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: app}\nspec:\n  containers:\n    - name: app\n      image: "+ref+"\n")
+			args := []string{"-v", "--no-color", "--no-cache", "--image", ref + "=registry"}
+			var reports []string
+			for _, format := range report.Formats {
+				if format == "table" {
+					continue
+				}
+				file := filepath.Join(dir, "report."+format)
+				reports = append(reports, file)
+				args = append(args, "-f", format+"="+file)
+			}
+			args = append(append(append(args, "-f", "table"), c.args...), manifest)
+			code, stdout, stderr := lintArgs(t, "", args...)
+			if code != c.want {
+				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, c.want, stdout, stderr)
+			}
+			if !strings.Contains(stdout, strings.ReplaceAll(c.wantStdout, "REF", ref)) ||
+				!strings.Contains(stderr, strings.ReplaceAll(c.wantStderr, "REF", ref)) {
+				t.Errorf("stdout %q\nstderr %q\nwant %q / %q", stdout, stderr, c.wantStdout, c.wantStderr)
+			}
+			if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+				t.Errorf("stderr is more than one line: %q", stderr)
+			}
+			outputs := map[string]string{"stdout": stdout, "stderr": stderr}
+			for _, file := range reports {
+				data, _ := os.ReadFile(file) // absent after exit 2
+				outputs[filepath.Base(file)] = string(data)
+			}
+			secrets := []string{password, "wrong-password-77d0", token,
+				base64.StdEncoding.EncodeToString([]byte(username + ":" + password)),
+				base64.StdEncoding.EncodeToString([]byte(username + ":wrong-password-77d0"))}
+			for output, text := range outputs {
+				for _, secret := range secrets {
+					if strings.Contains(text, secret) {
+						t.Errorf("%s prints the credential %q", output, secret)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,100 @@
+package lint
+
+import (
+	"testing"
+
+	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/model"
+)
+
+func TestUnder(t *testing.T) {
+	cases := []struct {
+		p, dir, rel string
+		ok          bool
+	}{
+		{"/models/resnet", "/models/resnet", "", true},
+		{"/models/resnet/1", "/models", "resnet/1", true},
+		{"/models-old/resnet", "/models", "", false},
+		{"/models/resnet", "/", "models/resnet", true},
+		{"/models/resnet/", "/models/resnet", "", true},
+	}
+	for _, c := range cases {
+		rel, ok := under(c.p, c.dir)
+		if rel != c.rel || ok != c.ok {
+			t.Errorf("under(%q, %q) = %q, %v; want %q, %v", c.p, c.dir, rel, ok, c.rel, c.ok)
+		}
+	}
+}
+
+func TestParseModelMapping(t *testing.T) {
+	mapping, err := ParseModelMapping("./models/resnet/:/models/resnet/")
+	if err != nil || mapping != (ModelMapping{Path: "models/resnet", MountPath: "/models/resnet"}) {
+		t.Errorf("got %+v, %v", mapping, err)
+	}
+	for _, bad := range []string{"", ":/models", "models:relative"} {
+		if _, err := ParseModelMapping(bad); err == nil {
+			t.Errorf("ParseModelMapping(%q) accepted", bad)
+		}
+	}
+}
+
+func TestLinkOrder(t *testing.T) {
+	source := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: tfs
+  annotations: {modellint.dev/model-path: models/annotated}
+spec:
+  template:
+    spec:
+      containers:
+        - name: serving
+          image: tensorflow/serving:2.19.0
+          args: [--model_name=resnet, --model_base_path=/models/resnet]
+          volumeMounts: [{name: m, mountPath: /models}]
+`
+	file, err := manifest.Load("deploy.yaml", []byte(source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := manifest.NewSet([]*manifest.File{file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := []*Target{
+		{Model: &model.Model{Dir: "models/resnet"}},
+		{Model: &model.Model{Dir: "models/annotated"}},
+		{Model: &model.Model{Dir: "store/resnet"}},
+	}
+	cases := []struct {
+		name    string
+		config  *Config
+		flagged []ModelMapping
+		want    string
+		how     string
+	}{
+		{"annotation wins over name", &Config{}, nil, "models/annotated", "annotation modellint.dev/model-path"},
+		{"mapping wins over annotation", &Config{Models: []ModelMapping{{Path: "store", MountPath: "/models"}}}, nil,
+			"store/resnet", "config models[0]"},
+		{"flag", &Config{}, []ModelMapping{{Path: "store/resnet", MountPath: "/models/resnet"}}, "store/resnet", "--model store/resnet"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			target := &Target{Workload: set.Workloads[0]}
+			newLinker(models, c.config, c.flagged).link(target)
+			if len(target.Links) != 1 {
+				t.Fatalf("links %+v", target.Links)
+			}
+			link := target.Links[0]
+			if link.Model == nil || link.Model.Dir != c.want || link.How != c.how {
+				t.Errorf("linked %+v by %q, want %s by %q", link.Model, link.How, c.want, c.how)
+			}
+			if link.Mount == nil || link.Mount.Mount != "/models" || link.Mount.Rel != "resnet" {
+				t.Errorf("mount %+v", link.Mount)
+			}
+			if link.ServerPath.Field != "args[1]" || target.Model != link.Model {
+				t.Errorf("server path %+v", link.ServerPath)
+			}
+		})
+	}
+}
