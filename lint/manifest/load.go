@@ -81,16 +81,21 @@ func (o *Object) ID() string {
 }
 
 // FullPath turns a path relative to the object into a path in its document.
-func (o *Object) FullPath(path string) string {
+func (o *Object) FullPath(path string) string { return ConcatPath(o.Base, path) }
+
+// ConcatPath appends a relative field path to a base path:
+// ("spec", "containers[0]") → "spec.containers[0]", ("items[2]", "[0]") → "items[2][0]".
+func ConcatPath(base, relative string) string {
+	relative = strings.TrimPrefix(relative, ".")
 	switch {
-	case o.Base == "":
-		return path
-	case path == "":
-		return o.Base
-	case strings.HasPrefix(path, "["):
-		return o.Base + path
+	case base == "":
+		return relative
+	case relative == "":
+		return base
+	case strings.HasPrefix(relative, "["):
+		return base + relative
 	}
-	return o.Base + "." + path
+	return base + "." + relative
 }
 
 // Locate returns where path (relative to the object) was written, or its

@@ -1,7 +1,6 @@
 package helm
 
 import (
-	"strings"
 	"text/template/parse"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -113,19 +112,4 @@ func joinKeys(path string, keys []string) string {
 		path = manifest.JoinPath(path, key)
 	}
 	return path
-}
-
-// joinPaths appends a relative field path ("limits.memory", "[0].name") to a
-// base path.
-func joinPaths(base, relative string) string {
-	relative = strings.TrimPrefix(relative, ".")
-	switch {
-	case base == "":
-		return relative
-	case relative == "":
-		return base
-	case strings.HasPrefix(relative, "["):
-		return base + relative
-	}
-	return base + "." + relative
 }

@@ -221,7 +221,7 @@ func (r *renderer) collectTemplates(top *chart.Chart) {
 			// The parents' values.yaml override the chart's own, under the
 			// chart's name in each.
 			for _, source := range parent.sources[len(r.userFiles):] {
-				lookup.sources = append(lookup.sources, valuesSource{file: source.file, prefix: joinPaths(source.prefix, manifest.JoinPath("", c.Name()))})
+				lookup.sources = append(lookup.sources, valuesSource{file: source.file, prefix: manifest.ConcatPath(source.prefix, manifest.JoinPath("", c.Name()))})
 			}
 		}
 		if own := r.chartValues(c); own != nil {
@@ -238,7 +238,7 @@ func (r *renderer) collectTemplates(top *chart.Chart) {
 			r.byIndex = append(r.byIndex, template)
 		}
 		for _, dependency := range c.Dependencies() {
-			walk(dependency, joinPaths(prefix, manifest.JoinPath("", dependency.Name())), lookup)
+			walk(dependency, manifest.ConcatPath(prefix, manifest.JoinPath("", dependency.Name())), lookup)
 		}
 	}
 	walk(top, "", nil)

@@ -284,7 +284,7 @@ func (t *docTrace) generatedValue(path string, origin lineOrigin) (string, manif
 		return "", manifest.Position{}, false
 	}
 	value, _ := manifest.ValueAt(t.doc.Value, path)
-	return template.values.find(joinPaths(valuesPath, strings.TrimPrefix(path, *root)), value)
+	return template.values.find(manifest.ConcatPath(valuesPath, strings.TrimPrefix(path, *root)), value)
 }
 
 // runRoot is the field path a run of generated lines was written under: the

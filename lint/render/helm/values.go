@@ -139,7 +139,7 @@ func (l *valuesLookup) find(path string, rendered any) (string, manifest.Positio
 	for setPath := range l.set {
 		full := path
 		if !global {
-			full = joinPaths(l.prefix, path)
+			full = manifest.ConcatPath(l.prefix, path)
 		}
 		if setPath == full || strings.HasPrefix(full, setPath+".") || strings.HasPrefix(full, setPath+"[") {
 			return "", manifest.Position{}, false
@@ -151,7 +151,7 @@ func (l *valuesLookup) find(path string, rendered any) (string, manifest.Positio
 		}
 		full := path
 		if !global {
-			full = joinPaths(source.prefix, path)
+			full = manifest.ConcatPath(source.prefix, path)
 		}
 		if !source.file.doc.Has(full) {
 			continue

@@ -217,7 +217,7 @@ func (p *patch) findOperation(doc *manifest.Document, res *resource, fieldPath s
 		if !ok || (fieldPath != target && !isDescendant(fieldPath, target)) {
 			continue
 		}
-		written := joinPaths(manifest.IndexPath("", i)+".value", strings.TrimPrefix(fieldPath, target))
+		written := manifest.ConcatPath(manifest.IndexPath("", i)+".value", strings.TrimPrefix(fieldPath, target))
 		if !doc.Has(written) {
 			continue
 		}

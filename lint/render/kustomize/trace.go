@@ -254,16 +254,3 @@ func lookupString(value any, fieldPath string) (string, bool) {
 func isDescendant(fieldPath, ancestor string) bool {
 	return ancestor == "" || strings.HasPrefix(fieldPath, ancestor+".") || strings.HasPrefix(fieldPath, ancestor+"[")
 }
-
-func joinPaths(base, relative string) string {
-	relative = strings.TrimPrefix(relative, ".")
-	switch {
-	case base == "":
-		return relative
-	case relative == "":
-		return base
-	case strings.HasPrefix(relative, "["):
-		return base + relative
-	}
-	return base + "." + relative
-}
