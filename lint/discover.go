@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -35,14 +37,65 @@ var skippedDirs = map[string]bool{".git": true, "node_modules": true, "vendor": 
 func discover(paths []string, stdin io.Reader) (*inputs, error) {
 	found := &inputs{}
 	seen := map[string]bool{}
+	// Files are read in walk order and parsed afterwards, in parallel.
+	var pending []pendingLoad
 	load := func(path string, source []byte) error {
-		file, err := manifest.Load(path, source)
-		if err != nil {
-			return err
-		}
-		found.manifests = append(found.manifests, file)
+		pending = append(pending, pendingLoad{path: path, source: source})
 		return nil
 	}
+	found, err := discoverPaths(paths, stdin, found, seen, load)
+	// A file that fails to parse comes before whatever stopped the walk, as
+	// it would have stopped a walk that parsed as it went.
+	files, loadErr := loadAll(pending)
+	if loadErr != nil {
+		return nil, loadErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	found.manifests = files
+	return found, nil
+}
+
+// pendingLoad is a manifest file read but not yet parsed.
+type pendingLoad struct {
+	path   string
+	source []byte
+}
+
+// loadAll parses the files on every CPU and returns them in the order
+// given; the error is that of the first file that fails, whatever the
+// scheduling.
+func loadAll(pending []pendingLoad) ([]*manifest.File, error) {
+	files := make([]*manifest.File, len(pending))
+	errs := make([]error, len(pending))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(pending)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				files[i], errs[i] = manifest.Load(pending[i].path, pending[i].source)
+			}
+		}()
+	}
+	for i := range pending {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// discoverPaths is the walk: it hands each manifest file to load and
+// sorts the rest into found.
+func discoverPaths(paths []string, stdin io.Reader, found *inputs, seen map[string]bool, load func(string, []byte) error) (*inputs, error) {
 	// unit claims a directory that is linted as a whole; false means walk it.
 	unit := func(dir string) bool {
 		name := displayPath(dir)

@@ -231,7 +231,7 @@ func checkConfigRef(pass *lint.Pass, ref configRef) {
 // secretGenerator returns the kind of an object in the linted files that
 // creates a Secret of that name (ExternalSecret, SealedSecret).
 func secretGenerator(pass *lint.Pass, namespace, name string) string {
-	for _, object := range pass.Objects.Objects {
+	for _, object := range pass.Objects.OfKinds("ExternalSecret", "SealedSecret") {
 		if object.Namespace != namespace && object.Namespace != "" && namespace != "" {
 			continue
 		}

@@ -237,7 +237,7 @@ func checkProgressDeadline(pass *lint.Pass, serving []*manifest.Container, deadl
 func effectiveReplicas(pass *lint.Pass) (int32, string) {
 	w := pass.Workload()
 	object := w.Object
-	for _, other := range pass.Objects.Objects {
+	for _, other := range pass.Objects.OfKinds("HorizontalPodAutoscaler", "ScaledObject") {
 		if other.Namespace != object.Namespace && other.Namespace != "" && object.Namespace != "" {
 			continue
 		}
@@ -480,7 +480,7 @@ func selectingService(pass *lint.Pass) string {
 	if len(labels) == 0 {
 		return ""
 	}
-	for _, object := range pass.Objects.Objects {
+	for _, object := range pass.Objects.OfKinds("Service") {
 		if object.Kind != "Service" || object.Group() != "" {
 			continue
 		}

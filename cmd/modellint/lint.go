@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/report"
 	"github.com/modellint/modellint/rules"
@@ -116,7 +117,8 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = applyBaseline(flags.baseline, result, stderr)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "modellint: %s\n", oneLine(err.Error()))
+		// A layer read may fail with a registry's answer quoted in the error.
+		fmt.Fprintf(stderr, "modellint: %s\n", image.RedactCredentials(oneLine(err.Error())))
 		return exitError
 	}
 

@@ -53,7 +53,7 @@ func TestRegistryFaultsCLI(t *testing.T) {
 		wantStdout string // REF stands for the image reference
 		wantStderr string
 	}{
-		{name: "token flow", password: password, want: exitClean, wantStdout: "MDL302"},
+		{name: "token flow", password: password, want: exitClean, wantStdout: "0 errors, 0 warnings, 1 info"},
 		{name: "token flow, refused credentials", password: "wrong-password-77d0", want: exitClean,
 			wantStdout: "image REF was not read: "},
 		{name: "401 without a token flow", rule: func(*http.Request) imagetest.Fault { return imagetest.Unauthorized },
@@ -102,6 +102,9 @@ func TestRegistryFaultsCLI(t *testing.T) {
 			if !strings.Contains(stdout, strings.ReplaceAll(c.wantStdout, "REF", ref)) ||
 				!strings.Contains(stderr, strings.ReplaceAll(c.wantStderr, "REF", ref)) {
 				t.Errorf("stdout %q\nstderr %q\nwant %q / %q", stdout, stderr, c.wantStdout, c.wantStderr)
+			}
+			if !strings.Contains(c.wantStdout, "was not read") && strings.Contains(stdout, "was not read") {
+				t.Errorf("the image was not read:\n%s", stdout)
 			}
 			if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 				t.Errorf("stderr is more than one line: %q", stderr)

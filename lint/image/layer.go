@@ -14,13 +14,21 @@ import (
 )
 
 // Limits on what one layer may make modellint hold. They are far above real
-// images and keep a hostile layer from exhausting memory.
+// images and keep a hostile layer from exhausting memory and time.
 const (
-	maxEntriesPerLayer = 4 << 20
+	// The largest layers of real images (conda environments, node_modules,
+	// CUDA toolkits) hold tens of thousands to a couple of hundred thousand
+	// entries; reading a header costs microseconds and indexing one a few
+	// hundred bytes, so this bounds a layer to seconds and ~150 MiB.
+	maxEntriesPerLayer = 300_000
 	elfPrefix          = 64 << 10 // first bytes of an ELF kept, headers and usually the dynamic tables
 	maxFirstSegment    = 16 << 20 // the non-executable first segment kept whole up to this size
 	maxELFCapture      = 48 << 20 // all captured ranges of one ELF together
 	maxTextFile        = 1 << 20  // /etc/passwd, version.json …
+	// maxConfigSize bounds an image config. Real ones are KiB (the history
+	// of a hundred-step build is tens of KiB); one of tens of MiB would be
+	// held several times over while parsed.
+	maxConfigSize = 4 << 20
 )
 
 // layerIndex is what one pass over a layer yields: its entries in tar

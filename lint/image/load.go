@@ -336,7 +336,11 @@ func streamLayer(layer storedLayer, policy *capturePolicy, progress Progress) (*
 	}
 	// The indexer stops at the tar's end; the rest of the stored bytes
 	// (padding, the compressor's trailer) must still be read for the
-	// registry client to check the blob against its digest.
+	// registry client to check the blob against its digest. A targeted
+	// read stops early on purpose: the first pass checked the blob.
+	if policy.targeted {
+		return index, nil
+	}
 	if _, err := io.Copy(io.Discard, source); err != nil {
 		return nil, digestMismatch(err)
 	}

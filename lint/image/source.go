@@ -177,6 +177,7 @@ func registryTransport() http.RoundTripper {
 // classifyRegistryError separates "the registry says there is no such
 // image" (MDL310) from "the registry could not be asked" (skipped, noted).
 func classifyRegistryError(reference string, err error) error {
+	err = redactedError{err}
 	var transportErr *transport.Error
 	if errors.As(err, &transportErr) {
 		for _, diagnostic := range transportErr.Errors {
@@ -200,13 +201,16 @@ func classifyRegistryError(reference string, err error) error {
 // fromV1Image wraps a go-containerregistry image whose layers are cheap to
 // open compressed (registry blobs, OCI layout files).
 func fromV1Image(img v1.Image, digest string) (*stored, error) {
-	config, err := img.ConfigFile()
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
 	manifest, err := img.Manifest()
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	if manifest.Config.Size > maxConfigSize {
+		return nil, fmt.Errorf("config %s is %d bytes, more than %d", manifest.Config.Digest, manifest.Config.Size, maxConfigSize)
+	}
+	config, err := img.ConfigFile()
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
 	}
 	if len(manifest.Layers) != len(config.RootFS.DiffIDs) {
 		return nil, fmt.Errorf("the manifest has %d layers but the config names %d", len(manifest.Layers), len(config.RootFS.DiffIDs))
@@ -315,7 +319,7 @@ func openTarball(file, reference string) (*stored, error) {
 	if err != nil {
 		return fail(err)
 	}
-	data, err := archive.readSmall(descriptor.Config, 64<<20)
+	data, err := archive.readSmall(descriptor.Config, maxConfigSize)
 	if err != nil {
 		return fail(fmt.Errorf("config: %w", err))
 	}

@@ -358,6 +358,9 @@ func TestSymlinks(t *testing.T) {
 		"loop":               ".",
 		"sub/up":             "..",
 		"alias.bin":          "sub/data.bin",
+		"cycle-a.bin":        "cycle-b.bin",
+		"cycle-b.bin":        "cycle-a.bin",
+		"through-file":       "real.onnx/x",
 	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
@@ -369,7 +372,9 @@ func TestSymlinks(t *testing.T) {
 	for _, link := range m.Links {
 		got = append(got, link.Path+dangling(link))
 	}
-	if want := []string{"dangling.bin (dangling)", "escape.safetensors", "root"}; !reflect.DeepEqual(got, want) {
+	want := []string{"cycle-a.bin (dangling)", "cycle-b.bin (dangling)", "dangling.bin (dangling)", "escape.safetensors", "root",
+		"through-file (dangling)"}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("links = %v, want %v", got, want)
 	}
 	if f := m.File("alias.bin"); f == nil || f.Size != 4 {

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -109,11 +108,10 @@ func (t *tree) walk(dir, rel string, depth int) error {
 			target, _ := os.Readlink(full)
 			resolved, err := filepath.EvalSymlinks(full)
 			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					t.links = append(t.links, Link{Path: relPath, Target: target, Dangling: true, Weight: isWeightFile(name)})
-					continue
-				}
-				return err
+				// A missing target, a loop of links or a file used as a
+				// directory: the server's open fails the same way.
+				t.links = append(t.links, Link{Path: relPath, Target: target, Dangling: true, Weight: isWeightFile(name)})
+				continue
 			}
 			if !within(t.realRoot, resolved) {
 				t.links = append(t.links, Link{Path: relPath, Target: target, Weight: isWeightFile(name)})

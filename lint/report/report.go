@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -28,23 +29,21 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 	if result == nil {
 		result = &lint.Result{}
 	}
-	switch format {
-	case "table":
-		return writeTable(w, result, options)
-	case "json":
-		return writeJSON(w, result, options)
-	case "sarif":
-		return writeSARIF(w, result, options)
-	case "junit":
-		return writeJUnit(w, result, options)
-	case "gitlab":
-		return writeGitLab(w, result, options)
-	case "github":
-		return writeGitHub(w, result, options)
-	case "markdown":
-		return writeMarkdown(w, result, options)
+	writers := map[string]func(io.Writer, *lint.Result, Options) error{
+		"table": writeTable, "json": writeJSON, "sarif": writeSARIF, "junit": writeJUnit,
+		"gitlab": writeGitLab, "github": writeGitHub, "markdown": writeMarkdown,
 	}
-	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+	write, ok := writers[format]
+	if !ok {
+		return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+	}
+	// The writers emit many small pieces; a report of 10,000 workloads
+	// would otherwise be hundreds of thousands of write calls.
+	buffered := bufio.NewWriterSize(w, 64<<10)
+	if err := write(buffered, result, options); err != nil {
+		return err
+	}
+	return buffered.Flush()
 }
 
 // toolName is how modellint names itself in machine-readable reports.

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/rules"
+)
+
+// Scale: 10,000 workloads across 1,000 files, the shared corpus, and
+// start-up. The process benchmarks run this test binary as modellint in
+// a subprocess and report its peak RSS (peak-MiB) beside the wall time;
+// the in-process ones are what -cpuprofile sees.
+
+const (
+	scaleFiles            = 1000
+	scaleWorkloadsPerFile = 10
+)
+
+// writeScaleManifests generates the manifests: per file, ten model-server
+// Deployments and the ConfigMap, Secret, Service and PVC they refer to,
+// with a mix of mistakes so the rules have findings to report.
+func writeScaleManifests(tb testing.TB, files int) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for file := 0; file < files; file++ {
+		var b strings.Builder
+		namespace := fmt.Sprintf("team-%03d", file%50)
+		fmt.Fprintf(&b, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings-%d, namespace: %s}\ndata: {log-level: \"1\"}\n", file, namespace)
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Secret\nmetadata: {name: token-%d, namespace: %s}\nstringData: {token: x}\n", file, namespace)
+		for w := 0; w < scaleWorkloadsPerFile; w++ {
+			name := fmt.Sprintf("model-%d-%d", file, w)
+			limits := "{memory: 16Gi, nvidia.com/gpu: 1}"
+			if w%3 == 0 {
+				limits = "{nvidia.com/gpu: 1}" // MDL205
+			}
+			fmt.Fprintf(&b, `---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %[1]s
+  namespace: %[2]s
+  labels: {app: %[1]s}
+spec:
+  replicas: %[3]d
+  selector:
+    matchLabels: {app: %[1]s}
+  template:
+    metadata:
+      labels: {app: %[1]s}
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.%[4]d
+          args: [--model, /models/%[1]s, --port, "8000", --served-model-name, %[1]s]
+          env:
+            - name: LOG_LEVEL
+              valueFrom: {configMapKeyRef: {name: settings-%[5]d, key: log-level}}
+            - name: HF_TOKEN
+              valueFrom: {secretKeyRef: {name: token-%[6]d, key: token}}
+          ports: [{containerPort: 8000, name: http}]
+          readinessProbe:
+            httpGet: {path: /health, port: http}
+          livenessProbe:
+            httpGet: {path: /health, port: %[7]d}
+            periodSeconds: 10
+          resources:
+            requests: {cpu: "4", memory: 8Gi, nvidia.com/gpu: 1}
+            limits: %[8]s
+          volumeMounts: [{name: models, mountPath: /models}]
+      volumes:
+        - name: models
+          persistentVolumeClaim: {claimName: models-%[5]d}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: %[1]s, namespace: %[2]s}
+spec:
+  selector: {app: %[1]s}
+  ports: [{port: 80, targetPort: http}]
+`, name, namespace, 1+w%3, w, file, file+w%2, 8000+w%2, limits)
+		}
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: models-%d, namespace: %s}\nspec: {accessModes: [ReadOnlyMany], resources: {requests: {storage: 100Gi}}}\n", file, namespace)
+		path := filepath.Join(dir, fmt.Sprintf("team-%03d", file%50), fmt.Sprintf("models-%04d.yaml", file))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runProcess runs modellint in a subprocess and returns its peak RSS in
+// bytes; it fails unless the exit code is one of want.
+func runProcess(b *testing.B, args []string, want ...int) int64 {
+	b.Helper()
+	peakFile := filepath.Join(b.TempDir(), "peak")
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "MODELLINT_TEST_AS_MAIN=1", "MODELLINT_TEST_PEAK_FILE="+peakFile)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	err := cmd.Run()
+	code := 0
+	if exitErr, ok := err.(*exec.ExitError); ok {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		b.Fatal(err)
+	}
+	ok := false
+	for _, w := range want {
+		ok = ok || code == w
+	}
+	if !ok {
+		b.Fatalf("modellint %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+	}
+	data, err := os.ReadFile(peakFile)
+	if err != nil {
+		b.Fatalf("the subprocess did not record its peak memory: %v", err)
+	}
+	kib, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(string(data)), " kB"), 10, 64)
+	if err != nil {
+		b.Fatalf("peak memory %q: %v", data, err)
+	}
+	return kib << 10
+}
+
+func benchmarkProcess(b *testing.B, args []string, want ...int) {
+	var peak int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		peak = max(peak, runProcess(b, args, want...))
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+}
+
+// scaleArgs lints the directory with every report format written.
+func scaleArgs(dir, out string) []string {
+	return []string{"--offline", "--no-color", "-f", "json=" + filepath.Join(out, "report.json"),
+		"-f", "sarif=" + filepath.Join(out, "report.sarif"), "-f", "junit=" + filepath.Join(out, "report.xml"), "-f", "table", dir}
+}
+
+// BenchmarkManifests10k lints 10,000 Deployments in 1,000 files.
+func BenchmarkManifests10k(b *testing.B) {
+	benchmarkProcess(b, scaleArgs(writeScaleManifests(b, scaleFiles), b.TempDir()), exitFindings)
+}
+
+// BenchmarkManifests10kInProcess is the same run without the process:
+// go test -bench Manifests10kInProcess -cpuprofile cpu.out ./cmd/modellint.
+func BenchmarkManifests10kInProcess(b *testing.B) {
+	args := scaleArgs(writeScaleManifests(b, scaleFiles), b.TempDir())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var stderr strings.Builder
+		if code := run(args, nil, io.Discard, &stderr); code != exitFindings {
+			b.Fatalf("exit %d: %s", code, stderr.String())
+		}
+	}
+}
+
+// BenchmarkCorpusProcess lints the shared real corpus in a subprocess.
+func BenchmarkCorpusProcess(b *testing.B) {
+	if _, err := os.Stat(corpusDir); err != nil {
+		b.Skipf("corpus %s not present (%v)", corpusDir, err)
+	}
+	benchmarkProcess(b, []string{"--offline", "--no-color", corpusDir}, exitClean, exitFindings)
+}
+
+// BenchmarkVersion is start-up: `modellint version`.
+func BenchmarkVersion(b *testing.B) {
+	benchmarkProcess(b, []string{"version"}, exitClean)
+}
+
+// TestScaleManifests keeps the generated manifests honest on a slice of
+// them: they lint without errors, every workload is a target, and the
+// generated references resolve where they are meant to.
+func TestScaleManifests(t *testing.T) {
+	const files = 20
+	dir := writeScaleManifests(t, files)
+	result, err := lint.Run(lint.Options{Paths: []string{dir}, Rules: rules.All(), Config: &lint.Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]bool{}
+	for _, evaluation := range result.Evaluations {
+		targets[evaluation.Target] = true
+	}
+	if len(result.Files) != files || len(targets) != files*scaleWorkloadsPerFile {
+		t.Errorf("%d files, %d targets; want %d and %d", len(result.Files), len(targets), files, files*scaleWorkloadsPerFile)
+	}
+	counts := map[string]int{}
+	for _, finding := range result.Findings {
+		counts[finding.RuleID]++
+	}
+	// Every third workload has no memory limit; every second names a
+	// Secret of another namespace.
+	want := map[string]int{"MDL205": files * 4, "MDL209": files * scaleWorkloadsPerFile / 2}
+	for rule, n := range want {
+		if counts[rule] != n {
+			t.Errorf("%s: %d findings, want %d (%v)", rule, counts[rule], n, counts)
+		}
+	}
+	if counts["MDL002"] != 0 {
+		t.Errorf("the generated manifests are invalid: %v", counts)
+	}
+}
