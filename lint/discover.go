@@ -163,6 +163,12 @@ func discoverPaths(paths []string, stdin io.Reader, found *inputs, seen map[stri
 				}
 				return nil
 			}
+			if entry.Type().IsRegular() && strings.EqualFold(filepath.Ext(file), ".tar") && isImageSource(file) {
+				// An image an earlier CI step saved: matched to the
+				// manifests by its tags.
+				found.imageSources = append(found.imageSources, displayPath(file))
+				return nil
+			}
 			if !entry.Type().IsRegular() || !manifestExtensions[strings.ToLower(filepath.Ext(file))] {
 				return nil
 			}

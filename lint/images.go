@@ -72,6 +72,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		config = &Config{}
 	}
 	mappings := imageMappings(config, options.Image.Sources)
+	tagged := taggedSources(sources)
 	defaultPlatform, err := defaultImagePlatform(options.Image.Platform, config)
 	if err != nil {
 		return nil, err
@@ -92,6 +93,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 	}
 
 	uses := map[imageKey][]imageUse{}
+	used := map[string]bool{} // sources that stand for a manifest's image
 	for _, target := range targets {
 		workload := target.Workload
 		if workload == nil {
@@ -123,6 +125,11 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		users := uses[key]
 		platform, _ := image.ParsePlatform(key.platform)
 		source, mapped := mappings[key.reference]
+		if tarball, ok := tagged[tagName(key.reference)]; ok && !mapped {
+			source, mapped = tarball, true
+			result.Notes = append(result.Notes, fmt.Sprintf("image %s is read from %s, which is tagged with it", key.reference, tarball))
+			used[tarball] = true
+		}
 		var img *image.Image
 		switch {
 		case !mapped && !validReference(key.reference):
@@ -174,6 +181,9 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 	}
 
 	for _, source := range sources {
+		if used[source] {
+			continue // linted where the manifests use it, at their lines
+		}
 		opts := readOptions
 		opts.Platform = defaultPlatform
 		opts.Needs = func(img *image.Image) []*rootfs.Node {
@@ -251,4 +261,31 @@ func defaultImagePlatform(flag string, config *Config) (v1.Platform, error) {
 		return v1.Platform{OS: "linux", Architecture: config.Cluster.Architecture}, nil
 	}
 	return image.DefaultPlatform, nil
+}
+
+// taggedSources maps the tags of docker-save tarballs found as PATHs (or in
+// the tree) to the tarball, by normalised name.
+func taggedSources(sources []string) map[string]string {
+	tagged := map[string]string{}
+	for _, source := range sources {
+		for _, tag := range image.SourceTags(filepath.FromSlash(source)) {
+			if _, taken := tagged[tagName(tag)]; !taken {
+				tagged[tagName(tag)] = source
+			}
+		}
+	}
+	return tagged
+}
+
+// tagName normalises a reference to registry/repository:tag, dropping a
+// digest, so "nginx:1" and "docker.io/library/nginx:1@sha256:…" match.
+func tagName(reference string) string {
+	if i := strings.IndexByte(reference, '@'); i >= 0 {
+		reference = reference[:i]
+	}
+	tag, err := name.NewTag(reference)
+	if err != nil {
+		return reference
+	}
+	return tag.Name()
 }

@@ -46,6 +46,12 @@ spec:
 		{"mapped", []string{"--no-color", "--no-cache", "--image", "registry.example.com/serving/app:1.0=" + tarball, manifest}, exitFindings,
 			"7:7       container app: argv[0]", ""},
 		{"offline, unmapped", []string{"--no-color", "-v", manifest}, exitClean, "", ""},
+		// `modellint ./`: a tarball saved by an earlier step stands for the
+		// image its tags name, and is linted at the manifest's lines.
+		{"tarball found in the tree", []string{"--no-color", "--no-cache", "-v", dir}, exitFindings,
+			"image registry.example.com/serving/app:1.0 is read from " + tarball, ""},
+		{"tarball and manifest as paths", []string{"--no-color", "--no-cache", tarball, manifest}, exitFindings,
+			"7:7       container app: argv[0]", ""},
 		{"bad --image", []string{"--image", "=x", manifest}, exitError, "", "want REF=SOURCE"},
 		{"bad --platform", []string{"--platform", "amd64", manifest}, exitError, "", "--platform"},
 		{"missing source", []string{"--image", "registry.example.com/serving/app:1.0=" + filepath.Join(dir, "nope.tar"), manifest}, exitError, "",

@@ -133,3 +133,27 @@ func (a *saveArchive) descriptor(ref string) (*tarball.Descriptor, error) {
 	}
 	return nil, fmt.Errorf("the archive holds %d images and none is tagged %q", len(manifest), ref)
 }
+
+// SourceTags returns the references a docker-save tarball is tagged with
+// (manifest.json RepoTags), so `modellint ./` can match an image built by an
+// earlier CI step to the manifests that name it. Other sources have none.
+func SourceTags(file string) []string {
+	archive, err := openSaveArchive(file)
+	if err != nil {
+		return nil
+	}
+	defer archive.file.Close()
+	data, err := archive.readSmall("manifest.json", 16<<20)
+	if err != nil {
+		return nil
+	}
+	var manifest tarball.Manifest
+	if json.Unmarshal(data, &manifest) != nil {
+		return nil
+	}
+	var tags []string
+	for _, descriptor := range manifest {
+		tags = append(tags, descriptor.RepoTags...)
+	}
+	return tags
+}
