@@ -2,6 +2,8 @@ package lint
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modellint/modellint/lint/image"
@@ -102,7 +104,7 @@ func (t *Target) File() string {
 
 // imageSource names an image target by its first source, in order.
 func (t *Target) imageSource() string {
-	if sources := manifest.SortedKeys(t.Images); len(sources) > 0 {
+	if sources := slices.Sorted(maps.Keys(t.Images)); len(sources) > 0 {
 		return sources[0]
 	}
 	return ""

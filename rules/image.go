@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modellint/modellint/lint"
@@ -89,7 +91,7 @@ func imageChecks(pass *lint.Pass, needLayers bool) []*imageCheck {
 	config := pass.Config
 	if target.Workload == nil {
 		var checks []*imageCheck
-		for _, source := range manifest.SortedKeys(target.Images) {
+		for _, source := range slices.Sorted(maps.Keys(target.Images)) {
 			img := target.Images[source]
 			if skip := unusable(img, needLayers); skip != "" {
 				pass.Skip(skip)

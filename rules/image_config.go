@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -369,7 +371,7 @@ var imageUnresolvable = &lint.Rule{
 	},
 	Check: func(pass *lint.Pass) {
 		if pass.Target.Workload == nil {
-			for _, source := range manifest.SortedKeys(pass.Target.Images) {
+			for _, source := range slices.Sorted(maps.Keys(pass.Target.Images)) {
 				img := pass.Target.Images[source]
 				if img.Unresolvable != "" {
 					pass.ReportImage(pass.Rule.Severity, "", lint.ImageLocation{Reference: img.Reference},

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,7 +14,6 @@ import (
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image"
-	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/report"
 	"github.com/modellint/modellint/rules"
 )
@@ -190,7 +191,7 @@ func selectRules(config *lint.Config, enable, disable []string) ([]*lint.Rule, e
 		}
 		return nil
 	}
-	for _, id := range manifest.SortedKeys(config.Rules) {
+	for _, id := range slices.Sorted(maps.Keys(config.Rules)) {
 		settings := config.Rules[id]
 		rule := rules.Lookup(all, id)
 		if rule == nil {

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -339,14 +338,4 @@ func seldonDeploymentWorkloads(o *Object) ([]*Workload, error) {
 		}
 	}
 	return workloads, nil
-}
-
-// SortedKeys returns map keys in order, for deterministic messages.
-func SortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

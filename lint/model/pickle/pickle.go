@@ -14,7 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -75,7 +77,7 @@ func ScanFile(r io.ReaderAt, size int64) (*Scan, error) {
 	scan := &Scan{}
 	imports := map[string]bool{}
 	err = scanStreams(r, size, streams, imports)
-	scan.Imports = sortedKeys(imports)
+	scan.Imports = slices.Sorted(maps.Keys(imports))
 	if err != nil {
 		if len(imports) == 0 || !errors.Is(err, ErrInvalid) {
 			return nil, err
@@ -122,7 +124,7 @@ func scanZip(r io.ReaderAt, size int64) (*Scan, error) {
 	if len(scan.Members) == 0 && len(incomplete) == 0 {
 		return nil, fmt.Errorf("%w: zip archive without a .pkl member", ErrInvalid)
 	}
-	scan.Imports = sortedKeys(imports)
+	scan.Imports = slices.Sorted(maps.Keys(imports))
 	scan.Incomplete = strings.Join(incomplete, "; ")
 	sort.Strings(scan.Members)
 	return scan, nil
@@ -456,13 +458,4 @@ func truncated(off int64, err error) error {
 		return invalid(off, "ends in the middle of an opcode (truncated file?)")
 	}
 	return err
-}
-
-func sortedKeys(set map[string]bool) []string {
-	keys := make([]string, 0, len(set))
-	for key := range set {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	return keys
 }

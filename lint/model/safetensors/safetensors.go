@@ -71,7 +71,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 		return nil, invalid("HeaderTooSmall", "the file is %d bytes, fewer than the 8-byte header length", size)
 	}
 	var prefix [8]byte
-	if _, err := readAt(r, prefix[:], 0); err != nil {
+	if _, err := io.ReadFull(io.NewSectionReader(r, 0, int64(len(prefix[:]))), prefix[:]); err != nil {
 		return nil, err
 	}
 	length := binary.LittleEndian.Uint64(prefix[:])
@@ -82,7 +82,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 		return nil, invalid("InvalidHeaderLength", "the header length is %d bytes but the file has only %d after it (truncated file?)", length, size-8)
 	}
 	header := make([]byte, length)
-	if _, err := readAt(r, header, 8); err != nil {
+	if _, err := io.ReadFull(io.NewSectionReader(r, 8, int64(len(header))), header); err != nil {
 		return nil, err
 	}
 	file, err := parseHeader(header)
@@ -251,15 +251,4 @@ func ReadIndex(data []byte) (*Index, error) {
 
 func invalid(name, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrInvalid, name, fmt.Sprintf(format, args...))
-}
-
-func readAt(r io.ReaderAt, b []byte, off int64) (int, error) {
-	n, err := r.ReadAt(b, off)
-	if n == len(b) {
-		return n, nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return n, err
 }

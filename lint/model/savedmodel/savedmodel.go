@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -180,7 +182,7 @@ func readMetaGraph(m wire.Message) (*MetaGraph, error) {
 	if err != nil {
 		return nil, err
 	}
-	graph.Ops = sortedKeys(ops)
+	graph.Ops = slices.Sorted(maps.Keys(ops))
 	sort.Slice(graph.Signatures, func(i, j int) bool { return graph.Signatures[i].Key < graph.Signatures[j].Key })
 	graph.Assets = uniqueSorted(graph.Assets)
 	graph.PrintStreams = uniqueSorted(graph.PrintStreams)
@@ -441,15 +443,6 @@ func firstString(m wire.Message, number protowire.Number) (string, error) {
 	return value, err
 }
 
-func sortedKeys(set map[string]bool) []string {
-	keys := make([]string, 0, len(set))
-	for key := range set {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func uniqueSorted(values []string) []string {
 	if len(values) == 0 {
 		return nil
@@ -458,5 +451,5 @@ func uniqueSorted(values []string) []string {
 	for _, value := range values {
 		set[value] = true
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }

@@ -50,7 +50,7 @@ func Read(r io.ReaderAt, size int64, limit int, fn func(number int, payload []by
 		if size-off < headerSize {
 			return records, false, invalid("record %d at offset %d: %d bytes left, too few for a record header (truncated file?)", records, off, size-off)
 		}
-		if _, err := readAt(r, header[:], off); err != nil {
+		if _, err := io.ReadFull(io.NewSectionReader(r, off, int64(len(header[:]))), header[:]); err != nil {
 			return records, false, err
 		}
 		length := binary.LittleEndian.Uint64(header[:8])
@@ -65,10 +65,10 @@ func Read(r io.ReaderAt, size int64, limit int, fn func(number int, payload []by
 		if int64(length) <= MaxPayload && int64(length) <= budget {
 			budget -= int64(length)
 			payload = make([]byte, length)
-			if _, err := readAt(r, payload, off); err != nil {
+			if _, err := io.ReadFull(io.NewSectionReader(r, off, int64(len(payload))), payload); err != nil {
 				return records, false, err
 			}
-			if _, err := readAt(r, trailer[:], off+int64(length)); err != nil {
+			if _, err := io.ReadFull(io.NewSectionReader(r, off+int64(length), int64(len(trailer[:]))), trailer[:]); err != nil {
 				return records, false, err
 			}
 			if Mask(payload) != binary.LittleEndian.Uint32(trailer[:]) {
@@ -84,17 +84,6 @@ func Read(r io.ReaderAt, size int64, limit int, fn func(number int, payload []by
 		records++
 	}
 	return records, false, nil
-}
-
-func readAt(r io.ReaderAt, b []byte, off int64) (int, error) {
-	n, err := r.ReadAt(b, off)
-	if n == len(b) {
-		return n, nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return n, err
 }
 
 func invalid(format string, args ...any) error {

@@ -227,7 +227,7 @@ func (r *Reader) peek(off int64, n int) ([]byte, error) {
 			r.window = make([]byte, size)
 		}
 		r.window = r.window[:size]
-		if _, err := readFull(r.src, r.window, off); err != nil {
+		if _, err := io.ReadFull(io.NewSectionReader(r.src, off, int64(len(r.window))), r.window); err != nil {
 			r.window = r.window[:0]
 			return nil, err
 		}
@@ -250,21 +250,10 @@ func (r *Reader) read(off int64, n int) ([]byte, error) {
 		return nil, malformed(off, "truncated")
 	}
 	b := make([]byte, n)
-	if _, err := readFull(r.src, b, off); err != nil {
+	if _, err := io.ReadFull(io.NewSectionReader(r.src, off, int64(len(b))), b); err != nil {
 		return nil, err
 	}
 	return b, nil
-}
-
-func readFull(src io.ReaderAt, b []byte, off int64) (int, error) {
-	n, err := src.ReadAt(b, off)
-	if n == len(b) {
-		return n, nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return n, err
 }
 
 func malformed(off int64, format string, args ...any) error {

@@ -1,6 +1,8 @@
 package helm
 
 import (
+	"maps"
+	"slices"
 	"text/template/parse"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -67,7 +69,7 @@ func valueActions(name, source string) map[int][]string {
 		}
 	}
 	root := ""
-	for _, name := range sortedKeys(treeSet) { // defines parse into trees of their own
+	for _, name := range slices.Sorted(maps.Keys(treeSet)) { // defines parse into trees of their own
 		walk(treeSet[name].Root, &root)
 	}
 	return actions

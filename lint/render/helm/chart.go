@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -76,7 +78,7 @@ func Render(chartPath, display string, options Options) ([]*manifest.File, error
 	origins := r.traceLines(rendered)
 
 	var files []*manifest.File
-	for _, name := range sortedKeys(rendered) {
+	for _, name := range slices.Sorted(maps.Keys(rendered)) {
 		text := rendered[name]
 		template := r.templates[name]
 		if template == nil || strings.HasPrefix(path.Base(name), "_") || strings.HasSuffix(name, "NOTES.txt") || strings.TrimSpace(text) == "" {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"sort"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/strvals"
@@ -181,14 +180,4 @@ func sameValue(written, rendered any) bool {
 		return true
 	}
 	return written != nil && rendered != nil && fmt.Sprint(written) == fmt.Sprint(rendered)
-}
-
-// sortedKeys returns a map's keys in order, for deterministic output.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for key := range m {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	return keys
 }
