@@ -176,16 +176,10 @@ type Pass struct {
 // ModelFindings returns the findings already reported on a model dir, so a
 // cross rule can repeat them where the manifest points at the model.
 func (p *Pass) ModelFindings(m *model.Model) []Finding {
-	if p.result == nil || m == nil {
+	if p.result == nil {
 		return nil
 	}
-	var found []Finding
-	for _, finding := range p.result.Findings {
-		if finding.Target == "model "+m.Dir {
-			found = append(found, finding)
-		}
-	}
-	return found
+	return p.result.modelFindings[m]
 }
 
 // Workload is the target's workload.

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/model"
 )
 
 // Options configure one lint run.
@@ -55,6 +56,10 @@ type Result struct {
 	Notes []string
 	// Links say which model dir each serving container was linked to, and how.
 	Links []string
+
+	// modelFindings are the findings on each model dir, for cross rules
+	// that repeat them where a manifest points at the model (MDL403).
+	modelFindings map[*model.Model][]Finding
 }
 
 // Run lints the inputs. An error means the run could not complete (an
@@ -161,6 +166,12 @@ func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config 
 		evaluation.Status = StatusPass
 	}
 	r.Findings = append(r.Findings, pass.findings...)
+	if target.Workload == nil && target.Model != nil {
+		if r.modelFindings == nil {
+			r.modelFindings = map[*model.Model][]Finding{}
+		}
+		r.modelFindings[target.Model] = append(r.modelFindings[target.Model], pass.findings...)
+	}
 	r.Evaluations = append(r.Evaluations, evaluation)
 }
 
