@@ -4,6 +4,10 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 20s
+# go test's per-package timeout. The slowest package, integration, builds
+# modellint for its release, install and pre-commit tests and took up to
+# 464 s on a cold 2-core machine; the default 10 minutes was too close.
+TEST_TIMEOUT ?= 25m
 
 .PHONY: build test demo bench fuzz fuzz-ci lint docs check-docs clean release
 
@@ -12,7 +16,7 @@ build:
 
 test:
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 # Lints the bundled examples: the broken deployment exits 1 with findings,
 # the fixed one exits 0.

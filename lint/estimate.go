@@ -6,47 +6,6 @@ import (
 	"strings"
 )
 
-// EstimateConfig tunes how model bytes turn into memory need and load time.
-// Every field has a documented default; `modellint explain MDL401` prints
-// the formula.
-type EstimateConfig struct {
-	// MemoryFactor multiplies model bytes (default 1.2: TF Serving reserves
-	// 1.2× the version dir's bytes before it loads a version).
-	MemoryFactor float64 `json:"memoryFactor,omitempty"`
-	// BaselineMiB is the server process without a model (default 256).
-	BaselineMiB int64 `json:"baselineMiB,omitempty"`
-	// LoadMiBPerSecond is how fast a model loads from its volume (default 100).
-	LoadMiBPerSecond float64 `json:"loadMiBPerSecond,omitempty"`
-	// StartupSeconds is the server's start-up before it reads the model (default 10).
-	StartupSeconds float64 `json:"startupSeconds,omitempty"`
-}
-
-// Defaults of EstimateConfig.
-const (
-	DefaultMemoryFactor     = 1.2
-	DefaultBaselineMiB      = 256
-	DefaultLoadMiBPerSecond = 100
-	DefaultStartupSeconds   = 10
-)
-
-// Estimates returns the config's estimate settings with defaults filled in.
-func (c *Config) Estimates() EstimateConfig {
-	e := c.EstimateSettings
-	if e.MemoryFactor <= 0 {
-		e.MemoryFactor = DefaultMemoryFactor
-	}
-	if e.BaselineMiB <= 0 {
-		e.BaselineMiB = DefaultBaselineMiB
-	}
-	if e.LoadMiBPerSecond <= 0 {
-		e.LoadMiBPerSecond = DefaultLoadMiBPerSecond
-	}
-	if e.StartupSeconds <= 0 {
-		e.StartupSeconds = DefaultStartupSeconds
-	}
-	return e
-}
-
 // MemoryEstimate is a memory need with the arithmetic that produced it.
 type MemoryEstimate struct {
 	ModelBytes int64
@@ -58,7 +17,7 @@ type MemoryEstimate struct {
 }
 
 // EstimateMemory computes modelBytes × factor × versions × copies + baseline.
-func (e EstimateConfig) EstimateMemory(modelBytes int64, versions, copies int) MemoryEstimate {
+func EstimateMemory(e EstimateConfig, modelBytes int64, versions, copies int) MemoryEstimate {
 	versions, copies = max(versions, 1), max(copies, 1)
 	baseline := e.BaselineMiB << 20
 	need := float64(modelBytes)*e.MemoryFactor*float64(versions)*float64(copies) + float64(baseline)
@@ -79,7 +38,7 @@ func (m MemoryEstimate) Formula() string {
 }
 
 // EstimateLoadSeconds computes modelBytes ÷ throughput + start-up.
-func (e EstimateConfig) EstimateLoadSeconds(modelBytes int64) float64 {
+func EstimateLoadSeconds(e EstimateConfig, modelBytes int64) float64 {
 	return float64(modelBytes)/(e.LoadMiBPerSecond*(1<<20)) + e.StartupSeconds
 }
 

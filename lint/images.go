@@ -158,7 +158,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 			img, err = image.Open(ctx, key.reference, source, opts)
 			var unreachable *image.UnreachableError
 			if errors.As(err, &unreachable) {
-				reason := oneLine(unreachable.Err.Error())
+				reason := strings.Join(strings.Fields(unreachable.Err.Error()), " ")
 				if ctx.Err() != nil {
 					reason = fmt.Sprintf("the registry reads did not finish within --timeout %s", options.Image.TotalTimeout)
 				}

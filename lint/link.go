@@ -3,7 +3,6 @@ package lint
 import (
 	"fmt"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -40,25 +39,6 @@ type MountedPath struct {
 	Mount string
 	// Rel is the model path relative to the mount path ("" when equal).
 	Rel string
-}
-
-// ModelMapping ties a model dir on disk to the path it is mounted at in
-// containers (config `models:` and --model DIR:MOUNTPATH).
-type ModelMapping struct {
-	Path      string `json:"path"`
-	MountPath string `json:"mountPath,omitempty"`
-}
-
-// ParseModelMapping reads DIR[:MOUNTPATH].
-func ParseModelMapping(value string) (ModelMapping, error) {
-	dir, mount, _ := strings.Cut(value, ":")
-	if dir == "" {
-		return ModelMapping{}, fmt.Errorf("--model %q: want DIR[:MOUNTPATH]", value)
-	}
-	if mount != "" && !strings.HasPrefix(mount, "/") {
-		return ModelMapping{}, fmt.Errorf("--model %q: MOUNTPATH must be absolute", value)
-	}
-	return ModelMapping{Path: filepath.ToSlash(filepath.Clean(dir)), MountPath: path.Clean(mount)}, nil
 }
 
 // linker links workload targets to model targets.

@@ -26,18 +26,6 @@ func TestUnder(t *testing.T) {
 	}
 }
 
-func TestParseModelMapping(t *testing.T) {
-	mapping, err := ParseModelMapping("./models/resnet/:/models/resnet/")
-	if err != nil || mapping != (ModelMapping{Path: "models/resnet", MountPath: "/models/resnet"}) {
-		t.Errorf("got %+v, %v", mapping, err)
-	}
-	for _, bad := range []string{"", ":/models", "models:relative"} {
-		if _, err := ParseModelMapping(bad); err == nil {
-			t.Errorf("ParseModelMapping(%q) accepted", bad)
-		}
-	}
-}
-
 func TestLinkOrder(t *testing.T) {
 	source := `apiVersion: apps/v1
 kind: Deployment

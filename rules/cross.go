@@ -113,7 +113,7 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 		}
 		bytes, what := servedBytes(link.Model)
 		copies := link.Invocation.CopiesCount()
-		need := estimates.EstimateMemory(bytes, 1, copies)
+		need := lint.EstimateMemory(estimates, bytes, 1, copies)
 		field := c.Path + ".resources.limits.memory"
 		if limit.Value() < need.Bytes {
 			pass.Report(field, "%s: memory limit %s < estimated %s for a %s model (%s; %s): the server is OOMKilled "+
@@ -126,7 +126,7 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 		if c.Runtime.Name != "tensorflow-serving" || largest == 0 {
 			continue
 		}
-		swap := estimates.EstimateMemory(bytes+largest, 1, copies)
+		swap := lint.EstimateMemory(estimates, bytes+largest, 1, copies)
 		if limit.Value() < swap.Bytes {
 			pass.ReportSeverity(lint.Warning, field, "%s: memory limit %s holds the %s model (estimated %s) but not a "+
 				"version swap, when TF Serving loads the next version before it unloads this one (estimated %s: %s): "+
@@ -186,7 +186,7 @@ func checkStartupBudget(pass *lint.Pass) {
 			continue
 		}
 		bytes, what := servedBytes(link.Model)
-		load := estimates.EstimateLoadSeconds(bytes)
+		load := lint.EstimateLoadSeconds(estimates, bytes)
 		budget := float64(probeBudget(probe))
 		if budget >= load {
 			continue

@@ -20,7 +20,9 @@ start=$SECONDS
 count=0
 while read -r dir target; do
   echo "fuzz $dir $target"
+  target_start=$SECONDS
   "$go" test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s "$dir"
+  echo "fuzz $dir $target: $((SECONDS - target_start))s with the build"
   count=$((count + 1))
 done <<<"$targets"
 echo "fuzzed $count targets for $fuzztime each in $((SECONDS - start))s"

@@ -1,0 +1,42 @@
+package config
+
+// EstimateConfig tunes how model bytes turn into memory need and load time.
+// Every field has a documented default; `modellint explain MDL401` prints
+// the formula.
+type EstimateConfig struct {
+	// MemoryFactor multiplies model bytes (default 1.2: TF Serving reserves
+	// 1.2× the version dir's bytes before it loads a version).
+	MemoryFactor float64 `json:"memoryFactor,omitempty"`
+	// BaselineMiB is the server process without a model (default 256).
+	BaselineMiB int64 `json:"baselineMiB,omitempty"`
+	// LoadMiBPerSecond is how fast a model loads from its volume (default 100).
+	LoadMiBPerSecond float64 `json:"loadMiBPerSecond,omitempty"`
+	// StartupSeconds is the server's start-up before it reads the model (default 10).
+	StartupSeconds float64 `json:"startupSeconds,omitempty"`
+}
+
+// Defaults of EstimateConfig.
+const (
+	DefaultMemoryFactor     = 1.2
+	DefaultBaselineMiB      = 256
+	DefaultLoadMiBPerSecond = 100
+	DefaultStartupSeconds   = 10
+)
+
+// Estimates returns the config's estimate settings with defaults filled in.
+func (c *Config) Estimates() EstimateConfig {
+	e := c.EstimateSettings
+	if e.MemoryFactor <= 0 {
+		e.MemoryFactor = DefaultMemoryFactor
+	}
+	if e.BaselineMiB <= 0 {
+		e.BaselineMiB = DefaultBaselineMiB
+	}
+	if e.LoadMiBPerSecond <= 0 {
+		e.LoadMiBPerSecond = DefaultLoadMiBPerSecond
+	}
+	if e.StartupSeconds <= 0 {
+		e.StartupSeconds = DefaultStartupSeconds
+	}
+	return e
+}

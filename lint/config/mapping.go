@@ -1,0 +1,27 @@
+package config
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// ModelMapping ties a model dir on disk to the path it is mounted at in
+// containers (config `models:` and --model DIR:MOUNTPATH).
+type ModelMapping struct {
+	Path      string `json:"path"`
+	MountPath string `json:"mountPath,omitempty"`
+}
+
+// ParseModelMapping reads DIR[:MOUNTPATH].
+func ParseModelMapping(value string) (ModelMapping, error) {
+	dir, mount, _ := strings.Cut(value, ":")
+	if dir == "" {
+		return ModelMapping{}, fmt.Errorf("--model %q: want DIR[:MOUNTPATH]", value)
+	}
+	if mount != "" && !strings.HasPrefix(mount, "/") {
+		return ModelMapping{}, fmt.Errorf("--model %q: MOUNTPATH must be absolute", value)
+	}
+	return ModelMapping{Path: filepath.ToSlash(filepath.Clean(dir)), MountPath: path.Clean(mount)}, nil
+}
