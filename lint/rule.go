@@ -192,8 +192,13 @@ func (p *Pass) Report(path, format string, args ...any) {
 }
 
 // ReportSeverity records a finding with an explicit severity, for rules whose
-// doc names a milder case (e.g. a tag without digest is info).
+// doc names a milder case (e.g. a tag without digest is info). On a target
+// without a workload (a model dir, an image) it points at the target's file.
 func (p *Pass) ReportSeverity(severity Severity, path, format string, args ...any) {
+	if p.Target.Workload == nil {
+		p.ReportFileSeverity(severity, p.Target.File(), format, args...)
+		return
+	}
 	object := p.Target.Workload.Object
 	file, pos := object.Where(path) // for rendered input, the template, values file or patch line
 	p.findings = append(p.findings, Finding{

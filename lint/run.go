@@ -125,7 +125,7 @@ func Run(options Options) (*Result, error) {
 		}
 	}
 	result.reportInvalid(set.Invalid, options.Rules)
-	suppressor := newSuppressor(config, set, options.Now)
+	suppressor := newSuppressor(config, set, options.Now, options.Rules)
 	result.Findings = suppressor.apply(result.Findings)
 	result.passSuppressed()
 	result.sort()
@@ -178,12 +178,7 @@ func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config 
 // reportInvalid turns objects the API server would reject into MDL002
 // findings: the run goes on, and the object is not silently passed.
 func (r *Result) reportInvalid(invalid []*manifest.InvalidError, rules []*Rule) {
-	var rule *Rule
-	for _, candidate := range rules {
-		if candidate.ID == InvalidRuleID {
-			rule = candidate
-		}
-	}
+	rule := ruleByID(rules, InvalidRuleID)
 	if rule == nil {
 		return
 	}
@@ -198,6 +193,16 @@ func (r *Result) reportInvalid(invalid []*manifest.InvalidError, rules []*Rule) 
 			Target:   object.ID(),
 		})
 	}
+}
+
+// ruleByID returns the enabled rule with an ID, or nil when it is disabled.
+func ruleByID(rules []*Rule, id string) *Rule {
+	for _, rule := range rules {
+		if rule.ID == id {
+			return rule
+		}
+	}
+	return nil
 }
 
 // passSuppressed turns failed evaluations whose findings were all

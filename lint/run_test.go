@@ -3,7 +3,10 @@ package lint
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/lint/model"
 )
 
 func TestRunStatuses(t *testing.T) {
@@ -59,5 +62,53 @@ spec:
 	}
 	if loc := result.Findings[1].Location; loc.Line != 8 || loc.Column != 26 || loc.Path != "spec.containers[0].image" {
 		t.Errorf("location %+v", loc)
+	}
+}
+
+// TestSuppressionRuleSettings: MDL001 follows --disable and severity
+// overrides like every other rule.
+func TestSuppressionRuleSettings(t *testing.T) {
+	dir := t.TempDir()
+	manifest := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n    modellint.dev/ignore: \"MDL904\"\n" +
+		"spec:\n  containers: [{name: c, image: x:1}]\n"
+	if err := os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	failing := &Rule{ID: "MDL904", Name: "failing", Severity: Warning, Needs: []Fact{FactManifest},
+		Check: func(pass *Pass) { pass.Report("spec.containers[0].image", "bad image") }}
+	for name, test := range map[string]struct {
+		reasonRule *Rule
+		want       []string
+	}{
+		"enabled as error": {&Rule{ID: SuppressionRuleID, Name: "suppression-reason-missing", Severity: Error}, []string{"MDL001 error", "MDL904 warning"}},
+		"disabled":         {nil, []string{"MDL904 warning"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rules := []*Rule{failing}
+			if test.reasonRule != nil {
+				rules = append(rules, test.reasonRule)
+			}
+			result, err := Run(Options{Paths: []string{dir}, Rules: rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, finding := range result.Findings {
+				got = append(got, finding.RuleID+" "+finding.Severity.String())
+			}
+			if strings.Join(got, ", ") != strings.Join(test.want, ", ") {
+				t.Errorf("findings %v, want %v", got, test.want)
+			}
+		})
+	}
+}
+
+// TestReportOnModelTarget: a manifest-style report on a model dir points
+// at the dir instead of dereferencing a workload it does not have.
+func TestReportOnModelTarget(t *testing.T) {
+	pass := &Pass{Rule: &Rule{ID: "MDL999", Name: "x"}, Target: &Target{Model: &model.Model{Dir: "models/resnet"}}}
+	pass.Report("spec", "a finding")
+	if len(pass.findings) != 1 || pass.findings[0].Location.File != "models/resnet" {
+		t.Errorf("findings %+v", pass.findings)
 	}
 }

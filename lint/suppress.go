@@ -32,13 +32,15 @@ type suppressor struct {
 	// workloads by target name, to read annotations.
 	workloads map[string]*manifest.Workload
 	now       string
-	// missingReason collects one MDL001 finding per suppression without a reason.
+	// missingReason collects one MDL001 finding per suppression without a
+	// reason; reasonRule is MDL001 as enabled for the run (nil when disabled).
 	missingReason map[Location]Finding
+	reasonRule    *Rule
 }
 
-func newSuppressor(config *Config, set *manifest.Set, now string) *suppressor {
+func newSuppressor(config *Config, set *manifest.Set, now string, rules []*Rule) *suppressor {
 	s := &suppressor{config: config, files: map[string]*manifest.File{}, workloads: map[string]*manifest.Workload{},
-		now: now, missingReason: map[Location]Finding{}}
+		now: now, missingReason: map[Location]Finding{}, reasonRule: ruleByID(rules, SuppressionRuleID)}
 	for _, file := range set.Files {
 		s.files[file.Path] = file
 	}
@@ -70,11 +72,11 @@ func (s *suppressor) apply(findings []Finding) []Finding {
 
 // reasonMissing records an MDL001 finding; fix says where the reason goes.
 func (s *suppressor) reasonMissing(location Location, target, how, fix string) {
-	if _, seen := s.missingReason[location]; seen {
+	if _, seen := s.missingReason[location]; seen || s.reasonRule == nil {
 		return
 	}
 	s.missingReason[location] = Finding{
-		RuleID: SuppressionRuleID, RuleName: "suppression-reason-missing", Severity: Warning,
+		RuleID: s.reasonRule.ID, RuleName: s.reasonRule.Name, Severity: s.reasonRule.Severity,
 		Message:  how + " gives no reason: " + fix + ", so the next reader knows why the finding is accepted",
 		Location: location, Target: target,
 	}
