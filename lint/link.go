@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -53,12 +54,8 @@ type namedMapping struct {
 	how string
 }
 
-func newLinker(modelTargets []*Target, config *Config, flagged []ModelMapping) *linker {
+func newLinker(config *Config, flagged []ModelMapping) *linker {
 	l := &linker{byDir: map[string]*model.Model{}}
-	for _, target := range modelTargets {
-		l.models = append(l.models, target.Model)
-		l.byDir[target.Model.Dir] = target.Model
-	}
 	for i, mapping := range config.Models {
 		l.mappings = append(l.mappings, namedMapping{mapping, fmt.Sprintf("config models[%d]", i)})
 	}
@@ -66,6 +63,14 @@ func newLinker(modelTargets []*Target, config *Config, flagged []ModelMapping) *
 		l.mappings = append(l.mappings, namedMapping{mapping, "--model " + mapping.Path})
 	}
 	return l
+}
+
+// addModels makes model targets candidates for links.
+func (l *linker) addModels(modelTargets []*Target) {
+	for _, target := range modelTargets {
+		l.models = append(l.models, target.Model)
+		l.byDir[target.Model.Dir] = target.Model
+	}
 }
 
 // link fills target.Links (and target.Model with the first linked model)
@@ -88,25 +93,45 @@ func (l *linker) link(target *Target) {
 			nameFrom = path.Base(strings.TrimRight(uri, "/"))
 		}
 		for _, serverPath := range paths {
-			link := &Link{Container: container, Invocation: invocation, ServerPath: serverPath,
-				Mount: mountFor(container, serverPath.Value)}
 			name := path.Base(serverPath.Value)
 			if nameFrom != "" {
 				name = nameFrom
 			}
-			link.Model, link.How = l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository)
-			target.Links = append(target.Links, link)
-			if target.Model == nil && link.Model != nil {
-				target.Model = link.Model
+			models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository)
+			if len(models) == 0 {
+				models = []*model.Model{nil}
+			}
+			// A repository path links each model in it.
+			for _, m := range models {
+				link := &Link{Container: container, Invocation: invocation, ServerPath: serverPath,
+					Mount: mountFor(container, serverPath.Value), Model: m, How: how}
+				target.Links = append(target.Links, link)
+				if target.Model == nil && m != nil {
+					target.Model = m
+				}
 			}
 		}
 	}
 }
 
-// find picks the model dir for a server path: explicit mappings first,
+// find picks the model dirs for a server path: explicit mappings first,
 // then the annotation, then the one dir called name (the path's last
-// element, or the storageUri's for KServe).
-func (l *linker) find(serverPath, name, annotated string, repository bool) (*model.Model, string) {
+// element, or the storageUri's for KServe). A single-model server gets
+// at most one; a repository path (Triton, TorchServe, MLServer) gets every
+// model dir inside the dir it maps to.
+func (l *linker) find(serverPath, name, annotated string, repository bool) ([]*model.Model, string) {
+	pick := func(dir string) []*model.Model {
+		if m := l.byDir[dir]; m != nil && !repository {
+			return []*model.Model{m}
+		}
+		if !repository {
+			return nil
+		}
+		if m := l.byDir[dir]; m != nil && m.Layout != model.LayoutFiles {
+			return []*model.Model{m} // the repository path names one model's dir
+		}
+		return l.inside(dir)
+	}
 	for _, mapping := range l.mappings {
 		if mapping.MountPath == "" {
 			continue
@@ -115,24 +140,24 @@ func (l *linker) find(serverPath, name, annotated string, repository bool) (*mod
 		if !ok {
 			continue
 		}
-		if m := l.byDir[path.Join(mapping.Path, rel)]; m != nil {
-			return m, mapping.how
+		if models := pick(path.Join(mapping.Path, rel)); len(models) > 0 {
+			return models, mapping.how
 		}
 	}
 	if annotated != "" {
-		if m := l.byDir[path.Clean(annotated)]; m != nil {
-			return m, "annotation " + ModelPathAnnotation
+		if models := pick(path.Clean(annotated)); len(models) > 0 {
+			return models, "annotation " + ModelPathAnnotation
 		}
 	}
 	for _, mapping := range l.mappings {
 		if mapping.MountPath == "" && path.Base(mapping.Path) == name {
-			if m := l.byDir[mapping.Path]; m != nil {
-				return m, mapping.how
+			if models := pick(mapping.Path); len(models) > 0 {
+				return models, mapping.how
 			}
 		}
 	}
 	if repository {
-		return nil, "" // a repository holds many models; they are linted on their own
+		return nil, "" // a repository matched by name alone could be any dir of that name
 	}
 	var matches []*model.Model
 	for _, m := range l.models {
@@ -141,9 +166,21 @@ func (l *linker) find(serverPath, name, annotated string, repository bool) (*mod
 		}
 	}
 	if len(matches) == 1 {
-		return matches[0], "name match"
+		return matches, "name match"
 	}
 	return nil, ""
+}
+
+// inside returns the model dirs directly below dir, in order.
+func (l *linker) inside(dir string) []*model.Model {
+	var models []*model.Model
+	for _, m := range l.models {
+		if path.Dir(m.Dir) == dir {
+			models = append(models, m)
+		}
+	}
+	sort.Slice(models, func(i, j int) bool { return models[i].Dir < models[j].Dir })
+	return models
 }
 
 // under reports whether p lies at or below dir, and the rest of p.
@@ -205,12 +242,17 @@ func modelPathAnnotation(w *manifest.Workload) string {
 func (r *Result) noteLinks(target *Target) {
 	for _, link := range target.Links {
 		where := fmt.Sprintf("%s %s: %s %s", target.Name(), link.Container.Label(), link.ServerPath.From, link.ServerPath.Value)
+		img := target.Images[link.Container.Image]
 		switch {
 		case link.Model != nil:
 			r.Links = append(r.Links, fmt.Sprintf("%s → model %s (%s)", where, link.Model.Dir, link.How))
+		case link.Mount == nil && img != nil && img.FS() != nil:
+			r.Links = append(r.Links, fmt.Sprintf("%s → no volumeMount covers it and image %s holds no model dir there", where, img.Reference))
+		case link.Mount != nil:
+			r.Links = append(r.Links, fmt.Sprintf("%s → on the volume mounted at %s; no model dir given for it (map one with "+
+				"--model DIR:%s, the %s annotation, or models: in .modellint.yaml)", where, link.Mount.Mount, link.Mount.Mount, ModelPathAnnotation))
 		default:
-			r.Links = append(r.Links, where+" → no model dir linked (map one with --model DIR:MOUNTPATH, the "+
-				ModelPathAnnotation+" annotation, or models: in .modellint.yaml)")
+			r.Links = append(r.Links, where+" → no volumeMount covers it and the image was not read, so no model is linked")
 		}
 	}
 }

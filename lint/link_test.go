@@ -69,7 +69,9 @@ spec:
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			target := &Target{Workload: set.Workloads[0]}
-			newLinker(models, c.config, c.flagged).link(target)
+			linker := newLinker(c.config, c.flagged)
+			linker.addModels(models)
+			linker.link(target)
 			if len(target.Links) != 1 {
 				t.Fatalf("links %+v", target.Links)
 			}

@@ -1,16 +1,149 @@
 package lint
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/modellint/modellint/lint/model"
+	"github.com/modellint/modellint/lint/server"
 )
 
 // isModelDir reports whether discovery should lint dir as a model directory.
 func isModelDir(dir string) bool { return model.IsModelDir(dir) }
 
+// maxRepositoryEntries bounds the walk of a linked dir for the models in it
+// (a model repository holds tens of models, each a few dirs).
+const maxRepositoryEntries = 10_000
+
+// modelDirs adds to the discovered model dirs the dirs that --model and the
+// config's models: link, whether or not they are among the PATHs: a linked
+// dir is what the server loads, so it is linted. A repository dir (Triton,
+// TorchServe, MLServer) adds each model in it; a dir with no model in it
+// is linted as the model the server expects there, so it is not silently
+// left out.
+func modelDirs(discovered []string, mappings []namedMapping) ([]string, error) {
+	dirs := slices.Clone(discovered)
+	covered := func(dir string) bool {
+		for _, known := range dirs {
+			if _, ok := under(dir, known); ok {
+				return true
+			}
+			if _, ok := under(known, dir); ok {
+				return true
+			}
+		}
+		return false
+	}
+	for _, mapping := range mappings {
+		dir := mapping.Path
+		info, err := os.Stat(filepath.FromSlash(dir))
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%s: model dir %s: %w", mapping.how, dir, unwrapPathError(err))
+		case !info.IsDir():
+			return nil, fmt.Errorf("%s: model dir %s is not a directory", mapping.how, dir)
+		case covered(dir):
+			continue
+		}
+		found, err := modelsUnder(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", mapping.how, err)
+		}
+		if len(found) == 0 {
+			found = []string{dir}
+		}
+		dirs = append(dirs, found...)
+	}
+	return dirs, nil
+}
+
+// modelsUnder finds the model dirs at or below dir, as discovery would.
+func modelsUnder(dir string) ([]string, error) {
+	var found []string
+	entries := 0
+	err := filepath.WalkDir(filepath.FromSlash(dir), func(file string, entry fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", displayPath(file), unwrapPathError(err))
+		}
+		if entries++; entries > maxRepositoryEntries {
+			return fmt.Errorf("model dir %s: more than %d entries before its models were found", dir, maxRepositoryEntries)
+		}
+		if !entry.IsDir() {
+			return nil
+		}
+		if skippedDirs[entry.Name()] && file != filepath.FromSlash(dir) {
+			return filepath.SkipDir
+		}
+		if isModelDir(file) {
+			found = append(found, path.Clean(filepath.ToSlash(file)))
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return found, err
+}
+
+// expectedLayout is the layout a runtime loads, for a linked dir that holds
+// nothing modellint recognises: it is linted as what the server expects
+// there, so the server's own failure is reported ("no versions found").
+func expectedLayout(runtime *server.Runtime) model.Layout {
+	if runtime == nil {
+		return ""
+	}
+	switch runtime.Name {
+	case "tensorflow-serving":
+		return model.LayoutTFServing
+	case "triton":
+		return model.LayoutTriton
+	}
+	return ""
+}
+
+// expectLayouts reloads linked dirs that hold no recognised model as the
+// layout their server expects, and puts the new facts in place of the old
+// in every target and link.
+func expectLayouts(targets []*Target) error {
+	reloaded := map[*model.Model]*model.Model{}
+	for _, target := range targets {
+		for _, link := range target.Links {
+			m := link.Model
+			expect := expectedLayout(link.Container.Runtime)
+			if m == nil || m.Layout != model.LayoutFiles || expect == "" || reloaded[m] != nil || target.Baked != nil {
+				continue
+			}
+			again, err := model.LoadWith(filepath.FromSlash(m.Dir), m.Dir, model.LoadOptions{Expect: expect})
+			if err != nil {
+				return err
+			}
+			reloaded[m] = again
+		}
+	}
+	if len(reloaded) == 0 {
+		return nil
+	}
+	for _, target := range targets {
+		if again := reloaded[target.Model]; again != nil {
+			target.Model = again
+		}
+		for _, link := range target.Links {
+			if again := reloaded[link.Model]; again != nil {
+				link.Model = again
+			}
+		}
+	}
+	return nil
+}
+
 // loadModels reads each model directory into a target of its own.
-func loadModels(dirs []string, config *Config) ([]*Target, error) {
+func loadModels(dirs []string) ([]*Target, error) {
 	var targets []*Target
 	for _, dir := range dirs {
 		facts, err := model.Load(filepath.FromSlash(dir), dir)

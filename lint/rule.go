@@ -70,9 +70,14 @@ type Target struct {
 	// Model holds the facts of a model directory: the target itself for a
 	// model dir, or the model linked to the workload.
 	Model *model.Model
+	// Baked is set on a model dir read from inside an image.
+	Baked *BakedModel
 	// Images holds image facts by the reference the manifest writes; an
 	// image linted on its own is under its source path.
 	Images map[string]*image.Image
+	// Bundles are what runs in each container (bundle.go), or in the image
+	// of an image target.
+	Bundles []*Bundle
 	// Links tie the workload's serving containers to model dirs (link.go).
 	Links []*Link
 	// ImagesMissing says why some of the workload's images have no facts
@@ -142,8 +147,8 @@ func (t *Target) missingFacts(rule *Rule) string {
 		case FactModel:
 			present = t.Model != nil
 			if !present && t.Workload != nil {
-				return "no model dir is linked to a serving container (map one with --model DIR:MOUNTPATH, the " +
-					ModelPathAnnotation + " annotation or models: in .modellint.yaml)"
+				return "no model dir is linked to a serving container (-v lists each server's model path and why it " +
+					"is not linked; map one with --model DIR:MOUNTPATH, the " + ModelPathAnnotation + " annotation or models: in .modellint.yaml)"
 			}
 		case FactImage:
 			present = len(t.Images) > 0

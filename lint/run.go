@@ -89,10 +89,16 @@ func Run(options Options) (*Result, error) {
 	for _, workload := range set.Workloads {
 		targets = append(targets, &Target{Workload: workload})
 	}
-	modelTargets, err := loadModels(found.modelDirs, config)
+	linker := newLinker(config, options.Models)
+	dirs, err := modelDirs(found.modelDirs, linker.mappings)
 	if err != nil {
 		return nil, err
 	}
+	modelTargets, err := loadModels(dirs)
+	if err != nil {
+		return nil, err
+	}
+	linker.addModels(modelTargets)
 	for _, target := range modelTargets {
 		result.Files = append(result.Files, target.File())
 	}
@@ -105,10 +111,24 @@ func Run(options Options) (*Result, error) {
 		result.Notes = append(result.Notes, "no manifests or model directories found")
 	}
 
-	linker := newLinker(modelTargets, config, options.Models)
+	for _, target := range targets {
+		buildBundles(target, config)
+	}
 	for _, target := range targets {
 		if target.Workload != nil {
 			linker.link(target)
+		}
+	}
+	if err := expectLayouts(targets); err != nil {
+		return nil, err
+	}
+	bakedTargets, err := lintBakedModels(targets)
+	if err != nil {
+		return nil, err
+	}
+	targets = append(targets, bakedTargets...)
+	for _, target := range targets {
+		if target.Workload != nil {
 			result.noteLinks(target)
 		}
 	}
@@ -157,6 +177,9 @@ func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config 
 	}
 	pass := &Pass{Rule: rule, Target: target, Objects: set, Config: config, result: r}
 	rule.Check(pass)
+	if target.Baked != nil {
+		target.Baked.locate(pass.findings)
+	}
 	switch {
 	case len(pass.findings) > 0:
 		evaluation.Status = StatusFail

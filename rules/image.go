@@ -2,8 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/modellint/modellint/lint"
@@ -38,6 +36,7 @@ type imageCheck struct {
 	img       *image.Image
 	spec      launch.Spec
 	arch      string // the nodes' architecture, "" when unknown
+	start     *launch.Analysis
 }
 
 // label names the container (or image) in messages.
@@ -88,28 +87,14 @@ func where(img *image.Image, layer, path string) string {
 // layers while needLayers), so a partial check never reads as a pass.
 func imageChecks(pass *lint.Pass, needLayers bool) []*imageCheck {
 	target := pass.Target
-	config := pass.Config
-	if target.Workload == nil {
-		var checks []*imageCheck
-		for _, source := range slices.Sorted(maps.Keys(target.Images)) {
-			img := target.Images[source]
-			if skip := unusable(img, needLayers); skip != "" {
-				pass.Skip(skip)
-				continue
-			}
-			arch := config.Cluster.Architecture
-			checks = append(checks, &imageCheck{img: img, spec: launch.ForImage(img), arch: arch})
-		}
-		return checks
-	}
 	var checks []*imageCheck
 	var skipped []string
-	w := target.Workload
-	for _, container := range w.Containers {
-		if container.Image == "" {
+	for _, bundle := range target.Bundles {
+		c := bundle.Container
+		img := bundle.Image
+		if c != nil && c.Image == "" {
 			continue
 		}
-		img := target.Images[container.Image]
 		if img == nil {
 			skipped = append(skipped, target.ImagesMissing)
 			continue
@@ -118,12 +103,7 @@ func imageChecks(pass *lint.Pass, needLayers bool) []*imageCheck {
 			skipped = append(skipped, skip)
 			continue
 		}
-		arch := w.Spec.NodeSelector["kubernetes.io/arch"]
-		if arch == "" {
-			arch = config.Cluster.Architecture
-		}
-		checks = append(checks, &imageCheck{container: container, img: img,
-			spec: launch.ForContainer(&container.Container, &w.Spec, img), arch: arch})
+		checks = append(checks, &imageCheck{container: c, img: img, spec: bundle.Spec, arch: bundle.Arch, start: bundle.Start})
 	}
 	if len(skipped) > 0 {
 		pass.Skip(uniqueJoin(skipped))
@@ -153,18 +133,13 @@ func uniqueJoin(reasons []string) string {
 	return strings.Join(out, "; ")
 }
 
-// analyze replays the container's start; what could not be checked turns
-// the pass into a skip unless something was found.
+// analyze returns the container's replayed start; what could not be
+// checked turns the pass into a skip unless something was found.
 func (c *imageCheck) analyze(pass *lint.Pass) *launch.Analysis {
-	arch := c.arch
-	if arch == "" && c.img.Config != nil {
-		arch = c.img.Config.Architecture
+	if len(c.start.Unchecked) > 0 {
+		pass.Skip("not checked: " + strings.Join(c.start.Unchecked, "; "))
 	}
-	analysis := launch.Analyze(c.img, c.spec, arch)
-	if len(analysis.Unchecked) > 0 {
-		pass.Skip("not checked: " + strings.Join(analysis.Unchecked, "; "))
-	}
-	return analysis
+	return c.start
 }
 
 // reportProblems reports the start problems of some kinds.
@@ -178,8 +153,8 @@ func reportProblems(pass *lint.Pass, c *imageCheck, analysis *launch.Analysis, s
 			field = c.argvField()
 		}
 		location := lint.ImageLocation{Reference: c.img.Reference, Layer: problem.LayerDigest, Path: problem.Path}
-		pass.ReportImage(severity, field, location, "%s: %s %s %s; %s", c.label(), startPathSubject(c, problem),
-			problem.Detail, where(c.img, problem.Layer, ""), fixFor(problem.Kind))
+		pass.ReportImage(severity, field, location, "%s: %s%s %s %s; %s", c.label(), wrapperChain(problem.Via),
+			startPathSubject(c, problem), problem.Detail, where(c.img, problem.Layer, ""), fixFor(problem.Kind))
 	}
 }
 
@@ -202,6 +177,20 @@ func startPathSubject(c *imageCheck, problem launch.Problem) string {
 		return fmt.Sprintf("argv[0] %q (from %s)", problem.Path, argvOrigin(c))
 	}
 	return problem.Path
+}
+
+// wrapperChain names the wrapper scripts that led to a problem:
+// "/usr/bin/tf_serving_entrypoint.sh (line 3) runs tensorflow_model_server: ".
+func wrapperChain(via []launch.Hop) string {
+	var out strings.Builder
+	for _, hop := range via {
+		verb := "runs"
+		if hop.Exec {
+			verb = "execs"
+		}
+		fmt.Fprintf(&out, "%s (line %d) %s %s: ", hop.Script, hop.Line, verb, hop.Program)
+	}
+	return out.String()
 }
 
 func argvOrigin(c *imageCheck) string {

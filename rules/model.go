@@ -49,7 +49,9 @@ var versionDirMissing = &lint.Rule{
 			"without the 1/ level) has no such child, so the server logs " +
 			"`No versions of servable <name> found under base path <path>. Did you forget to name your leaf directory as a number (eg. '/1/')?` " +
 			"every poll, forever. It does not exit: start-up waits for the model, the gRPC and REST ports never open, the " +
-			"pod stays Running but never Ready, and a liveness probe turns it into a restart loop.",
+			"pod stays Running but never Ready, and a liveness probe turns it into a restart loop. A dir a TF Serving container " +
+			"is pointed at is linted as its base path even when it holds no model modellint recognizes (nothing, only lost+found, " +
+			"only a TensorFlow checkpoint or a Keras file): the server finds no version there either.",
 		Bad:  "models/resnet/\n  saved_model.pb\n  variables/\n    variables.data-00000-of-00001\n    variables.index",
 		Good: "models/resnet/\n  1/\n    saved_model.pb\n    variables/\n      variables.data-00000-of-00001\n      variables.index",
 		Fix: "Move saved_model.pb, variables/ and assets/ into a numeric subdirectory of the base path " +
@@ -90,11 +92,93 @@ func checkVersionDirMissing(pass *lint.Pass) {
 		pass.ReportFile(m.Path(m.Versions[0].Path),
 			"%s is a file, and the base path %s has no numeric version directory: TF Serving reads %s as version %d and fails "+
 				"to load it; %s", m.Versions[0].Name, m.Dir, m.Versions[0].Name, m.Versions[0].Number, fix)
+	case m.Expected:
+		reportNoModel(pass, m)
 	default:
 		pass.ReportFile(m.Dir,
 			"the base path %s has no numeric version directory%s: TF Serving logs \"No versions of servable <name> found under base path %s\" "+
 				"forever and never opens its ports; %s", m.Dir, ignoredList(m), m.Dir, renameHint(m, fix))
 	}
+}
+
+// reportNoModel reports a base path that holds no model the loader
+// recognises, linted as what TF Serving finds there (model.Expected):
+// no version, and perhaps a model of a format it does not load.
+func reportNoModel(pass *lint.Pass, m *model.Model) {
+	versionDir := m.Path("1") + "/"
+	holds := "holds no files and no numeric version directory" + ignoredList(m)
+	if len(m.Files) > 0 {
+		holds = "holds no model file and no numeric version directory" + ignoredList(m)
+	}
+	fix := fmt.Sprintf("export a SavedModel into %s (tf.saved_model.save), or point the server at the dir that holds one", versionDir)
+	if len(m.Found) > 0 {
+		holds = "holds no SavedModel in a numeric version directory, only " + describeFound(m, m.Found) + ", which TF Serving does not load"
+		fix = savedModelFix(m, m.Found, versionDir)
+	}
+	pass.ReportFile(m.Dir,
+		"the base path %s, which the server is pointed at, %s: TF Serving logs \"No versions of servable <name> found under base path %s\" "+
+			"forever and never opens its ports; %s", m.Dir, holds, m.Dir, fix)
+}
+
+// describeFound names the models of formats a layout is not made of, for
+// messages: "a TensorFlow checkpoint (m/model.ckpt.*) and a Keras model (m/model.h5)".
+func describeFound(m *model.Model, found []model.Found) string {
+	names := make([]string, len(found))
+	for i, f := range found {
+		file := m.Path(f.Path)
+		switch f.Format {
+		case model.FormatSavedModel:
+			names[i] = "a SavedModel in " + file + "/"
+		case model.FormatCheckpoint:
+			names[i] = "a TensorFlow checkpoint (" + file + ".*)"
+		case model.FormatKeras:
+			names[i] = "a Keras model (" + file + ")"
+		case model.FormatGraphDef:
+			names[i] = "a bare GraphDef (" + file + ")"
+		case model.FormatTFLite:
+			names[i] = "a TFLite model (" + file + ")"
+		default:
+			names[i] = "a weight file (" + file + ")"
+		}
+	}
+	return joinSome(names, maxListedModels)
+}
+
+// maxListedModels bounds the models a message names.
+const maxListedModels = 3
+
+// savedModelFix says how to turn what a dir holds into a SavedModel in
+// versionDir, the version TF Serving loads.
+func savedModelFix(m *model.Model, found []model.Found, versionDir string) string {
+	generic := fmt.Sprintf("export a SavedModel into %s (tf.saved_model.save)", versionDir)
+	if len(found) != 1 {
+		return generic
+	}
+	switch f := found[0]; f.Format {
+	case model.FormatSavedModel:
+		return fmt.Sprintf("move the contents of %s into %s", m.Path(f.Path)+"/", versionDir)
+	case model.FormatCheckpoint:
+		return fmt.Sprintf("restore the checkpoint in the model's code and export a SavedModel into %s with tf.saved_model.save "+
+			"(a checkpoint holds the weights, not the serving signatures)", versionDir)
+	case model.FormatKeras:
+		return fmt.Sprintf("export it as a SavedModel into %s (model.export in Keras 3, tf.saved_model.save before)", versionDir)
+	case model.FormatGraphDef:
+		return fmt.Sprintf("import the graph and save it as a SavedModel with a serving signature into %s", versionDir)
+	case model.FormatTFLite:
+		return fmt.Sprintf("move it into %s and start TF Serving with --prefer_tflite_model, or export a SavedModel there", versionDir)
+	}
+	return generic + ", or serve the file with a server that reads its format"
+}
+
+// foundIn returns the models of model.Found below a dir.
+func foundIn(m *model.Model, dir string) []model.Found {
+	var found []model.Found
+	for _, f := range m.Found {
+		if strings.HasPrefix(f.Path, dir+"/") {
+			found = append(found, f)
+		}
+	}
+	return found
 }
 
 // versionLikeNames are dir names people give versions that servers do not
@@ -113,21 +197,34 @@ var versionLikeName = func() func(string) string {
 
 // renameHint suggests renaming a lone non-numeric dir (v1, export) to 1.
 func renameHint(m *model.Model, fallback string) string {
-	if len(m.Ignored) == 1 {
-		return fmt.Sprintf("rename %s to 1", m.Path(m.Ignored[0].Name))
+	if ignored := versionCandidates(m); len(ignored) == 1 {
+		return fmt.Sprintf("rename %s to 1", m.Path(ignored[0].Name))
 	}
 	return fallback
 }
 
 func ignoredList(m *model.Model) string {
-	if len(m.Ignored) == 0 {
+	ignored := versionCandidates(m)
+	if len(ignored) == 0 {
 		return ""
 	}
-	names := make([]string, 0, len(m.Ignored))
-	for _, ignored := range m.Ignored {
-		names = append(names, ignored.Name+"/")
+	names := make([]string, 0, len(ignored))
+	for _, entry := range ignored {
+		names = append(names, entry.Name+"/")
 	}
 	return " (" + joinAnd(names) + " is not a number)"
+}
+
+// versionCandidates are the ignored dirs that may be meant as versions:
+// not lost+found, which a file system makes at the root of a volume.
+func versionCandidates(m *model.Model) []model.Ignored {
+	var candidates []model.Ignored
+	for _, ignored := range m.Ignored {
+		if ignored.Name != "lost+found" {
+			candidates = append(candidates, ignored)
+		}
+	}
+	return candidates
 }
 
 var savedModelMissing = &lint.Rule{
@@ -186,6 +283,7 @@ func checkSavedModelMissing(pass *lint.Pass) {
 		if m.Layout == model.LayoutTriton {
 			failure = fmt.Sprintf("Triton's TensorFlow backend fails to load version %d", version.Number)
 		}
+		found := foundIn(m, saved.Dir) // what an Expected dir holds instead
 		switch {
 		case saved.Nested != "":
 			pass.ReportFileSeverity(severity, dir,
@@ -201,6 +299,9 @@ func checkSavedModelMissing(pass *lint.Pass) {
 			pass.ReportFileSeverity(severity, m.Path(saved.LegacyExport),
 				"%s holds a pre-SavedModel session bundle (export.meta), not a SavedModel: %s; re-export the model with tf.saved_model.save",
 				dir, failure)
+		case len(found) > 0:
+			pass.ReportFileSeverity(severity, dir, "%s has neither saved_model.pb nor saved_model.pbtxt, only %s: %s; %s",
+				dir, describeFound(m, found), failure, savedModelFix(m, found, dir+"/"))
 		default:
 			pass.ReportFileSeverity(severity, dir, "%s has neither saved_model.pb nor saved_model.pbtxt: %s; copy the SavedModel into it", dir, failure)
 		}
@@ -238,9 +339,18 @@ var variablesIncomplete = &lint.Rule{
 func checkVariables(pass *lint.Pass) {
 	m := pass.Target.Model
 	checked := false
+	var unread []string
 	forEachSavedModel(m, func(version *model.Version, saved *model.SavedModelDir) {
-		if !saved.Loadable() || saved.Graph == nil {
-			return
+		if !saved.Loadable() || saved.Graph == nil && !saved.Unread {
+			return // MDL102 and MDL104 report it
+		}
+		// Without the graph, whether it needs variables and which assets
+		// it reads are unknown; the index still says which shards it has.
+		if saved.Unread {
+			unread = append(unread, saved.File)
+		}
+		if saved.Variables.Unread {
+			unread = append(unread, saved.Variables.Index)
 		}
 		checked = true
 		severity := versionSeverity(pass, *version)
@@ -290,6 +400,7 @@ func checkVariables(pass *lint.Pass) {
 	if !checked {
 		pass.Skip("no readable SavedModel")
 	}
+	skipUnread(pass, m, unread)
 }
 
 // assetReaders are ops that open a file when the model loads (vocabulary
@@ -337,6 +448,7 @@ var savedModelInvalid = &lint.Rule{
 func checkSavedModelInvalid(pass *lint.Pass) {
 	m := pass.Target.Model
 	checked := false
+	var unread []string
 	forEachSavedModel(m, func(version *model.Version, saved *model.SavedModelDir) {
 		if !saved.Loadable() {
 			return
@@ -344,6 +456,9 @@ func checkSavedModelInvalid(pass *lint.Pass) {
 		checked = true
 		severity := versionSeverity(pass, *version)
 		file := m.Path(saved.File)
+		if saved.Unread {
+			unread = append(unread, saved.File) // only its size is known
+		}
 		switch {
 		case saved.LFSPointer:
 			pass.ReportFileSeverity(severity, file,
@@ -366,6 +481,7 @@ func checkSavedModelInvalid(pass *lint.Pass) {
 	if !checked {
 		pass.Skip("no SavedModel file")
 	}
+	skipUnread(pass, m, unread)
 }
 
 var servingSignatureMissing = &lint.Rule{
@@ -393,7 +509,11 @@ var servingSignatureMissing = &lint.Rule{
 func checkServingSignature(pass *lint.Pass) {
 	m := pass.Target.Model
 	checked := false
+	var unread []string
 	forEachSavedModel(m, func(version *model.Version, saved *model.SavedModelDir) {
+		if saved.Unread && version.Resident {
+			unread = append(unread, saved.File)
+		}
 		if saved.Graph == nil || !version.Resident {
 			return
 		}
@@ -439,6 +559,7 @@ func checkServingSignature(pass *lint.Pass) {
 	if !checked {
 		pass.Skip("no readable SavedModel that the server loads")
 	}
+	skipUnread(pass, m, unread)
 }
 
 var versionDirIgnored = &lint.Rule{
@@ -658,15 +779,23 @@ func checkLFSPointer(pass *lint.Pass) {
 	if m.Triton != nil {
 		ownRule[m.Triton.ConfigFile] = true
 	}
+	var unread []string
 	for _, file := range m.Files {
 		switch {
 		case file.LFSPointer && !ownRule[file.Path]:
 			pass.ReportFile(m.Path(file.Path),
 				"%s is a Git LFS pointer (%d bytes of text), not the file it stands for: the server fails to load it; run git lfs pull "+
 					"(or fetch LFS objects in the CI checkout) before the model is packaged", m.Path(file.Path), file.Size)
-		case file.Size == 0 && file.Weight && !emptyShardAllowed(m, file.Path):
-			pass.ReportFile(m.Path(file.Path),
-				"%s is an empty weight file (an interrupted copy?): the server fails to load it; copy it again from the source", m.Path(file.Path))
+		case file.Size == 0 && file.Weight:
+			switch allowed, index := emptyShard(m, file.Path); {
+			case index != "":
+				unread = append(unread, index) // it says whether the shard holds anything
+			case !allowed:
+				pass.ReportFile(m.Path(file.Path),
+					"%s is an empty weight file (an interrupted copy?): the server fails to load it; copy it again from the source", m.Path(file.Path))
+			}
+		case file.MayBeLFSPointer() && m.IsUnread(file.Path) && !ownRule[file.Path]:
+			unread = append(unread, file.Path)
 		}
 	}
 	for _, link := range m.Links {
@@ -685,20 +814,25 @@ func checkLFSPointer(pass *lint.Pass) {
 			"%s is a symlink to %s, outside the model directory: a container that mounts or copies only %s gets a dangling link; "+
 				"copy the target into the directory (cp -L, rsync --copy-links)", m.Path(link.Path), link.Target, m.Dir)
 	}
+	skipUnread(pass, m, unread)
 }
 
-// emptyShardAllowed says an empty variables shard holds nothing the index
-// stores (TensorFlow writes one per shard even when it is unused).
-func emptyShardAllowed(m *model.Model, rel string) bool {
-	allowed := false
+// emptyShard says an empty file is a variables shard that holds nothing
+// the index stores (TensorFlow writes one per shard even when it is
+// unused), or names the index that would say, when it was not read.
+func emptyShard(m *model.Model, rel string) (allowed bool, unreadIndex string) {
 	forEachSavedModel(m, func(_ *model.Version, saved *model.SavedModelDir) {
-		for _, shard := range saved.Variables.Shards {
+		v := saved.Variables
+		if v.Unread && path.Dir(rel) == path.Join(saved.Dir, "variables") && strings.HasPrefix(path.Base(rel), "variables.data-") {
+			unreadIndex = v.Index
+		}
+		for _, shard := range v.Shards {
 			if shard.File == rel && shard.Need == 0 {
 				allowed = true
 			}
 		}
 	})
-	return allowed
+	return allowed, unreadIndex
 }
 
 var warmupInvalid = &lint.Rule{
@@ -726,9 +860,14 @@ var warmupInvalid = &lint.Rule{
 func checkWarmup(pass *lint.Pass) {
 	m := pass.Target.Model
 	checked := false
+	var unread []string
 	forEachSavedModel(m, func(version *model.Version, saved *model.SavedModelDir) {
 		warmup := saved.Warmup
 		if warmup == nil || warmup.LFSPointer {
+			return
+		}
+		if warmup.Unread {
+			unread = append(unread, warmup.File)
 			return
 		}
 		checked = true
@@ -747,6 +886,7 @@ func checkWarmup(pass *lint.Pass) {
 	if !checked {
 		pass.Skip("no warmup file")
 	}
+	skipUnread(pass, m, unread)
 }
 
 var unsafeGraphOp = &lint.Rule{
@@ -776,7 +916,11 @@ var unsafeOps = []string{"EagerPyFunc", "MatchingFiles", "PyFunc", "PyFuncStatel
 func checkUnsafeGraphOp(pass *lint.Pass) {
 	m := pass.Target.Model
 	checked := false
+	var unread []string
 	forEachSavedModel(m, func(_ *model.Version, saved *model.SavedModelDir) {
+		if saved.Unread {
+			unread = append(unread, saved.File)
+		}
 		if saved.Graph == nil {
 			return
 		}
@@ -818,6 +962,7 @@ func checkUnsafeGraphOp(pass *lint.Pass) {
 	if !checked {
 		pass.Skip("no readable SavedModel graph")
 	}
+	skipUnread(pass, m, unread)
 }
 
 // forEachSavedModel calls fn for every SavedModel a server loads from the
@@ -829,6 +974,23 @@ func forEachSavedModel(m *model.Model, fn func(*model.Version, *model.SavedModel
 		}
 	}
 }
+
+// skipUnread marks the pass skipped when content the rule needs is in
+// Model.Unread: what it would show is unknown, so the rule cannot pass.
+// Findings still fail it. Called last, its reason replaces the rule's own.
+func skipUnread(pass *lint.Pass, m *model.Model, unread []string) {
+	if len(unread) == 0 {
+		return
+	}
+	names := uniqueStrings(unread)
+	for i, rel := range names {
+		names[i] = m.Path(rel)
+	}
+	pass.Skip("not read from the image: " + joinSome(names, maxListedFiles))
+}
+
+// maxListedFiles bounds the files a skip reason names.
+const maxListedFiles = 5
 
 // tfServingModel returns the model when it is a TF Serving base path, and
 // marks the rule skipped otherwise.
@@ -894,6 +1056,14 @@ func joinAnd(items []string) string {
 		return items[0]
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// joinSome lists the first n items as joinAnd does, and counts the rest.
+func joinSome(items []string, n int) string {
+	if len(items) <= n {
+		return joinAnd(items)
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
 func uniqueStrings(values []string) []string {

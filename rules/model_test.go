@@ -3,17 +3,24 @@ package rules_test
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/model"
 	"github.com/modellint/modellint/lint/model/tfrecord"
 	"github.com/modellint/modellint/rules"
 )
@@ -299,4 +306,246 @@ func warmupRecords(n int) []byte {
 		out = binary.LittleEndian.AppendUint32(out, tfrecord.Mask(payload))
 	}
 	return out
+}
+
+// standIn is the model dir checkModel lints, and so the Dir (display) of
+// the Models it is given: the findings and the evaluation then name the
+// same target.
+const standIn = "m"
+
+// checkModel runs one rule on a Model as lint.Run runs it on a model dir:
+// the run lints a stand-in dir, and the rule is handed m in its place.
+func checkModel(t *testing.T, id string, m *model.Model) ([]lint.Finding, lint.Evaluation) {
+	t.Helper()
+	if m.Dir != standIn {
+		t.Fatalf("model %s, want it named %s", m.Dir, standIn)
+	}
+	rule := rules.Lookup(rules.All(), id)
+	t.Chdir(t.TempDir())
+	writeFiles(t, standIn, map[string][]byte{"model.onnx": nil})
+	handed := *rule
+	handed.Check = func(pass *lint.Pass) {
+		pass.Target.Model = m
+		rule.Check(pass)
+	}
+	result, err := lint.Run(lint.Options{Paths: []string{standIn}, Rules: []*lint.Rule{&handed}, Config: &lint.Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(result.Evaluations) != 1 {
+		t.Fatalf("evaluations %+v, want one", result.Evaluations)
+	}
+	return result.Findings, result.Evaluations[0]
+}
+
+// capturedFS is a MapFS that lists some files without holding their
+// content, as a model baked into an image whose layers were captured in
+// part reads.
+type capturedFS struct {
+	fstest.MapFS
+	uncaptured []string
+}
+
+func (c capturedFS) Open(name string) (fs.File, error) {
+	if slices.Contains(c.uncaptured, name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("layer not captured: %w", model.ErrContentUnavailable)}
+	}
+	return c.MapFS.Open(name)
+}
+
+// testModelFS holds dirs of testModels (under the names they map to)
+// and files.
+func testModelFS(t *testing.T, dirs map[string]string, files map[string][]byte) fstest.MapFS {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for dst, src := range dirs {
+		root := os.DirFS(filepath.Join(testModels, filepath.FromSlash(src)))
+		err := fs.WalkDir(root, ".", func(name string, entry fs.DirEntry, err error) error {
+			if err != nil || entry.IsDir() {
+				return err
+			}
+			data, err := fs.ReadFile(root, name)
+			fsys[path.Join(dst, name)] = &fstest.MapFile{Data: data, Mode: 0o644}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range files {
+		fsys[name] = &fstest.MapFile{Data: data, Mode: 0o644}
+	}
+	return fsys
+}
+
+func TestModelRulesSkipUnreadContent(t *testing.T) {
+	const (
+		graph  = "1/saved_model.pb"
+		index  = "1/variables/variables.index"
+		shard  = "1/variables/variables.data-00000-of-00001"
+		warmup = "1/assets.extra/tf_serving_warmup_requests"
+	)
+	savedModel := map[string]string{"1": "saved_model_half_plus_two_tf2_cpu/00000123"}
+	onnxModel := readTestModel(t, "triton/simple/1/model.onnx")
+	tritonConfig := readTestModel(t, "triton/simple/config.pbtxt")
+	tests := []struct {
+		name       string
+		rule       string
+		dirs       map[string]string
+		files      map[string][]byte
+		uncaptured []string
+		// whole is what the rule says with every file read ("": pass).
+		whole lint.Status
+	}{
+		{name: "graph", rule: "MDL104", dirs: savedModel, uncaptured: []string{graph}},
+		{name: "graph", rule: "MDL105", dirs: savedModel, uncaptured: []string{graph}},
+		{name: "graph", rule: "MDL110", dirs: savedModel, uncaptured: []string{graph}},
+		{name: "graph", rule: "MDL103", dirs: savedModel, uncaptured: []string{graph}},
+		{name: "variables index", rule: "MDL103", dirs: savedModel, uncaptured: []string{index}},
+		{name: "warmup", rule: "MDL109", dirs: savedModel, files: map[string][]byte{warmup: warmupRecords(3)}, uncaptured: []string{warmup}},
+		{name: "index of an empty shard", rule: "MDL108", dirs: savedModel, files: map[string][]byte{shard: nil}, uncaptured: []string{index},
+			whole: lint.StatusFail}, // the index stores 20 bytes in it
+		{name: "file the size of a pointer", rule: "MDL108", files: map[string][]byte{"config.json": []byte("{}"), "model.safetensors": make([]byte, 134)},
+			uncaptured: []string{"model.safetensors"}},
+		{name: "Triton config", rule: "MDL120", files: map[string][]byte{"config.pbtxt": tritonConfig, "1_old/model.onnx": onnxModel},
+			uncaptured: []string{"config.pbtxt"}, whole: lint.StatusFail}, // the policy selects 1_old, loaded from 1/
+		{name: "Triton config", rule: "MDL121", files: map[string][]byte{"config.pbtxt": tritonConfig, "1/model.onnx": onnxModel},
+			uncaptured: []string{"config.pbtxt"}},
+		{name: "ONNX model", rule: "MDL121", files: map[string][]byte{"config.pbtxt": tritonConfig, "1/model.onnx": onnxModel},
+			uncaptured: []string{"1/model.onnx"}},
+		{name: "ONNX model", rule: "MDL131", files: map[string][]byte{"model.onnx": onnxModel}, uncaptured: []string{"model.onnx"}},
+		{name: "ONNX model", rule: "MDL132", files: map[string][]byte{"model.onnx": onnxModel}, uncaptured: []string{"model.onnx"}},
+		{name: "safetensors shard", rule: "MDL130", files: map[string][]byte{"model.safetensors": readTestModel(t, "candle/jfk-codes.safetensors")},
+			uncaptured: []string{"model.safetensors"}},
+		{name: "one of two pickles", rule: "MDL140",
+			files:      map[string][]byte{"config.json": []byte("{}"), "safe.pt": readTestModel(t, "candle/test.pt"), "model.pkl": readTestModel(t, "kserve/model.pkl")},
+			uncaptured: []string{"model.pkl"}},
+	}
+	for _, test := range tests {
+		t.Run(test.rule+"/"+test.name, func(t *testing.T) {
+			fsys := testModelFS(t, test.dirs, test.files)
+			whole, err := model.LoadFS(fsys, standIn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantWhole := cmp.Or(test.whole, lint.StatusPass)
+			if _, evaluation := checkModel(t, test.rule, whole); evaluation.Status != wantWhole {
+				t.Fatalf("with every file read: %s (%s), want %s; what the unread files change is the test",
+					evaluation.Status, evaluation.Reason, wantWhole)
+			}
+			m, err := model.LoadFS(capturedFS{fsys, test.uncaptured}, standIn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			findings, evaluation := checkModel(t, test.rule, m)
+			for _, finding := range findings {
+				t.Errorf("finding from content not read: %s", finding.Message)
+			}
+			want := "not read from the image: " + path.Join(standIn, test.uncaptured[0])
+			if evaluation.Status != lint.StatusSkip || evaluation.Reason != want {
+				t.Errorf("%s (%s), want skipped: %s", evaluation.Status, evaluation.Reason, want)
+			}
+		})
+	}
+}
+
+func TestModelRulesOnExpectedLayout(t *testing.T) {
+	checkpoint := map[string][]byte{"model.ckpt.index": []byte("index"), "model.ckpt.data-00000-of-00001": []byte("data"),
+		"model.ckpt.meta": []byte("graph"), "checkpoint": []byte(`model_checkpoint_path: "model.ckpt"`)}
+	inVersion := func(files map[string][]byte) map[string][]byte {
+		moved := map[string][]byte{}
+		for name, data := range files {
+			moved["1/"+name] = data
+		}
+		return moved
+	}
+	tests := []struct {
+		name   string
+		expect model.Layout
+		files  map[string][]byte
+		dirs   []string
+		rule   string
+		want   string
+	}{
+		{name: "only a checkpoint", expect: model.LayoutTFServing, files: checkpoint, rule: "MDL101",
+			want: "the base path m, which the server is pointed at, holds no SavedModel in a numeric version directory, only a TensorFlow " +
+				"checkpoint (m/model.ckpt.*), which TF Serving does not load: TF Serving logs \"No versions of servable <name> found under base path m\" " +
+				"forever and never opens its ports; restore the checkpoint in the model's code and export a SavedModel into m/1/ with " +
+				"tf.saved_model.save (a checkpoint holds the weights, not the serving signatures)"},
+		{name: "empty", expect: model.LayoutTFServing, rule: "MDL101",
+			want: "the base path m, which the server is pointed at, holds no files and no numeric version directory: TF Serving logs " +
+				"\"No versions of servable <name> found under base path m\" forever and never opens its ports; export a SavedModel " +
+				"into m/1/ (tf.saved_model.save), or point the server at the dir that holds one"},
+		{name: "only lost+found", expect: model.LayoutTFServing, dirs: []string{"lost+found"}, rule: "MDL101",
+			want: "the base path m, which the server is pointed at, holds no files and no numeric version directory: TF Serving logs " +
+				"\"No versions of servable <name> found under base path m\" forever and never opens its ports; export a SavedModel " +
+				"into m/1/ (tf.saved_model.save), or point the server at the dir that holds one"},
+		{name: "a SavedModel too deep", expect: model.LayoutTFServing, files: map[string][]byte{"export/1/saved_model.pb": nil}, rule: "MDL101",
+			want: "the base path m, which the server is pointed at, holds no SavedModel in a numeric version directory, only a SavedModel in " +
+				"m/export/1/, which TF Serving does not load: TF Serving logs \"No versions of servable <name> found under base path m\" forever and " +
+				"never opens its ports; move the contents of m/export/1/ into m/1/"},
+		{name: "a version of a checkpoint", expect: model.LayoutTFServing, files: inVersion(checkpoint), rule: "MDL102",
+			want: "m/1 has neither saved_model.pb nor saved_model.pbtxt, only a TensorFlow checkpoint (m/1/model.ckpt.*): TF Serving fails to " +
+				"load version 1 with \"Could not find SavedModel .pb or .pbtxt at supplied export directory path: m/1\"; restore the checkpoint " +
+				"in the model's code and export a SavedModel into m/1/ with tf.saved_model.save (a checkpoint holds the weights, not the serving signatures)"},
+		{name: "empty", expect: model.LayoutTriton, rule: "MDL120",
+			want: "Triton cannot load model 'm': it has no version directory, so it reports \"at least one version must be available under the " +
+				"version policy of model 'm'\"; put the model in a version directory named with a plain number, e.g. m/1/"},
+		{name: "a version of a checkpoint", expect: model.LayoutTriton, files: inVersion(checkpoint), rule: "MDL120",
+			want: "m has no config.pbtxt and no version directory holds a model file Triton recognizes (it holds only a TensorFlow checkpoint " +
+				"(m/1/model.ckpt.*)): Triton cannot tell which backend loads model 'm' and fails to load it; put the model file in the version " +
+				"directory under its default name (model.onnx, model.plan, model.pt, model.savedmodel/, model.py), or write a config.pbtxt " +
+				"with a platform or backend"},
+	}
+	for _, test := range tests {
+		t.Run(test.rule+"/"+test.name, func(t *testing.T) {
+			fsys := testModelFS(t, nil, test.files)
+			for _, dir := range test.dirs {
+				fsys[dir] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
+			}
+			detected, err := model.LoadFS(fsys, standIn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if detected.Layout != model.LayoutFiles {
+				t.Fatalf("without Expect: layout %s, want %s: a dir the rules of no server check", detected.Layout, model.LayoutFiles)
+			}
+			m, err := model.LoadFSWith(fsys, standIn, model.LoadOptions{Expect: test.expect})
+			if err != nil {
+				t.Fatal(err)
+			}
+			findings, _ := checkModel(t, test.rule, m)
+			var got []string
+			for _, finding := range findings {
+				got = append(got, finding.Message)
+			}
+			if len(got) != 1 || got[0] != test.want {
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), test.want)
+			}
+		})
+	}
+}
+
+func TestModelRulesReportWhatWasRead(t *testing.T) {
+	// The graph was not read, but the index was: it names a shard that is
+	// not there, whatever the graph holds.
+	fsys := testModelFS(t, map[string]string{"1": "saved_model_half_plus_two_tf2_cpu/00000123"}, nil)
+	delete(fsys, "1/variables/variables.data-00000-of-00001")
+	m, err := model.LoadFS(capturedFS{fsys, []string{"1/saved_model.pb"}}, standIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, evaluation := checkModel(t, "MDL103", m)
+	if len(findings) != 1 || !strings.HasPrefix(findings[0].Message, "m/1/variables/variables.data-00000-of-00001 is missing") || evaluation.Status != lint.StatusFail {
+		t.Errorf("findings %+v, %s; want the missing shard reported", findings, evaluation.Status)
+	}
+
+	// Without config.pbtxt's content, no version is still no version.
+	m, err = model.LoadFS(capturedFS{fstest.MapFS{"config.pbtxt": {Data: []byte(`name: "m"`)}}, []string{"config.pbtxt"}}, standIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if findings, _ := checkModel(t, "MDL120", m); len(findings) != 1 || !strings.Contains(findings[0].Message, "it has no version directory") {
+		t.Errorf("findings %+v, want the model without versions reported", findings)
+	}
 }

@@ -76,6 +76,9 @@ func checkTritonLayout(pass *lint.Pass) {
 			}
 			why += "; it ignores " + joinAnd(ignored)
 		}
+		if len(m.Found) > 0 {
+			why += "; it holds only " + describeFound(m, m.Found)
+		}
 		pass.ReportFile(m.Dir,
 			"Triton cannot load model '%s': %s, so it reports \"at least one version must be available under the version policy of model '%s'\"; "+
 				"put the model in a version directory named with a plain number, e.g. %s", name, why, name, m.Path("1")+"/")
@@ -84,6 +87,23 @@ func checkTritonLayout(pass *lint.Pass) {
 		pass.ReportFile(configFile,
 			"%s asks for version %d, which has no directory: Triton logs \"version %d is specified for model '%s', but the version directory is not present\"; "+
 				"add %s or change version_policy", configFile, missing, missing, name, m.Path(strconv.FormatInt(missing, 10))+"/")
+	}
+	if tm.ConfigUnread {
+		// The version policy and the platform are in the config: which
+		// versions Triton loads, and the file they need, are guesses.
+		skipUnread(pass, m, []string{tm.ConfigFile})
+		return
+	}
+	if tm.ConfigFile == "" && len(m.Versions) > 0 && !anyModelFile(m) {
+		holds := ""
+		if len(m.Found) > 0 {
+			holds = " (it holds only " + describeFound(m, m.Found) + ")"
+		}
+		pass.ReportFile(m.Dir,
+			"%s has no config.pbtxt and no version directory holds a model file Triton recognizes%s: Triton cannot tell which backend "+
+				"loads model '%s' and fails to load it; put the model file in the version directory under its default name "+
+				"(model.onnx, model.plan, model.pt, model.savedmodel/, model.py), or write a config.pbtxt with a platform or backend",
+			m.Dir, holds, name)
 	}
 	for _, version := range resident {
 		if !canonical(version.Name) && !hasDir(m, strconv.FormatInt(version.Number, 10)) {
@@ -147,6 +167,9 @@ func checkTritonConfigMismatch(pass *lint.Pass) {
 	m := pass.Target.Model
 	if m.Layout != model.LayoutTriton || m.Triton.Config == nil {
 		pass.Skip(notLayout(m, "a Triton model with a readable config.pbtxt"))
+		if m.Triton != nil && m.Triton.ConfigUnread {
+			skipUnread(pass, m, []string{m.Triton.ConfigFile})
+		}
 		return
 	}
 	config := m.Triton.Config
@@ -155,9 +178,11 @@ func checkTritonConfigMismatch(pass *lint.Pass) {
 		return
 	}
 	checked := false
+	var unread []string
 	for _, version := range m.Resident() {
 		onnxModel := onnxAt(m, version.ModelFile)
 		if onnxModel == nil {
+			unread = append(unread, unreadONNX(m, version.ModelFile)...)
 			continue
 		}
 		checked = true
@@ -171,8 +196,11 @@ func checkTritonConfigMismatch(pass *lint.Pass) {
 	if !checked {
 		pass.Skip("no ONNX model file to compare with")
 	}
+	skipUnread(pass, m, unread)
 }
 
+// onnxAt returns the ONNX model at a version's model file: the file, or
+// model.onnx in a dir of that name.
 func onnxAt(m *model.Model, modelFile string) *onnx.Model {
 	for _, file := range m.ONNX {
 		if file.Model != nil && (file.Path == modelFile || file.Path == path.Join(modelFile, "model.onnx")) {
@@ -180,6 +208,18 @@ func onnxAt(m *model.Model, modelFile string) *onnx.Model {
 		}
 	}
 	return nil
+}
+
+// unreadONNX returns the ONNX file at a version's model file, as onnxAt
+// finds it, when it is in Model.Unread.
+func unreadONNX(m *model.Model, modelFile string) []string {
+	var unread []string
+	for _, rel := range []string{modelFile, path.Join(modelFile, "model.onnx")} {
+		if strings.HasSuffix(rel, ".onnx") && m.IsUnread(rel) {
+			unread = append(unread, rel)
+		}
+	}
+	return unread
 }
 
 type tritonProblem struct{ triton, fix string }

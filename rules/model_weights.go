@@ -1,9 +1,11 @@
 package rules
 
 import (
+	"path"
 	"strings"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/model"
 	"github.com/modellint/modellint/lint/model/pickle"
 )
 
@@ -33,9 +35,11 @@ var safetensorsInvalid = &lint.Rule{
 
 func checkSafetensors(pass *lint.Pass) {
 	m := pass.Target.Model
+	unread := unreadNamed(m, func(name string) bool {
+		return strings.HasSuffix(name, ".safetensors") || strings.HasSuffix(name, ".safetensors.index.json")
+	})
 	if len(m.Safetensors) == 0 && len(m.SafetensorsIndexes) == 0 {
 		pass.Skip("no safetensors header or index to check")
-		return
 	}
 	for _, file := range m.Safetensors {
 		if file.Error == "" {
@@ -64,7 +68,22 @@ func checkSafetensors(pass *lint.Pass) {
 				file, index.MissingTensorCount, strings.Join(index.MissingTensors, ", "))
 		}
 	}
+	skipUnread(pass, m, unread)
 }
+
+// unreadNamed returns the files of Model.Unread whose names a rule's
+// format has.
+func unreadNamed(m *model.Model, named func(name string) bool) []string {
+	var unread []string
+	for _, rel := range m.Unread {
+		if named(path.Base(rel)) {
+			unread = append(unread, rel)
+		}
+	}
+	return unread
+}
+
+func isONNXName(name string) bool { return strings.HasSuffix(name, ".onnx") }
 
 var onnxExternalDataMissing = &lint.Rule{
 	ID: "MDL131", Name: "onnx-external-data-missing", Severity: lint.Error,
@@ -116,6 +135,7 @@ func checkONNXExternalData(pass *lint.Pass) {
 	if !checked {
 		pass.Skip("no readable ONNX model")
 	}
+	skipUnread(pass, m, unreadNamed(m, isONNXName))
 }
 
 var onnxInvalid = &lint.Rule{
@@ -143,7 +163,6 @@ func checkONNXInvalid(pass *lint.Pass) {
 	m := pass.Target.Model
 	if len(m.ONNX) == 0 {
 		pass.Skip("no .onnx files")
-		return
 	}
 	for _, file := range m.ONNX {
 		if file.Error != "" {
@@ -152,6 +171,7 @@ func checkONNXInvalid(pass *lint.Pass) {
 				m.Path(file.Path), file.Error)
 		}
 	}
+	skipUnread(pass, m, unreadNamed(m, isONNXName))
 }
 
 var unsafePickle = &lint.Rule{
@@ -218,7 +238,6 @@ func checkUnsafePickle(pass *lint.Pass) {
 	m := pass.Target.Model
 	if len(m.Pickles) == 0 {
 		pass.Skip("no pickle-based file to scan")
-		return
 	}
 	for _, file := range m.Pickles {
 		name := m.Path(file.Path)
@@ -243,4 +262,6 @@ func checkUnsafePickle(pass *lint.Pass) {
 				name, file.Scan.Incomplete)
 		}
 	}
+	// An unscanned pickle may import anything: the rule cannot pass it.
+	skipUnread(pass, m, unreadNamed(m, model.IsPickleName))
 }

@@ -10,8 +10,11 @@ type FileFacts struct {
 	// and a shebang line.
 	Head []byte
 	// Text is the whole content of a small file rules read (/etc/passwd,
-	// cuda/version.json, ld.so.conf …).
-	Text []byte
+	// cuda/version.json, ld.so.conf, a shell script, a model's structure
+	// files …), or its first bytes when Partial is set (a safetensors
+	// header without the weights after it).
+	Text    []byte
+	Partial bool
 	// ELF is the loader facts of an ELF file that was looked at closely.
 	ELF *elfinfo.Info
 	// ELFError says why an ELF file could not be parsed (malformed).

@@ -2,6 +2,7 @@ package image
 
 import (
 	"archive/tar"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,16 @@ const (
 	maxFirstSegment    = 16 << 20 // the non-executable first segment kept whole up to this size
 	maxELFCapture      = 48 << 20 // all captured ranges of one ELF together
 	maxTextFile        = 1 << 20  // /etc/passwd, version.json …
+	// maxScript bounds a shell script kept whole to be followed to the
+	// program it runs: entrypoint wrappers are a few KiB.
+	maxScript = 64 << 10
+	// maxModelFile bounds one model file kept whole (saved_model.pb,
+	// variables.index, config.pbtxt …) and maxModelBytes all model content
+	// kept from one layer, so a layer of many models stays bounded; what
+	// is over the bounds is listed and sized, and its content reported as
+	// not read.
+	maxModelFile  = 32 << 20
+	maxModelBytes = 256 << 20
 	// maxConfigSize bounds an image config. Real ones are KiB (the history
 	// of a hundred-step build is tens of KiB); one of tens of MiB would be
 	// held several times over while parsed.
@@ -67,6 +78,44 @@ func textFile(name string) bool {
 	return false
 }
 
+// modelCapture says how much of a file the model rules read: whole for
+// the small structural files, the header for safetensors (8 bytes of
+// length, then the JSON header), nothing for everything else.
+func modelCapture(name string) (whole, safetensorsHeader bool) {
+	base := path.Base(name)
+	switch base {
+	case "saved_model.pb", "saved_model.pbtxt", "variables.index", "fingerprint.pb", "config.pbtxt",
+		"model.safetensors.index.json", "tf_serving_warmup_requests", "config.json":
+		return true, false
+	}
+	return false, strings.HasSuffix(strings.ToLower(base), ".safetensors")
+}
+
+// shellInterpreters are the #! interpreters whose scripts are kept whole, to
+// be parsed and followed to the program they start.
+var shellInterpreters = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "ksh": true, "zsh": true, "busybox": true}
+
+// isShellScript reports whether a head starts with a #! line naming a
+// shell, directly or through /usr/bin/env.
+func isShellScript(head []byte) bool {
+	if len(head) < 2 || head[0] != '#' || head[1] != '!' {
+		return false
+	}
+	line := string(head[2:])
+	if end := strings.IndexByte(line, '\n'); end >= 0 {
+		line = line[:end]
+	}
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return false
+	}
+	interpreter := path.Base(fields[0])
+	if interpreter == "env" && len(fields) > 1 {
+		interpreter = path.Base(fields[1])
+	}
+	return shellInterpreters[interpreter]
+}
+
 // loaderName reports basenames of dynamic loaders and C libraries, which
 // every dynamic binary's check needs.
 func loaderName(base string) bool {
@@ -90,6 +139,7 @@ func loaderName(base string) bool {
 func indexLayer(stream io.Reader, policy *capturePolicy) (*layerIndex, error) {
 	index := &layerIndex{Files: map[string]*FileFacts{}}
 	reader := tar.NewReader(stream)
+	modelBudget := int64(maxModelBytes)
 	remaining := len(policy.exact)
 	for {
 		header, err := reader.Next()
@@ -119,7 +169,7 @@ func indexLayer(stream io.Reader, policy *capturePolicy) (*layerIndex, error) {
 		if policy.targeted && !exact {
 			continue
 		}
-		facts, err := capture(reader, &entry, policy, exact, extra)
+		facts, err := capture(reader, &entry, policy, exact, extra, &modelBudget)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", entry.Name, truncated(err))
 		}
@@ -145,17 +195,22 @@ func truncated(err error) error {
 	return err
 }
 
-// capture reads what the policy wants of one regular file.
-func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact bool, extra []elfinfo.Range) (*FileFacts, error) {
+// capture reads what the policy wants of one regular file. modelBudget is
+// what the layer may still keep of model files.
+func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact bool, extra []elfinfo.Range, modelBudget *int64) (*FileFacts, error) {
 	base := path.Base(entry.Name)
 	wantText := textFile(entry.Name)
 	wantELF := exact || policy.elfNames[base] || loaderName(base)
 	executable := entry.Mode&0o111 != 0
-	if !wantText && !wantELF && !executable {
+	wholeModel, safetensorsHeader := modelCapture(entry.Name)
+	if !wantText && !wantELF && !executable && !wholeModel && !safetensorsHeader {
 		return nil, nil
 	}
 	if entry.Size == 0 {
 		return &FileFacts{Head: []byte{}, Text: []byte{}}, nil
+	}
+	if !policy.targeted && !wantText && !wantELF && (wholeModel || safetensorsHeader) {
+		return captureModelFile(body, entry.Size, safetensorsHeader, modelBudget)
 	}
 	if wantText {
 		limit := min(entry.Size, maxTextFile)
@@ -170,9 +225,54 @@ func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact b
 		if _, err := io.ReadFull(body, head); err != nil {
 			return nil, err
 		}
-		return &FileFacts{Head: head}, nil
+		facts := &FileFacts{Head: head}
+		if entry.Size <= maxScript && isShellScript(head) {
+			rest := make([]byte, entry.Size-int64(len(head)))
+			if _, err := io.ReadFull(body, rest); err != nil {
+				return nil, err
+			}
+			facts.Text = append(append([]byte(nil), head...), rest...)
+		}
+		return facts, nil
 	}
 	return captureELF(body, entry.Size, extra)
+}
+
+// captureModelFile keeps a model file whole, or a safetensors file's
+// header, within the layer's budget. Text then holds the first bytes of
+// the file; Partial says it is a prefix. Over the budget nothing is kept,
+// and the file's content reads as not captured.
+func captureModelFile(body io.Reader, size int64, safetensorsHeader bool, budget *int64) (*FileFacts, error) {
+	want := size
+	if safetensorsHeader {
+		length := make([]byte, min(size, 8))
+		if _, err := io.ReadFull(body, length); err != nil {
+			return nil, err
+		}
+		if len(length) < 8 {
+			return &FileFacts{Head: length, Text: length}, nil
+		}
+		headerLength := int64(binary.LittleEndian.Uint64(length))
+		if headerLength < 0 || headerLength > maxModelFile || 8+headerLength > *budget {
+			return &FileFacts{Head: length, Text: length, Partial: true}, nil
+		}
+		header := make([]byte, min(headerLength, size-8))
+		if _, err := io.ReadFull(body, header); err != nil {
+			return nil, err
+		}
+		*budget -= int64(len(header)) + 8
+		text := append(length, header...)
+		return &FileFacts{Head: text[:min(len(text), headSize)], Text: text, Partial: int64(len(text)) < size}, nil
+	}
+	if want > maxModelFile || want > *budget {
+		return nil, nil
+	}
+	*budget -= want
+	data := make([]byte, want)
+	if _, err := io.ReadFull(body, data); err != nil {
+		return nil, err
+	}
+	return &FileFacts{Head: data[:min(len(data), headSize)], Text: data}, nil
 }
 
 // captureELF keeps the ranges of an ELF file the loader facts live in: the
@@ -187,6 +287,9 @@ func captureELF(body io.Reader, size int64, extra []elfinfo.Range) (*FileFacts, 
 	facts := &FileFacts{Head: prefix[:min(len(prefix), headSize):min(len(prefix), headSize)]}
 	if !elfinfo.IsELF(prefix) {
 		facts.Head = append([]byte(nil), facts.Head...)
+		if size <= maxScript && isShellScript(prefix) {
+			facts.Text = prefix // the whole script: maxScript is within the prefix read
+		}
 		return facts, nil
 	}
 	sparse := &elfinfo.Sparse{Size: size}

@@ -56,22 +56,46 @@ type Container struct {
 	// FromServingRuntime is true for KServe's model shorthand, whose image,
 	// command and probes come from a ServingRuntime.
 	FromServingRuntime bool
+	// Invoked is what the server is told, as the engine read it from what
+	// really runs (the image's start and its wrapper scripts included);
+	// nil until then.
+	Invoked *server.Invocation
 }
 
-// Invocation reads what the container tells its server through command,
-// args and literal env values; nil for containers that are not servers.
+// Invocation is what the container tells its server: as the engine read it
+// from what runs, else from the manifest's command, args and literal env
+// values; nil for containers that are not servers.
 func (c *Container) Invocation() *server.Invocation {
 	if c.Runtime == nil {
 		return nil
 	}
-	input := server.Container{Command: c.Command, Args: c.Args, Env: map[string]string{}, EnvIndex: map[string]int{}}
-	for i, env := range c.Env {
+	if c.Invoked != nil && c.Invoked.Runtime == c.Runtime {
+		return c.Invoked
+	}
+	input := server.Container{Command: c.Command, Args: c.Args, Env: map[string]string{}, EnvIndex: c.EnvIndex()}
+	for _, env := range c.Env {
 		if env.ValueFrom == nil {
-			input.Env[env.Name], input.EnvIndex[env.Name] = env.Value, i
+			input.Env[env.Name] = env.Value
 		}
 	}
 	return c.Runtime.Parse(input)
 }
+
+// EnvIndex maps the names of the container's literal env values to their
+// positions in env, for field paths.
+func (c *Container) EnvIndex() map[string]int {
+	index := map[string]int{}
+	for i, env := range c.Env {
+		if env.ValueFrom == nil {
+			index[env.Name] = i
+		}
+	}
+	return index
+}
+
+// ProbesModelEndpoint reports whether a probe asks for a model-readiness
+// endpoint: a model server by the shape of its probes.
+func (c *Container) ProbesModelEndpoint() bool { return probesModelEndpoint(c.Container) }
 
 // Serving reports whether the container is a model server.
 func (c *Container) Serving() bool { return c.Runtime != nil && !c.Init }

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
-	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -63,14 +64,32 @@ type Model struct {
 	ResidentVersions int
 	ResidentBytes    int64
 	// WeightBytes and Parameters are exact, from headers (safetensors,
-	// variables.index, ONNX), for what the server loads; 0 when unknown.
+	// variables.index, ONNX), for what the server loads; 0 when unknown,
+	// also when a header they need is in Unread.
 	WeightBytes int64
 	Parameters  int64
 
+	// Safetensors, SafetensorsIndexes, ONNX and Pickles are the weight
+	// files whose headers were read; those in Unread are not among them.
 	Safetensors        []SafetensorsFile
 	SafetensorsIndexes []SafetensorsIndex
 	ONNX               []ONNXFile
 	Pickles            []PickleFile
+
+	// Unread are the files (relative paths, sorted) whose content the FS
+	// given to LoadFS did not hold where it was read (ErrContentUnavailable):
+	// what they would show is unknown, not wrong. SavedModelDir, Variables,
+	// Warmup, Fingerprint and TritonModel say so in their Unread fields.
+	// Load, which reads a dir on disk, leaves it empty.
+	Unread []string
+
+	// Expected says Layout is not what the files show (they show no
+	// layout: LayoutFiles) but the one LoadOptions.Expect named: the
+	// layout of the server pointed at the dir, which reads it that way.
+	Expected bool
+	// Found are the models in an Expected dir, of formats the layout is
+	// not made of: what it holds instead (e.g. only a TF checkpoint).
+	Found []Found
 }
 
 // Version is one version of a TF Serving or Triton model.
@@ -120,6 +139,13 @@ func (m *Model) File(rel string) *File {
 	return nil
 }
 
+// IsUnread reports whether a file (a path relative to the model dir) is
+// in Unread: its content, and so what it would show, is unknown.
+func (m *Model) IsUnread(rel string) bool {
+	_, found := slices.BinarySearch(m.Unread, rel)
+	return found
+}
+
 // Resident returns the versions the policy keeps loaded.
 func (m *Model) Resident() []*Version {
 	var resident []*Version
@@ -137,10 +163,26 @@ var lfsPrefix = []byte("version https://git-lfs.github.com/spec/")
 // maxLFSPointer is larger than any LFS pointer (they are ~130 bytes).
 const maxLFSPointer = 1024
 
+// MayBeLFSPointer says the file has the size of a Git LFS pointer, so its
+// content was read to tell (LFSPointer), or, in Model.Unread, is unknown.
+func (f File) MayBeLFSPointer() bool {
+	return f.Size >= int64(len(lfsPrefix)) && f.Size <= maxLFSPointer
+}
+
 // loader holds one Load's state.
 type loader struct {
-	tree  *tree
-	model *Model
+	tree        *tree
+	model       *Model
+	unreadFiles map[string]bool
+}
+
+// unread records a file whose reads met content the FS does not hold, and
+// reports whether they did: the caller then leaves the file's facts unset.
+func (l *loader) unread(f *treeFile) bool {
+	if f.unavailable {
+		l.unreadFiles[f.rel] = true
+	}
+	return f.unavailable
 }
 
 // fileError names the file an I/O error is about.
@@ -155,16 +197,58 @@ func unwrapPathError(err error) error {
 	return err
 }
 
+// LoadOptions say how to read a model dir.
+type LoadOptions struct {
+	// Expect is the layout of the server the dir is given to (e.g.
+	// LayoutTFServing for a TF Serving container's --model_base_path).
+	// A dir whose files show no layout is read as this one, so that the
+	// facts are what that server finds there (no version, say); a dir
+	// whose files show a layout keeps it. "" expects nothing. Only TF
+	// Serving and Triton dirs are read differently (their version dirs);
+	// for other layouts just Layout and Model.Expected say so.
+	Expect Layout
+}
+
 // Load reads the facts of a model directory. display is how the dir is
 // named in reports. An error means the dir could not be read (not that
 // the model is broken: that is a fact in the result).
 func Load(dir, display string) (*Model, error) {
-	model := &Model{Dir: display}
+	return LoadWith(dir, display, LoadOptions{})
+}
+
+// LoadWith is Load with options.
+func LoadWith(dir, display string, options LoadOptions) (*Model, error) {
 	t, err := walkTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", display, unwrapPathError(err))
 	}
-	l := &loader{tree: t, model: model}
+	return loadTree(t, display, options)
+}
+
+// LoadFS reads the facts of a model directory held in fsys, rooted at the
+// dir ("." is the dir itself), as Load does: the listing has the same
+// limits, and a symlink is followed when it resolves inside fsys (with
+// fs.ReadLinkFS, when fsys implements it); an absolute target, or one
+// above the root, is outside the dir. Files must be io.ReaderAt or
+// io.Seeker. A file whose open or read fails with ErrContentUnavailable
+// does not fail the load: it is in Model.Unread, its facts unknown.
+func LoadFS(fsys fs.FS, display string) (*Model, error) {
+	return LoadFSWith(fsys, display, LoadOptions{})
+}
+
+// LoadFSWith is LoadFS with options.
+func LoadFSWith(fsys fs.FS, display string, options LoadOptions) (*Model, error) {
+	t, err := walkFS(fsys)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", display, unwrapPathError(err))
+	}
+	return loadTree(t, display, options)
+}
+
+// loadTree reads the facts of a listed model dir, on disk or in an fs.FS.
+func loadTree(t *tree, display string, options LoadOptions) (*Model, error) {
+	model := &Model{Dir: display}
+	l := &loader{tree: t, model: model, unreadFiles: map[string]bool{}}
 	if err := l.markLFSPointers(); err != nil {
 		return nil, err
 	}
@@ -173,6 +257,11 @@ func Load(dir, display string) (*Model, error) {
 		model.Bytes += file.Size
 	}
 	model.Layout = detectLayout(t)
+	if model.Layout == LayoutFiles && options.Expect != "" && options.Expect != LayoutFiles {
+		model.Layout, model.Expected = options.Expect, true
+		model.Found = findModels(t)
+	}
+	var err error
 	switch model.Layout {
 	case LayoutTFServing:
 		err = l.readTFServing()
@@ -189,6 +278,7 @@ func Load(dir, display string) (*Model, error) {
 		return nil, err
 	}
 	l.sumWeights()
+	model.Unread = slices.Sorted(maps.Keys(l.unreadFiles))
 	return model, nil
 }
 
@@ -197,7 +287,7 @@ func (l *loader) markLFSPointers() error {
 	head := make([]byte, len(lfsPrefix))
 	for i := range l.tree.files {
 		file := &l.tree.files[i]
-		if file.Size < int64(len(lfsPrefix)) || file.Size > maxLFSPointer {
+		if !file.MayBeLFSPointer() {
 			continue
 		}
 		f, err := l.tree.open(file.Path)
@@ -206,7 +296,7 @@ func (l *loader) markLFSPointers() error {
 		}
 		n, _ := f.ReadAt(head, 0)
 		f.Close()
-		file.LFSPointer = bytes.Equal(head[:n], lfsPrefix)
+		file.LFSPointer = !l.unread(f) && bytes.Equal(head[:n], lfsPrefix)
 	}
 	return nil
 }
@@ -293,9 +383,14 @@ func isHuggingFaceFile(name string) bool {
 
 // IsModelDir reports whether dir is a model directory, to be linted as a
 // whole: it (or a numeric child, or — for a model copied one level too
-// deep — a dir inside a numeric child) holds a model file.
-func IsModelDir(dir string) bool {
-	entries, err := os.ReadDir(dir)
+// deep — a dir inside a numeric child) holds a model file. Symlinked
+// children count as the dirs they point to.
+func IsModelDir(dir string) bool { return IsModelDirFS(os.DirFS(dir)) }
+
+// IsModelDirFS is IsModelDir for a dir held in fsys, rooted at the dir.
+// Symlinked children count as what fs.Stat finds behind them.
+func IsModelDirFS(fsys fs.FS) bool {
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return false
 	}
@@ -304,14 +399,14 @@ func IsModelDir(dir string) bool {
 	}
 	examined := 0
 	for _, entry := range entries {
-		if _, ok := tfServingVersion(entry.Name()); !ok || !isDirEntry(dir, entry) {
+		version := entry.Name()
+		if _, ok := tfServingVersion(version); !ok || !isDirEntry(fsys, version, entry) {
 			continue
 		}
 		if examined++; examined > maxVersionsExamined {
 			break
 		}
-		child := filepath.Join(dir, entry.Name())
-		inner, err := os.ReadDir(child)
+		inner, err := fs.ReadDir(fsys, version)
 		if err != nil {
 			continue
 		}
@@ -319,10 +414,11 @@ func IsModelDir(dir string) bool {
 			return true
 		}
 		for _, sub := range inner {
-			if !isDirEntry(child, sub) {
+			nested := path.Join(version, sub.Name())
+			if !isDirEntry(fsys, nested, sub) {
 				continue
 			}
-			if _, err := os.Stat(filepath.Join(child, sub.Name(), "saved_model.pb")); err == nil {
+			if _, err := fs.Stat(fsys, path.Join(nested, "saved_model.pb")); err == nil {
 				return true
 			}
 		}
@@ -334,20 +430,21 @@ func IsModelDir(dir string) bool {
 // dir of thousands of numbered subdirs costs little to pass over.
 const maxVersionsExamined = 64
 
-func isDirEntry(dir string, entry os.DirEntry) bool {
+// isDirEntry reports whether the entry at name is a dir, or a symlink to one.
+func isDirEntry(fsys fs.FS, name string, entry fs.DirEntry) bool {
 	if entry.IsDir() {
 		return true
 	}
 	if entry.Type()&fs.ModeSymlink == 0 {
 		return false
 	}
-	info, err := os.Stat(filepath.Join(dir, entry.Name()))
+	info, err := fs.Stat(fsys, name)
 	return err == nil && info.IsDir()
 }
 
 // holdsModel reports whether a dir's entries include a model file; inside
 // a version dir the servers' payload names count too.
-func holdsModel(entries []os.DirEntry, versionDir bool) bool {
+func holdsModel(entries []fs.DirEntry, versionDir bool) bool {
 	for _, entry := range entries {
 		name := entry.Name()
 		switch {

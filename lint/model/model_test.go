@@ -3,12 +3,14 @@ package model
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/modellint/modellint/lint/model/tfrecord"
 )
@@ -406,31 +408,72 @@ func TestUnreadableDir(t *testing.T) {
 
 func TestIsModelDir(t *testing.T) {
 	pb := "x"
+	numbered := func(n int, last string) map[string]string {
+		files := map[string]string{}
+		for i := range n {
+			files[fmt.Sprintf("%d/notes.txt", 100+i)] = ""
+		}
+		files["999/"+last] = pb
+		return files
+	}
 	tests := map[string]struct {
 		files map[string]string
+		links map[string]string // link name → target
 		want  bool
 	}{
-		"flat SavedModel":       {map[string]string{"saved_model.pb": pb}, true},
-		"TF Serving base path":  {map[string]string{"00000123/saved_model.pb": pb}, true},
-		"legacy export":         {map[string]string{"1/export.meta": pb}, true},
-		"nested one level deep": {map[string]string{"1/export/saved_model.pb": pb}, true},
-		"Triton":                {map[string]string{"config.pbtxt": ""}, true},
-		"Triton without config": {map[string]string{"1/model.plan": ""}, true},
-		"safetensors":           {map[string]string{"model.safetensors": ""}, true},
-		"sharded pytorch":       {map[string]string{"pytorch_model-00001-of-00002.bin": ""}, true},
-		"onnx":                  {map[string]string{"model.onnx": ""}, true},
-		"torchserve":            {map[string]string{"resnet.mar": ""}, true},
-		"manifests":             {map[string]string{"deploy.yaml": "", "1/notes.txt": ""}, false},
-		"numbered data":         {map[string]string{"2024/report.csv": ""}, false},
-		"deeper than one level": {map[string]string{"a/b/saved_model.pb": pb}, false},
+		"flat SavedModel":                      {files: map[string]string{"saved_model.pb": pb}, want: true},
+		"TF Serving base path":                 {files: map[string]string{"00000123/saved_model.pb": pb}, want: true},
+		"legacy export":                        {files: map[string]string{"1/export.meta": pb}, want: true},
+		"nested one level deep":                {files: map[string]string{"1/export/saved_model.pb": pb}, want: true},
+		"Triton":                               {files: map[string]string{"config.pbtxt": ""}, want: true},
+		"Triton without config":                {files: map[string]string{"1/model.plan": ""}, want: true},
+		"safetensors":                          {files: map[string]string{"model.safetensors": ""}, want: true},
+		"sharded pytorch":                      {files: map[string]string{"pytorch_model-00001-of-00002.bin": ""}, want: true},
+		"onnx":                                 {files: map[string]string{"model.onnx": ""}, want: true},
+		"torchserve":                           {files: map[string]string{"resnet.mar": ""}, want: true},
+		"manifests":                            {files: map[string]string{"deploy.yaml": "", "1/notes.txt": ""}, want: false},
+		"numbered data":                        {files: map[string]string{"2024/report.csv": ""}, want: false},
+		"deeper than one level":                {files: map[string]string{"a/b/saved_model.pb": pb}, want: false},
+		"last of as many versions as examined": {files: numbered(maxVersionsExamined-1, "saved_model.pb"), want: true},
+		"after the versions examined":          {files: numbered(maxVersionsExamined, "saved_model.pb"), want: false},
+		"symlinked version dir": {files: map[string]string{"store/v7/saved_model.pb": pb},
+			links: map[string]string{"7": "store/v7"}, want: true},
+		"symlinked dir in a version": {files: map[string]string{"store/saved_model.pb": pb, "1/notes.txt": ""},
+			links: map[string]string{"1/export": "../store"}, want: true},
+		"dangling version link": {files: map[string]string{"notes.txt": ""},
+			links: map[string]string{"1": "gone"}, want: false},
+		"version link to a file": {files: map[string]string{"saved_model.txt": pb},
+			links: map[string]string{"1": "saved_model.txt"}, want: false},
 	}
 	for name, test := range tests {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir, test.files)
+			for link, target := range test.links {
+				if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(link))); err != nil {
+					t.Skipf("symlinks not supported: %v", err)
+				}
+			}
 			if got := IsModelDir(dir); got != test.want {
 				t.Errorf("IsModelDir = %v, want %v", got, test.want)
 			}
+			fsys := mapFS(test.files)
+			for link, target := range test.links {
+				fsys[link] = &fstest.MapFile{Data: []byte(target), Mode: fs.ModeSymlink | 0o777}
+			}
+			if got := IsModelDirFS(fsys); got != test.want {
+				t.Errorf("IsModelDirFS = %v, want %v", got, test.want)
+			}
 		})
+	}
+}
+
+func TestIsModelDirNotADir(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "model.onnx")
+	write(t, filepath.Dir(file), map[string]string{"model.onnx": ""})
+	for _, dir := range []string{file, filepath.Join(filepath.Dir(file), "missing"), ""} {
+		if IsModelDir(dir) {
+			t.Errorf("IsModelDir(%q) = true, want false", dir)
+		}
 	}
 }

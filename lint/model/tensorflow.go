@@ -53,6 +53,10 @@ type SavedModelDir struct {
 
 	// Graph is the parsed file; nil when it could not be read.
 	Graph *savedmodel.SavedModel
+	// Unread says File's content was not available (it is in
+	// Model.Unread): Graph is nil with no ParseError, and what the graph
+	// would show (signatures, ops, Assets) is unknown, not absent.
+	Unread bool
 	// Problems with File, as facts.
 	Empty      bool
 	LFSPointer bool
@@ -73,8 +77,12 @@ type Variables struct {
 	// Index is variables/variables.index relative to the model dir, "" when absent.
 	Index      string
 	LFSPointer bool
-	Parsed     *checkpoint.Index
-	Error      string
+	// Unread says the index's content was not available (it is in
+	// Model.Unread): Parsed is nil with no Error, and which shards the
+	// model needs, and their sizes, are unknown, so Shards is empty.
+	Unread bool
+	Parsed *checkpoint.Index
+	Error  string
 	// Shards are the data files the index names, in order.
 	Shards []Shard
 }
@@ -95,7 +103,10 @@ type Warmup struct {
 	// OverLimit says there are more than WarmupMaxRecords records.
 	OverLimit  bool
 	LFSPointer bool
-	Error      string
+	// Unread says the file's content was not available (it is in
+	// Model.Unread): Records, OverLimit and Error are unknown.
+	Unread bool
+	Error  string
 }
 
 // Fingerprint is fingerprint.pb, a stable identity of the SavedModel.
@@ -104,7 +115,10 @@ type Fingerprint struct {
 	SavedModelHash   uint64
 	GraphProgramHash uint64
 	CheckpointHash   uint64
-	Error            string
+	// Unread says the file's content was not available (it is in
+	// Model.Unread): the hashes are unknown, not zero.
+	Unread bool
+	Error  string
 }
 
 // HasVariableOps reports whether the graph creates variables, which must
@@ -208,13 +222,22 @@ func (l *loader) readGraph(s *SavedModelDir) error {
 			return nil
 		}
 		text, err := io.ReadAll(io.LimitReader(f, MaxTextSavedModel))
+		if l.unread(f) {
+			s.Unread = true
+			return nil
+		}
 		if err != nil {
 			return l.fileError(s.File, err)
 		}
 		s.Graph, err = savedmodel.ReadText(text)
 		return s.problem(err)
 	}
-	s.Graph, err = savedmodel.Read(f, s.Size)
+	graph, err := savedmodel.Read(f, s.Size)
+	if l.unread(f) {
+		s.Unread = true
+		return nil
+	}
+	s.Graph = graph
 	return s.problem(err)
 }
 
@@ -253,6 +276,10 @@ func (l *loader) readVariables(s *SavedModelDir) error {
 	}
 	defer f.Close()
 	parsed, err := checkpoint.Read(f, index.Size)
+	if l.unread(f) {
+		v.Unread = true
+		return nil
+	}
 	if err != nil {
 		if !errors.Is(err, checkpoint.ErrInvalid) {
 			return l.fileError(index.Path, err)
@@ -287,6 +314,10 @@ func (l *loader) readWarmup(file *File) (*Warmup, error) {
 		}
 		return fmt.Errorf("%w: record %d is not a PredictionLog holding a request", tfrecord.ErrInvalid, number)
 	})
+	if l.unread(f) {
+		warmup.Unread = true
+		return warmup, nil
+	}
 	warmup.Records, warmup.OverLimit = records, more
 	if err != nil {
 		if !errors.Is(err, tfrecord.ErrInvalid) {
@@ -336,6 +367,10 @@ func (l *loader) readFingerprint(file *File) (*Fingerprint, error) {
 		}
 		return nil
 	})
+	if l.unread(f) {
+		*fingerprint = Fingerprint{File: file.Path, Unread: true}
+		return fingerprint, nil
+	}
 	if err != nil {
 		if !errors.Is(err, wire.ErrMalformed) {
 			return nil, l.fileError(file.Path, err)

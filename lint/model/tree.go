@@ -49,13 +49,24 @@ type Link struct {
 // followed only when they resolve inside the dir, so a link to / neither
 // hangs nor escapes.
 type tree struct {
-	root     string // on disk
+	// The files are on disk under root, or in fsys (walkFS).
+	root     string
 	realRoot string
-	files    []File
-	dirs     map[string]bool // relative dir paths, "" for the root
-	subdirs  map[string][]string
-	links    []Link
-	visited  map[string]bool
+	fsys     fs.FS
+	// fsNames maps a listed path to the file's name in fsys where a
+	// followed link makes them differ, so reading it does not depend on
+	// the FS following links itself.
+	fsNames map[string]string
+
+	files   []File
+	dirs    map[string]bool // relative dir paths, "" for the root
+	subdirs map[string][]string
+	links   []Link
+	visited map[string]bool
+}
+
+func newTree() *tree {
+	return &tree{dirs: map[string]bool{}, subdirs: map[string][]string{}, visited: map[string]bool{}, fsNames: map[string]string{}}
 }
 
 func walkTree(root string) (*tree, error) {
@@ -63,22 +74,27 @@ func walkTree(root string) (*tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{root: root, realRoot: realRoot, dirs: map[string]bool{}, subdirs: map[string][]string{}, visited: map[string]bool{}}
+	t := newTree()
+	t.root, t.realRoot = root, realRoot
 	if err := t.walk(root, "", 0); err != nil {
 		return nil, err
 	}
-	sort.Slice(t.files, func(i, j int) bool { return t.files[i].Path < t.files[j].Path })
-	sort.Slice(t.links, func(i, j int) bool { return t.links[i].Path < t.links[j].Path })
+	t.sort()
 	return t, nil
 }
 
-func (t *tree) walk(dir, rel string, depth int) error {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return err
-	}
+// sort puts a finished listing in path order, which file and under search.
+func (t *tree) sort() {
+	sort.Slice(t.files, func(i, j int) bool { return t.files[i].Path < t.files[j].Path })
+	sort.Slice(t.links, func(i, j int) bool { return t.links[i].Path < t.links[j].Path })
+}
+
+// enter records a dir of the listing at rel, real being its path with no
+// links in it; false when that dir was listed already (a link back to it:
+// a cycle, or an alias) or, with an error, when it is nested too deep.
+func (t *tree) enter(real, rel string, depth int) (bool, error) {
 	if t.visited[real] {
-		return nil // a link back to a dir already listed: a cycle, or an alias
+		return false, nil
 	}
 	t.visited[real] = true
 	t.dirs[rel] = true
@@ -90,7 +106,18 @@ func (t *tree) walk(dir, rel string, depth int) error {
 		t.subdirs[parent] = append(t.subdirs[parent], path.Base(rel))
 	}
 	if depth > maxDepth {
-		return fmt.Errorf("directories nested deeper than %d (is this a model directory?)", maxDepth)
+		return false, fmt.Errorf("directories nested deeper than %d (is this a model directory?)", maxDepth)
+	}
+	return true, nil
+}
+
+func (t *tree) walk(dir, rel string, depth int) error {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if ok, err := t.enter(real, rel, depth); !ok {
+		return err
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -221,11 +248,6 @@ func (t *tree) children(dir string) (dirs, files []string) {
 	dirs = append(dirs, t.subdirs[dir]...)
 	sort.Strings(dirs)
 	return dirs, files
-}
-
-// open opens a file of the tree for reading.
-func (t *tree) open(rel string) (*os.File, error) {
-	return os.Open(filepath.Join(t.root, filepath.FromSlash(rel)))
 }
 
 // weightSuffixes are file name endings of files that hold weights.

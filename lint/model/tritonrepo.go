@@ -17,6 +17,11 @@ type TritonModel struct {
 	ConfigFile  string
 	Config      *triton.Config
 	ConfigError string
+	// ConfigUnread says config.pbtxt's content was not available (it is
+	// in Model.Unread): Config is nil with no ConfigError, ModelFiles is
+	// nil, and the versions are chosen as without a config (latest 1,
+	// auto-complete's file names), a guess rather than the model's policy.
+	ConfigUnread bool
 	// ModelFiles are the file names a version dir must hold for the
 	// model's platform or backend (any one of them), nil when unknown.
 	ModelFiles []string
@@ -118,6 +123,10 @@ func (l *loader) readTritonConfig(file *File) error {
 	}
 	defer f.Close()
 	text, err := io.ReadAll(io.LimitReader(f, triton.MaxConfig))
+	if l.unread(f) {
+		tm.ConfigUnread = true
+		return nil
+	}
 	if err != nil {
 		return l.fileError(file.Path, err)
 	}

@@ -91,7 +91,7 @@ func (l *loader) readWeights() error {
 			err = l.readSafetensorsIndex(file)
 		case strings.HasSuffix(name, ".onnx"):
 			err = l.readONNX(file)
-		case isPickleName(name):
+		case IsPickleName(name):
 			err = l.readPickle(file, name)
 		}
 		if err != nil {
@@ -111,6 +111,9 @@ func (l *loader) readSafetensors(file *File) error {
 	}
 	defer f.Close()
 	header, err := safetensors.Read(f, file.Size)
+	if l.unread(f) {
+		return nil
+	}
 	entry := SafetensorsFile{Path: file.Path, Header: header}
 	if err != nil {
 		if !errors.Is(err, safetensors.ErrInvalid) {
@@ -135,6 +138,9 @@ func (l *loader) readSafetensorsIndex(file *File) error {
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxSafetensorsIndex))
+	if l.unread(f) {
+		return nil
+	}
 	if err != nil {
 		return l.fileError(file.Path, err)
 	}
@@ -203,6 +209,9 @@ func (l *loader) readONNX(file *File) error {
 	}
 	defer f.Close()
 	model, err := onnx.Read(f, file.Size)
+	if l.unread(f) {
+		return nil
+	}
 	entry := ONNXFile{Path: file.Path, Model: model}
 	if err != nil {
 		if !errors.Is(err, onnx.ErrInvalid) {
@@ -250,7 +259,10 @@ var pickleExtensions = map[string]bool{".pt": true, ".pth": true, ".pkl": true, 
 // output, a zip archive or a protocol-2+ pickle.
 var sniffed = map[string]bool{".pt": true, ".pth": true, ".ckpt": true, ".bin": true}
 
-func isPickleName(name string) bool { return pickleExtensions[strings.ToLower(path.Ext(name))] }
+// IsPickleName reports whether a file name is one the loader scans as a
+// pickle (Model.Pickles): written with pickle or torch.save, or, for the
+// extensions other formats share, when the content starts like it.
+func IsPickleName(name string) bool { return pickleExtensions[strings.ToLower(path.Ext(name))] }
 
 func (l *loader) readPickle(file *File, name string) error {
 	f, err := l.tree.open(file.Path)
@@ -261,11 +273,17 @@ func (l *loader) readPickle(file *File, name string) error {
 	if sniffed[strings.ToLower(path.Ext(name))] {
 		head := make([]byte, 4)
 		n, _ := f.ReadAt(head, 0)
+		if l.unread(f) {
+			return nil
+		}
 		if !(n >= 2 && head[0] == 0x80 && head[1] <= 5) && string(head[:n]) != "PK\x03\x04" {
 			return nil // neither torch.save's zip nor a pickle: raw weights, a TF checkpoint
 		}
 	}
 	scan, err := pickle.ScanFile(f, file.Size)
+	if l.unread(f) {
+		return nil
+	}
 	entry := PickleFile{Path: file.Path, Scan: scan}
 	if err != nil {
 		if !errors.Is(err, pickle.ErrInvalid) {
@@ -330,6 +348,31 @@ func (l *loader) sumWeights() {
 			add(file.Model.InlineBytes+external, file.Model.Parameters)
 		}
 	}
+	if l.weightHeaderUnread(inResident, indexed, used) {
+		m.WeightBytes, m.Parameters = 0, 0 // unknown, rather than short
+	}
+}
+
+// weightHeaderUnread reports whether a header that sumWeights would add
+// is in Unread: the resident versions' variables.index, or a resident
+// ONNX file, safetensors index or safetensors file the index uses.
+func (l *loader) weightHeaderUnread(inResident func(string) bool, indexed bool, used map[string]bool) bool {
+	for _, version := range l.model.Resident() {
+		if version.SavedModel != nil && version.SavedModel.Variables.Unread {
+			return true
+		}
+	}
+	for rel := range l.unreadFiles {
+		name := path.Base(rel)
+		switch {
+		case !inResident(rel):
+		case strings.HasSuffix(name, ".onnx"), strings.HasSuffix(name, ".safetensors.index.json"):
+			return true
+		case strings.HasSuffix(name, ".safetensors") && (!indexed || used[rel]):
+			return true
+		}
+	}
+	return false
 }
 
 func firstSorted(values []string, n int) []string {

@@ -71,8 +71,13 @@ type argument struct {
 // Parse reads the model settings of a container running this runtime.
 // $(VAR) references are expanded from the container env, as Kubernetes does.
 func (r *Runtime) Parse(c Container) *Invocation {
+	return r.parse(commandLine(c), c, len(c.Command) == 0)
+}
+
+// parse reads the model settings from a command line; fromImage says the
+// image's own entrypoint starts the server, with its defaults.
+func (r *Runtime) parse(argv []argument, c Container, fromImage bool) *Invocation {
 	inv := &Invocation{Runtime: r, Copies: Value{Value: "1", From: "default"}}
-	argv := commandLine(c)
 	settings := r.Model
 	if v, ok := flagIn(argv, settings.NameFlags); ok {
 		inv.ModelName = v
@@ -98,7 +103,7 @@ func (r *Runtime) Parse(c Container) *Invocation {
 	} else if v, ok := envIn(c, settings.CopiesEnv); ok {
 		inv.Copies = v
 	}
-	if len(c.Command) == 0 {
+	if fromImage {
 		// The image's entrypoint starts the server with its own defaults.
 		lookup := func(name string) (string, bool) {
 			if value, ok := c.Env[name]; ok {

@@ -1,11 +1,11 @@
 // Package server recognises model-serving runtimes (TF Serving, Triton,
-// TorchServe, vLLM, TGI, KServe and Seldon runtimes) from a container's image,
-// command and args, and knows their ports and health endpoints. Adding a
-// runtime is one entry in Runtimes.
+// TorchServe, vLLM, TGI, KServe and Seldon runtimes, SGLang, NVIDIA NIM,
+// llama.cpp, Ollama, JetStream, Ray Serve) from a container's image, command
+// and args, and knows their ports and health endpoints. Adding a runtime is
+// one entry in Runtimes.
 package server
 
 import (
-	"path"
 	"strconv"
 	"strings"
 )
@@ -16,8 +16,17 @@ type Runtime struct {
 	Title string // for messages, e.g. "TF Serving"
 	// Images are substrings of the image repository (without tag) that identify it.
 	Images []string
-	// Commands are executable base names or module names (python -m X) that identify it.
+	// Commands are executable base names or module names (python -m X) that
+	// identify it; a name with a slash ("/opt/nim/start_server.sh") is matched
+	// as a whole path, because its base name alone is too common.
 	Commands []string
+	// Subcommands name programs that start the server only with one of the
+	// listed subcommands ("vllm serve", "serve run"): their other subcommands
+	// are benchmarks, clients or downloads.
+	Subcommands map[string][]string
+	// UniqueFlags are long flags that no other runtime has, so they identify
+	// it when the program is unknown (args only, on a custom image).
+	UniqueFlags []string
 	// KServeFormats are the InferenceService modelFormat names served by it.
 	KServeFormats []string
 	// Ports are the ports the server listens on unless flags say otherwise,
@@ -46,6 +55,7 @@ var Runtimes = []*Runtime{
 		Name: "tensorflow-serving", Title: "TF Serving",
 		Images:        []string{"tensorflow/serving", "tensorflow-serving", "tfserving"},
 		Commands:      []string{"tensorflow_model_server"},
+		UniqueFlags:   []string{"--model_base_path", "--rest_api_port", "--model_config_file"},
 		KServeFormats: []string{"tensorflow"},
 		Ports: []Port{
 			{Number: 8500, Flags: []string{"--port"}},
@@ -63,8 +73,10 @@ var Runtimes = []*Runtime{
 	},
 	{
 		Name: "triton", Title: "Triton Inference Server",
-		Images:        []string{"tritonserver", "triton-inference-server"},
-		Commands:      []string{"tritonserver"},
+		Images:   []string{"tritonserver", "triton-inference-server"},
+		Commands: []string{"tritonserver"},
+		// Not --model-store: Triton accepts it too, but it is TorchServe's flag.
+		UniqueFlags:   []string{"--model-repository", "--model-control-mode"},
 		KServeFormats: []string{"triton", "tensorrt", "onnx"},
 		Ports: []Port{
 			{Number: 8000, Flags: []string{"--http-port"}},
@@ -82,6 +94,7 @@ var Runtimes = []*Runtime{
 		Name: "torchserve", Title: "TorchServe",
 		Images:        []string{"pytorch/torchserve", "torchserve"},
 		Commands:      []string{"torchserve"},
+		UniqueFlags:   []string{"--ts-config"},
 		KServeFormats: []string{"pytorch"},
 		Ports: []Port{
 			{Number: 8080, Env: []string{"TS_INFERENCE_ADDRESS"}},
@@ -98,8 +111,13 @@ var Runtimes = []*Runtime{
 	},
 	{
 		Name: "vllm", Title: "vLLM",
-		Images:        []string{"vllm/vllm-openai", "vllm-openai", "/vllm"},
-		Commands:      []string{"vllm", "vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"},
+		Images:   []string{"vllm/vllm-openai", "vllm-openai", "/vllm"},
+		Commands: []string{"vllm", "vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"},
+		// https://docs.vllm.ai/en/latest/cli/: vllm {chat,complete,serve,bench,collect-env,run-batch}
+		Subcommands: map[string][]string{"vllm": {"serve"}, "vllm.entrypoints.cli.main": {"serve"}},
+		// Not --served-model-name or --tensor-parallel-size: SGLang has them too.
+		UniqueFlags: []string{"--gpu-memory-utilization", "--max-model-len", "--max-num-seqs",
+			"--max-num-batched-tokens", "--enforce-eager"},
 		KServeFormats: []string{"vllm"},
 		Ports:         []Port{{Number: 8000, Flags: []string{"--port"}}},
 		SharedMemory:  true,
@@ -109,8 +127,13 @@ var Runtimes = []*Runtime{
 	},
 	{
 		Name: "tgi", Title: "Text Generation Inference",
-		Images:       []string{"text-generation-inference"},
-		Commands:     []string{"text-generation-launcher"},
+		Images:   []string{"text-generation-inference"},
+		Commands: []string{"text-generation-launcher"},
+		// The launcher starts one "text-generation-server serve" per shard;
+		// "text-generation-server download-weights" only downloads.
+		Subcommands: map[string][]string{"text-generation-server": {"serve"}},
+		// Not --max-total-tokens: SGLang has it too.
+		UniqueFlags:  []string{"--model-id", "--max-batch-prefill-tokens", "--max-batch-total-tokens", "--num-shard"},
 		Ports:        []Port{{Number: 80, Flags: []string{"--port"}, Env: []string{"PORT"}}},
 		SharedMemory: true,
 		Model:        ModelSettings{PathFlags: []string{"--model-id"}, PathEnv: []string{"MODEL_ID"}},
@@ -129,8 +152,11 @@ var Runtimes = []*Runtime{
 	},
 	{
 		Name: "openvino", Title: "OpenVINO Model Server",
-		Images:        []string{"openvino/model_server"},
-		Commands:      []string{"ovms"},
+		Images:   []string{"openvino/model_server"},
+		Commands: []string{"ovms"},
+		// Not --model_name, --model_path or --config_path: too common in
+		// custom servers; not --file_system_poll_wait_seconds: TF Serving has it.
+		UniqueFlags:   []string{"--rest_port", "--rest_workers"},
 		KServeFormats: []string{"openvino"},
 		Ports: []Port{
 			{Number: 9000, Flags: []string{"--port"}},
@@ -150,7 +176,9 @@ var Runtimes = []*Runtime{
 			// ("kserve-sklearnserver:replace", "huggingfaceserver-gpu:replace").
 			"sklearnserver", "xgbserver", "lgbserver", "pmmlserver", "paddleserver", "huggingfaceserver",
 			"autogluonserver", "predictiveserver"},
-		Commands:      []string{"sklearnserver", "xgbserver", "lgbserver", "pmmlserver", "paddleserver", "huggingfaceserver"},
+		Commands: []string{"sklearnserver", "xgbserver", "lgbserver", "pmmlserver", "paddleserver", "huggingfaceserver"},
+		// The flags of KServe's ModelServer, which custom KServe predictors share.
+		UniqueFlags:   []string{"--http_port", "--grpc_port", "--predictor_host"},
 		KServeFormats: []string{"sklearn", "xgboost", "lightgbm", "pmml", "paddle", "huggingface", "autogluon"},
 		Ports: []Port{
 			{Number: 8080, Flags: []string{"--http_port"}},
@@ -162,6 +190,115 @@ var Runtimes = []*Runtime{
 			CopiesFlags: []string{"--workers"},
 		},
 	},
+	{
+		// https://docs.sglang.io/advanced_features/server_arguments.html (flags, port 30000,
+		// /dev/shm for its worker processes); /health and /health_generate answer 503
+		// until the model has loaded and warmed up:
+		// https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/entrypoints/http_server.py
+		Name: "sglang", Title: "SGLang",
+		Images:   []string{"lmsysorg/sglang", "/sglang"},
+		Commands: []string{"sglang.launch_server", "sglang_router.launch_server"},
+		// https://github.com/sgl-project/sglang/blob/main/python/sglang/cli/main.py:
+		// sglang {serve,generate,render,version}
+		Subcommands:     map[string][]string{"sglang": {"serve"}},
+		UniqueFlags:     []string{"--model-path", "--mem-fraction-static", "--tp-size"},
+		Ports:           []Port{{Number: 30000, Flags: []string{"--port"}}},
+		ModelReadyPaths: []string{"/health", "/health_generate", "/get_model_info", "/v1/models"},
+		SharedMemory:    true,
+		Model: ModelSettings{
+			PathFlags: []string{"--model-path", "--model"}, NameFlags: []string{"--served-model-name"},
+		},
+	},
+	{
+		// NIM for LLMs: the image's entrypoint starts a proxy that answers
+		// /v1/health/live at once and /v1/health/ready once the model is loaded:
+		// https://docs.nvidia.com/nim/large-language-models/latest/reference/architecture.html
+		// https://docs.nvidia.com/nim/large-language-models/latest/reference/environment-variables.html
+		// It downloads the model to NIM_CACHE_PATH (default /opt/nim/.cache),
+		// which is empty until then, so it is not a default model path. The
+		// Helm chart mounts an in-memory /dev/shm:
+		// https://github.com/NVIDIA/nim-deploy/blob/main/helm/nim-llm/templates/deployment.yaml
+		Name: "nim", Title: "NVIDIA NIM",
+		Images: []string{"nvcr.io/nim/"},
+		Commands: []string{"/opt/nim/start_server.sh", "nim_llm_sdk.entrypoints.launch",
+			"nim_llm_sdk.entrypoints.openai.api_server", "vllm_nvext.entrypoints.openai.api_server"},
+		Ports: []Port{
+			{Number: 8000, Env: []string{"NIM_SERVER_PORT"}},
+			// Health endpoints move to a port of their own only when it is set.
+			{Env: []string{"NIM_HEALTH_PORT"}},
+		},
+		ModelReadyPaths: []string{"/v1/health/ready", "/v1/models"},
+		SharedMemory:    true,
+		Model:           ModelSettings{PathEnv: []string{"NIM_MODEL_PATH", "NIM_MODEL_NAME"}},
+	},
+	{
+		// https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md:
+		// -m/--model (a GGUF file, env LLAMA_ARG_MODEL), --port 8080 (env
+		// LLAMA_ARG_PORT), /health and /v1/health answer 503 while the model loads.
+		// The server image's entrypoint is /app/llama-server, formerly /server
+		// (https://github.com/ggml-org/llama.cpp/blob/master/.devops/cuda.Dockerfile);
+		// "server" alone is too common a name to be a Command, the image names it.
+		Name: "llama.cpp", Title: "llama.cpp server",
+		Images:          []string{"llama.cpp"},
+		Commands:        []string{"llama-server"},
+		UniqueFlags:     []string{"--n-gpu-layers", "--gpu-layers", "--ctx-size", "--hf-repo"},
+		Ports:           []Port{{Number: 8080, Flags: []string{"--port"}, Env: []string{"LLAMA_ARG_PORT"}}},
+		ModelReadyPaths: []string{"/health", "/v1/health", "/v1/models"},
+		Model: ModelSettings{
+			PathFlags: []string{"--model", "-m", "--hf-repo", "-hf"}, PathEnv: []string{"LLAMA_ARG_MODEL", "LLAMA_ARG_HF_REPO"},
+			NameFlags: []string{"--alias", "-a"},
+		},
+	},
+	{
+		// https://github.com/ollama/ollama/blob/main/envconfig/config.go: OLLAMA_HOST
+		// (default 127.0.0.1:11434), OLLAMA_MODELS (default ~/.ollama/models, in the
+		// image /root/.ollama/models, empty until a model is pulled). The image runs
+		// "ollama serve" (https://github.com/ollama/ollama/blob/main/Dockerfile). The
+		// server answers /, /api/version and /api/tags at once and loads models on
+		// request, so none of its paths waits for a model.
+		Name: "ollama", Title: "Ollama",
+		Images:      []string{"ollama/ollama"},
+		Subcommands: map[string][]string{"ollama": {"serve"}},
+		Ports:       []Port{{Number: 11434, Env: []string{"OLLAMA_HOST"}}},
+		Model:       ModelSettings{PathEnv: []string{"OLLAMA_MODELS"}, Repository: true},
+	},
+	{
+		// JetStream engines serve gRPC on 9000: MaxText's maxengine_server (settings
+		// as key=value args, not flags)
+		// https://github.com/AI-Hypercomputer/JetStream/blob/main/docs/online-inference-with-maxtext-engine.md
+		// and JetStream PyTorch's "jpt serve --model_id ID --port 9000"
+		// https://github.com/AI-Hypercomputer/jetstream-pytorch/blob/main/jetstream_pt/cli.py
+		// GKE pairs them with a jetstream-http sidecar on 8000 that holds no model
+		// and only forwards to 127.0.0.1:9000:
+		// https://github.com/GoogleCloudPlatform/ai-on-gke/blob/main/tutorials-and-examples/inference-servers/jetstream/maxtext/single-host-inference/deployment.yaml
+		Name: "jetstream", Title: "JetStream",
+		Images: []string{"maxengine-server", "jetstream-pytorch-server"},
+		Commands: []string{"maxengine_server.py", "MaxText.maxengine_server", "maxtext.inference.maxengine.maxengine_server",
+			"maxengine_server_entrypoint.sh", "jetstream_pytorch_server_entrypoint.sh"},
+		Subcommands: map[string][]string{"jpt": {"serve"}, "jetstream_pt.cli": {"serve"}},
+		UniqueFlags: []string{"--sharding_config", "--quantize_kv_cache", "--max_cache_length", "--override_batch_size"},
+		Ports:       []Port{{Number: 9000, Flags: []string{"--port"}}},
+		Model:       ModelSettings{PathFlags: []string{"--model_id", "--checkpoint_path"}},
+	},
+	{
+		// "serve run CONFIG_OR_IMPORT_PATH" runs an application on HTTP 8000 (older
+		// releases take --port) and starts a local Ray with its dashboard on 8265;
+		// "serve start", "deploy", "status" and "shutdown" talk to a cluster and exit:
+		// https://github.com/ray-project/ray/blob/master/python/ray/serve/scripts.py
+		// The proxy's /-/healthz and /-/routes answer 503 until it knows the
+		// application's replicas, that is until their models have loaded:
+		// https://github.com/ray-project/ray/pull/47002
+		// Ray's object store lives in /dev/shm.
+		Name: "ray-serve", Title: "Ray Serve",
+		Images:      []string{"rayproject/ray"},
+		Subcommands: map[string][]string{"serve": {"run"}},
+		Ports: []Port{
+			{Number: 8000, Flags: []string{"--port"}},
+			{Number: 8265},
+		},
+		ModelReadyPaths: []string{"/-/healthz", "/-/routes"},
+		SharedMemory:    true,
+	},
 }
 
 // Generic stands for a container recognised as a model server only by the
@@ -171,26 +308,25 @@ var Generic = &Runtime{
 	ModelReadyPaths: []string{"/v1/models/", "/v2/health/ready", "/v2/models/"},
 }
 
-// Detect returns the runtime a container runs, or nil for anything else.
+// Detect returns the runtime a container runs as far as its manifest tells
+// (its command and args, then the image name), or nil for anything else;
+// the engine refines it from what the image really runs.
 func Detect(image string, command, args []string) *Runtime {
-	for _, runtime := range Runtimes {
-		if runtime.matchesArgv(command, args) {
-			return runtime
-		}
+	process := Process{Image: image}
+	if len(command) > 0 {
+		process.Command = plainWords(append(append([]string{}, command...), args...))
+	} else {
+		process.Args = plainWords(args)
 	}
-	// The longest matching pattern wins, so "kserve-pmmlserver" is the KServe
-	// PMML server and not Seldon's "mlserver".
-	repository := imageRepository(image)
-	var best *Runtime
-	bestLength := 0
-	for _, runtime := range Runtimes {
-		for _, pattern := range runtime.Images {
-			if strings.Contains(repository, pattern) && len(pattern) > bestLength {
-				best, bestLength = runtime, len(pattern)
-			}
-		}
+	return Recognise(process).Runtime
+}
+
+func plainWords(texts []string) []Word {
+	words := make([]Word, len(texts))
+	for i, text := range texts {
+		words[i] = Word{Text: text}
 	}
-	return best
+	return words
 }
 
 // ForKServeFormat returns the runtime KServe picks for a modelFormat name.
@@ -204,30 +340,6 @@ func ForKServeFormat(format string) *Runtime {
 		}
 	}
 	return nil
-}
-
-func (r *Runtime) matchesArgv(command, args []string) bool {
-	argv := append(append([]string{}, command...), args...)
-	for i, word := range argv {
-		if i > 3 {
-			break // the server's name is argv[0], or follows python -m / a shell wrapper
-		}
-		for _, name := range r.Commands {
-			if path.Base(word) == name || strings.HasPrefix(word, name+" ") || strings.Contains(word, "/"+name+" ") {
-				return true
-			}
-			// A shell script ("sh -c 'exec tensorflow_model_server …'") runs
-			// the server from inside one word.
-			if strings.ContainsAny(word, " \n") {
-				for _, field := range strings.Fields(word) {
-					if path.Base(field) == name {
-						return true
-					}
-				}
-			}
-		}
-	}
-	return false
 }
 
 // imageRepository strips the tag and digest from an image reference.

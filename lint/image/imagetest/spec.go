@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -65,11 +66,17 @@ type LayerSpec struct {
 // FileSpec is one tar entry. Exactly one of Content, ELF, Symlink,
 // Hardlink, Dir, Whiteout, Opaque says what it is (Content by default).
 type FileSpec struct {
-	Path     string `json:"path"`
-	Mode     string `json:"mode,omitempty"` // octal, default 0644 (0755 for dirs and ELF files)
-	UID      int    `json:"uid,omitempty"`
-	GID      int    `json:"gid,omitempty"`
-	Content  string `json:"content,omitempty"`
+	Path    string `json:"path"`
+	Mode    string `json:"mode,omitempty"` // octal, default 0644 (0755 for dirs and ELF files)
+	UID     int    `json:"uid,omitempty"`
+	GID     int    `json:"gid,omitempty"`
+	Content string `json:"content,omitempty"`
+	// From copies a file's bytes (a SavedModel, a safetensors file),
+	// relative to the images.yaml file.
+	From string `json:"from,omitempty"`
+	// Size makes a file of that many zero bytes: the weights of a large
+	// model, which compress to almost nothing.
+	Size     int64  `json:"size,omitempty"`
 	ELF      string `json:"elf,omitempty"` // a kind from ELFKinds
 	Symlink  string `json:"symlink,omitempty"`
 	Hardlink string `json:"hardlink,omitempty"`
@@ -87,6 +94,21 @@ func ReadSpec(file string) (*Spec, error) {
 	spec := &Spec{}
 	if err := yaml.UnmarshalStrict(data, spec); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	for i := range spec.Images {
+		for j := range spec.Images[i].Layers {
+			files := spec.Images[i].Layers[j].Files
+			for k := range files {
+				if files[k].From == "" {
+					continue
+				}
+				content, err := os.ReadFile(filepath.Join(filepath.Dir(file), filepath.FromSlash(files[k].From)))
+				if err != nil {
+					return nil, fmt.Errorf("%s: %s: %w", file, files[k].Path, err)
+				}
+				files[k].Content, files[k].From = string(content), ""
+			}
+		}
 	}
 	return spec, nil
 }
@@ -207,6 +229,8 @@ func layerTar(layer LayerSpec, elf *ELFBuilder) ([]byte, error) {
 				return nil, fmt.Errorf("%s: %w", file.Path, err)
 			}
 			header.Typeflag, body, defaultMode = tar.TypeReg, data, 0o755
+		case file.Size > 0:
+			header.Typeflag, body = tar.TypeReg, make([]byte, file.Size)
 		default:
 			header.Typeflag, body = tar.TypeReg, []byte(file.Content)
 		}

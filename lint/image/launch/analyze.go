@@ -49,6 +49,19 @@ type Problem struct {
 	LayerDigest string
 	// Detail says what is wrong, in words that fit after the path.
 	Detail string
+	// Via are the wrapper scripts that led to Path, outermost first; empty
+	// when the problem is on argv[0]'s own start.
+	Via []Hop
+}
+
+// Hop is one wrapper script followed to the command it runs.
+type Hop struct {
+	Script string // in-image path of the script
+	Line   int    // where it runs Program
+	// Program is the command's argv[0] as the script writes it after
+	// expansion (a bare name, looked up in PATH, or a path).
+	Program string
+	Exec    bool
 }
 
 // Analysis is the start path of one container and what would stop it.
@@ -62,6 +75,21 @@ type Analysis struct {
 	// Needs are files whose ELF facts were wanted but not captured.
 	Needs []*rootfs.Node
 	User  User
+	// Runs are the programs the container ends up running, after wrapper
+	// scripts and `sh -c` strings were followed: one per candidate (a
+	// script's branches may run different programs).
+	Runs []Run
+}
+
+// Run is one program the container ends up running.
+type Run struct {
+	Argv []string
+	// Path is the program's resolved in-image path ("" when not found).
+	Path string
+	Via  []Hop
+	// Fails says the program cannot start (see Problems): it is what the
+	// container is meant to run, for recognising the server.
+	Fails bool
 }
 
 // maxInterpreterDepth is the kernel's limit on nested #! interpreters
@@ -84,9 +112,10 @@ func Analyze(img *image.Image, spec Spec, targetArch string) *Analysis {
 	c := &checker{img: img, fs: fs, spec: spec, analysis: a, arch: targetArch}
 	node, resolved, ok := c.findArgv0(spec.Argv[0])
 	if !ok {
+		a.Runs = append(a.Runs, Run{Argv: spec.Argv, Fails: true})
 		return a
 	}
-	c.examine(node, resolved, spec.Argv[0], 0)
+	c.run(node, resolved, spec.Argv, 0)
 	return a
 }
 
@@ -96,10 +125,12 @@ type checker struct {
 	spec     Spec
 	analysis *Analysis
 	arch     string
+	// via is the chain of wrapper scripts being followed.
+	via []Hop
 }
 
 func (c *checker) problem(kind Kind, node *rootfs.Node, where, format string, args ...any) {
-	p := Problem{Kind: kind, Path: where, Detail: fmt.Sprintf(format, args...)}
+	p := Problem{Kind: kind, Path: where, Detail: fmt.Sprintf(format, args...), Via: append([]Hop(nil), c.via...)}
 	if node != nil {
 		p.Layer, p.LayerDigest = c.img.LayerOf(node), c.img.LayerDigest(node)
 	}

@@ -1,0 +1,218 @@
+package lint
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/modellint/modellint/lint/image"
+	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/launch/shell"
+	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/server"
+)
+
+// Bundle is what the engine knows of one container: what really runs (the
+// start command from the manifest and the image config, wrapper scripts
+// followed to the program they start), which server that is, and what the
+// server is told. It is built once per container; rules read it.
+type Bundle struct {
+	// Container is nil for an image linted on its own.
+	Container *manifest.Container
+	// Image is the container's image; nil when it was not read.
+	Image *image.Image
+	// Spec is the effective start: argv, env, user and working dir as the
+	// kubelet and the runtime compose them.
+	Spec launch.Spec
+	// Arch is the nodes' CPU architecture ("" when unknown).
+	Arch string
+	// Start is the start path replayed in the image; nil when its layers
+	// were not read.
+	Start *launch.Analysis
+	// Server says which server runs, and how that was told.
+	Server server.Recognition
+}
+
+// bundleFor returns the bundle of a container of the target, nil when the
+// container is not the target's.
+func (t *Target) Bundle(container *manifest.Container) *Bundle {
+	for _, bundle := range t.Bundles {
+		if bundle.Container == container {
+			return bundle
+		}
+	}
+	return nil
+}
+
+// buildBundles builds the bundles of a target: one per container of a
+// workload, one per image of an image target. It settles each
+// container's runtime and invocation from what runs, so every rule sees
+// the same server.
+func buildBundles(target *Target, config *Config) {
+	if target.Workload == nil {
+		for _, img := range target.Images {
+			bundle := &Bundle{Image: img, Spec: launch.ForImage(img), Arch: config.Cluster.Architecture}
+			bundle.analyze()
+			target.Bundles = append(target.Bundles, bundle)
+		}
+		return
+	}
+	w := target.Workload
+	arch := w.Spec.NodeSelector["kubernetes.io/arch"]
+	if arch == "" {
+		arch = config.Cluster.Architecture
+	}
+	for _, container := range w.Containers {
+		img := target.Images[container.Image]
+		config := img
+		if config == nil || config.Unresolvable != "" {
+			config = &image.Image{} // the start is composed from the manifest alone
+		}
+		bundle := &Bundle{Container: container, Image: img, Spec: launch.ForContainer(&container.Container, &w.Spec, config), Arch: arch}
+		if img != nil && img.Unresolvable == "" {
+			bundle.analyze()
+		}
+		if !container.Init {
+			bundle.recognise(w.Platform)
+		}
+		target.Bundles = append(target.Bundles, bundle)
+	}
+}
+
+// analyze replays the start in the image's layers.
+func (b *Bundle) analyze() {
+	if b.Image == nil || b.Image.FS() == nil {
+		return
+	}
+	arch := b.Arch
+	if arch == "" && b.Image.Config != nil {
+		arch = b.Image.Config.Architecture
+	}
+	b.Start = launch.Analyze(b.Image, b.Spec, arch)
+}
+
+// recognise decides which server the container runs, from the program that
+// finally runs first and the image name last, and settles the container's
+// runtime and invocation on it. platform is the serving platform that built
+// the pod ("kserve", "seldon", "" for none), whose declared runtime counts
+// when nothing that runs says otherwise.
+func (b *Bundle) recognise(platform string) {
+	c := b.Container
+	process := server.Process{Image: c.Image}
+	if c.FromServingRuntime || platform != "" {
+		process.Declared = c.Runtime
+	}
+	switch {
+	case b.Start != nil && len(b.Start.Runs) > 0:
+		for _, run := range b.Start.Runs {
+			process.Runs = append(process.Runs, b.words(run.Argv))
+		}
+	case b.Start != nil || len(c.Command) > 0 || b.Image != nil && b.Image.Config != nil:
+		// Known but not followed: a wrapper that builds its command at run
+		// time, or an image whose layers were not read.
+		process.Command = b.words(b.Spec.Argv)
+		if b.Start == nil {
+			if program, ok := followCommandString(b.Spec.Argv); ok {
+				process.Runs = [][]server.Word{b.words(program)}
+			}
+		}
+	default:
+		// Args only, and the image was not read: its entrypoint is unknown.
+		process.Args = b.words(b.Spec.Argv)
+	}
+	b.Server = server.Recognise(process)
+	c.Runtime = b.Server.Runtime
+	if c.Runtime == nil && b.Server.NotServer == "" && c.ProbesModelEndpoint() {
+		c.Runtime = server.Generic
+	}
+	c.Invoked = nil
+	if c.Runtime != nil && c.Runtime != server.Generic {
+		c.Invoked = c.Runtime.ParseProcess(b.Server.Argv, b.env(), c.EnvIndex(), b.Server.FromImage)
+	}
+}
+
+// followCommandString reads `sh -c STRING` from the manifest alone, when the
+// image is not read: the string names the program.
+func followCommandString(argv []string) ([]string, bool) {
+	if len(argv) < 3 || (argv[1] != "-c" && argv[1] != "-ec" && argv[1] != "-xc") {
+		return nil, false
+	}
+	switch path.Base(argv[0]) {
+	case "sh", "bash", "dash", "ash":
+	default:
+		return nil, false
+	}
+	name, args := argv[0], []string(nil)
+	if len(argv) > 3 {
+		name, args = argv[3], argv[4:]
+	}
+	result, err := shell.FollowCommandString(argv[2], name, args, func(string) (string, bool) { return "", false })
+	if err != nil || len(result.Commands) == 0 {
+		return nil, false
+	}
+	return result.Commands[0].Argv, true
+}
+
+// env is the container's environment as the server sees it: the image's
+// ENV, then the manifest's literal values.
+func (b *Bundle) env() map[string]string {
+	env := map[string]string{}
+	for _, entry := range b.Spec.Env {
+		name, value, _ := strings.Cut(entry, "=")
+		env[name] = value
+	}
+	return env
+}
+
+// words pairs each word of an argv with the manifest field that wrote it,
+// so findings point at the line a user edits: the manifest's command and
+// args keep their positions when they are what runs, or the tail of it
+// when a wrapper passes them on ("$@"); the words of a manifest `sh -c`
+// string point at that string; words from the image have no field.
+func (b *Bundle) words(argv []string) []server.Word {
+	c, spec := b.Container, b.Spec
+	fields := make([]string, len(spec.Argv))
+	switch spec.ArgvFrom {
+	case "command":
+		for i := range fields {
+			if i < len(c.Command) {
+				fields[i] = "command[" + strconv.Itoa(i) + "]"
+			} else {
+				fields[i] = "args[" + strconv.Itoa(i-len(c.Command)) + "]"
+			}
+		}
+	case "ENTRYPOINT", "args":
+		for i := range c.Args {
+			if at := len(fields) - len(c.Args) + i; at >= 0 {
+				fields[at] = "args[" + strconv.Itoa(i) + "]"
+			}
+		}
+	}
+	words := make([]server.Word, len(argv))
+	for i, word := range argv {
+		words[i] = server.Word{Text: word}
+	}
+	if slices.Equal(argv, spec.Argv) {
+		for i := range words {
+			words[i].Field = fields[i]
+		}
+		return words
+	}
+	// A wrapper that passes the manifest's args on ends with them.
+	for i := 1; i <= len(argv) && i <= len(spec.Argv); i++ {
+		at, from := len(argv)-i, len(spec.Argv)-i
+		if argv[at] != spec.Argv[from] || fields[from] == "" || !strings.HasPrefix(fields[from], "args[") {
+			break
+		}
+		words[at].Field = fields[from]
+	}
+	if spec.ArgvFrom == "command" && len(c.Command) >= 3 && (c.Command[1] == "-c" || strings.HasPrefix(c.Command[1], "-") && len(c.Command[1]) <= 3) {
+		for i := range words {
+			if words[i].Field == "" {
+				words[i].Field = "command[2]"
+			}
+		}
+	}
+	return words
+}

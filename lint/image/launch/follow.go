@@ -1,0 +1,231 @@
+package launch
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/modellint/modellint/lint/image/launch/shell"
+	"github.com/modellint/modellint/lint/image/rootfs"
+)
+
+// maxWrapperDepth bounds how many wrapper scripts in a row are followed:
+// real images have one or two (tini → entrypoint.sh → server).
+const maxWrapperDepth = 8
+
+// shells are the programs whose scripts and -c strings are followed.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "ksh": true, "zsh": true, "busybox": true}
+
+// run examines a program the container execs with argv and, when it is a
+// shell wrapper (a shell script, or a shell given -c or a script file),
+// follows it to the programs it starts, which get the same checks: the
+// image's entrypoint is often a script, and the server it runs is what
+// has to exist and be executable.
+func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth int) {
+	before := len(c.analysis.Problems)
+	c.examine(node, resolved, argv[0], 0)
+	if len(c.analysis.Problems) > before {
+		// It does not start, so what it would run never runs; it is still
+		// what the container is meant to run.
+		c.analysis.Runs = append(c.analysis.Runs, Run{Argv: argv, Path: resolved, Via: append([]Hop(nil), c.via...), Fails: true})
+		return
+	}
+	script, commands, wrapper := c.follow(node, resolved, argv)
+	if !wrapper {
+		c.analysis.Runs = append(c.analysis.Runs, Run{Argv: argv, Path: resolved, Via: append([]Hop(nil), c.via...)})
+		return
+	}
+	if depth >= maxWrapperDepth {
+		c.analysis.Unchecked = append(c.analysis.Unchecked, fmt.Sprintf("%s: more than %d wrapper scripts in a row, not followed", script, maxWrapperDepth))
+		return
+	}
+	// Branches are not evaluated, so a candidate that would fail may be one
+	// the script never takes: its problems count only when no candidate
+	// starts, and are otherwise said as what was not checked.
+	type outcome struct{ first, last int }
+	var failed []outcome
+	started := false
+	for _, command := range commands {
+		if len(command.Argv) == 0 || strings.HasPrefix(command.Argv[0], "-") {
+			continue // args passed on as the command in a branch that adds the program first
+		}
+		first := len(c.analysis.Problems)
+		c.via = append(c.via, Hop{Script: script, Line: command.Line, Program: command.Argv[0], Exec: command.Exec})
+		if next, nextResolved, ok := c.findProgram(command.Argv[0]); ok {
+			c.run(next, nextResolved, command.Argv, depth+1)
+		} else {
+			c.analysis.Runs = append(c.analysis.Runs, Run{Argv: command.Argv, Via: append([]Hop(nil), c.via...), Fails: true})
+		}
+		c.via = c.via[:len(c.via)-1]
+		if last := len(c.analysis.Problems); last > first {
+			failed = append(failed, outcome{first, last})
+		} else {
+			started = true
+		}
+	}
+	if !started || len(failed) == 0 {
+		return
+	}
+	var kept []Problem
+	next := 0
+	for _, f := range failed {
+		kept = append(kept, c.analysis.Problems[next:f.first]...)
+		for _, p := range c.analysis.Problems[f.first:f.last] {
+			c.analysis.Unchecked = append(c.analysis.Unchecked, fmt.Sprintf("%s may also run %s, which %s (not reported: another branch starts)",
+				script, p.Path, p.Detail))
+		}
+		next = f.last
+	}
+	c.analysis.Problems = append(kept, c.analysis.Problems[next:]...)
+}
+
+// follow parses a shell wrapper and returns the commands it ends by
+// running; wrapper is false for anything that is not a shell wrapper. What
+// cannot be followed is recorded as unchecked.
+func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (script string, commands []shell.Command, wrapper bool) {
+	lookup := func(name string) (string, bool) { return Lookup(c.spec.Env, name) }
+	facts := c.img.Facts(node)
+	var result *shell.Result
+	var err error
+	switch {
+	case facts.IsScript() && isShellLine(facts.Head):
+		script = resolved
+		if facts.Text == nil {
+			reason := "its content was not read"
+			if node.Size > shell.MaxScriptBytes {
+				reason = fmt.Sprintf("a shell script larger than %d KiB", shell.MaxScriptBytes>>10)
+			}
+			c.analysis.Unchecked = append(c.analysis.Unchecked, resolved+": "+reason+", not followed to the program it runs")
+			return script, nil, true
+		}
+		result, err = shell.Follow(facts.Text, argv[0], argv[1:], lookup)
+	case facts.IsELF() && (shells[path.Base(resolved)] || shells[path.Base(argv[0])]):
+		command, name, args, file, ok := shellOperands(argv)
+		switch {
+		case !ok:
+			return "", nil, false // an interactive shell, or one reading stdin: it is the program
+		case file != "":
+			scriptNode, scriptResolved, found := c.checkReadable(file)
+			if !found {
+				return file, nil, true
+			}
+			script = scriptResolved
+			text := c.img.Facts(scriptNode)
+			if text == nil || text.Text == nil {
+				c.analysis.Unchecked = append(c.analysis.Unchecked, scriptResolved+": the script's content was not read, not followed to the program it runs")
+				return script, nil, true
+			}
+			result, err = shell.Follow(text.Text, file, args, lookup)
+		default:
+			script = resolved + " -c"
+			result, err = shell.FollowCommandString(command, name, args, lookup)
+		}
+	default:
+		return "", nil, false
+	}
+	if err != nil {
+		c.analysis.Unchecked = append(c.analysis.Unchecked, fmt.Sprintf("%s: %v", script, err))
+		return script, nil, true
+	}
+	for _, reason := range result.Unresolved {
+		c.analysis.Unchecked = append(c.analysis.Unchecked, script+": "+reason)
+	}
+	return script, result.Commands, true
+}
+
+// isShellLine reports whether a #! line names a shell, directly or
+// through /usr/bin/env.
+func isShellLine(head []byte) bool {
+	shebang, ok := ParseShebang(head)
+	if !ok {
+		return false
+	}
+	interpreter := path.Base(shebang.Interpreter)
+	if interpreter == "env" {
+		interpreter = path.Base(envProgram(shebang.Argument))
+	}
+	return shells[interpreter]
+}
+
+// shellOperands reads a shell's argv: `sh -c STRING [NAME [ARGS…]]` gives
+// the command string, `sh [OPTIONS] FILE [ARGS…]` the script file; ok is
+// false for a shell with neither.
+func shellOperands(argv []string) (command, name string, args []string, file string, ok bool) {
+	for i := 1; i < len(argv); i++ {
+		word := argv[i]
+		switch {
+		case word == "--":
+			if i+1 < len(argv) {
+				return "", "", argv[i+2:], argv[i+1], true
+			}
+			return "", "", nil, "", false
+		case strings.HasPrefix(word, "-") && strings.Contains(word[1:], "c") && !strings.HasPrefix(word, "--"):
+			if i+1 >= len(argv) {
+				return "", "", nil, "", false
+			}
+			name = argv[0]
+			if i+2 < len(argv) {
+				name, args = argv[i+2], argv[i+3:]
+			}
+			return argv[i+1], name, args, "", true
+		case strings.HasPrefix(word, "-") || strings.HasPrefix(word, "+"):
+			if word == "-o" || word == "+o" {
+				i++ // -o OPTION
+			}
+		default:
+			return "", "", argv[i+1:], word, true
+		}
+	}
+	return "", "", nil, "", false
+}
+
+// checkReadable finds a script file a shell is given to read.
+func (c *checker) checkReadable(file string) (*rootfs.Node, string, bool) {
+	absolute := c.absolute(file)
+	node, resolved, err := c.fs.Resolve(absolute, true)
+	if err != nil || node.Type != rootfs.Regular {
+		c.problem(NotFound, nil, absolute, "is the script the shell is told to run, and it is not in the image: the shell fails with "+
+			"\"%s: No such file or directory\" (exit 127)", file)
+		return nil, "", false
+	}
+	return node, resolved, true
+}
+
+// findProgram locates a command a shell script runs, as the shell does: a
+// name with a slash is used as is; a bare name is searched in PATH, where
+// a file without an execute bit fails with "Permission denied" (exit 126)
+// when no executable one comes first, and no file with "command not found"
+// (exit 127).
+func (c *checker) findProgram(name string) (*rootfs.Node, string, bool) {
+	if strings.Contains(name, "/") {
+		return c.checkExecutable(c.absolute(name), name, NotFound, NotExecutable)
+	}
+	pathValue, _ := Lookup(c.spec.Env, "PATH")
+	var denied *rootfs.Node
+	deniedPath := ""
+	for _, dir := range strings.Split(pathValue, ":") {
+		if dir == "" {
+			dir = c.spec.WorkingDir // an empty PATH entry is the current directory for a shell
+		}
+		candidate := path.Join(c.absolute(dir), name)
+		node, resolved, err := c.fs.Resolve(candidate, true)
+		if err != nil || node.Type != rootfs.Regular {
+			continue
+		}
+		if c.analysis.User.CanExecute(node.Mode, node.UID, node.GID) && c.searchable(resolved) == "" {
+			c.analysis.Steps = append(c.analysis.Steps, resolved)
+			return node, resolved, true
+		}
+		if denied == nil {
+			denied, deniedPath = node, describeLink(candidate, resolved)
+		}
+	}
+	if denied != nil {
+		c.problem(NotExecutable, denied, deniedPath, "has mode %s (owner %d:%d): no execute bit for %s, so the shell fails with "+
+			"\"%s: Permission denied\" (exit 126)", denied.FileMode(), denied.UID, denied.GID, c.analysis.User, name)
+		return nil, "", false
+	}
+	c.problem(NotFound, nil, name, "is not in any $PATH directory of the image (PATH=%s): the shell fails with \"%s: command "+
+		"not found\" (exit 127)", pathValue, name)
+	return nil, "", false
+}

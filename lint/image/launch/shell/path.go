@@ -1,0 +1,158 @@
+package shell
+
+import (
+	"maps"
+	"slices"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// binding is what the script knows about one variable.
+type binding struct {
+	value string
+	// unset: the script unset it, so it expands to nothing and hides the
+	// environment.
+	unset bool
+	// runtime says why the value is only known at run time ("$X is read at
+	// run time"); empty when value is it.
+	runtime  string
+	exported bool
+}
+
+// function is a function the script defined, with the text it was parsed from.
+type function struct {
+	body *syntax.Stmt
+	src  *source
+}
+
+// path is one way through the script: what it has set so far and the
+// program it would end on if it ended here.
+type path struct {
+	vars  cowMap[binding]
+	funcs cowMap[function]
+	name  string  // $0
+	args  []field // positional parameters; replaced, never written in place
+	// last are the programs whose exit would end the script here;
+	// lastUnknown says why some of them could not be followed.
+	last        []Command
+	lastUnknown []reason
+	// jobs are the programs started with &, which a `wait` makes last.
+	jobs        []Command
+	jobsUnknown []reason
+	// programs counts the programs run so far, to tell a condition that
+	// ran one from a test.
+	programs int
+	// taint says what may have changed the path that was not followed (a
+	// sourced file); it holds for whatever the path ends on.
+	taint []reason
+	// returning: a `return` ran, so the rest of the function is skipped.
+	returning bool
+}
+
+func newPath(name string, args []field) *path { return &path{name: name, args: args} }
+
+// fork copies the path for a branch; the copies share their maps until
+// one of them writes.
+func (p *path) fork() *path {
+	q := *p
+	q.vars = p.vars.fork()
+	q.funcs = p.funcs.fork()
+	return &q
+}
+
+func (p *path) setLast(cmds []Command, unknown []reason) {
+	p.last, p.lastUnknown = cmds, unknown
+	p.programs++
+}
+
+// forgetLast is for a program that failed: it is not what the script
+// serves on.
+func (p *path) forgetLast() { p.last, p.lastUnknown = nil, nil }
+
+// background starts jobs; until a foreground program runs, the script
+// ends on them.
+func (p *path) background(cmds []Command, unknown []reason) {
+	p.jobs = append(slices.Clip(p.jobs), cmds...)[:min(len(p.jobs)+len(cmds), maxCommands)]
+	p.jobsUnknown = distinct(append(slices.Clip(p.jobsUnknown), unknown...))
+	p.setLast(p.jobs, p.jobsUnknown)
+}
+
+// wait makes the jobs started so far what the script ends on.
+func (p *path) wait() {
+	if len(p.jobs) > 0 || len(p.jobsUnknown) > 0 {
+		p.last, p.lastUnknown = p.jobs, p.jobsUnknown
+		p.jobs, p.jobsUnknown = nil, nil
+	}
+}
+
+func (p *path) taintWith(r reason) {
+	if !slices.Contains(p.taint, r) && len(p.taint) < maxUnresolved {
+		p.taint = append(slices.Clip(p.taint), r)
+	}
+}
+
+// same reports whether two paths go on alike, so one of them can be dropped.
+func (p *path) same(o *path) bool {
+	return p.name == o.name && p.returning == o.returning && slices.Equal(p.args, o.args) &&
+		slices.EqualFunc(p.last, o.last, Command.equal) && slices.Equal(p.lastUnknown, o.lastUnknown) &&
+		slices.EqualFunc(p.jobs, o.jobs, Command.equal) && slices.Equal(p.jobsUnknown, o.jobsUnknown) &&
+		slices.Equal(p.taint, o.taint) &&
+		p.vars.equal(o.vars) && p.funcs.equal(o.funcs)
+}
+
+// cowMap is a map shared by forked paths until one of them writes to it.
+type cowMap[V comparable] struct {
+	m     *map[string]V
+	owned bool
+}
+
+func (c cowMap[V]) get(key string) (V, bool) {
+	if c.m == nil {
+		var zero V
+		return zero, false
+	}
+	v, ok := (*c.m)[key]
+	return v, ok
+}
+
+func (c cowMap[V]) len() int {
+	if c.m == nil {
+		return 0
+	}
+	return len(*c.m)
+}
+
+func (c *cowMap[V]) set(key string, v V) {
+	c.own()
+	(*c.m)[key] = v
+}
+
+func (c *cowMap[V]) delete(key string) {
+	if _, ok := c.get(key); ok {
+		c.own()
+		delete(*c.m, key)
+	}
+}
+
+func (c *cowMap[V]) own() {
+	if c.owned {
+		return
+	}
+	m := make(map[string]V, c.len()+1)
+	if c.m != nil {
+		maps.Copy(m, *c.m)
+	}
+	c.m, c.owned = &m, true
+}
+
+func (c *cowMap[V]) fork() cowMap[V] {
+	c.owned = false
+	return cowMap[V]{m: c.m}
+}
+
+func (c cowMap[V]) equal(o cowMap[V]) bool {
+	if c.m == o.m || c.len() == 0 && o.len() == 0 {
+		return true
+	}
+	return c.m != nil && o.m != nil && maps.Equal(*c.m, *o.m)
+}

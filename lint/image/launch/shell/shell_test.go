@@ -1,0 +1,417 @@
+package shell
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(pairs ...string) func(string) (string, bool) {
+	vars := map[string]string{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		vars[pairs[i]] = pairs[i+1]
+	}
+	return func(name string) (string, bool) {
+		v, ok := vars[name]
+		return v, ok
+	}
+}
+
+func cmd(line int, exec bool, argv ...string) Command {
+	return Command{Argv: argv, Line: line, Exec: exec}
+}
+
+type followCase struct {
+	name       string
+	script     string
+	args       []string
+	lookup     func(string) (string, bool)
+	want       []Command
+	unresolved []string
+}
+
+func checkResult(t *testing.T, c followCase, got *Result, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	if !slices.EqualFunc(got.Commands, c.want, Command.equal) {
+		t.Errorf("%s: commands\n got %+v\nwant %+v", c.name, got.Commands, c.want)
+	}
+	if !slices.Equal(got.Unresolved, c.unresolved) {
+		t.Errorf("%s: unresolved\n got %q\nwant %q", c.name, got.Unresolved, c.unresolved)
+	}
+}
+
+func TestFollow(t *testing.T) {
+	cases := []followCase{
+		{
+			name: "the TF Serving wrapper runs the server as its last command",
+			script: "#!/bin/bash\n" +
+				`tensorflow_model_server --port=8500 --rest_api_port=8501 --model_name=${MODEL_NAME} --model_base_path=${MODEL_BASE_PATH}/${MODEL_NAME} "$@"` + "\n",
+			args:   []string{"--rest_api_port=9000"},
+			lookup: env("MODEL_NAME", "resnet", "MODEL_BASE_PATH", "/models"),
+			want: []Command{cmd(2, false, "tensorflow_model_server", "--port=8500", "--rest_api_port=8501",
+				"--model_name=resnet", "--model_base_path=/models/resnet", "--rest_api_port=9000")},
+		},
+		{
+			name:   "argv[0] from the environment",
+			script: "#!/bin/sh\nexec \"$SERVER\" --port 8000\n",
+			lookup: env("SERVER", "/opt/triton/bin/tritonserver"),
+			want:   []Command{cmd(2, true, "/opt/triton/bin/tritonserver", "--port", "8000")},
+		},
+		{
+			name:   "the script's own assignment wins over the environment",
+			script: "SERVER=/usr/local/bin/vllm\nexec $SERVER serve \"$@\"\n",
+			args:   []string{"--model", "facebook/opt-125m"},
+			lookup: env("SERVER", "/elsewhere"),
+			want:   []Command{cmd(2, true, "/usr/local/bin/vllm", "serve", "--model", "facebook/opt-125m")},
+		},
+		{
+			name:   "export, readonly and ${X:=default} are tracked in order",
+			script: "export BIN=/opt/bin\nreadonly PORT=${PORT:-8000}\n: ${WORKERS:=4}\nexec \"$BIN/server\" --port \"$PORT\" --workers=$WORKERS\n",
+			lookup: env("PORT", "9000"),
+			want:   []Command{cmd(4, true, "/opt/bin/server", "--port", "9000", "--workers=4")},
+		},
+		{
+			name:   "if/else with two execs gives both",
+			script: "if [ -e /dev/nvidia0 ]; then\n  exec /opt/gpu/server \"$@\"\nelse\n  exec /opt/cpu/server \"$@\"\nfi\n",
+			args:   []string{"-v"},
+			want:   []Command{cmd(2, true, "/opt/gpu/server", "-v"), cmd(4, true, "/opt/cpu/server", "-v")},
+		},
+		{
+			name: "an if without else falls through to the statements after it",
+			script: "if [ -n \"$DEBUG\" ]; then\n  exec /usr/bin/server --debug\nfi\n" +
+				"if [ -z \"$MODEL\" ]; then echo 'MODEL is required' >&2; exit 1; fi\nexec /usr/bin/server --model \"$MODEL\"\n",
+			lookup: env("MODEL", "m"),
+			want:   []Command{cmd(2, true, "/usr/bin/server", "--debug"), cmd(5, true, "/usr/bin/server", "--model", "m")},
+		},
+		{
+			name: "a case on $1 gives each clause",
+			script: "case \"$1\" in\n  serve)\n    shift\n    exec tritonserver \"$@\" ;;\n" +
+				"  worker) exec python3 worker.py ;;\n  *) echo \"usage: $0 serve|worker\" >&2; exit 1 ;;\nesac\n",
+			args: []string{"serve", "--model-repository=/models"},
+			want: []Command{cmd(4, true, "tritonserver", "--model-repository=/models"), cmd(5, true, "python3", "worker.py")},
+		},
+		{
+			name:   "statements after exec are never reached",
+			script: "set -e\necho starting\nexec python3 -m vllm.entrypoints.openai.api_server \"$@\"\necho never\n",
+			args:   []string{"--port", "8000"},
+			want:   []Command{cmd(3, true, "python3", "-m", "vllm.entrypoints.openai.api_server", "--port", "8000")},
+		},
+		{
+			name:   "exec \"$@\" runs the arguments",
+			script: "#!/bin/sh\nset -e\nexec \"$@\"\n",
+			args:   []string{"python3", "serve.py", "--port=8080"},
+			want:   []Command{cmd(3, true, "python3", "serve.py", "--port=8080")},
+		},
+		{
+			name:       "exec \"$@\" without arguments",
+			script:     "#!/bin/sh\nset -e\nexec \"$@\"\n",
+			unresolved: []string{"line 3: runs its arguments, and there are none"},
+		},
+		{
+			name:       "a command built by command substitution",
+			script:     "exec $(cat /cmd) --port 80\n",
+			unresolved: []string{"line 1: the command is built at run time ($(…))"},
+		},
+		{
+			name:       "a variable set from a command substitution",
+			script:     "SERVER=`cat /etc/server`\nexec \"$SERVER\"\n",
+			unresolved: []string{"line 2: the command is built at run time (`…`)"},
+		},
+		{
+			name:       "an unset variable as argv[0]",
+			script:     "echo starting\nexec $SERVER --port 1\n",
+			unresolved: []string{"line 2: $SERVER is not set"},
+		},
+		{
+			name: "what cannot be followed before the final command does not matter",
+			script: "find /docker-entrypoint.d -type f | sort | while read -r f; do\n  \"$f\"\ndone\n" +
+				"$(cat /prep)\n$UNSET_HOOK\nexec \"$@\"\n",
+			args: []string{"nginx", "-g", "daemon off;"},
+			want: []Command{cmd(6, true, "nginx", "-g", "daemon off;")},
+		},
+		{
+			name:       "a branch that ends on what cannot be followed",
+			script:     "if [ -f /etc/custom ]; then\n  exec \"$(cat /etc/custom)\"\nfi\nexec /usr/bin/server\n",
+			want:       []Command{cmd(4, true, "/usr/bin/server")},
+			unresolved: []string{"line 2: the command is built at run time ($(…))"},
+		},
+		{
+			name:       "a nested script that does not parse",
+			script:     "exec busybox sh -c 'exec \"/usr/bin/server'\n",
+			unresolved: []string{"line 1: the sh -c script does not parse: 1:6: reached EOF without closing quote `\"`"},
+		},
+		{
+			name:   "later words that cannot be expanded stay as written",
+			script: "exec /usr/bin/server --host=$(hostname) --port ${PORT:-8000} --id=$ID\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--host=$(hostname)", "--port", "8000", "--id=$ID")},
+		},
+		{
+			name:   "a keep-alive loop lives on its body",
+			script: "/opt/bin/start-daemon\nwhile true; do\n  sleep 3600\ndone\n",
+			want:   []Command{cmd(3, false, "sleep", "3600")},
+		},
+		{
+			name:   "a function called with arguments",
+			script: "#!/bin/bash\nmain() {\n  local repo=$1\n  exec tritonserver --model-repository=\"$repo\" \"$@\"\n}\nmain --model-repository=/models\n",
+			want:   []Command{cmd(4, true, "tritonserver", "--model-repository=--model-repository=/models", "--model-repository=/models")},
+		},
+		{
+			name:   "return ends only the function",
+			script: "setup() {\n  [ -d /models ] && return\n  mkdir -p /models\n}\nsetup\nexec /usr/bin/server\n",
+			want:   []Command{cmd(6, true, "/usr/bin/server")},
+		},
+		{
+			name:   "gosu runs the program after the user",
+			script: "exec gosu app /usr/bin/server --x\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--x")},
+		},
+		{
+			name:   "env runs the program after its assignments",
+			script: "exec env FOO=1 /usr/bin/server\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server")},
+		},
+		{
+			name:   "wrappers inside wrappers",
+			script: "exec /sbin/tini -s -- /usr/bin/env -i PATH=/bin nohup nice -n 5 stdbuf -oL /usr/bin/server -v\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "-v")},
+		},
+		{
+			name:   "more wrappers",
+			script: "exec timeout -s TERM 1h su-exec app:app dumb-init -c setpriv --reuid 1000 --init-groups command /usr/bin/server -w\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "-w")},
+		},
+		{
+			name:       "a wrapper given no program",
+			script:     "exec tini --\n",
+			unresolved: []string{"line 1: tini is given no program to run"},
+		},
+		{
+			name:   "sh -c inside a script sees exported variables only",
+			script: "export MODEL=resnet\nLOCAL=x\nexec sh -c 'exec /usr/bin/server --model=$MODEL --local=$LOCAL --port=$PORT \"$@\"' server --extra\n",
+			lookup: env("PORT", "8500"),
+			want:   []Command{cmd(3, true, "/usr/bin/server", "--model=resnet", "--local=$LOCAL", "--port=8500", "--extra")},
+		},
+		{
+			name:   "assignments before a command are for that command only",
+			script: "MODEL=m sh -c 'exec /usr/bin/prep --model=$MODEL'\nexec /usr/bin/server --model=\"$MODEL\"\n",
+			lookup: env("MODEL", "from-env"),
+			want:   []Command{cmd(2, true, "/usr/bin/server", "--model=from-env")},
+		},
+		{
+			name:   "a nested sh -c that is the last command",
+			script: "#!/bin/sh\n\nbash -ec \"\n  cd /app\n  ./server --port=${PORT}\n\"\n",
+			lookup: env("PORT", "80"),
+			want:   []Command{cmd(5, false, "./server", "--port=80")},
+		},
+		{
+			name:   "|| gives both sides, && the right one",
+			script: "cd /app && /usr/bin/primary || /usr/bin/fallback\n",
+			want:   []Command{cmd(1, false, "/usr/bin/primary"), cmd(1, false, "/usr/bin/fallback")},
+		},
+		{
+			name:   "a test guarding an exec falls through when false",
+			script: "test -x /custom/start && exec /custom/start \"$@\"\nexec /usr/bin/server \"$@\"\n",
+			args:   []string{"-p", "1"},
+			want:   []Command{cmd(1, true, "/custom/start", "-p", "1"), cmd(2, true, "/usr/bin/server", "-p", "1")},
+		},
+		{
+			name:   "a pipeline ends with its last element",
+			script: "/usr/bin/server 2>&1 | tee /var/log/server.log\n",
+			want:   []Command{cmd(1, false, "tee", "/var/log/server.log")},
+		},
+		{
+			name:   "background jobs followed by wait",
+			script: "trap 'kill 0' TERM\n/usr/bin/server --port 1 &\n/usr/bin/sidecar &\nwait\nexit $?\n",
+			want:   []Command{cmd(2, false, "/usr/bin/server", "--port", "1"), cmd(3, false, "/usr/bin/sidecar")},
+		},
+		{
+			name:   "wait for a job after a foreground program",
+			script: "/bin/ollama serve &\npid=$!\nsleep 5\nollama pull \"${MODEL:-llama3}\"\nwait $pid\n",
+			want:   []Command{cmd(1, false, "/bin/ollama", "serve")},
+		},
+		{
+			name:   "a job without wait until a foreground program runs",
+			script: "/usr/bin/sidecar &\n/usr/bin/server\n",
+			want:   []Command{cmd(2, false, "/usr/bin/server")},
+		},
+		{
+			name:   "exit after a program takes the program",
+			script: "python3 serve.py\nstatus=$?\necho \"exited $status\"\nexit $status\n",
+			want:   []Command{cmd(1, false, "python3", "serve.py")},
+		},
+		{
+			name:   "redirect-only exec and a subshell exec",
+			script: "exec >/var/log/out 2>&1\n( exec /usr/bin/server )\n",
+			want:   []Command{cmd(2, true, "/usr/bin/server")},
+		},
+		{
+			name:       "a sourced file is not followed",
+			script:     ". /etc/profile.d/env.sh\nsource ./more.sh\nexec /usr/bin/server\n",
+			want:       []Command{cmd(3, true, "/usr/bin/server")},
+			unresolved: []string{"line 1: the sourced file /etc/profile.d/env.sh is not followed", "line 2: the sourced file ./more.sh is not followed"},
+		},
+		{
+			name:   "set -- and shift change the arguments",
+			script: "set -- /usr/bin/server \"$@\"\nshift 2\nset -eu -o pipefail\nexec \"$0\" \"$@\"\n",
+			args:   []string{"a", "b", "c"},
+			want:   []Command{cmd(4, true, "entrypoint.sh", "b", "c")},
+		},
+		{
+			name:   "eval runs its string in the same shell",
+			script: "CMD=\"/usr/bin/server --port $PORT\"\neval \"exec $CMD\"\n",
+			lookup: env("PORT", "1"),
+			want:   []Command{cmd(2, true, "/usr/bin/server", "--port", "1")},
+		},
+		{
+			name:   "field splitting, quoting and special parameters",
+			script: "OPTS=\"--a 1  --b\"\nexec /bin/run $OPTS \"$OPTS\" \"$*\" $# \"$0\" ${10} '$HOME' \\$X \"\" $'t\\tab' ${#OPTS} ${OPTS#--a } ${OPTS%%--*}x\n",
+			args:   []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "ten"},
+			want: []Command{cmd(2, true, "/bin/run", "--a", "1", "--b", "--a 1  --b", "1 2 3 4 5 6 7 8 9 ten", "10",
+				"entrypoint.sh", "ten", "$HOME", "$X", "", "t\tab", "10", "1", "--b", "x")},
+		},
+		{
+			name:   "unset hides the environment",
+			script: "unset SERVER\nexec ${SERVER-/usr/bin/default}\n",
+			lookup: env("SERVER", "/usr/bin/other"),
+			want:   []Command{cmd(2, true, "/usr/bin/default")},
+		},
+		{
+			name:   "a for loop's variable is only known at run time",
+			script: "for bin in /opt/a /opt/b; do\n  [ -x \"$bin\" ] && break\ndone\nexec \"$bin\"\n",
+			unresolved: []string{
+				"line 4: $bin is set by a for loop",
+			},
+		},
+	}
+	for _, c := range cases {
+		got, err := Follow([]byte(c.script), "entrypoint.sh", c.args, c.lookup)
+		checkResult(t, c, got, err)
+	}
+}
+
+func TestFollowCommandString(t *testing.T) {
+	cases := []struct {
+		followCase
+		argv0 string
+	}{
+		{followCase: followCase{
+			name:   "exec in the string",
+			script: "exec /usr/bin/server --port=9000",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--port=9000")},
+		}, argv0: "sh"},
+		{followCase: followCase{
+			name:   "NAME and ARGS are $0 and the positional parameters",
+			script: `exec /usr/bin/server --name="$0" "$@"`,
+			args:   []string{"--port=9000"},
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--name=triton", "--port=9000")},
+		}, argv0: "triton"},
+		{followCase: followCase{
+			name:   "a bazel-bin path",
+			script: "/usr/local/bin/bazel-bin/tensorflow_serving/model_servers/tensorflow_model_server --port=9000 --model_name=m --model_base_path=/models/m",
+			want: []Command{cmd(1, false, "/usr/local/bin/bazel-bin/tensorflow_serving/model_servers/tensorflow_model_server",
+				"--port=9000", "--model_name=m", "--model_base_path=/models/m")},
+		}, argv0: "sh"},
+		{followCase: followCase{
+			name:   "a shell form CMD with a variable",
+			script: "python3 -m http.server ${PORT}",
+			lookup: env("PORT", "8080"),
+			want:   []Command{cmd(1, false, "python3", "-m", "http.server", "8080")},
+		}, argv0: "/bin/sh"},
+	}
+	for _, c := range cases {
+		got, err := FollowCommandString(c.script, c.argv0, c.args, c.lookup)
+		checkResult(t, c.followCase, got, err)
+	}
+}
+
+func TestFollowErrors(t *testing.T) {
+	_, err := Follow([]byte("#!/bin/sh\nexec \"/usr/bin/server\n"), "", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "2:6") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("unterminated quote: %v, want a one-line error at 2:6", err)
+	}
+	if _, err := FollowCommandString("if true; then", "sh", nil, nil); err == nil {
+		t.Error("an unfinished if parses")
+	}
+	big := []byte("#!/bin/sh\n" + strings.Repeat("# padding\n", (65<<10)/10) + "exec /usr/bin/server\n")
+	if _, err := Follow(big, "", nil, nil); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("a 65 KiB script: %v, want an error over the limit", err)
+	}
+}
+
+func TestFollowBounds(t *testing.T) {
+	var deep strings.Builder
+	deep.WriteString(strings.Repeat("{ ", 100) + "exec /usr/bin/server" + strings.Repeat("; }", 100))
+
+	var branches strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&branches, "if [ -e /x%d ]; then A%d=1; fi\n", i, i)
+	}
+	branches.WriteString("exec /usr/bin/server\n")
+
+	var clauses strings.Builder
+	clauses.WriteString("case \"$1\" in\n")
+	for i := range 40 {
+		fmt.Fprintf(&clauses, "  %d) exec /usr/bin/server%d ;;\n", i, i)
+	}
+	clauses.WriteString("esac\n")
+	var firstClauses []Command
+	for i := range maxCommands {
+		firstClauses = append(firstClauses, cmd(i+2, true, fmt.Sprintf("/usr/bin/server%d", i)))
+	}
+
+	var fanout strings.Builder
+	fanout.WriteString("f0() { /bin/true; }\n")
+	for i := 1; i <= 7; i++ {
+		fmt.Fprintf(&fanout, "f%d() { %s}\n", i, strings.Repeat(fmt.Sprintf("f%d; ", i-1), 10))
+	}
+	fanout.WriteString("f7\n")
+
+	cases := []followCase{
+		{
+			name:       "nesting",
+			script:     deep.String(),
+			unresolved: []string{"line 1: statements nest deeper than 64; the inner ones are not followed"},
+		},
+		{
+			name:       "many branches",
+			script:     branches.String(),
+			want:       []Command{cmd(41, true, "/usr/bin/server")},
+			unresolved: []string{"line 6: the script branches more than 32 ways; the rest are not followed"},
+		},
+		{
+			name:       "many candidates",
+			script:     clauses.String(),
+			want:       firstClauses,
+			unresolved: []string{"line 34: the script may end in more than 32 commands; the rest are left out"},
+		},
+		{
+			name:       "recursion",
+			script:     "f() { f \"$@\"; }\nf\n",
+			unresolved: []string{"line 1: function calls nest deeper than 8; the inner ones are not followed"},
+		},
+		{
+			name:       "doubling a variable",
+			script:     "X=0123456789abcdef\n" + strings.Repeat("X=$X$X\n", 20) + "exec $X\n",
+			unresolved: []string{"line 22: a word expands to more than 65536 bytes"},
+		},
+		{
+			name:       "work",
+			script:     fanout.String(),
+			want:       []Command{cmd(1, false, "/bin/true")},
+			unresolved: []string{"line 1: the script takes more than 1048576 steps to follow; the rest is not followed"},
+		},
+	}
+	for _, c := range cases {
+		start := time.Now()
+		got, err := Follow([]byte(c.script), "", []string{"1"}, nil)
+		checkResult(t, c, got, err)
+		if elapsed := time.Since(start); elapsed > 5*time.Second {
+			t.Errorf("%s: took %v", c.name, elapsed)
+		}
+	}
+}
