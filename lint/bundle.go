@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -34,7 +35,7 @@ type Bundle struct {
 	Server server.Recognition
 }
 
-// bundleFor returns the bundle of a container of the target, nil when the
+// Bundle returns the bundle of a container of the target, nil when the
 // container is not the target's.
 func (t *Target) Bundle(container *manifest.Container) *Bundle {
 	for _, bundle := range t.Bundles {
@@ -51,7 +52,8 @@ func (t *Target) Bundle(container *manifest.Container) *Bundle {
 // the same server.
 func buildBundles(target *Target, config *Config) {
 	if target.Workload == nil {
-		for _, img := range target.Images {
+		for _, source := range slices.Sorted(maps.Keys(target.Images)) {
+			img := target.Images[source]
 			bundle := &Bundle{Image: img, Spec: launch.ForImage(img), Arch: config.Cluster.Architecture}
 			bundle.analyze()
 			target.Bundles = append(target.Bundles, bundle)

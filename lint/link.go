@@ -32,6 +32,9 @@ type Link struct {
 	// How says which link was used, for reports: "config models[0]",
 	// "annotation modellint.dev/model-path", "--model flag", "name match".
 	How string
+	// ModelFindings are the findings on the linked model dir, which cross
+	// rules repeat where the manifest points the server at it (MDL403).
+	ModelFindings []Finding
 }
 
 // MountedPath is a volumeMount that holds the server's model path.

@@ -175,16 +175,6 @@ type Pass struct {
 
 	findings   []Finding
 	skipReason string
-	result     *Result // the run so far, for ModelFindings
-}
-
-// ModelFindings returns the findings already reported on a model dir, so a
-// cross rule can repeat them where the manifest points at the model.
-func (p *Pass) ModelFindings(m *model.Model) []Finding {
-	if p.result == nil {
-		return nil
-	}
-	return p.result.modelFindings[m]
 }
 
 // Workload is the target's workload.

@@ -56,10 +56,6 @@ type Result struct {
 	Notes []string
 	// Links say which model dir each serving container was linked to, and how.
 	Links []string
-
-	// modelFindings are the findings on each model dir, for cross rules
-	// that repeat them where a manifest points at the model (MDL403).
-	modelFindings map[*model.Model][]Finding
 }
 
 // Run lints the inputs. An error means the run could not complete (an
@@ -133,16 +129,26 @@ func Run(options Options) (*Result, error) {
 		}
 	}
 
-	// Model dirs first: cross rules repeat their errors at the manifest
-	// line that points the server at them (MDL403).
-	sort.SliceStable(targets, func(i, j int) bool { return targets[i].Workload == nil && targets[j].Workload != nil })
+	// The phases: model dirs are linted first, their findings go with the
+	// links that point servers at them, then the workloads and images are
+	// linted, and cross rules read the model's findings off the link.
+	var modelPhase, workloadPhase []*Target
 	for _, target := range targets {
-		for _, rule := range options.Rules {
-			if rule.Check == nil || !rule.appliesTo(target) {
-				continue // engine-reported rules (MDL001, MDL002), or another kind of target
-			}
-			result.evaluate(rule, target, set, config)
+		if target.Workload == nil && target.Model != nil {
+			modelPhase = append(modelPhase, target)
+		} else {
+			workloadPhase = append(workloadPhase, target)
 		}
+	}
+	modelFindings := map[*model.Model][]Finding{}
+	for _, target := range modelPhase {
+		modelFindings[target.Model] = result.evaluateAll(options.Rules, target, set, config)
+	}
+	for _, target := range workloadPhase {
+		for _, link := range target.Links {
+			link.ModelFindings = modelFindings[link.Model]
+		}
+		result.evaluateAll(options.Rules, target, set, config)
 	}
 	result.reportInvalid(set.Invalid, options.Rules)
 	suppressor := newSuppressor(config, set, options.Now, options.Rules)
@@ -168,14 +174,26 @@ func (r *Result) noteManifests(files []*manifest.File) {
 	}
 }
 
-func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config *Config) {
+// evaluateAll runs the rules that apply to a target and returns their findings.
+func (r *Result) evaluateAll(rules []*Rule, target *Target, set *manifest.Set, config *Config) []Finding {
+	var findings []Finding
+	for _, rule := range rules {
+		if rule.Check == nil || !rule.appliesTo(target) {
+			continue // rules the engine reports itself (MDL001, MDL002), or another kind of target
+		}
+		findings = append(findings, r.evaluate(rule, target, set, config)...)
+	}
+	return findings
+}
+
+func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config *Config) []Finding {
 	evaluation := Evaluation{RuleID: rule.ID, Target: target.Name(), File: target.File(), Line: target.Line()}
 	if missing := target.missingFacts(rule); missing != "" {
 		evaluation.Status, evaluation.Reason = StatusSkip, missing
 		r.Evaluations = append(r.Evaluations, evaluation)
-		return
+		return nil
 	}
-	pass := &Pass{Rule: rule, Target: target, Objects: set, Config: config, result: r}
+	pass := &Pass{Rule: rule, Target: target, Objects: set, Config: config}
 	rule.Check(pass)
 	if target.Baked != nil {
 		target.Baked.locate(pass.findings)
@@ -189,13 +207,8 @@ func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config 
 		evaluation.Status = StatusPass
 	}
 	r.Findings = append(r.Findings, pass.findings...)
-	if target.Workload == nil && target.Model != nil {
-		if r.modelFindings == nil {
-			r.modelFindings = map[*model.Model][]Finding{}
-		}
-		r.modelFindings[target.Model] = append(r.modelFindings[target.Model], pass.findings...)
-	}
 	r.Evaluations = append(r.Evaluations, evaluation)
+	return pass.findings
 }
 
 // reportInvalid turns objects the API server would reject into MDL002

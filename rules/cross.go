@@ -19,18 +19,6 @@ import (
 	"github.com/modellint/modellint/lint/server"
 )
 
-// crossRules check one artifact against another (MDL4xx): what no linter
-// of a single artifact can see.
-var crossRules = []*lint.Rule{
-	memoryBelowModel,
-	startupBudgetBelowLoad,
-	modelPathMismatch,
-	probeTargetMismatch,
-	gpuImageMismatch,
-	modelUnreadable,
-	frameworkVersionMismatch,
-}
-
 const skipNoLink = "no serving container is linked to a model dir (see the links in the report)"
 
 // linkedModels returns the links of the target that found a model dir.
@@ -281,7 +269,7 @@ func checkModelPath(pass *lint.Pass) {
 				"base path (<base>/<version>/saved_model.pb): the server finds no versions and never becomes Ready",
 				describe(c), link.ServerPath.From, link.Model.Dir, link.How, link.Model.Layout)
 		}
-		for _, finding := range pass.ModelFindings(link.Model) {
+		for _, finding := range link.ModelFindings {
 			if finding.Severity != lint.Error || finding.Suppressed() {
 				continue
 			}

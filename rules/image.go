@@ -10,20 +10,6 @@ import (
 	"github.com/modellint/modellint/lint/manifest"
 )
 
-// imageRules check what a container image will do when it starts (MDL3xx).
-var imageRules = []*lint.Rule{
-	entrypointNotFound,
-	entrypointNotExecutable,
-	interpreterMissing,
-	glibcTooOld,
-	archMismatch,
-	cudaDriverTooOld,
-	shellFormArgsDropped,
-	userInvalid,
-	secretInImage,
-	imageUnresolvable,
-}
-
 // imageFacts are the reasons image rules skip.
 const (
 	skipUnresolvable = "the image reference did not resolve (see MDL310)"

@@ -10,24 +10,6 @@ import (
 	"github.com/modellint/modellint/lint/manifest"
 )
 
-// manifestRules check the Kubernetes manifests alone (MDL2xx).
-var manifestRules = []*lint.Rule{
-	readinessProbeMissing,
-	livenessChecksModel,
-	startupProbeMissing,
-	probePortUnknown,
-	memoryLimitMissing,
-	requestsMissing,
-	rolloutUnsafe,
-	imageTagMutable,
-	configRefMissing,
-	volumeMountUndefined,
-	batchAsService,
-	gpuRequestInvalid,
-	ephemeralStorageUnbounded,
-	shmMissing,
-}
-
 // Skip reasons shared by the manifest rules.
 const (
 	skipNoModelServer   = "no model-server container"

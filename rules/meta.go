@@ -2,33 +2,33 @@ package rules
 
 import "github.com/modellint/modellint/lint"
 
-// metaRules are about modellint's own inputs. The engine reports them
+// The meta rules are about modellint's own inputs. The engine reports them
 // itself, so they have no Check.
-var metaRules = []*lint.Rule{
-	{
-		ID: lint.SuppressionRuleID, Name: "suppression-reason-missing", Severity: lint.Warning,
-		Artifact: lint.ArtifactMeta, Needs: []lint.Fact{lint.FactManifest},
-		Doc: lint.Doc{
-			Summary: "A suppression (annotation, inline comment or config ignore) gives no reason.",
-			Why: "A silenced finding without a reason cannot be reviewed: nobody can tell whether the risk was " +
-				"accepted on purpose or the check was muted to get a build green, and the suppression outlives the person who added it.",
-			Bad:  "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL205\"",
-			Good: "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL205 -- the memory limit is set by the namespace LimitRange\"",
-			Fix:  "Write the reason after the rule IDs: `MDL205 -- reason` in the annotation, `# modellint:ignore MDL205 reason` in a comment, or `reason:` in a config ignore entry.",
-		},
+
+var suppressionReasonMissing = &lint.Rule{
+	ID: lint.SuppressionRuleID, Name: "suppression-reason-missing", Severity: lint.Warning,
+	Artifact: lint.ArtifactMeta, Needs: []lint.Fact{lint.FactManifest},
+	Doc: lint.Doc{
+		Summary: "A suppression (annotation, inline comment or config ignore) gives no reason.",
+		Why: "A silenced finding without a reason cannot be reviewed: nobody can tell whether the risk was " +
+			"accepted on purpose or the check was muted to get a build green, and the suppression outlives the person who added it.",
+		Bad:  "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL205\"",
+		Good: "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL205 -- the memory limit is set by the namespace LimitRange\"",
+		Fix:  "Write the reason after the rule IDs: `MDL205 -- reason` in the annotation, `# modellint:ignore MDL205 reason` in a comment, or `reason:` in a config ignore entry.",
 	},
-	{
-		ID: lint.InvalidRuleID, Name: "manifest-invalid", Severity: lint.Error,
-		Artifact: lint.ArtifactMeta, Needs: []lint.Fact{lint.FactManifest},
-		Doc: lint.Doc{
-			Summary: "A workload has a field of the wrong type, so the API server rejects it.",
-			Why: "`kubectl apply` fails with \"cannot unmarshal string into Go struct field\" and nothing of the object " +
-				"is deployed. It usually means a template placeholder or a quoted number reached the manifest. " +
-				"modellint reports it instead of stopping, and does not check the rest of that object until it is fixed.",
-			Bad:        "volumes:\n  - name: data\n    fc:\n      lun: <ADD LUN ID Here>",
-			Good:       "volumes:\n  - name: data\n    fc:\n      lun: 0",
-			Fix:        "Give the field a value of the type the Kubernetes API defines (a number, not a string; a list, not a scalar).",
-			References: []string{"https://kubernetes.io/docs/reference/kubernetes-api/"},
-		},
+}
+
+var manifestInvalid = &lint.Rule{
+	ID: lint.InvalidRuleID, Name: "manifest-invalid", Severity: lint.Error,
+	Artifact: lint.ArtifactMeta, Needs: []lint.Fact{lint.FactManifest},
+	Doc: lint.Doc{
+		Summary: "A workload has a field of the wrong type, so the API server rejects it.",
+		Why: "`kubectl apply` fails with \"cannot unmarshal string into Go struct field\" and nothing of the object " +
+			"is deployed. It usually means a template placeholder or a quoted number reached the manifest. " +
+			"modellint reports it instead of stopping, and does not check the rest of that object until it is fixed.",
+		Bad:        "volumes:\n  - name: data\n    fc:\n      lun: <ADD LUN ID Here>",
+		Good:       "volumes:\n  - name: data\n    fc:\n      lun: 0",
+		Fix:        "Give the field a value of the type the Kubernetes API defines (a number, not a string; a list, not a scalar).",
+		References: []string{"https://kubernetes.io/docs/reference/kubernetes-api/"},
 	},
 }

@@ -13,26 +13,6 @@ import (
 	"github.com/modellint/modellint/lint/model/savedmodel"
 )
 
-// modelRules check a model directory on its own (MDL1xx).
-var modelRules = []*lint.Rule{
-	versionDirMissing,
-	savedModelMissing,
-	variablesIncomplete,
-	savedModelInvalid,
-	servingSignatureMissing,
-	versionDirIgnored,
-	modelTooLarge,
-	lfsPointer,
-	warmupInvalid,
-	unsafeGraphOp,
-	tritonLayout,
-	tritonConfigMismatch,
-	safetensorsInvalid,
-	onnxExternalDataMissing,
-	onnxInvalid,
-	unsafePickle,
-}
-
 const (
 	tfServingDocs = "https://www.tensorflow.org/tfx/serving/serving_kubernetes"
 	savedModelDoc = "https://www.tensorflow.org/guide/saved_model"

@@ -1,33 +1,75 @@
 package rules
 
-import (
-	"sort"
-	"strings"
+import "github.com/modellint/modellint/lint"
 
-	"github.com/modellint/modellint/lint"
-)
+// registry is every rule, in ID order: the one list `rules`, `explain`,
+// docs/rules.md, SARIF and JUnit come from. A new rule is one line here.
+var registry = []*lint.Rule{
+	suppressionReasonMissing, // MDL001
+	manifestInvalid,          // MDL002
 
-// All returns every rule, sorted by ID. Callers may modify the returned
+	versionDirMissing,       // MDL101
+	savedModelMissing,       // MDL102
+	variablesIncomplete,     // MDL103
+	savedModelInvalid,       // MDL104
+	servingSignatureMissing, // MDL105
+	versionDirIgnored,       // MDL106
+	modelTooLarge,           // MDL107
+	lfsPointer,              // MDL108
+	warmupInvalid,           // MDL109
+	unsafeGraphOp,           // MDL110
+	tritonLayout,            // MDL120
+	tritonConfigMismatch,    // MDL121
+	safetensorsInvalid,      // MDL130
+	onnxExternalDataMissing, // MDL131
+	onnxInvalid,             // MDL132
+	unsafePickle,            // MDL140
+
+	readinessProbeMissing,     // MDL201
+	livenessChecksModel,       // MDL202
+	startupProbeMissing,       // MDL203
+	probePortUnknown,          // MDL204
+	memoryLimitMissing,        // MDL205
+	requestsMissing,           // MDL206
+	rolloutUnsafe,             // MDL207
+	imageTagMutable,           // MDL208
+	configRefMissing,          // MDL209
+	volumeMountUndefined,      // MDL210
+	batchAsService,            // MDL211
+	gpuRequestInvalid,         // MDL212
+	ephemeralStorageUnbounded, // MDL213
+	shmMissing,                // MDL214
+
+	entrypointNotFound,      // MDL301
+	entrypointNotExecutable, // MDL302
+	interpreterMissing,      // MDL303
+	glibcTooOld,             // MDL304
+	archMismatch,            // MDL305
+	cudaDriverTooOld,        // MDL306
+	shellFormArgsDropped,    // MDL307
+	userInvalid,             // MDL308
+	secretInImage,           // MDL309
+	imageUnresolvable,       // MDL310
+
+	memoryBelowModel,         // MDL401
+	startupBudgetBelowLoad,   // MDL402
+	modelPathMismatch,        // MDL403
+	probeTargetMismatch,      // MDL404
+	gpuImageMismatch,         // MDL405
+	modelUnreadable,          // MDL406
+	frameworkVersionMismatch, // MDL407
+}
+
+// All returns every rule, in ID order. Callers may change the returned
 // values (severity overrides): each call returns fresh copies.
 func All() []*lint.Rule {
-	families := [][]*lint.Rule{metaRules, modelRules, manifestRules, imageRules, crossRules}
-	var all []*lint.Rule
-	for _, family := range families {
-		for _, rule := range family {
-			copied := *rule
-			all = append(all, &copied)
-		}
+	all := make([]*lint.Rule, len(registry))
+	for i, rule := range registry {
+		copied := *rule
+		all[i] = &copied
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all
 }
 
 // Lookup finds a rule by ID (case-insensitive) or name.
-func Lookup(rules []*lint.Rule, idOrName string) *lint.Rule {
-	for _, rule := range rules {
-		if strings.EqualFold(rule.ID, idOrName) || rule.Name == idOrName {
-			return rule
-		}
-	}
-	return nil
-}
+func Lookup(rules []*lint.Rule, idOrName string) *lint.Rule { return lint.FindRule(rules, idOrName) }

@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -100,7 +98,7 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "modellint: %v\n", err)
 		return exitError
 	}
-	selected, err := selectRules(config, flags.enable, flags.disable)
+	selected, err := lint.SelectRules(rules.All(), config, flags.enable, flags.disable)
 	if err != nil {
 		fmt.Fprintf(stderr, "modellint: %v\n", err)
 		return exitError
@@ -172,60 +170,6 @@ func parseFailOn(value string) (threshold lint.Severity, never bool, err error) 
 		return 0, false, fmt.Errorf("--fail-on: %w", err)
 	}
 	return threshold, false, nil
-}
-
-// selectRules applies the config's rule settings, then the flags, which win.
-func selectRules(config *lint.Config, enable, disable []string) ([]*lint.Rule, error) {
-	all := rules.All()
-	enabled := map[string]bool{}
-	for _, rule := range all {
-		enabled[rule.ID] = true
-	}
-	apply := func(source string, names []string, on bool) error {
-		for _, name := range names {
-			rule := rules.Lookup(all, strings.TrimSpace(name))
-			if rule == nil {
-				return fmt.Errorf("%s: no rule %q (modellint rules lists them)", source, name)
-			}
-			enabled[rule.ID] = on
-		}
-		return nil
-	}
-	for _, id := range slices.Sorted(maps.Keys(config.Rules)) {
-		settings := config.Rules[id]
-		rule := rules.Lookup(all, id)
-		if rule == nil {
-			return nil, fmt.Errorf("%s: rules: no rule %q", config.Path, id)
-		}
-		if settings.Severity != "" {
-			rule.Severity, _ = lint.ParseSeverity(settings.Severity)
-		}
-		if settings.Disabled {
-			enabled[rule.ID] = false
-		}
-	}
-	steps := []struct {
-		source string
-		names  []string
-		on     bool
-	}{
-		{config.Path + ": disable", config.Disable, false},
-		{config.Path + ": enable", config.Enable, true},
-		{"--disable", disable, false},
-		{"--enable", enable, true},
-	}
-	for _, step := range steps {
-		if err := apply(step.source, step.names, step.on); err != nil {
-			return nil, err
-		}
-	}
-	var selected []*lint.Rule
-	for _, rule := range all {
-		if enabled[rule.ID] {
-			selected = append(selected, rule)
-		}
-	}
-	return selected, nil
 }
 
 func parseOutputs(values []string) ([]output, error) {

@@ -7,6 +7,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/modellint/modellint/lint/model/tfdtype"
+	"github.com/modellint/modellint/lint/model/wire"
 )
 
 // Table format constants (tensorflow/core/lib/io/format.h, table_format.txt).
@@ -143,34 +145,23 @@ type entry struct {
 }
 
 func (index *Index) readHeader(value []byte) error {
-	for len(value) > 0 {
-		number, typ, n := protowire.ConsumeTag(value)
-		if n < 0 {
-			return invalid("bad header")
+	err := message(value).Range(func(f wire.Field) error {
+		if f.Type != protowire.VarintType {
+			return nil
 		}
-		value = value[n:]
-		if typ == protowire.VarintType {
-			v, n := protowire.ConsumeVarint(value)
-			if n < 0 {
-				return invalid("bad header")
+		switch f.Number {
+		case 1:
+			if f.Varint == 0 || f.Varint > MaxShards {
+				return invalid("header names %d shards", int64(f.Varint))
 			}
-			switch number {
-			case 1:
-				if v == 0 || v > MaxShards {
-					return invalid("header names %d shards", int64(v))
-				}
-				index.NumShards = int(v)
-			case 2:
-				index.BigEndian = v == 1
-			}
-			value = value[n:]
-			continue
+			index.NumShards = int(f.Varint)
+		case 2:
+			index.BigEndian = f.Varint == 1
 		}
-		n = protowire.ConsumeFieldValue(number, typ, value)
-		if n < 0 {
-			return invalid("bad header")
-		}
-		value = value[n:]
+		return nil
+	})
+	if err != nil {
+		return badProto(err, "header")
 	}
 	if index.NumShards == 0 {
 		return invalid("header names no shards")
@@ -180,47 +171,28 @@ func (index *Index) readHeader(value []byte) error {
 
 func readEntry(value []byte) (*entry, error) {
 	e := &entry{}
-	for len(value) > 0 {
-		number, typ, n := protowire.ConsumeTag(value)
-		if n < 0 {
-			return nil, invalid("bad entry")
-		}
-		value = value[n:]
+	err := message(value).Range(func(f wire.Field) error {
 		switch {
-		case typ == protowire.VarintType:
-			v, n := protowire.ConsumeVarint(value)
-			if n < 0 {
-				return nil, invalid("bad entry")
-			}
-			switch number {
+		case f.Type == protowire.VarintType:
+			switch f.Number {
 			case 1:
-				e.dtype = v
+				e.dtype = f.Varint
 			case 3:
-				e.shard = int64(v)
+				e.shard = int64(f.Varint)
 			case 4:
-				e.offset = int64(v)
+				e.offset = int64(f.Varint)
 			case 5:
-				e.size = int64(v)
+				e.size = int64(f.Varint)
 			}
-			value = value[n:]
-		case typ == protowire.BytesType && (number == 2 || number == 7):
-			payload, n := protowire.ConsumeBytes(value)
-			if n < 0 {
-				return nil, invalid("bad entry")
-			}
-			if number == 7 {
-				e.sliced = true
-			} else if err := e.readShape(payload); err != nil {
-				return nil, err
-			}
-			value = value[n:]
-		default:
-			n := protowire.ConsumeFieldValue(number, typ, value)
-			if n < 0 {
-				return nil, invalid("bad entry")
-			}
-			value = value[n:]
+		case f.Type == protowire.BytesType && f.Number == 2:
+			return e.readShape(f.Message())
+		case f.Type == protowire.BytesType && f.Number == 7:
+			e.sliced = true
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, badProto(err, "entry")
 	}
 	if e.offset < 0 || e.size < 0 || e.shard < 0 || e.offset > math.MaxInt64-e.size {
 		return nil, invalid("offset %d and size %d are out of range", e.offset, e.size)
@@ -229,54 +201,43 @@ func readEntry(value []byte) (*entry, error) {
 }
 
 // readShape reads a TensorShapeProto's dims (dim=2 {size=1}).
-func (e *entry) readShape(shape []byte) error {
-	for len(shape) > 0 {
-		number, typ, n := protowire.ConsumeTag(shape)
-		if n < 0 {
-			return invalid("bad shape")
+func (e *entry) readShape(shape wire.Message) error {
+	err := shape.Range(func(f wire.Field) error {
+		if f.Number != 2 || f.Type != protowire.BytesType {
+			return nil
 		}
-		shape = shape[n:]
-		if number == 2 && typ == protowire.BytesType {
-			dim, n := protowire.ConsumeBytes(shape)
-			if n < 0 {
-				return invalid("bad shape")
+		size := int64(0)
+		err := f.Message().Range(func(dim wire.Field) error {
+			if dim.Number == 1 && dim.Type == protowire.VarintType {
+				size = int64(dim.Varint)
 			}
-			size := int64(0)
-			for len(dim) > 0 {
-				dn, dt, m := protowire.ConsumeTag(dim)
-				if m < 0 {
-					return invalid("bad shape")
-				}
-				dim = dim[m:]
-				if dn == 1 && dt == protowire.VarintType {
-					v, m := protowire.ConsumeVarint(dim)
-					if m < 0 {
-						return invalid("bad shape")
-					}
-					size = int64(v)
-					dim = dim[m:]
-					continue
-				}
-				m = protowire.ConsumeFieldValue(dn, dt, dim)
-				if m < 0 {
-					return invalid("bad shape")
-				}
-				dim = dim[m:]
-			}
-			if size < 0 {
-				e.unknownElement = true
-			}
-			e.shape = append(e.shape, size)
-			shape = shape[n:]
-			continue
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		n = protowire.ConsumeFieldValue(number, typ, shape)
-		if n < 0 {
-			return invalid("bad shape")
+		if size < 0 {
+			e.unknownElement = true
 		}
-		shape = shape[n:]
+		e.shape = append(e.shape, size)
+		return nil
+	})
+	return badProto(err, "shape")
+}
+
+// message reads a protobuf value held in a block.
+func message(value []byte) wire.Message {
+	return wire.NewReader(bytes.NewReader(value), int64(len(value))).Root()
+}
+
+// badProto names the part of the index whose encoding is broken rather
+// than passing on the wire error, whose offset counts from the start of one
+// value and so would point nowhere useful in the file.
+func badProto(err error, what string) error {
+	if errors.Is(err, wire.ErrMalformed) {
+		return invalid("bad %s", what)
 	}
-	return nil
+	return err
 }
 
 func (index *Index) add(e *entry, ends map[int64]int64, key []byte) error {

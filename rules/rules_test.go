@@ -1,0 +1,24 @@
+package rules
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/modellint/modellint/rules/rulestest"
+)
+
+// TestRuleFixtures runs each rule that has a fixture dir in testdata/ (named
+// by its ID) over it, checking the `# want` comments and want.txt.
+func TestRuleFixtures(t *testing.T) {
+	for _, rule := range All() {
+		dir := filepath.Join("testdata", rule.ID)
+		if _, err := filepath.Glob(dir); err != nil {
+			t.Fatal(err)
+		}
+		matches, _ := filepath.Glob(filepath.Join(dir, "*"))
+		if len(matches) == 0 {
+			continue
+		}
+		t.Run(rule.ID, func(t *testing.T) { rulestest.Run(t, rule, dir) })
+	}
+}
