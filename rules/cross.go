@@ -101,12 +101,12 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 		}
 		bytes, what := servedBytes(link.Model)
 		copies := link.Invocation.CopiesCount()
-		need := lint.EstimateMemory(estimates, bytes, 1, copies)
+		need := estimateMemory(estimates, bytes, 1, copies)
 		field := c.Path + ".resources.limits.memory"
 		if limit.Value() < need.Bytes {
 			pass.Report(field, "%s: memory limit %s < estimated %s for a %s model (%s; %s): the server is OOMKilled "+
 				"(exit 137) while it loads the model, and restarts forever; raise limits.memory to at least %s",
-				describe(c), limit.String(), lint.HumanBytes(need.Bytes), lint.HumanBytes(bytes), what, need.Formula(),
+				describe(c), limit.String(), humanBytes(need.Bytes), humanBytes(bytes), what, need.Formula(),
 				quantityCeil(need.Bytes))
 			continue
 		}
@@ -114,13 +114,13 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 		if c.Runtime.Name != "tensorflow-serving" || largest == 0 {
 			continue
 		}
-		swap := lint.EstimateMemory(estimates, bytes+largest, 1, copies)
+		swap := estimateMemory(estimates, bytes+largest, 1, copies)
 		if limit.Value() < swap.Bytes {
 			pass.ReportSeverity(lint.Warning, field, "%s: memory limit %s holds the %s model (estimated %s) but not a "+
 				"version swap, when TF Serving loads the next version before it unloads this one (estimated %s: %s): "+
 				"the pod is OOMKilled when a new version is published; raise limits.memory to %s, or serve new "+
-				"versions with a rollout instead of in place", describe(c), limit.String(), lint.HumanBytes(bytes),
-				lint.HumanBytes(need.Bytes), lint.HumanBytes(swap.Bytes), swap.Formula(), quantityCeil(swap.Bytes))
+				"versions with a rollout instead of in place", describe(c), limit.String(), humanBytes(bytes),
+				humanBytes(need.Bytes), humanBytes(swap.Bytes), swap.Formula(), quantityCeil(swap.Bytes))
 		}
 	}
 }
@@ -174,7 +174,7 @@ func checkStartupBudget(pass *lint.Pass) {
 			continue
 		}
 		bytes, what := servedBytes(link.Model)
-		load := lint.EstimateLoadSeconds(estimates, bytes)
+		load := estimateLoadSeconds(estimates, bytes)
 		budget := float64(probeBudget(probe))
 		if budget >= load {
 			continue
@@ -186,7 +186,7 @@ func checkStartupBudget(pass *lint.Pass) {
 			"loading the %s model (%s) takes an estimated %.0fs (%s ÷ %.0fMiB/s + %.0fs start-up): the kubelet kills the "+
 			"container before the model is loaded, every time (CrashLoopBackOff); %s",
 			describe(c), kind, budget, probe.InitialDelaySeconds, period, orDefault(probe.FailureThreshold, defaultFailureThreshold),
-			lint.HumanBytes(bytes), what, load, lint.HumanBytes(bytes), estimates.LoadMiBPerSecond, estimates.StartupSeconds,
+			humanBytes(bytes), what, load, humanBytes(bytes), estimates.LoadMiBPerSecond, estimates.StartupSeconds,
 			budgetFix(kind, threshold))
 	}
 }
@@ -281,7 +281,7 @@ func checkModelPath(pass *lint.Pass) {
 	case !checked:
 		pass.Skip("no serving container names a local model path")
 	case len(unknown) > 0:
-		pass.Skip("no volumeMount covers " + joinNames(unknown) + " and the image was not read, so whether it holds the model is not known")
+		pass.Skip("no volumeMount covers " + joinAnd(unknown) + " and the image was not read, so whether it holds the model is not known")
 	}
 }
 

@@ -107,18 +107,6 @@ func unusable(img *image.Image, needLayers bool) string {
 	return ""
 }
 
-func uniqueJoin(reasons []string) string {
-	seen := map[string]bool{}
-	var out []string
-	for _, reason := range reasons {
-		if reason != "" && !seen[reason] {
-			seen[reason] = true
-			out = append(out, reason)
-		}
-	}
-	return strings.Join(out, "; ")
-}
-
 // analyze returns the container's replayed start; what could not be
 // checked turns the pass into a skip unless something was found.
 func (c *imageCheck) analyze(pass *lint.Pass) *launch.Analysis {

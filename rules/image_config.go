@@ -136,18 +136,6 @@ func configLabels(c *imageCheck) map[string]string {
 	return c.img.Config.Config.Labels
 }
 
-// requestsGPU reports whether a container asks for GPUs.
-func requestsGPU(c *manifest.Container, resourceName string) bool {
-	for _, list := range [][]string{keys(c.Resources.Limits), keys(c.Resources.Requests)} {
-		for _, name := range list {
-			if name == resourceName {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 func keys[V any](m map[corev1.ResourceName]V) []string {
 	var out []string
 	for k := range m {

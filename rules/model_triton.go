@@ -121,7 +121,7 @@ func checkTritonLayout(pass *lint.Pass) {
 		}
 		pass.ReportFile(m.Path(version.Path),
 			"version %d has no %s: Triton fails with \"unable to find '%s' for model instance '%s'\"; put the model file there "+
-				"(or set default_model_filename)", version.Number, orList(want), want[0], name)
+				"(or set default_model_filename)", version.Number, joinOr(want), want[0], name)
 	}
 }
 
@@ -132,13 +132,6 @@ func anyModelFile(m *model.Model) bool {
 		}
 	}
 	return false
-}
-
-func orList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 var tritonConfigMismatch = &lint.Rule{

@@ -254,12 +254,6 @@ func suggestedLiveness(c *manifest.Container) string {
 	return "a tcpSocket probe on the serving port"
 }
 
-// probeBudget is how long a probe lets a container fail before acting:
-// initialDelaySeconds + periodSeconds × failureThreshold, with defaults.
-func probeBudget(probe *corev1.Probe) int32 {
-	return probe.InitialDelaySeconds + orDefault(probe.PeriodSeconds, defaultPeriodSeconds)*orDefault(probe.FailureThreshold, defaultFailureThreshold)
-}
-
 func orDefault(value, fallback int32) int32 {
 	if value == 0 {
 		return fallback
@@ -410,16 +404,6 @@ readinessProbe:
 // probeKinds are the probe fields of a container, in the order they are checked.
 var probeKinds = []string{"readinessProbe", "livenessProbe", "startupProbe"}
 
-func containerProbe(c *manifest.Container, kind string) *corev1.Probe {
-	switch kind {
-	case "readinessProbe":
-		return c.ReadinessProbe
-	case "livenessProbe":
-		return c.LivenessProbe
-	}
-	return c.StartupProbe
-}
-
 // probePort returns the port a probe targets, the field that holds it, and
 // whether the probe checks another host.
 func probePort(probe *corev1.Probe) (port intstr.IntOrString, field string, remote bool, ok bool) {
@@ -515,7 +499,7 @@ func checkNamedPort(pass *lint.Pass, c *manifest.Container, kind, path, name str
 	}
 	declared := "the container has no named ports"
 	if len(names) > 0 {
-		declared = "the container's named ports are " + joinNames(names)
+		declared = "the container's named ports are " + joinAnd(names)
 	}
 	pass.Report(path, "%s: %s uses the port name %q, but %s: the probe fails (port not found)%s; add the name to a containerPort or use the number",
 		c.Label(), kind, name, declared, probeFailureEffect(kind))
@@ -549,7 +533,7 @@ func (l *listenPorts) describe() string {
 	for _, port := range ports {
 		parts = append(parts, fmt.Sprintf("%d (%s)", port, l.sources[int32(port)]))
 	}
-	return joinNames(parts)
+	return joinAnd(parts)
 }
 
 // containerListenPorts collects declared ports, the runtime's ports given its

@@ -288,7 +288,7 @@ func describeKeys(keys map[string]bool) string {
 	if len(names) > 5 {
 		names = append(names[:5], fmt.Sprintf("%d more", len(keys)-5))
 	}
-	return joinNames(names)
+	return joinAnd(names)
 }
 
 // podConfigRefs lists every reference from the pod to ConfigMaps and Secrets.
@@ -527,7 +527,7 @@ func checkVolumeMounts(pass *lint.Pass) {
 			}
 			declared := "the pod declares no volumes"
 			if len(names) > 0 {
-				declared = "the pod's volumes are " + joinNames(names)
+				declared = "the pod's volumes are " + joinAnd(names)
 			}
 			pass.Report(fmt.Sprintf("%s.volumeMounts[%d].name", c.Path, i),
 				"%s mounts volume %q at %s, but %s: the API server rejects the pod, so none is created; "+

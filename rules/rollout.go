@@ -171,14 +171,6 @@ func checkMaxUnavailable(pass *lint.Pass, path string, value *intstr.IntOrString
 			"set maxUnavailable: 0 and maxSurge: 1", setting, plural(int(replicas), "replica"), replicasFrom, capacity)
 }
 
-// plural writes a count with its noun: "1 replica", "2 replicas".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // checkMinReady reports minReadySeconds too short to cover a load that no
 // readiness probe gates.
 func checkMinReady(pass *lint.Pass, serving []*manifest.Container, minReadySeconds int32) {
@@ -421,7 +413,7 @@ func checkBatchAsService(pass *lint.Pass) {
 	pass.Report("kind",
 		"%s %s runs %s, which looks like a batch step, yet no container (%s) exposes a port or has a probe and no Service "+
 			"selects its pods: when it finishes it is restarted forever (CrashLoopBackOff); run it as a Job, or give a "+
-			"long-running worker a livenessProbe", w.Object.Kind, w.Object.Name, evidence, joinNames(names))
+			"long-running worker a livenessProbe", w.Object.Kind, w.Object.Name, evidence, joinAnd(names))
 }
 
 // batchWord recognises the name of a batch step in a container's name, image

@@ -10,6 +10,9 @@ import (
 	"github.com/modellint/modellint/lint/manifest"
 )
 
+// What the rules of every family ask of a workload: its serving
+// containers, volumes, resources and probes, and how to name a container.
+
 // Skip reasons shared by the manifest rules.
 const (
 	skipNoModelServer   = "no model-server container"
@@ -127,17 +130,6 @@ func envValues(c *manifest.Container) map[string]string {
 	return values
 }
 
-// joinNames lists names for a message: "a, b and c".
-func joinNames(names []string) string {
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}
-
 // templateLabels returns the labels of the workload's pod template.
 func templateLabels(w *manifest.Workload) map[string]string {
 	if w.TemplateMetaPath == "" {
@@ -156,4 +148,32 @@ func templateLabels(w *manifest.Workload) map[string]string {
 		}
 	}
 	return labels
+}
+
+// probeBudget is how long a probe lets a container fail before acting:
+// initialDelaySeconds + periodSeconds × failureThreshold, with defaults.
+func probeBudget(probe *corev1.Probe) int32 {
+	return probe.InitialDelaySeconds + orDefault(probe.PeriodSeconds, defaultPeriodSeconds)*orDefault(probe.FailureThreshold, defaultFailureThreshold)
+}
+
+func containerProbe(c *manifest.Container, kind string) *corev1.Probe {
+	switch kind {
+	case "readinessProbe":
+		return c.ReadinessProbe
+	case "livenessProbe":
+		return c.LivenessProbe
+	}
+	return c.StartupProbe
+}
+
+// requestsGPU reports whether a container asks for GPUs.
+func requestsGPU(c *manifest.Container, resourceName string) bool {
+	for _, list := range [][]string{keys(c.Resources.Limits), keys(c.Resources.Requests)} {
+		for _, name := range list {
+			if name == resourceName {
+				return true
+			}
+		}
+	}
+	return false
 }
