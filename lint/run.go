@@ -1,9 +1,7 @@
 package lint
 
 import (
-	"fmt"
 	"io"
-	"sort"
 
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
@@ -25,37 +23,6 @@ type Options struct {
 	Image ImageOptions
 	// Render says how Helm charts and Kustomize overlays are rendered (see render.go).
 	Render RenderOptions
-}
-
-// Status of one rule on one target.
-type Status string
-
-const (
-	StatusPass Status = "pass"
-	StatusFail Status = "fail"
-	StatusSkip Status = "skip"
-)
-
-// Evaluation records that a rule ran on a target, and how it ended.
-type Evaluation struct {
-	RuleID string `json:"rule"`
-	Target string `json:"target"`
-	File   string `json:"file"`
-	Line   int    `json:"line,omitempty"`
-	Status Status `json:"status"`
-	Reason string `json:"reason,omitempty"` // why it was skipped
-}
-
-// Result is everything a run produced, in a deterministic order.
-type Result struct {
-	Rules       []*Rule
-	Files       []string // inputs read (manifest files, model dirs), in order
-	Findings    []Finding
-	Evaluations []Evaluation
-	// Notes say what was not linted and why (shown at -v).
-	Notes []string
-	// Links say which model dir each serving container was linked to, and how.
-	Links []string
 }
 
 // Run lints the inputs. An error means the run could not complete (an
@@ -158,22 +125,6 @@ func Run(options Options) (*Result, error) {
 	return result, nil
 }
 
-// noteManifests records the files read and, for -v, what in them was not linted.
-func (r *Result) noteManifests(files []*manifest.File) {
-	for _, file := range files {
-		r.Files = append(r.Files, file.Path)
-		for _, reason := range file.Skipped {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: %s: skipped", file.Path, reason))
-		}
-		for _, object := range file.Objects {
-			if !manifest.IsWorkloadKind(object) {
-				pos := object.Locate("")
-				r.Notes = append(r.Notes, fmt.Sprintf("%s:%d: %s (%s): no pod template, only used for references", file.Path, pos.Line, object.ID(), object.APIVersion))
-			}
-		}
-	}
-}
-
 // evaluateAll runs the rules that apply to a target and returns their findings.
 func (r *Result) evaluateAll(rules []*Rule, target *Target, set *manifest.Set, config *Config) []Finding {
 	var findings []Finding
@@ -239,68 +190,4 @@ func ruleByID(rules []*Rule, id string) *Rule {
 		}
 	}
 	return nil
-}
-
-// passSuppressed turns failed evaluations whose findings were all
-// suppressed into passes: a user who accepted a finding wants a green case.
-func (r *Result) passSuppressed() {
-	failing := map[string]bool{}
-	for _, finding := range r.Findings {
-		if !finding.Suppressed() {
-			failing[finding.RuleID+"\x00"+finding.Target] = true
-		}
-	}
-	for i := range r.Evaluations {
-		evaluation := &r.Evaluations[i]
-		if evaluation.Status == StatusFail && !failing[evaluation.RuleID+"\x00"+evaluation.Target] {
-			evaluation.Status, evaluation.Reason = StatusPass, "findings suppressed"
-		}
-	}
-}
-
-func (r *Result) sort() {
-	sort.SliceStable(r.Findings, func(i, j int) bool { return findingLess(r.Findings[i], r.Findings[j]) })
-	sort.SliceStable(r.Evaluations, func(i, j int) bool {
-		a, b := r.Evaluations[i], r.Evaluations[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Target != b.Target {
-			return a.Target < b.Target
-		}
-		return a.RuleID < b.RuleID
-	})
-}
-
-func findingLess(a, b Finding) bool {
-	if a.Location.File != b.Location.File {
-		return a.Location.File < b.Location.File
-	}
-	if a.Location.Line != b.Location.Line {
-		return a.Location.Line < b.Location.Line
-	}
-	if a.Location.Column != b.Location.Column {
-		return a.Location.Column < b.Location.Column
-	}
-	if a.RuleID != b.RuleID {
-		return a.RuleID < b.RuleID
-	}
-	if a.Location.Path != b.Location.Path {
-		return a.Location.Path < b.Location.Path
-	}
-	return a.Message < b.Message
-}
-
-// Count returns the number of unsuppressed findings at or above severity.
-func (r *Result) Count(atLeast Severity) int {
-	n := 0
-	for _, finding := range r.Findings {
-		if !finding.Suppressed() && finding.Severity >= atLeast {
-			n++
-		}
-	}
-	return n
 }

@@ -1,0 +1,87 @@
+package lint
+
+import (
+	"fmt"
+
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+// The pass: what a rule reads and how it reports.
+
+// Pass is one rule running over one target.
+type Pass struct {
+	Rule    *Rule
+	Target  *Target
+	Objects *manifest.Set
+	Config  *Config
+
+	findings   []Finding
+	skipReason string
+}
+
+// Workload is the target's workload.
+func (p *Pass) Workload() *manifest.Workload { return p.Target.Workload }
+
+// Report records a finding at a field path of the target's object, with the
+// rule's severity.
+func (p *Pass) Report(path, format string, args ...any) {
+	p.ReportSeverity(p.Rule.Severity, path, format, args...)
+}
+
+// ReportSeverity records a finding with an explicit severity, for rules whose
+// doc names a milder case (e.g. a tag without digest is info). On a target
+// without a workload (a model dir, an image) it points at the target's file.
+func (p *Pass) ReportSeverity(severity Severity, path, format string, args ...any) {
+	if p.Target.Workload == nil {
+		p.ReportFileSeverity(severity, p.Target.File(), format, args...)
+		return
+	}
+	object := p.Target.Workload.Object
+	file, pos := object.Where(path) // for rendered input, the template, values file or patch line
+	p.findings = append(p.findings, Finding{
+		RuleID:   p.Rule.ID,
+		RuleName: p.Rule.Name,
+		Severity: severity,
+		Message:  fmt.Sprintf(format, args...),
+		Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(path)},
+		Target:   p.Target.Name(),
+	})
+}
+
+// ReportImage records a finding about an image: at a manifest field when the
+// target is a workload, else at the image's source; the image location
+// (reference, layer, in-image path) goes with it for SARIF and JSON.
+func (p *Pass) ReportImage(severity Severity, path string, where ImageLocation, format string, args ...any) {
+	before := len(p.findings)
+	if p.Target.Workload != nil {
+		p.ReportSeverity(severity, path, format, args...)
+	} else {
+		p.ReportFileSeverity(severity, p.Target.File(), format, args...)
+	}
+	for i := before; i < len(p.findings); i++ {
+		location := where
+		p.findings[i].Image = &location
+	}
+}
+
+// ReportFile records a finding about a file or directory rather than a
+// manifest field: a model file, a version dir, a path inside an image.
+func (p *Pass) ReportFile(file, format string, args ...any) {
+	p.ReportFileSeverity(p.Rule.Severity, file, format, args...)
+}
+
+// ReportFileSeverity is ReportFile with an explicit severity.
+func (p *Pass) ReportFileSeverity(severity Severity, file, format string, args ...any) {
+	p.findings = append(p.findings, Finding{
+		RuleID:   p.Rule.ID,
+		RuleName: p.Rule.Name,
+		Severity: severity,
+		Message:  fmt.Sprintf(format, args...),
+		Location: Location{File: file},
+		Target:   p.Target.Name(),
+	})
+}
+
+// Skip marks the rule as not applicable to the target, with the reason
+// (e.g. "no model-server container"). Findings reported before are kept.
+func (p *Pass) Skip(reason string) { p.skipReason = reason }
