@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"cmp"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -299,11 +298,7 @@ func warmupRecords(n int) []byte {
 	var out []byte
 	payload := []byte{0x32, 0x00}
 	for i := 0; i < n; i++ {
-		length := binary.LittleEndian.AppendUint64(nil, uint64(len(payload)))
-		out = append(out, length...)
-		out = binary.LittleEndian.AppendUint32(out, tfrecord.Mask(length))
-		out = append(out, payload...)
-		out = binary.LittleEndian.AppendUint32(out, tfrecord.Mask(payload))
+		out = tfrecord.AppendRecord(out, payload)
 	}
 	return out
 }

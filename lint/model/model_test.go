@@ -1,7 +1,6 @@
 package model
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -224,11 +223,7 @@ func warmup(n int) []byte {
 	var out []byte
 	payload := []byte{0x32, 0x00} // field 6 (predict_log), empty
 	for i := 0; i < n; i++ {
-		length := binary.LittleEndian.AppendUint64(nil, uint64(len(payload)))
-		out = append(out, length...)
-		out = binary.LittleEndian.AppendUint32(out, tfrecord.Mask(length))
-		out = append(out, payload...)
-		out = binary.LittleEndian.AppendUint32(out, tfrecord.Mask(payload))
+		out = tfrecord.AppendRecord(out, payload)
 	}
 	return out
 }

@@ -34,6 +34,17 @@ func Mask(data []byte) uint32 {
 	return (crc>>15 | crc<<17) + 0xa282ead8
 }
 
+// AppendRecord frames one payload as TensorFlow's TFRecordWriter does
+// (length, its masked CRC, payload, its masked CRC) and appends it to dst:
+// the writer of the fixtures that test warmup files.
+func AppendRecord(dst, payload []byte) []byte {
+	length := binary.LittleEndian.AppendUint64(nil, uint64(len(payload)))
+	dst = append(dst, length...)
+	dst = binary.LittleEndian.AppendUint32(dst, Mask(length))
+	dst = append(dst, payload...)
+	return binary.LittleEndian.AppendUint32(dst, Mask(payload))
+}
+
 // Read walks the records of a stream of size bytes and calls fn with each
 // record's number (from 0) and payload (nil when not read, see
 // PayloadBudget). It stops after limit records; more says that data

@@ -9,12 +9,7 @@ import (
 )
 
 // record frames one payload as TFRecordWriter does.
-func record(payload []byte) []byte {
-	length := binary.LittleEndian.AppendUint64(nil, uint64(len(payload)))
-	out := binary.LittleEndian.AppendUint32(length, Mask(length))
-	out = append(out, payload...)
-	return binary.LittleEndian.AppendUint32(out, Mask(payload))
-}
+func record(payload []byte) []byte { return AppendRecord(nil, payload) }
 
 func stream(payloads ...string) []byte {
 	var out []byte

@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 
-	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/render/rendertest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -24,51 +22,9 @@ const (
 	chartsDisplay = "charts"
 )
 
-// locations lists, for every rendered object, where each of its fields is
-// placed: the golden files show at a glance which line a finding would name.
-func locations(files []*manifest.File) string {
-	var out strings.Builder
-	for _, file := range files {
-		fmt.Fprintf(&out, "%s\n", file.Path)
-		for _, reason := range file.Skipped {
-			fmt.Fprintf(&out, "  skipped: %s\n", reason)
-		}
-		for _, object := range file.Objects {
-			fmt.Fprintf(&out, "  %s\n", object.ID())
-			fields := object.Doc.Fields()
-			paths := make([]string, 0, len(fields))
-			for path := range fields {
-				paths = append(paths, path)
-			}
-			sort.Strings(paths)
-			for _, path := range paths {
-				where, pos := object.Doc.Where(path)
-				if path == "" {
-					path = "(object)"
-				}
-				fmt.Fprintf(&out, "    %-62s %s:%d:%d\n", path, where, pos.Line, pos.Column)
-			}
-		}
-	}
-	return out.String()
-}
-
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	golden := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run `go test ./lint/render/helm -update` to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("locations differ from %s (run `go test ./lint/render/helm -update` and review the diff):\n%s", golden, got)
-	}
+	rendertest.CheckGolden(t, filepath.Join("testdata", name+".golden"), got, *update, "./lint/render/helm")
 }
 
 func TestRenderLocations(t *testing.T) {
@@ -92,7 +48,7 @@ func TestRenderLocations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, c.golden, locations(files))
+			checkGolden(t, c.golden, rendertest.Locations(files))
 		})
 	}
 }
@@ -113,7 +69,7 @@ func TestRenderDeterministic(t *testing.T) {
 					fmt.Fprintf(&out, "%v\n", object.Value)
 				}
 			}
-			return out.String() + locations(files)
+			return out.String() + rendertest.Locations(files)
 		}
 		if first, second := render(), render(); first != second {
 			t.Errorf("%s renders differently the second time", chart)
@@ -180,8 +136,8 @@ func TestRenderArchive(t *testing.T) {
 	if packaged[0].Path != "tfserving-0.3.0.tgz/tfserving/templates/deployment.yaml" {
 		t.Errorf("packaged template named %q", packaged[0].Path)
 	}
-	want := strings.ReplaceAll(locations(unpacked), "tfserving/", "tfserving-0.3.0.tgz/tfserving/")
-	if got := locations(packaged); got != want {
+	want := strings.ReplaceAll(rendertest.Locations(unpacked), "tfserving/", "tfserving-0.3.0.tgz/tfserving/")
+	if got := rendertest.Locations(packaged); got != want {
 		t.Errorf("packaged chart placed differently:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -6,11 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/render/rendertest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -20,32 +19,6 @@ const (
 	overlaysDisplay = "kustomize"
 )
 
-// locations lists, for every built object, where each of its fields is
-// placed: the golden files show at a glance which line a finding would name.
-func locations(files []*manifest.File) string {
-	var out strings.Builder
-	for _, file := range files {
-		fmt.Fprintf(&out, "%s\n", file.Path)
-		for _, object := range file.Objects {
-			fmt.Fprintf(&out, "  %s\n", object.ID())
-			fields := object.Doc.Fields()
-			paths := make([]string, 0, len(fields))
-			for path := range fields {
-				paths = append(paths, path)
-			}
-			sort.Strings(paths)
-			for _, path := range paths {
-				where, pos := object.Doc.Where(path)
-				if path == "" {
-					path = "(object)"
-				}
-				fmt.Fprintf(&out, "    %-62s %s:%d:%d\n", path, where, pos.Line, pos.Column)
-			}
-		}
-	}
-	return out.String()
-}
-
 func TestBuildLocations(t *testing.T) {
 	for _, overlay := range []string{"serving/overlays/prod", "serving/overlays/dev", "serving/base", "inline-patches"} {
 		t.Run(overlay, func(t *testing.T) {
@@ -53,21 +26,9 @@ func TestBuildLocations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := locations(files)
+			got := rendertest.Locations(files)
 			golden := filepath.Join("testdata", strings.ReplaceAll(overlay, "/", "-")+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run `go test ./lint/render/kustomize -update` to create it)", err)
-			}
-			if string(want) != got {
-				t.Errorf("locations differ from %s (run `go test ./lint/render/kustomize -update` and review the diff):\n%s", golden, got)
-			}
+			rendertest.CheckGolden(t, golden, got, *update, "./lint/render/kustomize")
 		})
 	}
 }
@@ -85,7 +46,7 @@ func TestBuildDeterministic(t *testing.T) {
 				fmt.Fprintf(&out, "%v\n", object.Value)
 			}
 		}
-		return out.String() + locations(files)
+		return out.String() + rendertest.Locations(files)
 	}
 	if first, second := build(), build(); first != second {
 		t.Error("the overlay builds differently the second time")
