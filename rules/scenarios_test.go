@@ -106,6 +106,21 @@ func TestScenarios(t *testing.T) {
 	if executed < ran {
 		return // a -run filter chose some scenarios: coverage is for the whole suite
 	}
+	// A rule's own fixture (testdata/ID, see TestRuleFixtures) counts too.
+	for _, rule := range rules.All() {
+		fixture, err := filepath.Abs(filepath.Join("testdata", rule.ID))
+		if _, statErr := os.Stat(fixture); err != nil || statErr != nil {
+			continue
+		}
+		t.Run("fixture "+rule.ID, func(t *testing.T) {
+			t.Chdir(fixture)
+			result, err := lint.Run(lint.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}, Now: scenarioToday})
+			if err != nil {
+				t.Fatal(err)
+			}
+			record(result)
+		})
+	}
 	for _, rule := range rules.All() {
 		fired, passed := coverage[rule.ID][lint.StatusFail], coverage[rule.ID][lint.StatusPass]
 		if rule.Check == nil {
