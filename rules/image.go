@@ -110,8 +110,8 @@ func unusable(img *image.Image, needLayers bool) string {
 // analyze returns the container's replayed start; what could not be
 // checked turns the pass into a skip unless something was found.
 func (c *imageCheck) analyze(pass *lint.Pass) *launch.Analysis {
-	if len(c.start.Unchecked) > 0 {
-		pass.Skip("not checked: " + strings.Join(c.start.Unchecked, "; "))
+	if reasons := uncheckedReasons(c.start); len(reasons) > 0 {
+		pass.Skip("not checked: " + strings.Join(reasons, "; "))
 	}
 	return c.start
 }
@@ -122,13 +122,14 @@ func reportProblems(pass *lint.Pass, c *imageCheck, analysis *launch.Analysis, s
 		if !hasKind(kinds, problem.Kind) {
 			continue
 		}
+		path := problemPath(problem)
 		field := c.field()
-		if problem.Path == "" || (len(c.spec.Argv) > 0 && (problem.Path == c.spec.Argv[0] || len(analysis.Steps) == 0)) {
+		if path == "" || (len(c.spec.Argv) > 0 && (path == c.spec.Argv[0] || len(analysis.Steps) == 0)) {
 			field = c.argvField()
 		}
-		location := lint.ImageLocation{Reference: c.img.Reference, Layer: problem.LayerDigest, Path: problem.Path}
+		location := lint.ImageLocation{Reference: c.img.Reference, Layer: problem.LayerDigest, Path: path}
 		pass.ReportImage(severity, field, location, "%s: %s%s %s %s; %s", c.label(), wrapperChain(problem.Via),
-			startPathSubject(c, problem), problem.Detail, where(c.img, problem.Layer, ""), fixFor(problem.Kind))
+			startPathSubject(c, path), problemDetail(problem), where(c.img, problem.Layer, ""), fixFor(problem.Kind))
 	}
 }
 
@@ -141,16 +142,16 @@ func hasKind(kinds []launch.Kind, kind launch.Kind) bool {
 	return false
 }
 
-// startPathSubject names what the problem is about: argv[0] with where it
+// startPathSubject names what a problem's path is: argv[0] with where it
 // came from, or a file further down the start path.
-func startPathSubject(c *imageCheck, problem launch.Problem) string {
-	if problem.Path == "" {
+func startPathSubject(c *imageCheck, path string) string {
+	if path == "" {
 		return "the container"
 	}
-	if len(c.spec.Argv) > 0 && problem.Path == c.spec.Argv[0] {
-		return fmt.Sprintf("argv[0] %q (from %s)", problem.Path, argvOrigin(c))
+	if len(c.spec.Argv) > 0 && path == c.spec.Argv[0] {
+		return fmt.Sprintf("argv[0] %q (from %s)", path, argvOrigin(c))
 	}
-	return problem.Path
+	return path
 }
 
 // wrapperChain names the wrapper scripts that led to a problem:

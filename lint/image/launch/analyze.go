@@ -3,7 +3,7 @@ package launch
 import (
 	"debug/elf"
 	"errors"
-	"fmt"
+	"io/fs"
 	"path"
 	"sort"
 	"strings"
@@ -36,22 +36,156 @@ const (
 	ArchMismatch
 )
 
-// Problem is one reason the start would fail, with the in-image path and
-// the layer that wrote it.
+// Problem is one reason the start would fail: what stops it (Reason) and
+// the facts a message about it needs. Which fields are set depends on the
+// Reason; each Reason's comment names them.
 type Problem struct {
-	Kind Kind
-	// Path is the in-image path the problem is about.
+	Kind   Kind
+	Reason Reason
+	// Path is the in-image path the problem is about, written "asked ->
+	// resolved" when symlinks lead elsewhere; for NotInPath the bare name
+	// that was looked up.
 	Path string
 	// Layer describes the layer that wrote Path ("layer 2/3 sha256:…"), or
 	// is empty when the path does not exist.
 	Layer string
 	// LayerDigest is that layer's diff ID.
 	LayerDigest string
-	// Detail says what is wrong, in words that fit after the path.
-	Detail string
 	// Via are the wrapper scripts that led to Path, outermost first; empty
 	// when the problem is on argv[0]'s own start.
 	Via []Hop
+	// ByShell says a shell running a wrapper's command reports the failure
+	// ("Permission denied", exit 126; "command not found", exit 127)
+	// rather than the runtime's exec.
+	ByShell bool
+	// Name is the command or script file as the wrapper writes it, which
+	// the shell's message repeats.
+	Name string
+	// Relation says Path was needed by the script Of: as its #!
+	// interpreter, or as the program /usr/bin/env in its #! line looks up.
+	// Zero when Path is on the start path itself.
+	Relation Relation
+	// Of is the file that needed Path: the script of Relation, or for
+	// LoaderMissing the binary linked for the loader.
+	Of string
+	// At is the path component where resolving Path stopped.
+	At string
+	// Type is what Path is, for NotRegularFile.
+	Type rootfs.Type
+	// Mode, UID and GID are Path's, or At's for ParentNotSearchable.
+	Mode     fs.FileMode
+	UID, GID uint32
+	// User is who the container runs as.
+	User User
+	// PathValue is the PATH a bare name was looked up in.
+	PathValue string
+	// Candidates are the files a PATH lookup found but User may not run.
+	Candidates []Candidate
+	// Interpreter is the program a CRLF #! line names, carriage return
+	// included.
+	Interpreter string
+	// Loaders are the ELF loaders the image has, for LoaderMissing (a glibc
+	// binary on a musl image shows as ld-musl-* present).
+	Loaders []string
+	// Library is the soname a binary needs.
+	Library string
+	// Searched are the directories the loader searched for Library.
+	Searched []string
+	// Missing are the symbol versions Library does not define, oldest
+	// first; Newest is the highest it defines with the same prefix
+	// (GLIBC_…), "" when it defines none.
+	Missing []string
+	Newest  string
+	// LibraryPath and LibraryLayer are where the image's Library is and
+	// the layer that wrote it.
+	LibraryPath, LibraryLayer string
+	// Machine is what an ELF is built for; Arch is the nodes'.
+	Machine elf.Machine
+	Arch    string
+}
+
+// Reason says what stops the start, finer than Kind.
+type Reason int
+
+const (
+	// NoCommand: neither the manifest nor the image sets a command.
+	NoCommand Reason = iota + 1
+	// Missing: Path does not exist.
+	Missing
+	// MissingParent: At, a directory above Path, does not exist.
+	MissingParent
+	// ParentNotDirectory: At, a component above Path, is not a directory.
+	ParentNotDirectory
+	// SymlinkLoop: resolving Path loops at At.
+	SymlinkLoop
+	// IsDirectory: Path is a directory.
+	IsDirectory
+	// NotRegularFile: Path is a Type (a device, a fifo) exec refuses.
+	NotRegularFile
+	// ParentNotSearchable: At, a directory above Path, has Mode, UID and
+	// GID that do not let User enter it.
+	ParentNotSearchable
+	// NoExecuteBit: Path has Mode, UID and GID without an execute bit for
+	// User (the shell reports it when ByShell, for Name).
+	NoExecuteBit
+	// NotInPath: the bare name Path is in no directory of PathValue.
+	NotInPath
+	// InPathNotExecutable: the PATH lookup found only Candidates that User
+	// may not execute; Path is the first.
+	InPathNotExecutable
+	// ShellScriptMissing: Path, the script file a shell is given (Name as
+	// written), does not exist.
+	ShellScriptMissing
+	// EmptyFile: Path is empty.
+	EmptyFile
+	// UnknownFormat: Path is neither an ELF binary nor a #! script.
+	UnknownFormat
+	// EmptyShebang: Path's #! line names no interpreter.
+	EmptyShebang
+	// CRLFShebang: Path has Windows line endings, so its #! line names
+	// Interpreter with a trailing carriage return.
+	CRLFShebang
+	// TooManyInterpreters: Path starts a chain of more than
+	// MaxInterpreterDepth #! interpreters.
+	TooManyInterpreters
+	// LoaderMissing: Path is the PT_INTERP loader Of was linked for, and
+	// it is not in the image; Loaders are the ones that are.
+	LoaderMissing
+	// LibraryNotFound: Path needs Library, which is in none of Searched.
+	LibraryNotFound
+	// VersionNotDefined: Path needs the Missing versions of Library, which
+	// the image's LibraryPath does not define (up to Newest).
+	VersionNotDefined
+	// MachineMismatch: Path is built for Machine, the nodes are Arch.
+	MachineMismatch
+)
+
+// Relation says how a script needs a file that fails.
+type Relation int
+
+const (
+	// ShebangInterpreter: the file is the #! interpreter of the script.
+	ShebangInterpreter Relation = iota + 1
+	// EnvLookup: the file is what /usr/bin/env in the #! line looks up.
+	EnvLookup
+)
+
+// Candidate is a file a PATH lookup found and may not run.
+type Candidate struct {
+	Path     string // "asked -> resolved" when symlinks lead elsewhere
+	Mode     fs.FileMode
+	UID, GID uint32
+}
+
+// NotTaken is a problem of a command a wrapper script may run, left
+// unreported because another command of the script starts: branches are
+// not evaluated, so the script may never take this one.
+type NotTaken struct {
+	Script  string
+	Problem Problem
+	// AfterUnchecked is how many Unchecked entries came before it, so both
+	// can be read in the order the start was replayed.
+	AfterUnchecked int
 }
 
 // Hop is one wrapper script followed to the command it runs.
@@ -72,6 +206,9 @@ type Analysis struct {
 	// Unchecked says what could not be checked (facts missing or broken),
 	// so a rule reports skipped instead of passed.
 	Unchecked []string
+	// NotTaken are problems of branches that may not run; they too leave
+	// the start unchecked rather than failing.
+	NotTaken []NotTaken
 	// Needs are files whose ELF facts were wanted but not captured.
 	Needs []*rootfs.Node
 	User  User
@@ -92,9 +229,9 @@ type Run struct {
 	Fails bool
 }
 
-// maxInterpreterDepth is the kernel's limit on nested #! interpreters
+// MaxInterpreterDepth is the kernel's limit on nested #! interpreters
 // (BINPRM recursion in fs/exec.c).
-const maxInterpreterDepth = 4
+const MaxInterpreterDepth = 4
 
 // Analyze replays the start of a container against the image.
 func Analyze(img *image.Image, spec Spec, targetArch string) *Analysis {
@@ -105,8 +242,7 @@ func Analyze(img *image.Image, spec Spec, targetArch string) *Analysis {
 		return a
 	}
 	if len(spec.Argv) == 0 {
-		a.Problems = append(a.Problems, Problem{Kind: NotFound, Detail: "neither the manifest nor the image sets a command " +
-			"(no command/args, ENTRYPOINT or CMD): the runtime fails with \"no command specified\""})
+		a.Problems = append(a.Problems, Problem{Kind: NotFound, Reason: NoCommand})
 		return a
 	}
 	c := &checker{img: img, fs: fs, spec: spec, analysis: a, arch: targetArch}
@@ -129,8 +265,10 @@ type checker struct {
 	via []Hop
 }
 
-func (c *checker) problem(kind Kind, node *rootfs.Node, where, format string, args ...any) {
-	p := Problem{Kind: kind, Path: where, Detail: fmt.Sprintf(format, args...), Via: append([]Hop(nil), c.via...)}
+// problem records p with the wrapper chain that led to it and the layer
+// that wrote node (nil when the path does not exist).
+func (c *checker) problem(node *rootfs.Node, p Problem) {
+	p.Via = append([]Hop(nil), c.via...)
 	if node != nil {
 		p.Layer, p.LayerDigest = c.img.LayerOf(node), c.img.LayerDigest(node)
 	}
@@ -153,7 +291,7 @@ func (c *checker) findArgv0(name string) (*rootfs.Node, string, bool) {
 		return c.checkExecutable(c.absolute(name), name, NotFound, NotExecutable)
 	}
 	pathValue, _ := Lookup(c.spec.Env, "PATH")
-	var denied []string
+	var denied []Candidate
 	var deniedNode *rootfs.Node
 	for _, dir := range strings.Split(pathValue, ":") {
 		if dir == "" || !strings.HasPrefix(dir, "/") {
@@ -164,23 +302,21 @@ func (c *checker) findArgv0(name string) (*rootfs.Node, string, bool) {
 		if err != nil || node.Type == rootfs.Dir {
 			continue
 		}
-		if node.Type == rootfs.Regular && c.analysis.User.CanExecute(node.Mode, node.UID, node.GID) && c.searchable(resolved) == "" {
+		if c.runnable(node, resolved) {
 			c.analysis.Steps = append(c.analysis.Steps, resolved)
 			return node, resolved, true
 		}
-		denied = append(denied, fmt.Sprintf("%s (%s, owner %d:%d)", describeLink(candidate, resolved), node.FileMode(), node.UID, node.GID))
+		denied = append(denied, Candidate{Path: describeLink(candidate, resolved), Mode: node.FileMode(), UID: node.UID, GID: node.GID})
 		if deniedNode == nil {
 			deniedNode = node
 		}
 	}
 	if len(denied) > 0 {
-		c.problem(NotExecutable, deniedNode, denied[0],
-			"is in $PATH but not executable for %s, so the runtime skips it and fails with \"executable file not found in $PATH\" "+
-				"(candidates: %s)", c.analysis.User, strings.Join(denied, ", "))
+		c.problem(deniedNode, Problem{Kind: NotExecutable, Reason: InPathNotExecutable, Path: denied[0].Path,
+			User: c.analysis.User, Candidates: denied})
 		return nil, "", false
 	}
-	c.problem(NotFound, nil, name, "is not in any $PATH directory of the image (PATH=%s): the runtime fails with "+
-		"\"executable file not found in $PATH\"", pathValue)
+	c.problem(nil, Problem{Kind: NotFound, Reason: NotInPath, Path: name, PathValue: pathValue})
 	return nil, "", false
 }
 
@@ -195,55 +331,63 @@ func describeLink(asked, resolved string) string {
 func (c *checker) checkExecutable(absolute, written string, missing, denied Kind) (*rootfs.Node, string, bool) {
 	node, resolved, err := c.fs.Resolve(absolute, true)
 	if err != nil {
+		problem := Problem{Kind: missing, Reason: Missing, Path: absolute}
 		var pathErr *rootfs.PathError
-		detail := "does not exist in the image"
 		if errors.As(err, &pathErr) {
 			switch {
 			case errors.Is(err, rootfs.ErrLoop):
-				detail = "is a symlink loop (" + pathErr.At + "): \"too many levels of symbolic links\""
+				problem.Reason, problem.At = SymlinkLoop, pathErr.At
 			case errors.Is(err, rootfs.ErrNotDir):
-				detail = "does not exist: " + pathErr.At + " is not a directory"
+				problem.Reason, problem.At = ParentNotDirectory, pathErr.At
 			case pathErr.At != absolute:
-				detail = "does not exist in the image (" + pathErr.At + " is missing)"
+				problem.Reason, problem.At = MissingParent, pathErr.At
 			}
 		}
-		c.problem(missing, nil, absolute, "%s", detail)
+		c.problem(nil, problem)
 		return nil, "", false
 	}
 	where := describeLink(absolute, resolved)
 	switch {
 	case node.Type == rootfs.Dir:
-		c.problem(missing, node, where, "is a directory, not a program")
+		c.problem(node, Problem{Kind: missing, Reason: IsDirectory, Path: where})
 		return nil, "", false
 	case node.Type != rootfs.Regular:
-		c.problem(denied, node, where, "is a %s, not a program", node.Type)
+		c.problem(node, Problem{Kind: denied, Reason: NotRegularFile, Path: where, Type: node.Type})
 		return nil, "", false
 	}
-	if blocked := c.searchable(resolved); blocked != "" {
-		c.problem(denied, node, where, "cannot be reached by %s: directory %s", c.analysis.User, blocked)
+	if blocked, dir := c.unsearchableParent(resolved); blocked != "" {
+		c.problem(node, Problem{Kind: denied, Reason: ParentNotSearchable, Path: where, At: blocked,
+			Mode: dir.FileMode(), UID: dir.UID, GID: dir.GID, User: c.analysis.User})
 		return nil, "", false
 	}
 	if !c.analysis.User.CanExecute(node.Mode, node.UID, node.GID) {
-		c.problem(denied, node, where, "has mode %s (owner %d:%d): no execute bit for %s, so exec fails with \"permission denied\"",
-			node.FileMode(), node.UID, node.GID, c.analysis.User)
+		c.problem(node, Problem{Kind: denied, Reason: NoExecuteBit, Path: where,
+			Mode: node.FileMode(), UID: node.UID, GID: node.GID, User: c.analysis.User})
 		return nil, "", false
 	}
 	c.analysis.Steps = append(c.analysis.Steps, resolved)
 	return node, resolved, true
 }
 
-// searchable checks the user may enter every directory above a path; it
-// returns the first directory that stops them, described.
-func (c *checker) searchable(resolved string) string {
+// runnable says the user may exec a file: a regular file with an execute
+// bit for them, in directories they may enter.
+func (c *checker) runnable(node *rootfs.Node, resolved string) bool {
+	blocked, _ := c.unsearchableParent(resolved)
+	return node.Type == rootfs.Regular && c.analysis.User.CanExecute(node.Mode, node.UID, node.GID) && blocked == ""
+}
+
+// unsearchableParent returns the first directory above a path that the
+// user may not enter, and its node; "" when every one lets them through.
+func (c *checker) unsearchableParent(resolved string) (string, *rootfs.Node) {
 	dir := path.Dir(resolved)
 	for dir != "/" && dir != "." {
 		node, err := c.fs.Lstat(dir)
 		if err == nil && node.Type == rootfs.Dir && !c.analysis.User.CanSearch(node.Mode, node.UID, node.GID) {
-			return fmt.Sprintf("%s has mode %s (owner %d:%d)", dir, node.FileMode(), node.UID, node.GID)
+			return dir, node
 		}
 		dir = path.Dir(dir)
 	}
-	return ""
+	return "", nil
 }
 
 // examine follows what the kernel does with an exec'd file: a script runs
@@ -261,10 +405,9 @@ func (c *checker) examine(node *rootfs.Node, resolved, written string, depth int
 	case facts.IsELF():
 		c.examineELF(node, resolved, facts)
 	case len(facts.Head) == 0:
-		c.problem(InterpreterMissing, node, resolved, "is an empty file: exec fails with \"exec format error\"")
+		c.problem(node, Problem{Kind: InterpreterMissing, Reason: EmptyFile, Path: resolved})
 	default:
-		c.problem(InterpreterMissing, node, resolved, "is neither an ELF binary nor a script with a #! line: exec fails with "+
-			"\"exec format error\"; add a shebang line or point the command at an interpreter")
+		c.problem(node, Problem{Kind: InterpreterMissing, Reason: UnknownFormat, Path: resolved})
 	}
 }
 
@@ -297,28 +440,28 @@ func ParseShebang(head []byte) (Shebang, bool) {
 }
 
 func (c *checker) examineScript(node *rootfs.Node, resolved string, facts *image.FileFacts, depth int) {
-	if depth >= maxInterpreterDepth {
-		c.problem(InterpreterMissing, node, resolved, "starts a chain of more than %d #! interpreters: exec fails with ELOOP", maxInterpreterDepth)
+	if depth >= MaxInterpreterDepth {
+		c.problem(node, Problem{Kind: InterpreterMissing, Reason: TooManyInterpreters, Path: resolved})
 		return
 	}
 	shebang, _ := ParseShebang(facts.Head)
 	if shebang.Interpreter == "" {
-		c.problem(InterpreterMissing, node, resolved, "has an empty #! line: exec fails with \"exec format error\"")
+		c.problem(node, Problem{Kind: InterpreterMissing, Reason: EmptyShebang, Path: resolved})
 		return
 	}
 	if shebang.CRLF {
+		// The carriage return sticks to the line's end: to the interpreter,
+		// or to its argument when there is one (env's program).
 		target := shebang.Interpreter
 		if shebang.Argument != "" {
 			target = shebang.Argument
 		}
-		c.problem(InterpreterMissing, node, resolved, "has Windows line endings: its #! line names %q (with a trailing carriage "+
-			"return), which does not exist, so exec fails with \"no such file or directory\"; convert it to LF (dos2unix, "+
-			"or .gitattributes `*.sh text eol=lf`)", target+"\\r")
+		c.problem(node, Problem{Kind: InterpreterMissing, Reason: CRLFShebang, Path: resolved, Interpreter: target + "\r"})
 		return
 	}
 	interpNode, interpResolved, ok := c.checkExecutable(c.absolute(shebang.Interpreter), shebang.Interpreter, InterpreterMissing, InterpreterMissing)
 	if !ok {
-		c.relabel(resolved, "its #! interpreter ")
+		c.neededBy(resolved, ShebangInterpreter)
 		return
 	}
 	c.examine(interpNode, interpResolved, shebang.Interpreter, depth+1)
@@ -329,7 +472,7 @@ func (c *checker) examineScript(node *rootfs.Node, resolved string, facts *image
 		}
 		target, targetResolved, ok := c.findArgv0(program)
 		if !ok {
-			c.relabel(resolved, "/usr/bin/env in its #! line looks up ")
+			c.neededBy(resolved, EnvLookup)
 			// env reports the failure itself, with its own words.
 			last := &c.analysis.Problems[len(c.analysis.Problems)-1]
 			last.Kind = InterpreterMissing
@@ -339,10 +482,10 @@ func (c *checker) examineScript(node *rootfs.Node, resolved string, facts *image
 	}
 }
 
-// relabel prefixes the last problem's detail with the script that led to it.
-func (c *checker) relabel(script, relation string) {
+// neededBy marks the last problem as one of a file the script needs.
+func (c *checker) neededBy(script string, relation Relation) {
 	last := &c.analysis.Problems[len(c.analysis.Problems)-1]
-	last.Detail = fmt.Sprintf("(%s%s) %s", relation, "of "+script, last.Detail)
+	last.Relation, last.Of = relation, script
 }
 
 // envProgram is the program `env ARGUMENT` execs: the first word that is
@@ -385,15 +528,14 @@ func (c *checker) examineELF(node *rootfs.Node, resolved string, facts *image.Fi
 	}
 	info := facts.ELF
 	if want, ok := machines[c.arch]; ok && info.Machine != want {
-		c.problem(ArchMismatch, node, resolved, "is built for %s (%s) but the nodes are %s: exec fails with \"exec format error\"",
-			ArchOfMachine(info.Machine), info.Machine, c.arch)
+		c.problem(node, Problem{Kind: ArchMismatch, Reason: MachineMismatch, Path: resolved, Machine: info.Machine, Arch: c.arch})
 		return
 	}
 	if info.Interp != "" {
 		loader, err := c.fs.Stat(info.Interp)
 		if err != nil || loader.Type != rootfs.Regular {
-			c.problem(InterpreterMissing, nil, info.Interp, "is the loader %s was linked for (PT_INTERP), and it is not in the image: exec "+
-				"fails with \"no such file or directory\" although the binary exists%s", resolved, c.loaderHint(info.Interp))
+			c.problem(nil, Problem{Kind: InterpreterMissing, Reason: LoaderMissing, Path: info.Interp, Of: resolved,
+				Loaders: c.presentLoaders()})
 			return
 		}
 	}
@@ -407,9 +549,7 @@ func (c *checker) examineELF(node *rootfs.Node, resolved string, facts *image.Fi
 			if runtimeInjected(soname) {
 				continue
 			}
-			c.problem(LibraryMissing, nil, resolved, "needs %s, which is in none of the directories the loader searches (%s): the "+
-				"process fails with \"error while loading shared libraries: %s: cannot open shared object file\"",
-				soname, strings.Join(where, ":"), soname)
+			c.problem(nil, Problem{Kind: LibraryMissing, Reason: LibraryNotFound, Path: resolved, Library: soname, Searched: where})
 			continue
 		}
 		libraries[soname] = lib
@@ -443,15 +583,15 @@ func (c *checker) examineELF(node *rootfs.Node, resolved string, facts *image.Fi
 			continue
 		}
 		sortVersions(missing)
-		newest := newestVersion(libFacts.ELF.VersionDefs, missing[0])
-		c.problem(VersionMissing, node, resolved, "needs %s from %s, but the image's %s (%s) defines versions only up to %s: the "+
-			"process fails with \"%s: version `%s' not found (required by %s)\"",
-			strings.Join(missing, ", "), need.File, lib.Path(), c.img.LayerOf(lib), newest, lib.Path(), missing[len(missing)-1], resolved)
+		c.problem(node, Problem{Kind: VersionMissing, Reason: VersionNotDefined, Path: resolved, Library: need.File,
+			Missing: missing, Newest: newestVersion(libFacts.ELF.VersionDefs, missing[0]),
+			LibraryPath: lib.Path(), LibraryLayer: c.img.LayerOf(lib)})
 	}
 }
 
-// loaderHint explains a missing loader when the image has another libc's.
-func (c *checker) loaderHint(interp string) string {
+// presentLoaders are the glibc and musl loaders the image has: a missing
+// loader beside another libc's is a binary built for the wrong libc.
+func (c *checker) presentLoaders() []string {
 	var present []string
 	for _, dir := range []string{"/lib", "/lib64", "/usr/lib"} {
 		node, err := c.fs.Stat(dir)
@@ -464,16 +604,7 @@ func (c *checker) loaderHint(interp string) string {
 			}
 		}
 	}
-	if len(present) == 0 {
-		return ""
-	}
-	hint := fmt.Sprintf("; the image has %s", strings.Join(present, ", "))
-	if strings.Contains(interp, "ld-linux") && strings.Contains(present[0], "musl") {
-		hint += ": a glibc binary on a musl (Alpine) image — build it for musl, link it statically, or use a glibc base image"
-	} else if strings.Contains(interp, "musl") && strings.Contains(present[0], "ld-linux") {
-		hint += ": a musl binary on a glibc image — build it for glibc or link it statically"
-	}
-	return hint
+	return present
 }
 
 // runtimeInjected are libraries the NVIDIA container toolkit mounts into
@@ -631,7 +762,7 @@ func splitVersion(version string) (string, []int) {
 }
 
 // newestVersion is the highest definition with the same prefix as like
-// (GLIBC_…), for messages.
+// (GLIBC_…), "" when there is none.
 func newestVersion(defs []string, like string) string {
 	prefix, _ := splitVersion(like)
 	newest := ""
@@ -639,9 +770,6 @@ func newestVersion(defs []string, like string) string {
 		if p, _ := splitVersion(def); p == prefix && (newest == "" || versionLess(newest, def)) {
 			newest = def
 		}
-	}
-	if newest == "" {
-		return "none of " + prefix + "_*"
 	}
 	return newest
 }

@@ -71,8 +71,7 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 	for _, f := range failed {
 		kept = append(kept, c.analysis.Problems[next:f.first]...)
 		for _, p := range c.analysis.Problems[f.first:f.last] {
-			c.analysis.Unchecked = append(c.analysis.Unchecked, fmt.Sprintf("%s may also run %s, which %s (not reported: another branch starts)",
-				script, p.Path, p.Detail))
+			c.analysis.NotTaken = append(c.analysis.NotTaken, NotTaken{Script: script, Problem: p, AfterUnchecked: len(c.analysis.Unchecked)})
 		}
 		next = f.last
 	}
@@ -184,8 +183,7 @@ func (c *checker) checkReadable(file string) (*rootfs.Node, string, bool) {
 	absolute := c.absolute(file)
 	node, resolved, err := c.fs.Resolve(absolute, true)
 	if err != nil || node.Type != rootfs.Regular {
-		c.problem(NotFound, nil, absolute, "is the script the shell is told to run, and it is not in the image: the shell fails with "+
-			"\"%s: No such file or directory\" (exit 127)", file)
+		c.problem(nil, Problem{Kind: NotFound, Reason: ShellScriptMissing, Path: absolute, ByShell: true, Name: file})
 		return nil, "", false
 	}
 	return node, resolved, true
@@ -212,7 +210,7 @@ func (c *checker) findProgram(name string) (*rootfs.Node, string, bool) {
 		if err != nil || node.Type != rootfs.Regular {
 			continue
 		}
-		if c.analysis.User.CanExecute(node.Mode, node.UID, node.GID) && c.searchable(resolved) == "" {
+		if c.runnable(node, resolved) {
 			c.analysis.Steps = append(c.analysis.Steps, resolved)
 			return node, resolved, true
 		}
@@ -221,11 +219,10 @@ func (c *checker) findProgram(name string) (*rootfs.Node, string, bool) {
 		}
 	}
 	if denied != nil {
-		c.problem(NotExecutable, denied, deniedPath, "has mode %s (owner %d:%d): no execute bit for %s, so the shell fails with "+
-			"\"%s: Permission denied\" (exit 126)", denied.FileMode(), denied.UID, denied.GID, c.analysis.User, name)
+		c.problem(denied, Problem{Kind: NotExecutable, Reason: NoExecuteBit, Path: deniedPath, ByShell: true, Name: name,
+			Mode: denied.FileMode(), UID: denied.UID, GID: denied.GID, User: c.analysis.User})
 		return nil, "", false
 	}
-	c.problem(NotFound, nil, name, "is not in any $PATH directory of the image (PATH=%s): the shell fails with \"%s: command "+
-		"not found\" (exit 127)", pathValue, name)
+	c.problem(nil, Problem{Kind: NotFound, Reason: NotInPath, Path: name, ByShell: true, Name: name, PathValue: pathValue})
 	return nil, "", false
 }
