@@ -51,7 +51,7 @@ func (r *Result) noteManifests(files []*manifest.File) {
 		for _, object := range file.Objects {
 			if !manifest.IsWorkloadKind(object) {
 				pos := object.Locate("")
-				r.Notes = append(r.Notes, fmt.Sprintf("%s:%d: %s (%s): no pod template, only used for references", file.Path, pos.Line, object.ID(), object.APIVersion))
+				r.Notes = append(r.Notes, fmt.Sprintf("%s:%d: %s (%s): %s", file.Path, pos.Line, object.ID(), object.APIVersion, manifest.NotLinted(object)))
 			}
 		}
 	}

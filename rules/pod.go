@@ -40,7 +40,9 @@ func servingContainers(pass *lint.Pass) []*manifest.Container {
 // in what the manifest leaves out: KServe sets default requests and limits
 // (the inferenceservice-config ConfigMap) and Knative's queue-proxy adds a
 // readiness probe on the user port.
-func platformFillsPod(w *manifest.Workload) bool { return w.Platform == "kserve" }
+func platformFillsPod(w *manifest.Workload) bool {
+	return w.Platform == "kserve" && w.Object.Kind != "LLMInferenceService" // its presets set no resources
+}
 
 // regularContainers are the containers that run for the pod's lifetime.
 func regularContainers(w *manifest.Workload) []*manifest.Container {

@@ -71,10 +71,17 @@ func checkReadinessProbe(pass *lint.Pass) {
 	}
 	switch w.Platform {
 	case "kserve":
-		pass.Skip(skipKServeReadiness)
+		if w.Object.Kind == "LLMInferenceService" {
+			pass.Skip("KServe's LLMInferenceService presets give the vLLM container its probes")
+		} else {
+			pass.Skip(skipKServeReadiness)
+		}
 		return
 	case "seldon":
 		pass.Skip("Seldon's operator adds a readiness probe to model containers that have none")
+		return
+	case "kuberay":
+		pass.Skip("KubeRay adds readiness and liveness probes to the Ray container")
 		return
 	}
 	for _, c := range serving {

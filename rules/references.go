@@ -441,6 +441,9 @@ func definedEnv(pass *lint.Pass, c *manifest.Container) (map[string]bool, bool) 
 	for _, name := range platformEnv[w.Platform] {
 		defined[name] = true
 	}
+	for _, name := range c.InjectedEnv { // set by the workload's controller (LWS, KubeRay, indexed Jobs)
+		defined[name] = true
+	}
 	for _, from := range c.EnvFrom {
 		var object *manifest.Object
 		switch {

@@ -58,6 +58,7 @@ var registry = []*lint.Rule{
 	gpuImageMismatch,         // MDL405
 	modelUnreadable,          // MDL406
 	frameworkVersionMismatch, // MDL407
+	gpuMemoryBelowWeights,    // MDL408
 }
 
 // All returns every rule, in ID order. Callers may change the returned

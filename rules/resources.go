@@ -439,6 +439,10 @@ func checkSharedMemory(pass *lint.Pass) {
 	if len(serving) == 0 {
 		return
 	}
+	if w.Platform == "kuberay" {
+		pass.Skip("KubeRay mounts a memory-backed /dev/shm into the Ray container")
+		return
+	}
 	checked, fromRuntime := false, false
 	for _, c := range serving {
 		if !c.Runtime.SharedMemory {

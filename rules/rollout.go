@@ -370,12 +370,6 @@ spec:
 	Check: checkBatchAsService,
 }
 
-// serviceKinds keep their pods running forever.
-var serviceKinds = map[string]bool{
-	"apps/Deployment": true, "apps/StatefulSet": true, "apps/ReplicaSet": true, "extensions/Deployment": true,
-	"extensions/ReplicaSet": true, "/ReplicationController": true, "argoproj.io/Rollout": true,
-}
-
 // keepAlive recognises commands that run forever on purpose.
 var keepAlive = regexp.MustCompile(`while\s+(true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\))|sleep\s+(infinity|inf\b|\d{4,})|tail\s+-f|--block\b|for\s*\(\(\s*;\s*;\s*\)\)`)
 
@@ -385,8 +379,11 @@ func checkBatchAsService(pass *lint.Pass) {
 		checkJobRestartPolicy(pass)
 		return
 	}
-	if !serviceKinds[w.Object.Group()+"/"+w.Object.Kind] {
-		pass.Skip("not a Deployment, StatefulSet, ReplicaSet, Rollout, Job or CronJob")
+	// A controller that restarts exited pods (Deployments, StatefulSets,
+	// LeaderWorkerSets, KAITO) turns a batch job into a crash loop; a
+	// platform that builds its own pods, and a DaemonSet, are judged elsewhere.
+	if w.Lifecycle != manifest.KeptRunning || w.Platform != "" || w.Object.Kind == "DaemonSet" {
+		pass.Skip("not a Deployment, StatefulSet, ReplicaSet, Rollout, LeaderWorkerSet, KAITO Workspace, Job or CronJob")
 		return
 	}
 	regular := regularContainers(w)

@@ -204,14 +204,25 @@ func countNodes(node *yaml.Node) int {
 	return n
 }
 
-// find returns the first written path (by position) under prefix whose keys,
-// ignoring sequence indexes, are field ("volumes.fc.lun" finds
-// "spec.volumes[0].fc.lun").
+// find returns the first written path (by position) under prefix whose keys
+// after prefix, ignoring sequence indexes, are field ("volumes.fc.lun" under
+// "spec" finds "spec.volumes[0].fc.lun"). The prefix itself may hold indexes
+// ("spec.workerGroupSpecs[1].template.spec"): only paths under that item count.
 func (d *Document) find(prefix, field string) (string, bool) {
-	want := strings.TrimPrefix(prefix+"."+field, ".")
+	if field == "" {
+		_, ok := d.positions[prefix]
+		return prefix, ok
+	}
 	best, found := "", false
 	for path, pos := range d.positions {
-		if stripIndexes(path) != want {
+		rest := path
+		if prefix != "" {
+			var under bool
+			if rest, under = strings.CutPrefix(path, prefix+"."); !under {
+				continue
+			}
+		}
+		if stripIndexes(rest) != field {
 			continue
 		}
 		if !found || pos.Line < d.positions[best].Line || (pos.Line == d.positions[best].Line && path < best) {

@@ -110,17 +110,44 @@ func (o *Object) Where(path string) (string, Position) { return o.Doc.Where(o.Fu
 // Has reports whether path (relative to the object) was written.
 func (o *Object) Has(path string) bool { return o.Doc.Has(o.FullPath(path)) }
 
-// Lookup returns the plain value at a dotted path of map keys.
+// Lookup returns the plain value at a path of map keys. A key may end in
+// sequence indexes, as field paths write them ("workerGroupSpecs[0]"), so a
+// split field path can be looked up as it is.
 func (o *Object) Lookup(keys ...string) (any, bool) {
 	var value any = o.Value
 	for _, key := range keys {
-		fields, ok := value.(map[string]any)
-		if !ok {
+		var ok bool
+		if value, ok = lookupKey(value, key); !ok {
 			return nil, false
 		}
-		if value, ok = fields[key]; !ok {
+	}
+	return value, true
+}
+
+// lookupKey returns the field key of a mapping, or the item a key like
+// "containers[0]" or "matrix[1][2]" names when no field is called that.
+func lookupKey(value any, key string) (any, bool) {
+	fields, ok := value.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	if field, ok := fields[key]; ok {
+		return field, true
+	}
+	name, indexes, found := strings.Cut(key, "[")
+	if !found || !strings.HasSuffix(indexes, "]") {
+		return nil, false
+	}
+	if value, ok = fields[name]; !ok {
+		return nil, false
+	}
+	for _, index := range strings.Split(strings.TrimSuffix(indexes, "]"), "][") {
+		items, isSequence := value.([]any)
+		i, err := strconv.Atoi(index)
+		if !isSequence || err != nil || i < 0 || i >= len(items) {
 			return nil, false
 		}
+		value = items[i]
 	}
 	return value, true
 }

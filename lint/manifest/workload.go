@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/modellint/modellint/lint/server"
 )
@@ -26,9 +27,17 @@ type Workload struct {
 	// TemplateAnnotations are the pod template's annotations.
 	TemplateAnnotations map[string]string
 	Containers          []*Container
-	// Platform is "kserve" or "seldon" when a serving platform builds the pod
-	// and fills in defaults (probes, resources) the manifest does not show.
+	// Platform is "kserve", "seldon" or "kuberay" when a serving platform
+	// builds the pod and fills in what the manifest does not show: KServe
+	// and Seldon add probes or resources (an LLMInferenceService gets its
+	// LLMInferenceServiceConfig presets), KubeRay gives the Ray container
+	// (the first one) its start command, readiness and liveness probes and
+	// /dev/shm.
 	Platform string
+
+	// Lifecycle is what the controller does with pods whose containers exit,
+	// "" when no controller replaces them (a bare Pod, a template others use).
+	Lifecycle Lifecycle
 
 	// Controller facts, set for the kinds that have them.
 	Deployment  *appsv1.Deployment
@@ -36,6 +45,59 @@ type Workload struct {
 	Job         *batchv1.JobSpec
 	JobPath     string // field path of the JobSpec ("spec" or "spec.jobTemplate.spec")
 	Rollout     *RolloutSpec
+	// RollingUpdate is set for the kinds whose controller rolls pods like a
+	// Deployment but that have no typed spec here (LeaderWorkerSet,
+	// LLMInferenceService).
+	RollingUpdate *RollingUpdate
+	// Group is set for pods that start and serve as a group (a
+	// LeaderWorkerSet's leader and workers).
+	Group *PodGroup
+
+	// ServeConfig is a RayService's Ray Serve applications: the YAML text of
+	// spec.serveConfigV2, written at ServeConfigPath.
+	ServeConfig     string
+	ServeConfigPath string
+	// ModelURI is where the platform downloads the model from (an
+	// LLMInferenceService's spec.model.uri), written at ModelURIPath.
+	ModelURI     string
+	ModelURIPath string
+}
+
+// Lifecycle is what a workload's controller does with pods whose containers
+// exit.
+type Lifecycle string
+
+const (
+	// KeptRunning pods are restarted or replaced whenever they exit, even
+	// with success: Deployments, StatefulSets, LeaderWorkerSets, KubeRay's
+	// clusters, the pods of serving platforms.
+	KeptRunning Lifecycle = "kept running"
+	// RunToCompletion pods are done once they succeed: Jobs, CronJobs,
+	// JobSets, the Ray clusters of RayJobs.
+	RunToCompletion Lifecycle = "run to completion"
+)
+
+// RollingUpdate is how a controller replaces pods when their template
+// changes, for kinds that roll like a Deployment (old pods go as new ones
+// become Ready, within maxUnavailable and maxSurge) but have no typed spec
+// here. A LeaderWorkerSet rolls whole groups the same way. It is set on one
+// workload of the object, the group leader's, so a rollout is judged once.
+type RollingUpdate struct {
+	Replicas *int32 // nil when not written: the controller runs 1
+	// Path is the field path of the mapping that holds maxUnavailable and
+	// maxSurge.
+	Path string
+	// MaxUnavailable and MaxSurge are nil when not written; the controller
+	// then uses the defaults.
+	MaxUnavailable, MaxSurge               *intstr.IntOrString
+	DefaultMaxUnavailable, DefaultMaxSurge intstr.IntOrString
+}
+
+// PodGroup describes pods that a controller starts as a group serving one
+// model together: a LeaderWorkerSet's leader and its workers.
+type PodGroup struct {
+	Size     int32  // pods in a group, the leader included
+	SizePath string // field path of the size; "" when not written (1)
 }
 
 // Name is how findings and reports name the workload.
@@ -54,12 +116,19 @@ type Container struct {
 	// Runtime is the serving runtime the container runs, nil for other containers.
 	Runtime *server.Runtime
 	// FromServingRuntime is true for KServe's model shorthand, whose image,
-	// command and probes come from a ServingRuntime.
+	// command and probes come from a ServingRuntime, and for the "main"
+	// container of an LLMInferenceService, whose image, command, probes and
+	// volumes come from its LLMInferenceServiceConfig presets.
 	FromServingRuntime bool
 	// Invoked is what the server is told, as the engine read it from what
 	// really runs (the image's start and its wrapper scripts included);
 	// nil until then.
 	Invoked *server.Invocation
+	// InjectedEnv names the env vars the controller adds to the container
+	// when it creates the pod (LWS_LEADER_ADDRESS, KubeRay's RAY_ADDRESS,
+	// an Indexed Job's JOB_COMPLETION_INDEX): $(NAME) of them is expanded
+	// although the manifest does not define them.
+	InjectedEnv []string
 }
 
 // Invocation is what the container tells its server: as the engine read it
@@ -146,6 +215,41 @@ var podTemplates = map[string]podTemplate{
 	"mlops.seldon.io/ServerConfig":            {"spec.podSpec", ""},
 	"serving.kserve.io/ServingRuntime":        {"spec", ""},
 	"serving.kserve.io/ClusterServingRuntime": {"spec", ""},
+	// KAITO runs inference.template as a StatefulSet of resource.count pods;
+	// a preset Workspace has no template (see NotLinted).
+	"kaito.sh/Workspace": {"inference.template.spec", "inference.template.metadata"},
+}
+
+// lifecycles says what the controller of each single-template kind does
+// with pods that exit.
+var lifecycles = map[string]Lifecycle{
+	"/ReplicationController": KeptRunning,
+	"apps/Deployment":        KeptRunning,
+	"apps/StatefulSet":       KeptRunning,
+	"apps/DaemonSet":         KeptRunning,
+	"apps/ReplicaSet":        KeptRunning,
+	"extensions/Deployment":  KeptRunning,
+	"extensions/DaemonSet":   KeptRunning,
+	"extensions/ReplicaSet":  KeptRunning,
+	"batch/Job":              RunToCompletion,
+	"batch/CronJob":          RunToCompletion,
+	"argoproj.io/Rollout":    KeptRunning,
+	"mlops.seldon.io/Server": KeptRunning,
+	"kaito.sh/Workspace":     KeptRunning,
+}
+
+// multiTemplateKinds maps "group/Kind" to the extractor of kinds with
+// several pod templates, or with facts around the template that a
+// podTemplates entry cannot say.
+var multiTemplateKinds = map[string]func(*Object) ([]*Workload, error){
+	"serving.kserve.io/InferenceService":         inferenceServiceWorkloads,
+	"machinelearning.seldon.io/SeldonDeployment": seldonDeploymentWorkloads,
+	"serving.kserve.io/LLMInferenceService":      llmInferenceServiceWorkloads,
+	"leaderworkerset.x-k8s.io/LeaderWorkerSet":   leaderWorkerSetWorkloads,
+	"ray.io/RayService":                          rayServiceWorkloads,
+	"ray.io/RayCluster":                          rayClusterWorkloads,
+	"ray.io/RayJob":                              rayJobWorkloads,
+	"jobset.x-k8s.io/JobSet":                     jobSetWorkloads,
 }
 
 // kserveComponents are the pod-bearing parts of an InferenceService.
@@ -160,21 +264,17 @@ var kserveShorthands = []string{"model", "tensorflow", "triton", "pytorch", "skl
 // IsWorkloadKind reports whether modellint extracts pod specs from the object.
 func IsWorkloadKind(o *Object) bool {
 	key := o.Group() + "/" + o.Kind
-	if _, ok := podTemplates[key]; ok {
-		return true
-	}
-	return key == "serving.kserve.io/InferenceService" || key == "machinelearning.seldon.io/SeldonDeployment"
+	_, single := podTemplates[key]
+	_, multiple := multiTemplateKinds[key]
+	return single || multiple
 }
 
 // Workloads extracts every pod template of an object. Objects of other kinds
 // yield none.
 func Workloads(o *Object) ([]*Workload, error) {
 	key := o.Group() + "/" + o.Kind
-	switch key {
-	case "serving.kserve.io/InferenceService":
-		return inferenceServiceWorkloads(o)
-	case "machinelearning.seldon.io/SeldonDeployment":
-		return seldonDeploymentWorkloads(o)
+	if extract, ok := multiTemplateKinds[key]; ok {
+		return extract(o)
 	}
 	template, ok := podTemplates[key]
 	if !ok {
@@ -189,10 +289,16 @@ func Workloads(o *Object) ([]*Workload, error) {
 	} else if strings.HasPrefix(key, "mlops.seldon.io/") {
 		w.Platform = "seldon"
 	}
+	w.Lifecycle = lifecycles[key]
 	if err := w.decodeController(key); err != nil {
 		return nil, err
 	}
 	return []*Workload{w}, nil
+}
+
+// templateWorkload decodes the PodTemplateSpec at path.
+func templateWorkload(o *Object, component, path string) (*Workload, error) {
+	return newWorkload(o, component, path+".spec", path+".metadata")
 }
 
 func splitPath(path string) []string {
@@ -260,12 +366,18 @@ func (w *Workload) decodeController(key string) error {
 	case "apps/StatefulSet":
 		w.StatefulSet = &appsv1.StatefulSet{}
 		return o.Decode(w.StatefulSet)
-	case "batch/Job":
+	case "batch/Job", "batch/CronJob":
 		w.Job, w.JobPath = &batchv1.JobSpec{}, "spec"
-		return o.Decode(w.Job, "spec")
-	case "batch/CronJob":
-		w.Job, w.JobPath = &batchv1.JobSpec{}, "spec.jobTemplate.spec"
-		return o.Decode(w.Job, "spec", "jobTemplate", "spec")
+		if key == "batch/CronJob" {
+			w.JobPath = "spec.jobTemplate.spec"
+		}
+		if err := o.Decode(w.Job, splitPath(w.JobPath)...); err != nil {
+			return err
+		}
+		if w.Job.CompletionMode != nil && *w.Job.CompletionMode == batchv1.IndexedCompletion {
+			w.injectEnv(indexedJobEnv...)
+		}
+		return nil
 	case "argoproj.io/Rollout":
 		w.Rollout = &RolloutSpec{}
 		return o.Decode(w.Rollout, "spec")
@@ -288,6 +400,7 @@ func inferenceServiceWorkloads(o *Object) ([]*Workload, error) {
 			continue
 		}
 		w.Platform = "kserve"
+		w.Lifecycle = KeptRunning
 		fields, _ := o.Lookup("spec", component)
 		componentFields, _ := fields.(map[string]any)
 		for _, shorthand := range kserveShorthands {
@@ -357,6 +470,7 @@ func seldonDeploymentWorkloads(o *Object) ([]*Workload, error) {
 					container.Path = base + "." + container.Path
 				}
 				w.Platform = "seldon"
+				w.Lifecycle = KeptRunning
 				workloads = append(workloads, w)
 			}
 		}

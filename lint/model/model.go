@@ -76,6 +76,10 @@ type Model struct {
 	ONNX               []ONNXFile
 	Pickles            []PickleFile
 
+	// HFConfig is the dir's Hugging Face config.json; nil when there is
+	// none, or it is not one or was not read (in Unread).
+	HFConfig *HFConfig
+
 	// Unread are the files (relative paths, sorted) whose content the FS
 	// given to LoadFS did not hold where it was read (ErrContentUnavailable):
 	// what they would show is unknown, not wrong. SavedModelDir, Variables,
@@ -275,6 +279,9 @@ func loadTree(t *tree, display string, options LoadOptions) (*Model, error) {
 		model.ResidentVersions, model.ResidentBytes = 1, model.Bytes
 	}
 	if err := l.readWeights(); err != nil {
+		return nil, err
+	}
+	if err := l.readHFConfig(); err != nil {
 		return nil, err
 	}
 	l.sumWeights()

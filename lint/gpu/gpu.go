@@ -1,0 +1,237 @@
+// Package gpu knows which GPU a pod is scheduled on from its nodeSelector
+// and required node affinity (GKE's accelerator label, NVIDIA GPU Feature
+// Discovery's, Karpenter's, or a cloud instance type), and how much memory
+// that GPU has. The table of GPUs is the one place that knows their memory.
+package gpu
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// GPU is one GPU model and the memory a server on it can use.
+type GPU struct {
+	Name        string // for messages: "NVIDIA L4"
+	MemoryBytes int64
+}
+
+const mib = 1 << 20
+
+// The GPUs, with the memory the driver reports as total (nvidia-smi's
+// "MiB" column, and what GPU Feature Discovery writes to
+// nvidia.com/gpu.memory): what a server's memory fraction multiplies. It
+// is a little less than the datasheet's "GB". Datasheets:
+// https://www.nvidia.com/en-us/data-center/tesla-t4/
+// https://www.nvidia.com/en-us/data-center/l4/
+// https://www.nvidia.com/en-us/data-center/products/a10-gpu/
+// https://www.nvidia.com/en-us/data-center/l40s/
+// https://www.nvidia.com/en-us/data-center/v100/
+// https://www.nvidia.com/en-us/data-center/a100/
+// https://www.nvidia.com/en-us/data-center/h100/
+// https://www.nvidia.com/en-us/data-center/h200/
+// https://www.nvidia.com/en-us/data-center/dgx-b200/
+var (
+	p4      = GPU{"NVIDIA P4", 7680 * mib}
+	t4      = GPU{"NVIDIA T4", 15360 * mib}
+	p100    = GPU{"NVIDIA P100", 16280 * mib}
+	v100    = GPU{"NVIDIA V100 16GB", 16384 * mib}
+	v100x32 = GPU{"NVIDIA V100 32GB", 32768 * mib}
+	a10     = GPU{"NVIDIA A10", 23028 * mib}
+	a10g    = GPU{"NVIDIA A10G", 23028 * mib}
+	l4      = GPU{"NVIDIA L4", 23034 * mib}
+	l40     = GPU{"NVIDIA L40", 46068 * mib}
+	l40s    = GPU{"NVIDIA L40S", 46068 * mib}
+	a100x40 = GPU{"NVIDIA A100 40GB", 40960 * mib}
+	a100x80 = GPU{"NVIDIA A100 80GB", 81920 * mib}
+	h100    = GPU{"NVIDIA H100 80GB", 81559 * mib}
+	h100nvl = GPU{"NVIDIA H100 NVL", 95830 * mib}
+	h200    = GPU{"NVIDIA H200", 143771 * mib}
+	b200    = GPU{"NVIDIA B200", 183359 * mib}
+)
+
+// The node labels that say which GPU a node has, in the order they are
+// trusted: a label that names the GPU before one that only hints at it.
+const (
+	// https://cloud.google.com/kubernetes-engine/docs/how-to/gpus
+	LabelGKEAccelerator = "cloud.google.com/gke-accelerator"
+	// https://github.com/NVIDIA/k8s-device-plugin/blob/main/docs/gpu-feature-discovery/README.md
+	LabelGFDProduct = "nvidia.com/gpu.product"
+	LabelGFDMemory  = "nvidia.com/gpu.memory" // MiB
+	// https://karpenter.sh/docs/reference/instance-types/ (AWS's EC2 GpuInfo)
+	LabelKarpenterGPUName   = "karpenter.k8s.aws/instance-gpu-name"
+	LabelKarpenterGPUMemory = "karpenter.k8s.aws/instance-gpu-memory" // MiB
+	// https://kubernetes.io/docs/reference/labels-annotations-taints/#nodekubernetesioinstance-type
+	LabelInstanceType = "node.kubernetes.io/instance-type"
+)
+
+// Labels are the node labels ForPod reads, in that order.
+var Labels = []string{LabelGKEAccelerator, LabelGFDProduct, LabelGFDMemory, LabelKarpenterGPUName,
+	LabelKarpenterGPUMemory, LabelInstanceType}
+
+// gkeAccelerators are GKE's accelerator label values.
+var gkeAccelerators = map[string]GPU{
+	"nvidia-tesla-p4": p4, "nvidia-tesla-t4": t4, "nvidia-tesla-p100": p100, "nvidia-tesla-v100": v100,
+	"nvidia-l4": l4, "nvidia-tesla-a100": a100x40, "nvidia-a100-80gb": a100x80,
+	"nvidia-h100-80gb": h100, "nvidia-h100-mega-80gb": h100, "nvidia-h200-141gb": h200, "nvidia-b200": b200,
+}
+
+// gfdProducts are GPU Feature Discovery's product names (the driver's
+// name with dashes), upper case and without the "NVIDIA-" or "Tesla-"
+// that drivers put before some of them.
+var gfdProducts = map[string]GPU{
+	"P4": p4, "T4": t4, "P100-PCIE-16GB": p100, "P100-SXM2-16GB": p100, "A10": a10, "A10G": a10g,
+	"V100-SXM2-16GB": v100, "V100-PCIE-16GB": v100, "V100-SXM2-32GB": v100x32, "V100-PCIE-32GB": v100x32,
+	"V100S-PCIE-32GB": v100x32, "L4": l4, "L40": l40, "L40S": l40s, "H200": h200, "H200-NVL": h200, "B200": b200,
+	"A100-SXM4-40GB": a100x40, "A100-PCIE-40GB": a100x40, "A100-SXM4-80GB": a100x80, "A100-80GB-PCIE": a100x80,
+	"H100-80GB-HBM3": h100, "H100-PCIE": h100, "H100-SXM5-80GB": h100, "H100-NVL": h100nvl,
+}
+
+// karpenterGPUs are EC2's GPU names as Karpenter labels them. Where two
+// instance families share a name (a100: p4d 40 GB, p4de 80 GB; v100: p3
+// 16 GB, p3dn 32 GB) Karpenter launches the cheaper, smaller one.
+var karpenterGPUs = map[string]GPU{
+	"t4": t4, "t4g": t4, "a10g": a10g, "l4": l4, "l40s": l40s, "v100": v100, "a100": a100x40,
+	"h100": h100, "h200": h200, "b200": b200,
+}
+
+// instanceTypes are the GPU instance types of the clouds, by pattern.
+// AWS: https://aws.amazon.com/ec2/instance-types/#Accelerated_Computing
+// GCP: https://cloud.google.com/compute/docs/gpus and
+// https://cloud.google.com/compute/docs/accelerator-optimized-machines
+// Azure: https://learn.microsoft.com/azure/virtual-machines/sizes/overview#gpu-accelerated
+var instanceTypes = []struct {
+	pattern *regexp.Regexp
+	gpu     GPU
+}{
+	{regexp.MustCompile(`^g4dn\.`), t4},
+	{regexp.MustCompile(`^g5\.`), a10g},
+	{regexp.MustCompile(`^gr?6\.`), l4},
+	{regexp.MustCompile(`^g6e\.`), l40s},
+	{regexp.MustCompile(`^p3\.`), v100},
+	{regexp.MustCompile(`^p3dn\.`), v100x32},
+	{regexp.MustCompile(`^p4d\.`), a100x40},
+	{regexp.MustCompile(`^p4de\.`), a100x80},
+	{regexp.MustCompile(`^p5\.`), h100},
+	{regexp.MustCompile(`^p5en?\.`), h200},
+	{regexp.MustCompile(`^p6-b200\.`), b200},
+	{regexp.MustCompile(`^g2-standard-`), l4},
+	{regexp.MustCompile(`^a2-(highgpu|megagpu)-`), a100x40},
+	{regexp.MustCompile(`^a2-ultragpu-`), a100x80},
+	{regexp.MustCompile(`^a3-(highgpu|megagpu|edgegpu)-`), h100},
+	{regexp.MustCompile(`^a3-ultragpu-`), h200},
+	{regexp.MustCompile(`^a4-highgpu-`), b200},
+	{regexp.MustCompile(`(?i)^standard_nc\d+as_t4_v3$`), t4},
+	{regexp.MustCompile(`(?i)^standard_nc\d+s_v3$`), v100},
+	{regexp.MustCompile(`(?i)^standard_nc\d+ads_a100_v4$`), a100x80},
+	{regexp.MustCompile(`(?i)^standard_nd96asr_v4$`), a100x40},
+	{regexp.MustCompile(`(?i)^standard_nd96amsr_a100_v4$`), a100x80},
+	{regexp.MustCompile(`(?i)^standard_nc\d+ads_h100_v5$`), h100nvl},
+	{regexp.MustCompile(`(?i)^standard_nd96isr_h100_v5$`), h100},
+	{regexp.MustCompile(`(?i)^standard_nd96isr_h200_v5$`), h200},
+}
+
+// ForLabel returns the GPU a node label's value names, if it names one.
+func ForLabel(key, value string) (GPU, bool) {
+	var gpu GPU
+	var ok bool
+	switch key {
+	case LabelGKEAccelerator:
+		gpu, ok = gkeAccelerators[value]
+	case LabelGFDProduct:
+		gpu, ok = gfdProducts[gfdProduct(value)]
+	case LabelKarpenterGPUName:
+		gpu, ok = karpenterGPUs[strings.ToLower(value)]
+	case LabelGFDMemory, LabelKarpenterGPUMemory:
+		mebibytes, err := strconv.ParseInt(value, 10, 64)
+		if err == nil && mebibytes > 0 {
+			gpu, ok = GPU{Name: "a GPU of " + value + " MiB", MemoryBytes: mebibytes * mib}, true
+		}
+	case LabelInstanceType:
+		for _, instance := range instanceTypes {
+			if instance.pattern.MatchString(value) {
+				return instance.gpu, true
+			}
+		}
+	}
+	return gpu, ok
+}
+
+// gfdProduct normalises a GPU Feature Discovery product name. A shared GPU
+// (time-slicing or MPS) is labelled with a "-SHARED" suffix and has the
+// whole GPU's memory; a MIG slice has a suffix of its own and is not in the
+// table.
+func gfdProduct(value string) string {
+	name := strings.TrimSuffix(strings.ToUpper(value), "-SHARED")
+	for _, prefix := range []string{"NVIDIA-", "TESLA-"} {
+		name = strings.TrimPrefix(name, prefix)
+	}
+	return name
+}
+
+// ForPod returns the GPU a pod runs on, and how that was told (for
+// messages: "nodeSelector cloud.google.com/gke-accelerator=nvidia-l4").
+// The nodeSelector is read first, then the required node affinity: a
+// term that allows several GPUs, or several terms, give the smallest of
+// them, where the pod may be scheduled. ok is false when the pod does not
+// pin a GPU that the table knows.
+func ForPod(spec *corev1.PodSpec) (gpu GPU, how string, ok bool) {
+	for _, key := range Labels {
+		if value, set := spec.NodeSelector[key]; set {
+			if gpu, ok := ForLabel(key, value); ok {
+				return gpu, fmt.Sprintf("nodeSelector %s=%s", key, value), true
+			}
+		}
+	}
+	return forAffinity(spec.Affinity)
+}
+
+// forAffinity reads requiredDuringSchedulingIgnoredDuringExecution: each
+// term must pin a GPU, or the pod may land on a node of any GPU.
+func forAffinity(affinity *corev1.Affinity) (GPU, string, bool) {
+	if affinity == nil || affinity.NodeAffinity == nil || affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return GPU{}, "", false
+	}
+	terms := affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	var smallest GPU
+	var how string
+	for _, term := range terms {
+		gpu, termHow, ok := forTerm(term)
+		if !ok {
+			return GPU{}, "", false
+		}
+		if how == "" || gpu.MemoryBytes < smallest.MemoryBytes {
+			smallest, how = gpu, termHow
+		}
+	}
+	return smallest, how, how != ""
+}
+
+// forTerm finds the first known label a term pins with operator In, and
+// the smallest GPU among its values (all of which must be known).
+func forTerm(term corev1.NodeSelectorTerm) (GPU, string, bool) {
+	for _, key := range Labels {
+		for _, expression := range term.MatchExpressions {
+			if expression.Key != key || expression.Operator != corev1.NodeSelectorOpIn || len(expression.Values) == 0 {
+				continue
+			}
+			gpus := make([]GPU, 0, len(expression.Values))
+			for _, value := range expression.Values {
+				if gpu, ok := ForLabel(key, value); ok {
+					gpus = append(gpus, gpu)
+				}
+			}
+			if len(gpus) < len(expression.Values) {
+				continue
+			}
+			smallest := slices.MinFunc(gpus, func(a, b GPU) int { return cmp.Compare(a.MemoryBytes, b.MemoryBytes) })
+			return smallest, fmt.Sprintf("node affinity %s in (%s)", key, strings.Join(expression.Values, ", ")), true
+		}
+	}
+	return GPU{}, "", false
+}

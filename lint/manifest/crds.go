@@ -1,0 +1,401 @@
+package manifest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/modellint/modellint/lint/server"
+)
+
+// The pod templates of the CRDs LLM serving and batch work run under:
+// LeaderWorkerSet, KubeRay's RayService, RayCluster and RayJob, KServe's
+// LLMInferenceService and JobSet (KAITO's Workspace has a single template:
+// see podTemplates). Each controller adds env vars to the pods it creates,
+// recorded as the containers' InjectedEnv so $(NAME) of them is not taken
+// for a typo.
+
+// lwsEnv are added by the LeaderWorkerSet webhook to every container, init
+// containers included.
+var lwsEnv = []string{"LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX"}
+
+// lwsTPUEnv are added besides to the containers that request TPUs.
+var lwsTPUEnv = []string{"TPU_WORKER_HOSTNAMES", "TPU_WORKER_ID", "TPU_NAME", "TPU_PROCESS_ADDRESSES", "TPU_PROCESS_PORT"}
+
+// KubeRay adds rayContainerEnv to the Ray container (the first container)
+// of every head and worker pod, rayHeadEnv to the head's, rayAddressEnv to
+// the workers' and to every init container, and rayServiceEnv to the Ray
+// containers of a RayService's clusters.
+var (
+	rayContainerEnv = []string{"RAY_CLUSTER_NAME", "RAY_CLUSTER_NAMESPACE", "RAY_CLOUD_INSTANCE_ID", "RAY_NODE_TYPE_NAME",
+		"KUBERAY_GEN_RAY_START_CMD", "RAY_PORT", "RAY_ADDRESS", "RAY_USAGE_STATS_KUBERAY_IN_USE", "RAY_DASHBOARD_ENABLE_K8S_DISK_USAGE"}
+	rayHeadEnv    = []string{"RAY_USAGE_STATS_EXTRA_TAGS"}
+	rayAddressEnv = []string{"FQ_RAY_IP", "RAY_IP"}
+	rayServiceEnv = []string{"RAY_timeout_ms_task_wait_for_death_info", "RAY_gcs_server_request_timeout_seconds",
+		"RAY_SERVE_KV_TIMEOUT_S"}
+)
+
+// indexedJobEnv is added by the Job controller to every container of an
+// Indexed Job.
+var indexedJobEnv = []string{"JOB_COMPLETION_INDEX"}
+
+// tpuResource is the resource name of Google Cloud TPUs.
+const tpuResource corev1.ResourceName = "google.com/tpu"
+
+// leaderWorkerSetWorkloads yields the leader template and the worker
+// template. Without a leaderTemplate the leader runs the worker template,
+// which is then the one workload, named without a component.
+func leaderWorkerSetWorkloads(o *Object) ([]*Workload, error) {
+	var spec struct {
+		Replicas             *int32 `json:"replicas"`
+		LeaderWorkerTemplate struct {
+			Size *int32 `json:"size"`
+		} `json:"leaderWorkerTemplate"`
+		RolloutStrategy struct {
+			RollingUpdateConfiguration struct {
+				MaxUnavailable *intstr.IntOrString `json:"maxUnavailable"`
+				MaxSurge       *intstr.IntOrString `json:"maxSurge"`
+			} `json:"rollingUpdateConfiguration"`
+		} `json:"rolloutStrategy"`
+	}
+	if err := o.Decode(&spec, "spec"); err != nil {
+		return nil, err
+	}
+	group := &PodGroup{Size: 1}
+	if size := spec.LeaderWorkerTemplate.Size; size != nil {
+		group.Size, group.SizePath = *size, "spec.leaderWorkerTemplate.size"
+	}
+	leader, err := templateWorkload(o, "leader", "spec.leaderWorkerTemplate.leaderTemplate")
+	if err != nil {
+		return nil, err
+	}
+	worker, err := templateWorkload(o, "worker", "spec.leaderWorkerTemplate.workerTemplate")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case leader == nil && worker != nil:
+		leader, worker = worker, nil
+		leader.Component = ""
+	case group.Size == 1:
+		worker = nil // a group of one is its leader: no worker pod runs the template
+	}
+	if leader == nil {
+		return nil, nil
+	}
+	rolling := spec.RolloutStrategy.RollingUpdateConfiguration
+	leader.RollingUpdate = &RollingUpdate{Replicas: spec.Replicas, Path: "spec.rolloutStrategy.rollingUpdateConfiguration",
+		MaxUnavailable: rolling.MaxUnavailable, MaxSurge: rolling.MaxSurge,
+		DefaultMaxUnavailable: intstr.FromInt32(1), DefaultMaxSurge: intstr.FromInt32(0)}
+	workloads := []*Workload{leader}
+	if worker != nil {
+		workloads = append(workloads, worker)
+	}
+	for _, w := range workloads {
+		w.Lifecycle, w.Group = KeptRunning, group
+		w.injectLWSEnv()
+	}
+	return workloads, nil
+}
+
+// injectLWSEnv records what the LeaderWorkerSet webhook adds to the pods.
+func (w *Workload) injectLWSEnv() {
+	for _, c := range w.Containers {
+		c.inject(lwsEnv...)
+		if requestsResource(c, tpuResource) {
+			c.inject(lwsTPUEnv...)
+		}
+	}
+}
+
+func requestsResource(c *Container, name corev1.ResourceName) bool {
+	limit, request := c.Resources.Limits[name], c.Resources.Requests[name]
+	return !limit.IsZero() || !request.IsZero()
+}
+
+// rayServiceWorkloads yields the head and worker groups of the RayService's
+// cluster, each carrying the Ray Serve applications.
+func rayServiceWorkloads(o *Object) ([]*Workload, error) {
+	workloads, err := rayClusterSpecWorkloads(o, "spec.rayClusterConfig", KeptRunning, true)
+	if err != nil {
+		return nil, err
+	}
+	var serveConfig *string
+	if err := o.Decode(&serveConfig, "spec", "serveConfigV2"); err != nil {
+		return nil, err
+	}
+	if serveConfig != nil {
+		for _, w := range workloads {
+			w.ServeConfig, w.ServeConfigPath = *serveConfig, "spec.serveConfigV2"
+		}
+	}
+	return workloads, nil
+}
+
+func rayClusterWorkloads(o *Object) ([]*Workload, error) {
+	return rayClusterSpecWorkloads(o, "spec", KeptRunning, false)
+}
+
+// rayJobWorkloads yields the pods of the cluster a RayJob brings up for
+// itself; one that names an existing cluster (clusterSelector) has none.
+func rayJobWorkloads(o *Object) ([]*Workload, error) {
+	return rayClusterSpecWorkloads(o, "spec.rayClusterSpec", RunToCompletion, false)
+}
+
+// rayClusterSpecWorkloads yields the head group and each worker group of
+// the RayClusterSpec at path.
+func rayClusterSpecWorkloads(o *Object, path string, lifecycle Lifecycle, rayService bool) ([]*Workload, error) {
+	var cluster struct {
+		WorkerGroupSpecs []struct {
+			GroupName string `json:"groupName"`
+		} `json:"workerGroupSpecs"`
+	}
+	if err := o.Decode(&cluster, splitPath(path)...); err != nil {
+		return nil, err
+	}
+	type group struct {
+		component, path string
+		head            bool
+	}
+	groups := []group{{"head", path + ".headGroupSpec.template", true}}
+	for i, worker := range cluster.WorkerGroupSpecs {
+		name := worker.GroupName
+		if name == "" {
+			name = strconv.Itoa(i)
+		}
+		groups = append(groups, group{"worker group " + name, IndexPath(path+".workerGroupSpecs", i) + ".template", false})
+	}
+	var workloads []*Workload
+	for _, g := range groups {
+		w, err := templateWorkload(o, g.component, g.path)
+		if err != nil {
+			return nil, err
+		}
+		if w == nil {
+			continue
+		}
+		w.Platform, w.Lifecycle = "kuberay", lifecycle
+		w.injectRayEnv(g.head, rayService)
+		workloads = append(workloads, w)
+	}
+	return workloads, nil
+}
+
+// injectRayEnv records what KubeRay adds to a head (head true) or worker pod.
+func (w *Workload) injectRayEnv(head, rayService bool) {
+	rayContainerSeen := false
+	for _, c := range w.Containers {
+		switch {
+		case c.Init:
+			c.inject(rayAddressEnv...)
+		case !rayContainerSeen:
+			rayContainerSeen = true
+			c.inject(rayContainerEnv...)
+			if head {
+				c.inject(rayHeadEnv...)
+			} else {
+				c.inject(rayAddressEnv...)
+			}
+			if rayService {
+				c.inject(rayServiceEnv...)
+			}
+		}
+	}
+}
+
+// llmInferenceServiceWorkloads yields the pod specs of an
+// LLMInferenceService: spec.template (the decode pods when spec.prefill
+// is written), spec.worker for multi-node serving, and the same two under
+// spec.prefill.
+func llmInferenceServiceWorkloads(o *Object) ([]*Workload, error) {
+	var spec struct {
+		Model struct {
+			URI string `json:"uri"`
+		} `json:"model"`
+		Prefill any `json:"prefill"`
+	}
+	if err := o.Decode(&spec, "spec"); err != nil {
+		return nil, err
+	}
+	// With prefill pods beside them, the pods of spec.template only decode.
+	decode := ""
+	if spec.Prefill != nil {
+		decode = "decode"
+	}
+	var workloads []*Workload
+	for _, part := range []struct{ path, component string }{{"spec", decode}, {"spec.prefill", "prefill"}} {
+		if _, ok := o.Lookup(splitPath(part.path)...); !ok {
+			continue
+		}
+		partWorkloads, err := llmWorkloadSpecWorkloads(o, part.path, part.component)
+		if err != nil {
+			return nil, err
+		}
+		workloads = append(workloads, partWorkloads...)
+	}
+	if spec.Model.URI != "" {
+		for _, w := range workloads {
+			w.ModelURI, w.ModelURIPath = spec.Model.URI, "spec.model.uri"
+		}
+	}
+	return workloads, nil
+}
+
+// llmWorkloadSpecWorkloads yields the template and the worker of the
+// LLMInferenceService WorkloadSpec at path. With a worker, KServe runs them
+// as a LeaderWorkerSet (the template is the leader), else the template as a
+// Deployment. The spec's labels and annotations go on the pods, so path is
+// also the pods' metadata.
+func llmWorkloadSpecWorkloads(o *Object, path, component string) ([]*Workload, error) {
+	var spec struct {
+		Replicas        *int32 `json:"replicas"`
+		RolloutStrategy struct {
+			MaxUnavailable *intstr.IntOrString `json:"maxUnavailable"`
+			MaxSurge       *intstr.IntOrString `json:"maxSurge"`
+		} `json:"rolloutStrategy"`
+	}
+	if err := o.Decode(&spec, splitPath(path)...); err != nil {
+		return nil, err
+	}
+	rolling := &RollingUpdate{Replicas: spec.Replicas, Path: path + ".rolloutStrategy",
+		MaxUnavailable: spec.RolloutStrategy.MaxUnavailable, MaxSurge: spec.RolloutStrategy.MaxSurge,
+		DefaultMaxUnavailable: intstr.FromString("25%"), DefaultMaxSurge: intstr.FromString("25%")}
+	_, multiNode := o.Lookup(append(splitPath(path), "worker")...)
+	if multiNode {
+		rolling.DefaultMaxUnavailable, rolling.DefaultMaxSurge = intstr.FromInt32(1), intstr.FromInt32(0)
+	}
+	var workloads []*Workload
+	for _, pod := range []struct{ field, component string }{
+		{"template", component},
+		{"worker", strings.TrimSpace(component + " worker")},
+	} {
+		w, err := newWorkload(o, pod.component, path+"."+pod.field, path)
+		if err != nil {
+			return nil, err
+		}
+		if w == nil {
+			continue
+		}
+		w.Platform, w.Lifecycle = "kserve", KeptRunning
+		w.markPresetContainer()
+		if multiNode {
+			w.injectLWSEnv()
+		}
+		workloads = append(workloads, w)
+	}
+	if len(workloads) > 0 {
+		workloads[0].RollingUpdate = rolling
+	}
+	return workloads, nil
+}
+
+// markPresetContainer marks the container named "main", into which KServe
+// merges the LLMInferenceServiceConfig presets: they give it its image, its
+// command (vllm serve), probes and volumes.
+func (w *Workload) markPresetContainer() {
+	for _, c := range w.Containers {
+		if c.Init || c.Name != "main" {
+			continue
+		}
+		c.FromServingRuntime = true
+		if c.Runtime == nil || c.Runtime == server.Generic {
+			c.Runtime = server.ForKServeFormat("vllm")
+		}
+	}
+}
+
+// jobSetWorkloads yields the pod template of each replicated job.
+func jobSetWorkloads(o *Object) ([]*Workload, error) {
+	var spec struct {
+		ReplicatedJobs []struct {
+			Name     string `json:"name"`
+			Template struct {
+				Spec struct {
+					CompletionMode *batchv1.CompletionMode `json:"completionMode"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"replicatedJobs"`
+	}
+	if err := o.Decode(&spec, "spec"); err != nil {
+		return nil, err
+	}
+	var workloads []*Workload
+	for i, job := range spec.ReplicatedJobs {
+		path := IndexPath("spec.replicatedJobs", i)
+		name := job.Name
+		if name == "" {
+			name = fmt.Sprintf("replicatedJobs[%d]", i)
+		}
+		w, err := templateWorkload(o, name, path+".template.spec.template")
+		if err != nil {
+			return nil, err
+		}
+		if w == nil {
+			continue
+		}
+		w.Lifecycle = RunToCompletion
+		// The JobSet webhook makes the Jobs Indexed unless told otherwise.
+		if mode := job.Template.Spec.CompletionMode; mode == nil || *mode == batchv1.IndexedCompletion {
+			w.injectEnv(indexedJobEnv...)
+		}
+		workloads = append(workloads, w)
+	}
+	return workloads, nil
+}
+
+// injectEnv records env vars the controller adds to every container.
+func (w *Workload) injectEnv(names ...string) {
+	for _, c := range w.Containers {
+		c.inject(names...)
+	}
+}
+
+func (c *Container) inject(names ...string) {
+	c.InjectedEnv = append(c.InjectedEnv, names...)
+}
+
+// notLintedKinds have no pod template although a controller builds pods
+// from them.
+var notLintedKinds = map[string]string{
+	"apps.nvidia.com/NIMService": "not linted: the NIM operator builds the pod from spec.image, spec.resources, " +
+		"spec.env and spec.*Probe.probe and fills in probes, ports and volumes of its own, so there is no pod template " +
+		"whose fields findings could point at",
+	"serving.kserve.io/LLMInferenceServiceConfig": "not linted: a preset that KServe merges into the " +
+		"LLMInferenceServices naming it, not a pod of its own",
+}
+
+// NotLinted says why an object yields no pod template to lint, "" when it
+// may yield one: most kinds only hold what pods refer to (a ConfigMap, a
+// Service), and some controllers build their pods from fields that are no
+// pod template.
+func NotLinted(o *Object) string {
+	key := o.Group() + "/" + o.Kind
+	if reason, ok := notLintedKinds[key]; ok {
+		return reason
+	}
+	switch key {
+	case "kaito.sh/Workspace":
+		if _, ok := o.Lookup("inference", "template"); !ok {
+			return "not linted: KAITO builds the pods of presets (inference.preset) and tuning itself; only " +
+				"inference.template is a pod template"
+		}
+	case "serving.kserve.io/LLMInferenceService":
+		written := false
+		for _, path := range [][]string{{"spec", "template"}, {"spec", "worker"}, {"spec", "prefill", "template"}, {"spec", "prefill", "worker"}} {
+			_, ok := o.Lookup(path...)
+			written = written || ok
+		}
+		if !written {
+			return "not linted: no spec.template or spec.worker, so KServe builds the whole pod from the " +
+				"LLMInferenceServiceConfig presets"
+		}
+	}
+	if !IsWorkloadKind(o) {
+		return "no pod template, only used for references"
+	}
+	return ""
+}

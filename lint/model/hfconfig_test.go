@@ -1,0 +1,111 @@
+package model
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// llama31Config is meta-llama/Llama-3.1-8B-Instruct's config.json, cut to
+// the fields that matter and a few that do not.
+const llama31Config = `{
+  "architectures": ["LlamaForCausalLM"],
+  "head_dim": 128,
+  "hidden_size": 4096,
+  "max_position_embeddings": 131072,
+  "model_type": "llama",
+  "num_attention_heads": 32,
+  "num_hidden_layers": 32,
+  "num_key_value_heads": 8,
+  "rope_scaling": {"factor": 8.0, "rope_type": "llama3"},
+  "torch_dtype": "bfloat16",
+  "vocab_size": 128256
+}`
+
+func TestParseHFConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		json string
+		want *HFConfig
+	}{
+		{"Llama 3.1", llama31Config, &HFConfig{TorchDtype: "bfloat16", NumHiddenLayers: 32, NumAttentionHeads: 32,
+			NumKeyValueHeads: 8, HeadDim: 128, HiddenSize: 4096, MaxPositionEmbeddings: 131072}},
+		{"AWQ", `{"torch_dtype": "float16", "num_hidden_layers": 48,
+			"quantization_config": {"bits": 4, "group_size": 128, "quant_method": "awq", "version": "gemm", "zero_point": true}}`,
+			&HFConfig{TorchDtype: "float16", NumHiddenLayers: 48, Quantization: &Quantization{Method: "awq", Bits: 4}}},
+		{"bitsandbytes says 4-bit with a flag", `{"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true}}`,
+			&HFConfig{Quantization: &Quantization{Method: "bitsandbytes", Bits: 4}}},
+		{"fp8 gives no bits", `{"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}`,
+			&HFConfig{Quantization: &Quantization{Method: "fp8"}}},
+		{"the newer dtype key", `{"dtype": "bfloat16", "num_hidden_layers": 28}`,
+			&HFConfig{TorchDtype: "bfloat16", NumHiddenLayers: 28}},
+		{"a multimodal model's text_config", `{"torch_dtype": "bfloat16", "vision_config": {"num_hidden_layers": 27},
+			"text_config": {"num_hidden_layers": 34, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+			"max_position_embeddings": 131072}}`,
+			&HFConfig{TorchDtype: "bfloat16", NumHiddenLayers: 34, NumAttentionHeads: 8, NumKeyValueHeads: 4, HeadDim: 256,
+				MaxPositionEmbeddings: 131072}},
+		{"latent attention", `{"num_hidden_layers": 61, "kv_lora_rank": 512, "torch_dtype": "bfloat16"}`,
+			&HFConfig{TorchDtype: "bfloat16", NumHiddenLayers: 61, KVLoraRank: 512}},
+		{"null fields are unset", `{"head_dim": null, "num_hidden_layers": 2}`, &HFConfig{NumHiddenLayers: 2}},
+	}
+	for _, test := range tests {
+		t.Run(test.name, func(t *testing.T) {
+			got, err := ParseHFConfig([]byte(test.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, test.want) {
+				t.Errorf("got %+v (quantization %+v), want %+v", got, got.Quantization, test.want)
+			}
+		})
+	}
+	for _, bad := range []string{`not json`, `{"num_hidden_layers": "32"}`, `[1, 2]`} {
+		if got, err := ParseHFConfig([]byte(bad)); err == nil {
+			t.Errorf("ParseHFConfig(%s) = %+v, want an error", bad, got)
+		}
+	}
+}
+
+func TestLoadReadsHFConfig(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  *HFConfig
+	}{
+		{"a checkpoint", map[string]string{"config.json": llama31Config, "model.safetensors": safetensorsShard("lm_head")},
+			&HFConfig{TorchDtype: "bfloat16", NumHiddenLayers: 32, NumAttentionHeads: 32, NumKeyValueHeads: 8, HeadDim: 128,
+				HiddenSize: 4096, MaxPositionEmbeddings: 131072}},
+		{"no config", map[string]string{"model.safetensors": safetensorsShard("lm_head")}, nil},
+		{"not a config", map[string]string{"config.json": "{", "model.safetensors": safetensorsShard("lm_head")}, nil},
+		{"too large to be one", map[string]string{"config.json": `{"x": "` + strings.Repeat("x", maxHFConfig) + `"}`}, nil},
+		{"an LFS pointer", map[string]string{"config.json": lfsPointer, "model.safetensors": safetensorsShard("lm_head")}, nil},
+		{"only in a subdir", map[string]string{"sub/config.json": llama31Config, "model.safetensors": safetensorsShard("lm_head")}, nil},
+	}
+	for _, test := range tests {
+		t.Run(test.name, func(t *testing.T) {
+			m := loadBothWays(t, test.files, nil, LoadOptions{})
+			if !reflect.DeepEqual(m.HFConfig, test.want) {
+				t.Errorf("HFConfig = %+v, want %+v", m.HFConfig, test.want)
+			}
+		})
+	}
+}
+
+// TestLoadFSHFConfigUnavailable: a config.json the FS does not hold, or
+// holds in part, leaves the shape unknown and the file in Unread.
+func TestLoadFSHFConfigUnavailable(t *testing.T) {
+	padded := llama31Config + strings.Repeat(" ", 2048) // larger than an LFS pointer, read only here
+	for name, held := range map[string]int{"not captured": -1, "captured in part": 100} {
+		t.Run(name, func(t *testing.T) {
+			files := map[string]string{"config.json": padded, "model.safetensors": safetensorsShard("lm_head")}
+			m, err := LoadFS(capturedFS{MapFS: mapFS(files), held: map[string]int{"config.json": held}, err: notCaptured}, "m")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.HFConfig != nil || !reflect.DeepEqual(m.Unread, []string{"config.json"}) || m.WeightBytes != 16 {
+				t.Errorf("HFConfig %+v, unread %v, %d weight bytes; want no config, config.json unread, the weights read",
+					m.HFConfig, m.Unread, m.WeightBytes)
+			}
+		})
+	}
+}

@@ -1,0 +1,244 @@
+package rules_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/rules"
+)
+
+// Model dirs for the MDL408 cases: a safetensors file whose header declares
+// one tensor of the model's parameter count, made sparse at its real size.
+const (
+	llama8B  = 8_030_261_248  // meta-llama/Llama-3.1-8B-Instruct
+	qwen14B  = 14_770_033_664 // Qwen/Qwen2.5-14B-Instruct
+	llamaCfg = `{"torch_dtype": "bfloat16", "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+		"hidden_size": 4096, "max_position_embeddings": 131072}`
+	awqCfg     = `{"torch_dtype": "float16", "quantization_config": {"quant_method": "awq", "bits": 4}}`
+	float32Cfg = `{"torch_dtype": "float32"}`
+)
+
+// sparseCheckpoint writes dir/model.safetensors: tensors of name → dtype
+// and element count, its data a hole of the right size.
+func sparseCheckpoint(t *testing.T, dir string, tensors ...tensor) {
+	t.Helper()
+	var entries []string
+	offset := int64(0)
+	for _, tensor := range tensors {
+		size := tensor.elements * tensor.bytes
+		entries = append(entries, fmt.Sprintf(`%q:{"dtype":%q,"shape":[%d],"data_offsets":[%d,%d]}`,
+			tensor.name, tensor.dtype, tensor.elements, offset, offset+size))
+		offset += size
+	}
+	header := "{" + strings.Join(entries, ",") + "}"
+	file := filepath.Join(dir, "model.safetensors")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, append(binary.LittleEndian.AppendUint64(nil, uint64(len(header))), header...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(file, 8+int64(len(header))+offset); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type tensor struct {
+	name, dtype     string
+	elements, bytes int64
+}
+
+func bf16(n int64) tensor { return tensor{"w", "BF16", n, 2} }
+
+// gpuCase is one pod: its node selection and container, the model's
+// files, and what MDL408 says.
+type gpuCase struct {
+	name      string
+	placement string // pod spec lines
+	container string // container lines after name and image
+	image     string
+	gpus      int
+	tensors   []tensor
+	config    string
+	gguf      int64 // a GGUF file of this size instead of safetensors
+	want      []string
+	skip      string
+}
+
+const (
+	onL4     = "nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}"
+	onA100   = "nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB}"
+	vllm     = "vllm/vllm-openai:v0.11.0"
+	sglang   = "lmsysorg/sglang:v0.4.10.post2-cu126"
+	tgi      = "ghcr.io/huggingface/text-generation-inference:3.0.1"
+	nim      = "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3"
+	llamaCpp = "ghcr.io/ggml-org/llama.cpp:server-cuda"
+)
+
+func TestGPUMemoryBelowWeights(t *testing.T) {
+	cases := []gpuCase{
+		{name: "vLLM on one L4", placement: onL4, image: vllm, gpus: 1, tensors: []tensor{bf16(qwen14B)},
+			container: `args: [--model=/models/m]`,
+			want: []string{`error: container server (vLLM): 14.8B params × 2 bytes (bfloat16) / TP 1 = 27.5 GiB of weights ` +
+				`per GPU, but NVIDIA L4 (nodeSelector cloud.google.com/gke-accelerator=nvidia-l4) has 22.5 GiB × 0.90 ` +
+				`(--gpu-memory-utilization default) = 20.2 GiB: the server fails to load the model with "CUDA out of memory"`,
+				`split the model with --tensor-parallel-size 2 and nvidia.com/gpu: 2`}},
+		{name: "fp8 quantization on load", placement: onL4, image: vllm, gpus: 1, tensors: []tensor{bf16(qwen14B)},
+			container: `args: [--model=/models/m, --quantization=fp8]`, config: `{"torch_dtype": "bfloat16"}`},
+		{name: "a float32 checkpoint loads as 16-bit", placement: onL4, image: vllm, gpus: 1, config: float32Cfg,
+			tensors: []tensor{{"w", "F32", llama8B, 4}}, container: `args: [--model=/models/m]`},
+		{name: "unless --dtype float32", placement: onL4, image: vllm, gpus: 1, config: float32Cfg,
+			tensors:   []tensor{{"w", "F32", llama8B, 4}},
+			container: `args: [--model=/models/m, --dtype, float32]`,
+			want:      []string{`8.0B params × 4 bytes (float32) / TP 1 = 29.9 GiB of weights per GPU, but NVIDIA L4`}},
+		{name: "an AWQ checkpoint counts its bytes", placement: onL4, image: vllm, gpus: 1, config: awqCfg,
+			tensors:   []tensor{{"qweight", "I32", 8_600_000_000, 4}, {"scales", "F16", 500_000_000, 2}},
+			container: `args: [--model=/models/m, --quantization=awq]`,
+			want:      []string{`33.0 GiB (the weights' headers) / TP 1 = 33.0 GiB of weights per GPU`, `or serve a smaller model`}},
+		{name: "CPU offload", placement: onL4, image: vllm, gpus: 1, tensors: []tensor{bf16(qwen14B)},
+			container: `args: [--model=/models/m, --cpu-offload-gb=10]`},
+		{name: "vLLM asks for more GPUs than it has", placement: onA100, image: vllm, gpus: 2, tensors: []tensor{bf16(llama8B)},
+			container: `args: [--model=/models/m, -tp, "4"]`,
+			want:      []string{`warning: container server (vLLM): TP 4 needs 4 GPUs but the container requests nvidia.com/gpu: 2`}},
+		{name: "tensor and pipeline parallel", placement: onL4, image: vllm, gpus: 4, tensors: []tensor{bf16(2 * qwen14B)},
+			container: `args: [--model=/models/m, --tensor-parallel-size=2, --pipeline-parallel-size=2]`},
+		{name: "KV cache for the model's context", placement: onL4, image: vllm, gpus: 1, tensors: []tensor{bf16(llama8B)},
+			config: llamaCfg, container: `args: [--model=/models/m]`,
+			want: []string{`warning: container server (vLLM): 8.0B params × 2 bytes (bfloat16) / TP 1 = 15.0 GiB of weights ` +
+				`per GPU; NVIDIA L4 (nodeSelector cloud.google.com/gke-accelerator=nvidia-l4) has 22.5 GiB × 0.90 ` +
+				`(--gpu-memory-utilization default) = 20.2 GiB, which leaves 5.3 GiB, but the KV cache for one sequence ` +
+				`of 131072 tokens (max_position_embeddings in config.json) needs 16.0 GiB (2 × 32 layers × 8 KV heads × ` +
+				`128 head dim × 2 bytes × 131072 tokens)`, `set --max-model-len to 43008 or lower`}},
+		{name: "an fp8 KV cache halves it", placement: onL4, image: vllm, gpus: 1, tensors: []tensor{bf16(llama8B)},
+			config: llamaCfg, container: `args: [--model=/models/m, --kv-cache-dtype=fp8, --max-model-len=64K]`},
+		{name: "a context length in thousands", placement: onL4, image: vllm, gpus: 1, tensors: []tensor{bf16(llama8B)},
+			config: llamaCfg, container: `args: [--model=/models/m, --max-model-len=64k]`,
+			want: []string{`one sequence of 64000 tokens (--max-model-len) needs 7.8 GiB (2 × 32 layers × 8 KV heads × 128 ` +
+				`head dim × 2 bytes × 64000 tokens)`}},
+		{name: "SGLang with a smaller share", placement: onL4, image: sglang, gpus: 1, tensors: []tensor{bf16(llama8B)},
+			container: "command: [python3, -m, sglang.launch_server]\nargs: [--model-path=/models/m, --mem-fraction-static=0.5]",
+			want:      []string{`× 0.50 (--mem-fraction-static) = 11.2 GiB`}},
+		{name: "TGI shards over every GPU it gets", placement: onL4, image: tgi, gpus: 2, tensors: []tensor{bf16(qwen14B)},
+			container: `args: [--model-id=/models/m]`},
+		{name: "TGI told one shard", placement: onL4, image: tgi, gpus: 2, tensors: []tensor{bf16(qwen14B)},
+			container: "args: [--model-id=/models/m]\nenv: [{name: NUM_SHARD, value: \"1\"}]",
+			want:      []string{`/ TP 1 = 27.5 GiB of weights per GPU, but NVIDIA L4`, `22.5 GiB × 1.00 (--cuda-memory-fraction default)`}},
+		{name: "NIM's tensor parallelism", placement: onA100, image: nim, gpus: 2, tensors: []tensor{bf16(llama8B)},
+			container: "env:\n  - {name: NIM_MODEL_PATH, value: /models/m}\n  - {name: NIM_TENSOR_PARALLEL_SIZE, value: \"4\"}",
+			want:      []string{`TP 4 needs 4 GPUs`, `or lower env NIM_TENSOR_PARALLEL_SIZE`}},
+		{name: "llama.cpp with every layer on the GPU", placement: onL4, image: llamaCpp, gpus: 1, gguf: 40 << 30,
+			container: `args: [-m, /models/m/model.gguf, -ngl, "99"]`,
+			want:      []string{`40.0 GiB (the GGUF files) / TP 1`, `use a larger GPU or a quantized model`}},
+		{name: "llama.cpp keeps layers in host memory", placement: onL4, image: llamaCpp, gpus: 1, gguf: 40 << 30,
+			container: `args: [-m, /models/m/model.gguf, -ngl, "20"]`,
+			skip:      `container server (llama.cpp server) does not put every layer on the GPU (--n-gpu-layers)`},
+		{name: "no GPU type", image: vllm, gpus: 1, tensors: []tensor{bf16(llama8B)}, container: `args: [--model=/models/m]`,
+			skip: `the pod's GPU type is not known: set a nodeSelector such as cloud.google.com/gke-accelerator`},
+		{name: "no GPU", placement: onL4, image: vllm, tensors: []tensor{bf16(llama8B)}, container: `args: [--model=/models/m]`,
+			skip: `no container that serves a linked model requests nvidia.com/gpu`},
+	}
+	rule := rules.Lookup(rules.All(), "MDL408")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, skip := lintGPUCase(t, rule, c)
+			if !strings.HasPrefix(skip, c.skip) || (skip != "") != (c.skip != "") {
+				t.Errorf("skip reason %q, want %q…", skip, c.skip)
+			}
+			if len(c.want) == 0 && len(got) > 0 {
+				t.Errorf("findings %q, want none", got)
+			}
+			for _, want := range c.want {
+				if !strings.Contains(strings.Join(got, "\n"), want) {
+					t.Errorf("no finding says %q:\n%s", want, strings.Join(got, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// lintGPUCase lints one case with MDL408 alone and returns its findings
+// ("severity: message") and its skip reason.
+func lintGPUCase(t *testing.T, rule *lint.Rule, c gpuCase) ([]string, string) {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	model := filepath.Join("models", "m")
+	switch {
+	case c.gguf > 0:
+		if err := os.MkdirAll(model, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(model, "model.gguf"), []byte("GGUF"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(filepath.Join(model, "model.gguf"), c.gguf); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		sparseCheckpoint(t, model, c.tensors...)
+	}
+	config := c.config
+	if config == "" && c.gguf == 0 {
+		config = `{"torch_dtype": "bfloat16"}`
+	}
+	if config != "" {
+		if err := os.WriteFile(filepath.Join(model, "config.json"), []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gpuLimit := ""
+	if c.gpus > 0 {
+		gpuLimit = fmt.Sprintf("\n            limits: {nvidia.com/gpu: %d}", c.gpus)
+	}
+	deployment := fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llm
+spec:
+  selector: {matchLabels: {app: llm}}
+  template:
+    metadata:
+      labels: {app: llm}
+      annotations: {modellint.dev/model-path: models/m}
+    spec:
+      %s
+      containers:
+        - name: server
+          image: %s
+          %s
+          resources:
+            requests: {cpu: "1"}%s
+          volumeMounts: [{name: models, mountPath: /models}]
+      volumes: [{name: models, persistentVolumeClaim: {claimName: models}}]
+`, c.placement, c.image, strings.ReplaceAll(c.container, "\n", "\n          "), gpuLimit)
+	if err := os.WriteFile("deployment.yaml", []byte(deployment), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	options := lint.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}}
+	if c.gguf > 0 {
+		// GGUF alone makes no model dir that `modellint .` finds: --model names it.
+		options.Models = []lint.ModelMapping{{Path: model}}
+	}
+	result, err := lint.Run(options)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, deployment)
+	}
+	var got []string
+	for _, finding := range result.Findings {
+		got = append(got, finding.Severity.String()+": "+finding.Message)
+	}
+	skip := ""
+	for _, evaluation := range result.Evaluations {
+		if evaluation.Status == lint.StatusSkip && strings.HasPrefix(evaluation.Target, "Deployment/") {
+			skip = evaluation.Reason
+		}
+	}
+	if len(result.Links) > 0 && !strings.Contains(strings.Join(result.Links, "\n"), "→ model") {
+		t.Fatalf("the container is not linked to the model: %v\n%s", result.Links, deployment)
+	}
+	return got, skip
+}
