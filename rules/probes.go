@@ -183,7 +183,7 @@ livenessProbe:
 func checkLivenessChecksModel(pass *lint.Pass) {
 	for _, c := range servingContainers(pass) {
 		liveness := c.LivenessProbe
-		if liveness == nil {
+		if liveness == nil || healthIsProcessHealth(c) {
 			continue
 		}
 		if path, field, ok := modelReadyTarget(c, liveness); ok {
@@ -208,6 +208,21 @@ func checkLivenessChecksModel(pass *lint.Pass) {
 				describe(c), describeHandler(liveness), 2*orDefault(liveness.FailureThreshold, defaultFailureThreshold))
 		}
 	}
+}
+
+// healthIsProcessHealth reports an LLM server whose /health answers for the
+// process (vLLM fails it only when its engine is dead) while a startupProbe
+// covers the load: liveness on it, even identical to readiness, restarts
+// only a server that is gone.
+func healthIsProcessHealth(c *manifest.Container) bool {
+	if c.StartupProbe == nil || c.LivenessProbe.HTTPGet == nil || c.LivenessProbe.HTTPGet.Path != "/health" {
+		return false
+	}
+	switch c.Runtime.Name {
+	case "vllm", "tgi", "sglang":
+		return true
+	}
+	return false
 }
 
 // urlInCommand finds http(s) URLs in an exec probe's command line.

@@ -35,12 +35,11 @@ var rolloutUnsafe = &lint.Rule{
 			"is at least 1 with 2 or fewer replicas, or at least the replica count (replicas come from an " +
 			"HorizontalPodAutoscaler's minReplicas when one targets the workload); the strategy is Recreate (every pod goes " +
 			"first), unless the pod mounts a ReadWriteOnce claim from the linted files, where a surge pod could not attach it; " +
-			"a StatefulSet has a single replica (it deletes a pod before recreating it); no model-server container has a " +
-			"readinessProbe and minReadySeconds is below probes.minStartupSeconds (default 60), so a new pod counts as " +
-			"available the moment it starts; progressDeadlineSeconds (default 600) is shorter than the time the startupProbe " +
+			"a StatefulSet has a single replica (it deletes a pod before recreating it); progressDeadlineSeconds (default 600) is shorter than the time the startupProbe " +
 			"(else the livenessProbe) allows a pod to start, so the rollout is marked failed (ProgressDeadlineExceeded, and CD " +
 			"tools abort or roll back) while the model is still loading. InferenceServices are not reported: Knative shifts " +
-			"traffic only to a ready revision.",
+			"traffic only to a ready revision. A pod with no readinessProbe counts as available the moment it starts, " +
+			"which is MDL201's finding (one finding per cause).",
 		Bad: `kind: Deployment
 spec:
   replicas: 1
@@ -99,7 +98,6 @@ func checkRollout(pass *lint.Pass) {
 			}
 			checkMaxUnavailable(pass, "spec.strategy.rollingUpdate.maxUnavailable", maxUnavailable, replicas, replicasFrom)
 		}
-		checkMinReady(pass, serving, spec.MinReadySeconds)
 		checkProgressDeadline(pass, serving, spec.ProgressDeadlineSeconds)
 	case w.StatefulSet != nil:
 		spec := w.StatefulSet.Spec
@@ -119,13 +117,11 @@ func checkRollout(pass *lint.Pass) {
 					plural(int(replicas), "replica"), replicasFrom, podsPhrase(unavailable, replicas))
 			}
 		}
-		checkMinReady(pass, serving, spec.MinReadySeconds)
 	case w.Rollout != nil:
 		spec := w.Rollout
 		if canary := spec.Strategy.Canary; canary != nil {
 			checkMaxUnavailable(pass, "spec.strategy.canary.maxUnavailable", intOrString(canary.MaxUnavailable), replicas, replicasFrom)
 		}
-		checkMinReady(pass, serving, spec.MinReadySeconds)
 		checkProgressDeadline(pass, serving, spec.ProgressDeadlineSeconds)
 	}
 }
@@ -169,24 +165,6 @@ func checkMaxUnavailable(pass *lint.Pass, path string, value *intstr.IntOrString
 	pass.Report(path,
 		"%s with %s%s lets a rollout take %s down before the replacements have loaded the model; "+
 			"set maxUnavailable: 0 and maxSurge: 1", setting, plural(int(replicas), "replica"), replicasFrom, capacity)
-}
-
-// checkMinReady reports minReadySeconds too short to cover a load that no
-// readiness probe gates.
-func checkMinReady(pass *lint.Pass, serving []*manifest.Container, minReadySeconds int32) {
-	for _, c := range serving {
-		if c.ReadinessProbe != nil {
-			return
-		}
-	}
-	minimum := pass.Config.MinStartupSeconds()
-	if minReadySeconds >= minimum {
-		return
-	}
-	pass.Report("spec.minReadySeconds",
-		"minReadySeconds is %d and %s has no readinessProbe: a new pod counts as available the moment it starts, so the "+
-			"rollout removes old pods while the new ones are still loading the model; add a readinessProbe (MDL201) or set "+
-			"minReadySeconds to at least %d", minReadySeconds, describe(serving[0]), minimum)
 }
 
 // checkProgressDeadline reports a progress deadline shorter than the time the
