@@ -39,6 +39,7 @@ var registry = []*lint.Rule{
 	gpuRequestInvalid,         // MDL212
 	ephemeralStorageUnbounded, // MDL213
 	shmMissing,                // MDL214
+	serviceEnvCollision,       // MDL215
 
 	entrypointNotFound,      // MDL301
 	entrypointNotExecutable, // MDL302

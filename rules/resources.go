@@ -1,8 +1,10 @@
 package rules
 
 import (
+	"fmt"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/server"
 )
 
 var memoryLimitMissing = &lint.Rule{
@@ -400,20 +403,28 @@ func looksLikeDownload(c *manifest.Container) bool {
 }
 
 var shmMissing = &lint.Rule{
-	ID: "MDL214", Name: "shm-missing", Severity: lint.Info,
+	ID: "MDL214", Name: "shm-missing", Severity: lint.Error,
 	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
 	Doc: lint.Doc{
 		Summary: "A PyTorch, Triton, vLLM or TGI container has no memory-backed /dev/shm.",
 		Why: "Container runtimes give a pod a 64 MiB /dev/shm. PyTorch data loaders, NCCL and tensor-parallel workers " +
 			"(vLLM, TGI), TorchServe workers and Triton's Python backend pass tensors through shared memory and fail with " +
 			"\"No space left on device\", \"unable to write to file </torch_...>\" or a bus error once that is full. " +
-			"InferenceService shorthand containers are not reported (their ServingRuntime decides), nor pods with hostIPC.",
+			"A server split over several GPUs runs one worker per GPU, and NCCL moves tensors between them through /dev/shm " +
+			"when the GPUs have no peer-to-peer path: it fails at start or under load with \"NCCL WARN Error while creating " +
+			"shared memory segment\". So a vLLM, SGLang or TGI container told to shard (--tensor-parallel-size, " +
+			"--pipeline-parallel-size, --tp-size or --num-shard / NUM_SHARD above 1) is an error, one that requests more than " +
+			"one GPU (TGI shards over every GPU it sees) a warning, and any other container, Triton's Python backend " +
+			"included (which models use it is not in the manifest), is info. InferenceService shorthand containers are not " +
+			"reported (their ServingRuntime decides), nor pods with hostIPC.",
 		Bad: `containers:
   - name: vllm
-    image: vllm/vllm-openai:v0.11.0`,
+    image: vllm/vllm-openai:v0.11.0
+    args: [--model=/models/llama, --tensor-parallel-size=2]`,
 		Good: `containers:
   - name: vllm
     image: vllm/vllm-openai:v0.11.0
+    args: [--model=/models/llama, --tensor-parallel-size=2]
     volumeMounts:
       - name: dshm
         mountPath: /dev/shm
@@ -422,11 +433,14 @@ volumes:
     emptyDir:
       medium: Memory
       sizeLimit: 2Gi`,
-		Fix: "Mount an emptyDir with medium: Memory at /dev/shm. Its contents count against the container's memory " +
-			"limit, so give it a sizeLimit and leave room for it in limits.memory.",
+		Fix: "Mount an emptyDir with medium: Memory at /dev/shm (the Kubernetes form of docker run --shm-size). Its " +
+			"contents count against the container's memory limit, so give it a sizeLimit (1-2 GiB is usual for tensor " +
+			"parallelism) and leave room for it in limits.memory.",
 		References: []string{
 			"https://kubernetes.io/docs/concepts/storage/volumes/#emptydir",
+			"https://docs.vllm.ai/en/stable/deployment/docker.html",
 			"https://docs.vllm.ai/en/stable/deployment/k8s.html",
+			"https://github.com/huggingface/text-generation-inference#a-note-on-shared-memory-shm",
 			"https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/python_backend/README.html",
 		},
 	},
@@ -443,6 +457,9 @@ func checkSharedMemory(pass *lint.Pass) {
 		pass.Skip("KubeRay mounts a memory-backed /dev/shm into the Ray container")
 		return
 	}
+	// Severities are capped at the rule's, so that a severity set in the
+	// config lowers every case.
+	capped := func(severity lint.Severity) lint.Severity { return min(severity, pass.Rule.Severity) }
 	checked, fromRuntime := false, false
 	for _, c := range serving {
 		if !c.Runtime.SharedMemory {
@@ -458,15 +475,16 @@ func checkSharedMemory(pass *lint.Pass) {
 		}
 		mount := shmMount(c)
 		if mount == nil {
-			pass.Report(c.Path+".volumeMounts",
-				"%s has no volume at /dev/shm, so it gets the runtime's 64 MiB: workers that pass tensors through shared memory "+
-					"fail with \"No space left on device\" or a bus error; mount an emptyDir with medium: Memory (and a sizeLimit) at /dev/shm",
-				describe(c))
+			need := sharedMemoryNeed(pass, c)
+			pass.ReportSeverity(capped(need.severity), c.Path+".volumeMounts",
+				"%s has no volume at /dev/shm%s, so it gets the runtime's 64 MiB: %s; mount an emptyDir with "+
+					"medium: Memory (and a sizeLimit) at /dev/shm", describe(c), need.reason, need.effect)
 			continue
 		}
 		volume, volumeIndex := findVolume(w, mount.Name)
 		if volume != nil && volume.EmptyDir != nil && volume.EmptyDir.Medium != corev1.StorageMediumMemory {
-			pass.Report(volumePath(w, volumeIndex)+".emptyDir.medium",
+			// It has room, only slower: no worse than info whatever runs.
+			pass.ReportSeverity(capped(lint.Info), volumePath(w, volumeIndex)+".emptyDir.medium",
 				"%s mounts volume %q at /dev/shm, but it is a disk-backed emptyDir: shared memory then goes through the node's disk; "+
 					"set emptyDir.medium: Memory", describe(c), mount.Name)
 		}
@@ -478,6 +496,60 @@ func checkSharedMemory(pass *lint.Pass) {
 	default:
 		pass.Skip("no PyTorch, Triton, vLLM or TGI container")
 	}
+}
+
+// shardingServers split a model over GPUs with one worker process per GPU,
+// whose NCCL traffic goes through /dev/shm when the GPUs cannot reach each
+// other directly. Triton's Python backend needs it too, but which models
+// use that backend is not in the manifest.
+var shardingServers = map[string]bool{"vllm": true, "sglang": true, "tgi": true}
+
+// shmNeed is how surely a container outgrows the runtime's 64 MiB /dev/shm,
+// and why.
+type shmNeed struct {
+	severity lint.Severity
+	reason   string // " but runs 2 GPU workers (--tensor-parallel-size 2)", or ""
+	effect   string
+}
+
+const (
+	shmEffect  = "workers that pass tensors through shared memory fail with \"No space left on device\" or a bus error"
+	ncclEffect = "NCCL passes tensors between its GPU workers through shared memory and fails at start or under load " +
+		"(\"NCCL WARN Error while creating shared memory segment\", \"No space left on device\")"
+)
+
+// sharedMemoryNeed reads a sharding server's degree: told to shard, NCCL
+// needs /dev/shm; given several GPUs, it likely shards over them.
+func sharedMemoryNeed(pass *lint.Pass, c *manifest.Container) shmNeed {
+	if !shardingServers[c.Runtime.Name] {
+		return shmNeed{severity: lint.Info, effect: shmEffect}
+	}
+	srv := gpuServers[c.Runtime.Name]
+	args := serverArgsOf(pass, c)
+	for _, degree := range []setting{srv.tensorParallel, srv.pipelineParallel} {
+		value, ok := args.value(degree)
+		if !ok {
+			continue
+		}
+		if n, err := strconv.ParseInt(value.Value, 10, 64); err == nil && n > 1 {
+			return shmNeed{severity: lint.Error, effect: ncclEffect,
+				reason: fmt.Sprintf(" but runs %d GPU workers (%s)", n, settingText(value))}
+		}
+	}
+	gpu := corev1.ResourceName(pass.Config.GPUResourceName())
+	if gpus := gpuCount(c, gpu); gpus > 1 {
+		return shmNeed{severity: lint.Warning, effect: ncclEffect,
+			reason: fmt.Sprintf(" but requests %d %s (a model split over GPUs runs one worker on each)", gpus, gpu)}
+	}
+	return shmNeed{severity: lint.Info, effect: shmEffect}
+}
+
+// settingText writes a setting as it was given: "--num-shard 2", "NUM_SHARD=2".
+func settingText(value server.Value) string {
+	if name, ok := strings.CutPrefix(value.From, "env "); ok {
+		return name + "=" + value.Value
+	}
+	return value.From + " " + value.Value
 }
 
 // shmMount returns the container's mount at /dev/shm.

@@ -67,8 +67,8 @@ spec:
 
 func checkRollout(pass *lint.Pass) {
 	w := pass.Workload()
-	if w.Deployment == nil && w.StatefulSet == nil && w.Rollout == nil {
-		pass.Skip("not a Deployment, StatefulSet or Argo Rollout")
+	if w.Deployment == nil && w.StatefulSet == nil && w.Rollout == nil && w.RollingUpdate == nil {
+		pass.Skip("not a Deployment, StatefulSet, Argo Rollout or a kind that rolls pods like them (LeaderWorkerSet, LLMInferenceService)")
 		return
 	}
 	serving := servingContainers(pass)
@@ -81,6 +81,9 @@ func checkRollout(pass *lint.Pass) {
 		return
 	}
 	switch {
+	case w.RollingUpdate != nil:
+		rolling := w.RollingUpdate
+		checkMaxUnavailable(pass, rolling.Path+".maxUnavailable", rolling.MaxUnavailable, rolling.DefaultMaxUnavailable, replicas, replicasFrom)
 	case w.Deployment != nil:
 		spec := w.Deployment.Spec
 		switch spec.Strategy.Type {
@@ -96,7 +99,7 @@ func checkRollout(pass *lint.Pass) {
 			if spec.Strategy.RollingUpdate != nil {
 				maxUnavailable = spec.Strategy.RollingUpdate.MaxUnavailable
 			}
-			checkMaxUnavailable(pass, "spec.strategy.rollingUpdate.maxUnavailable", maxUnavailable, replicas, replicasFrom)
+			checkMaxUnavailable(pass, "spec.strategy.rollingUpdate.maxUnavailable", maxUnavailable, intstr.FromString(defaultMaxUnavailablePercent), replicas, replicasFrom)
 		}
 		checkProgressDeadline(pass, serving, spec.ProgressDeadlineSeconds)
 	case w.StatefulSet != nil:
@@ -120,7 +123,7 @@ func checkRollout(pass *lint.Pass) {
 	case w.Rollout != nil:
 		spec := w.Rollout
 		if canary := spec.Strategy.Canary; canary != nil {
-			checkMaxUnavailable(pass, "spec.strategy.canary.maxUnavailable", intOrString(canary.MaxUnavailable), replicas, replicasFrom)
+			checkMaxUnavailable(pass, "spec.strategy.canary.maxUnavailable", intOrString(canary.MaxUnavailable), intstr.FromString(defaultMaxUnavailablePercent), replicas, replicasFrom)
 		}
 		checkProgressDeadline(pass, serving, spec.ProgressDeadlineSeconds)
 	}
@@ -138,10 +141,9 @@ func podsPhrase(n int, replicas int32) string {
 
 // checkMaxUnavailable reports a maxUnavailable that removes serving pods
 // before their replacements are Ready.
-func checkMaxUnavailable(pass *lint.Pass, path string, value *intstr.IntOrString, replicas int32, replicasFrom string) {
+func checkMaxUnavailable(pass *lint.Pass, path string, value *intstr.IntOrString, defaultValue intstr.IntOrString, replicas int32, replicasFrom string) {
 	written := true
 	if value == nil {
-		defaultValue := intstr.FromString(defaultMaxUnavailablePercent)
 		value, written = &defaultValue, false
 	}
 	unavailable, err := intstr.GetScaledValueFromIntOrPercent(value, int(replicas), false)
@@ -250,6 +252,8 @@ func effectiveReplicas(pass *lint.Pass) (int32, string) {
 	}
 	var replicas *int32
 	switch {
+	case w.RollingUpdate != nil:
+		replicas = w.RollingUpdate.Replicas
 	case w.Deployment != nil:
 		replicas = w.Deployment.Spec.Replicas
 	case w.StatefulSet != nil:
