@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 
+	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -14,6 +15,8 @@ type Pass struct {
 	Target  *Target
 	Objects *manifest.Set
 	Config  *Config
+	// Cluster are the target cluster's nodes, nil when none were given.
+	Cluster *cluster.Facts
 
 	findings   []Finding
 	skipReason string

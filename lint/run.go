@@ -3,6 +3,7 @@ package lint
 import (
 	"io"
 
+	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
 )
@@ -23,6 +24,9 @@ type Options struct {
 	Image ImageOptions
 	// Render says how Helm charts and Kustomize overlays are rendered (see render.go).
 	Render RenderOptions
+	// Cluster are the target cluster's nodes (--cluster, cluster.nodes);
+	// nil when not given, and the rules that need them skip.
+	Cluster *cluster.Facts
 }
 
 // Run lints the inputs. An error means the run could not complete (an
@@ -109,13 +113,13 @@ func Run(options Options) (*Result, error) {
 	}
 	modelFindings := map[*model.Model][]Finding{}
 	for _, target := range modelPhase {
-		modelFindings[target.Model] = result.evaluateAll(options.Rules, target, set, config)
+		modelFindings[target.Model] = result.evaluateAll(options.Rules, target, set, config, options.Cluster)
 	}
 	for _, target := range workloadPhase {
 		for _, link := range target.Links {
 			link.ModelFindings = modelFindings[link.Model]
 		}
-		result.evaluateAll(options.Rules, target, set, config)
+		result.evaluateAll(options.Rules, target, set, config, options.Cluster)
 	}
 	result.reportInvalid(set.Invalid, options.Rules)
 	suppressor := newSuppressor(config, set, options.Now, options.Rules)
@@ -126,25 +130,25 @@ func Run(options Options) (*Result, error) {
 }
 
 // evaluateAll runs the rules that apply to a target and returns their findings.
-func (r *Result) evaluateAll(rules []*Rule, target *Target, set *manifest.Set, config *Config) []Finding {
+func (r *Result) evaluateAll(rules []*Rule, target *Target, set *manifest.Set, config *Config, nodes *cluster.Facts) []Finding {
 	var findings []Finding
 	for _, rule := range rules {
 		if rule.Check == nil || !rule.appliesTo(target) {
 			continue // rules the engine reports itself (MDL001, MDL002), or another kind of target
 		}
-		findings = append(findings, r.evaluate(rule, target, set, config)...)
+		findings = append(findings, r.evaluate(rule, target, set, config, nodes)...)
 	}
 	return findings
 }
 
-func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config *Config) []Finding {
+func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config *Config, nodes *cluster.Facts) []Finding {
 	evaluation := Evaluation{RuleID: rule.ID, Target: target.Name(), File: target.File(), Line: target.Line()}
 	if missing := target.missingFacts(rule); missing != "" {
 		evaluation.Status, evaluation.Reason = StatusSkip, missing
 		r.Evaluations = append(r.Evaluations, evaluation)
 		return nil
 	}
-	pass := &Pass{Rule: rule, Target: target, Objects: set, Config: config}
+	pass := &Pass{Rule: rule, Target: target, Objects: set, Config: config, Cluster: nodes}
 	rule.Check(pass)
 	if target.Baked != nil {
 		target.Baked.locate(pass.findings)

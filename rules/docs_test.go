@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/rules"
 )
 
@@ -62,6 +63,11 @@ spec:
   resources:
     requests: {storage: 10Gi}
 `
+
+// docNodes is the cluster the examples are linted against, for the rules
+// that read its nodes: the GKE cluster of the fixtures, one e2-standard-4
+// CPU node and two tainted L4 nodes.
+const docNodes = "testdata/MDL216/nodes.yaml"
 
 // podKeys are pod spec fields; an example's other top-level keys are
 // container fields.
@@ -142,7 +148,11 @@ func exampleFindings(t *testing.T, ruleID, example string) (n int, passed bool) 
 		t.Fatal(err)
 	}
 	config := &lint.Config{Cluster: lint.ClusterConfig{GPUNodesTainted: true}}
-	result, err := lint.Run(lint.Options{Paths: []string{dir}, Rules: rules.All(), Config: config})
+	nodes, err := cluster.Read(docNodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	result, err := lint.Run(lint.Options{Paths: []string{dir}, Rules: rules.All(), Config: config, Cluster: nodes})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, merged)
 	}

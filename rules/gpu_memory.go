@@ -39,7 +39,8 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"tokens, from config.json. The GPU comes from the pod's nodeSelector or required node affinity: " +
 			"cloud.google.com/gke-accelerator, nvidia.com/gpu.product or nvidia.com/gpu.memory (GPU Feature " +
 			"Discovery), karpenter.k8s.aws/instance-gpu-name or instance-gpu-memory, or node.kubernetes.io/instance-type " +
-			"(AWS, GCP and Azure GPU instances); without one the rule is skipped. Activations, CUDA graphs and the " +
+			"(AWS, GCP and Azure GPU instances); else the smallest GPU of the --cluster nodes the pod may land on, " +
+			"from the same labels on them; without one the rule is skipped. Activations, CUDA graphs and the " +
 			"CUDA context take memory this estimate leaves out, so it errs on the side of passing.",
 		Bad: "# models/qwen2.5-14b: 14.8B params in bfloat16 (27.5 GiB)\nnodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\n" +
 			"containers:\n  - name: vllm\n    args: [--model=/models/qwen2.5-14b]\n    resources:\n      limits: {nvidia.com/gpu: 1}",
@@ -203,6 +204,9 @@ func checkGPUMemory(pass *lint.Pass) {
 			continue
 		}
 		device, how, ok := gpu.ForPod(&pass.Workload().Spec)
+		if !ok && pass.Cluster != nil {
+			device, how, ok = clusterGPU(pass, gpuResource)
+		}
 		if !ok {
 			reasons = append(reasons, skipGPUTypeUnknown)
 			continue

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/image/cuda"
 	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/manifest"
@@ -20,7 +21,7 @@ var cudaDriverTooOld = &lint.Rule{
 	ID: "MDL306", Name: "cuda-driver-too-old", Severity: lint.Error,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "The image's CUDA toolkit needs a newer NVIDIA driver than the one configured for the GPU nodes (cluster.nvidiaDriver).",
+		Summary: "The image's CUDA toolkit needs a newer NVIDIA driver than the GPU nodes have (cluster.nvidiaDriver, or the --cluster nodes' labels).",
 		Why: "NVIDIA's base images declare NVIDIA_REQUIRE_CUDA (\"cuda>=12.2 brand=tesla,driver>=470,driver<471 …\"); the " +
 			"NVIDIA container toolkit compares it with the node's driver and refuses to create the container: " +
 			"\"nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.2, please update your driver\". An image " +
@@ -28,8 +29,9 @@ var cudaDriverTooOld = &lint.Rule{
 			"at the first CUDA call (\"CUDA driver version is insufficient for CUDA runtime version\") when the driver is older " +
 			"than its CUDA major's minor-version-compatibility floor; between that floor and the toolkit's own minimum it runs " +
 			"with limited features (warning). The minimum drivers are NVIDIA's published table (CUDA Toolkit release notes, " +
-			"Table 3). The check runs for containers that request GPUs, and is skipped when the config does not say which " +
-			"driver the nodes have." + offlineNote,
+			"Table 3). The check runs for containers that request GPUs. The driver is cluster.nvidiaDriver, else the oldest " +
+			"among the --cluster nodes the pod may land on (GPU Feature Discovery's nvidia.com/cuda.driver.major, " +
+			".minor and .rev labels); the check is skipped when neither says." + offlineNote,
 		Bad:        "# .modellint.yaml: cluster: {nvidiaDriver: \"525.60.13\"}\n# image env: NVIDIA_REQUIRE_CUDA=cuda>=12.2\nimage: registry.example.com/serving/triton:23.08-py3",
 		Good:       "# .modellint.yaml: cluster: {nvidiaDriver: \"535.104.05\"}\nimage: registry.example.com/serving/triton:23.08-py3",
 		Fix:        "Upgrade the GPU nodes' driver to at least the version the message names, or use an image built for the CUDA version the driver supports.",
@@ -40,13 +42,23 @@ var cudaDriverTooOld = &lint.Rule{
 
 func checkCUDADriver(pass *lint.Pass) {
 	configured := pass.Config.Cluster.NVIDIADriver
-	if configured == "" {
+	var driver cuda.Version
+	var ok bool
+	switch {
+	case configured != "":
+		if driver, ok = cuda.ParseVersion(configured); !ok {
+			pass.Skip("cluster.nvidiaDriver " + strconv.Quote(configured) + " is not a version like 535.104.05")
+			return
+		}
+	case pass.Cluster != nil:
+		// configured becomes "535.104.05 (from the cluster's nodes: …)" for the messages.
+		if driver, configured, ok = clusterDriver(pass); !ok {
+			pass.Skip("the config does not set cluster.nvidiaDriver and no node of the cluster the pod may land on " +
+				"has GPU Feature Discovery's driver labels (" + cluster.LabelDriverMajor + " …)")
+			return
+		}
+	default:
 		pass.Skip("the config does not set cluster.nvidiaDriver, the GPU nodes' driver version")
-		return
-	}
-	driver, ok := cuda.ParseVersion(configured)
-	if !ok {
-		pass.Skip("cluster.nvidiaDriver " + strconv.Quote(configured) + " is not a version like 535.104.05")
 		return
 	}
 	gpu := pass.Config.GPUResourceName()

@@ -40,6 +40,8 @@ var registry = []*lint.Rule{
 	ephemeralStorageUnbounded, // MDL213
 	shmMissing,                // MDL214
 	serviceEnvCollision,       // MDL215
+	requestUnschedulable,      // MDL216
+	nodeSelectorUnmatched,     // MDL217
 
 	entrypointNotFound,      // MDL301
 	entrypointNotExecutable, // MDL302

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/rules"
+	"github.com/modellint/modellint/rules/rulestest"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected.json files of testdata/scenarios")
@@ -114,7 +115,8 @@ func TestScenarios(t *testing.T) {
 		}
 		t.Run("fixture "+rule.ID, func(t *testing.T) {
 			t.Chdir(fixture)
-			result, err := lint.Run(lint.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}, Now: scenarioToday})
+			result, err := lint.Run(lint.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}, Now: scenarioToday,
+				Cluster: rulestest.Nodes(t)})
 			if err != nil {
 				t.Fatal(err)
 			}

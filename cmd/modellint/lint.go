@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/report"
 	"github.com/modellint/modellint/rules"
@@ -39,6 +40,7 @@ type lintFlags struct {
 	formats    []string
 	failOn     string
 	configPath string
+	cluster    string
 	enable     []string
 	disable    []string
 	quiet      bool
@@ -63,6 +65,7 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var options lint.Options
 	set.Var(&modelFlag{&options.Models}, "model",
 		"link a model dir to the path containers mount it at, DIR[:MOUNTPATH], repeatable")
+	set.StringVar(&flags.cluster, "cluster", "", "kubectl get nodes -o yaml of the target cluster")
 	addImageFlags(set, &options.Image)
 	addRenderFlags(set, &options.Render)
 	addBaselineFlags(set, &flags.baseline)
@@ -105,6 +108,11 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	outputs, err := parseOutputs(flags.formats)
 	if err != nil {
+		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		return exitError
+	}
+
+	if options.Cluster, err = readCluster(flags.cluster, config); err != nil {
 		fmt.Fprintf(stderr, "modellint: %v\n", err)
 		return exitError
 	}
@@ -155,6 +163,19 @@ func loadConfig(explicit string, paths []string) (*lint.Config, error) {
 		path = found
 	}
 	return lint.LoadConfig(path)
+}
+
+// readCluster reads the nodes --cluster names, else the config's
+// cluster.nodes; nil when neither is set.
+func readCluster(flagPath string, config *lint.Config) (*cluster.Facts, error) {
+	path := flagPath
+	if path == "" {
+		path = config.ClusterNodesPath()
+	}
+	if path == "" {
+		return nil, nil
+	}
+	return cluster.Read(path)
 }
 
 // parseFailOn returns the threshold severity, or never=true for "none".

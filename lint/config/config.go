@@ -85,6 +85,19 @@ type ClusterConfig struct {
 	// Architecture is the nodes' CPU architecture (amd64, arm64), for
 	// MDL305 and for choosing an image from a multi-platform index.
 	Architecture string `json:"architecture,omitempty"`
+	// Nodes is a `kubectl get nodes -o yaml` of the cluster, relative to
+	// this file; --cluster wins.
+	Nodes string `json:"nodes,omitempty"`
+}
+
+// ClusterNodesPath returns cluster.nodes resolved against the config
+// file's directory, "" when unset.
+func (c *Config) ClusterNodesPath() string {
+	nodes := c.Cluster.Nodes
+	if nodes == "" || filepath.IsAbs(nodes) || c.Path == "" {
+		return nodes
+	}
+	return filepath.Join(filepath.Dir(c.Path), nodes)
 }
 
 // ImageMapping says where the image a manifest names is read from.

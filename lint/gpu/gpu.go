@@ -235,3 +235,16 @@ func forTerm(term corev1.NodeSelectorTerm) (GPU, string, bool) {
 	}
 	return GPU{}, "", false
 }
+
+// ForNode returns the GPU a node's labels name, read in the order of
+// Labels: the labels GKE, GPU Feature Discovery and Karpenter put on it.
+func ForNode(labels map[string]string) (GPU, bool) {
+	for _, key := range Labels {
+		if value, set := labels[key]; set {
+			if gpu, ok := ForLabel(key, value); ok {
+				return gpu, true
+			}
+		}
+	}
+	return GPU{}, false
+}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/cluster"
 )
 
 // wantComment is `# want MDL205 "regexp"`, several allowed on one line.
@@ -23,6 +24,10 @@ var wantComment = regexp.MustCompile(`want\s+(MDL\d{3})\s+("(?:[^"\\]|\\.)*")`)
 // fixture dir.
 const WantFile = "want.txt"
 
+// NodesFile, in a fixture dir, is the cluster's nodes (kubectl get nodes
+// -o yaml) the rules read, as --cluster gives them.
+const NodesFile = "nodes.yaml"
+
 // today fixes the date config ignores expire against.
 const today = "2026-01-15"
 
@@ -32,7 +37,8 @@ type want struct {
 	met     bool
 }
 
-// Run lints dir (as `modellint .` in it, with its .modellint.yaml) with
+// Run lints dir (as `modellint .` in it, with its .modellint.yaml and
+// --cluster nodes.yaml when it has them) with
 // only rule enabled, and checks every finding is wanted where it lands and
 // every want is met. The fixture's images are not read: image rules are
 // tested through scenarios.
@@ -53,6 +59,7 @@ func Run(t *testing.T, rule *lint.Rule, dir string) {
 			break
 		}
 	}
+	options.Cluster = Nodes(t)
 	result, err := lint.Run(options)
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +80,20 @@ func Run(t *testing.T, rule *lint.Rule, dir string) {
 			}
 		}
 	}
+}
+
+// Nodes reads the NodesFile of the current dir, a fixture dir; nil when
+// there is none.
+func Nodes(t testing.TB) *cluster.Facts {
+	t.Helper()
+	if _, err := os.Stat(NodesFile); err != nil {
+		return nil
+	}
+	facts, err := cluster.Read(NodesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return facts
 }
 
 func meet(wants []*want, finding lint.Finding) bool {
