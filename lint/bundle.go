@@ -115,7 +115,7 @@ func (b *Bundle) recognise(platform string) {
 		// time, or an image whose layers were not read.
 		process.Command = b.words(b.Spec.Argv)
 		if b.Start == nil {
-			if program, ok := followCommandString(b.Spec.Argv); ok {
+			if program, ok := b.followCommandString(b.Spec.Argv); ok {
 				process.Runs = [][]server.Word{b.words(program)}
 			}
 		}
@@ -134,22 +134,28 @@ func (b *Bundle) recognise(platform string) {
 	}
 }
 
-// followCommandString reads `sh -c STRING` from the manifest alone, when the
-// image is not read: the string names the program.
-func followCommandString(argv []string) ([]string, bool) {
-	if len(argv) < 3 || (argv[1] != "-c" && argv[1] != "-ec" && argv[1] != "-xc") {
+// commandString is the string of a `sh -c STRING [NAME [ARGS…]]` argv,
+// read the way the start path reads it.
+func commandString(argv []string) (command, name string, args []string, ok bool) {
+	if len(argv) == 0 || !shell.IsShell(path.Base(argv[0])) {
+		return "", "", nil, false
+	}
+	command, name, args, file, ok := launch.ShellOperands(argv)
+	return command, name, args, ok && file == ""
+}
+
+// followCommandString follows a `sh -c STRING` from the manifest alone, when
+// the image is not read: the string names the program.
+func (b *Bundle) followCommandString(argv []string) ([]string, bool) {
+	command, name, args, ok := commandString(argv)
+	if !ok {
 		return nil, false
 	}
-	switch path.Base(argv[0]) {
-	case "sh", "bash", "dash", "ash":
-	default:
-		return nil, false
-	}
-	name, args := argv[0], []string(nil)
-	if len(argv) > 3 {
-		name, args = argv[3], argv[4:]
-	}
-	result, err := shell.FollowCommandString(argv[2], name, args, func(string) (string, bool) { return "", false })
+	env := b.env()
+	result, err := shell.FollowCommandString(command, name, args, func(key string) (string, bool) {
+		value, ok := env[key]
+		return value, ok
+	})
 	if err != nil || len(result.Commands) == 0 {
 		return nil, false
 	}
@@ -209,10 +215,11 @@ func (b *Bundle) words(argv []string) []server.Word {
 		}
 		words[at].Field = fields[from]
 	}
-	if spec.ArgvFrom == "command" && len(c.Command) >= 3 && (c.Command[1] == "-c" || strings.HasPrefix(c.Command[1], "-") && len(c.Command[1]) <= 3) {
+	if script, _, _, isString := commandString(c.Command); spec.ArgvFrom == "command" && isString {
+		field := "command[" + strconv.Itoa(slices.Index(c.Command, script)) + "]"
 		for i := range words {
 			if words[i].Field == "" {
-				words[i].Field = "command[2]"
+				words[i].Field = field
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/modellint/modellint/lint/image/elfinfo"
+	"github.com/modellint/modellint/lint/image/launch/shell"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
 
@@ -91,13 +92,10 @@ func modelCapture(name string) (whole, safetensorsHeader bool) {
 	return false, strings.HasSuffix(strings.ToLower(base), ".safetensors")
 }
 
-// shellInterpreters are the #! interpreters whose scripts are kept whole, to
+// IsShellScript reports whether a head starts with a #! line naming a
+// shell, directly or through /usr/bin/env: such scripts are kept whole, to
 // be parsed and followed to the program they start.
-var shellInterpreters = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "ksh": true, "zsh": true, "busybox": true}
-
-// isShellScript reports whether a head starts with a #! line naming a
-// shell, directly or through /usr/bin/env.
-func isShellScript(head []byte) bool {
+func IsShellScript(head []byte) bool {
 	if len(head) < 2 || head[0] != '#' || head[1] != '!' {
 		return false
 	}
@@ -113,7 +111,7 @@ func isShellScript(head []byte) bool {
 	if interpreter == "env" && len(fields) > 1 {
 		interpreter = path.Base(fields[1])
 	}
-	return shellInterpreters[interpreter]
+	return shell.IsShell(interpreter)
 }
 
 // loaderName reports basenames of dynamic loaders and C libraries, which
@@ -226,7 +224,7 @@ func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact b
 			return nil, err
 		}
 		facts := &FileFacts{Head: head}
-		if entry.Size <= maxScript && isShellScript(head) {
+		if entry.Size <= maxScript && IsShellScript(head) {
 			rest := make([]byte, entry.Size-int64(len(head)))
 			if _, err := io.ReadFull(body, rest); err != nil {
 				return nil, err
@@ -287,7 +285,7 @@ func captureELF(body io.Reader, size int64, extra []elfinfo.Range) (*FileFacts, 
 	facts := &FileFacts{Head: prefix[:min(len(prefix), headSize):min(len(prefix), headSize)]}
 	if !elfinfo.IsELF(prefix) {
 		facts.Head = append([]byte(nil), facts.Head...)
-		if size <= maxScript && isShellScript(prefix) {
+		if size <= maxScript && IsShellScript(prefix) {
 			facts.Text = prefix // the whole script: maxScript is within the prefix read
 		}
 		return facts, nil

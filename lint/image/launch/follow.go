@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch/shell"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
@@ -12,9 +13,6 @@ import (
 // maxWrapperDepth bounds how many wrapper scripts in a row are followed:
 // real images have one or two (tini → entrypoint.sh → server).
 const maxWrapperDepth = 8
-
-// shells are the programs whose scripts and -c strings are followed.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "ksh": true, "zsh": true, "busybox": true}
 
 // run examines a program the container execs with argv and, when it is a
 // shell wrapper (a shell script, or a shell given -c or a script file),
@@ -87,7 +85,7 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 	var result *shell.Result
 	var err error
 	switch {
-	case facts.IsScript() && isShellLine(facts.Head):
+	case facts.IsScript() && image.IsShellScript(facts.Head):
 		script = resolved
 		if facts.Text == nil {
 			reason := "its content was not read"
@@ -98,8 +96,8 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 			return script, nil, true
 		}
 		result, err = shell.Follow(facts.Text, argv[0], argv[1:], lookup)
-	case facts.IsELF() && (shells[path.Base(resolved)] || shells[path.Base(argv[0])]):
-		command, name, args, file, ok := shellOperands(argv)
+	case facts.IsELF() && (shell.IsShell(path.Base(resolved)) || shell.IsShell(path.Base(argv[0]))):
+		command, name, args, file, ok := ShellOperands(argv)
 		switch {
 		case !ok:
 			return "", nil, false // an interactive shell, or one reading stdin: it is the program
@@ -132,24 +130,10 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 	return script, result.Commands, true
 }
 
-// isShellLine reports whether a #! line names a shell, directly or
-// through /usr/bin/env.
-func isShellLine(head []byte) bool {
-	shebang, ok := ParseShebang(head)
-	if !ok {
-		return false
-	}
-	interpreter := path.Base(shebang.Interpreter)
-	if interpreter == "env" {
-		interpreter = path.Base(envProgram(shebang.Argument))
-	}
-	return shells[interpreter]
-}
-
-// shellOperands reads a shell's argv: `sh -c STRING [NAME [ARGS…]]` gives
+// ShellOperands reads a shell's argv: `sh -c STRING [NAME [ARGS…]]` gives
 // the command string, `sh [OPTIONS] FILE [ARGS…]` the script file; ok is
 // false for a shell with neither.
-func shellOperands(argv []string) (command, name string, args []string, file string, ok bool) {
+func ShellOperands(argv []string) (command, name string, args []string, file string, ok bool) {
 	for i := 1; i < len(argv); i++ {
 		word := argv[i]
 		switch {

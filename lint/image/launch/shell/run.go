@@ -205,7 +205,12 @@ func (f *follower) childEnv(fr frame, p *path, own map[string]binding) func(stri
 	}
 }
 
+// shells are the programs whose scripts and -c strings are followed.
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "ksh": true, "mksh": true, "zsh": true}
+
+// IsShell reports whether a program's base name is a shell whose scripts
+// this package follows (busybox counts: its sh applet is the shell).
+func IsShell(base string) bool { return shells[base] || base == "busybox" }
 
 // shellScript finds the script of `sh [options] -c SCRIPT [NAME [ARGS…]]`.
 func shellScript(argv []field) (shell string, script field, rest []field, ok bool) {
