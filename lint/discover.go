@@ -6,9 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -24,6 +28,11 @@ type inputs struct {
 	renderDirs []string
 	// imageSources are image tarballs or OCI layouts named as PATHs.
 	imageSources []string
+	// errors are the inputs that could not be read or parsed; the rest is
+	// still linted, and the run exits 2.
+	errors []InputError
+	// notes say what the walk left out and why (shown at -v).
+	notes []string
 }
 
 // manifestExtensions are the file names a directory walk picks up.
@@ -32,41 +41,247 @@ var manifestExtensions = map[string]bool{".yaml": true, ".yml": true, ".json": t
 // skippedDirs are never walked into.
 var skippedDirs = map[string]bool{".git": true, "node_modules": true, "vendor": true}
 
+// chartOwnDirs hold a chart's templates, sub-charts and CRDs: rendered with
+// the chart, never read as plain YAML. The chart's other dirs are walked.
+var chartOwnDirs = map[string]bool{"templates": true, "charts": true, "crds": true}
+
+// chartOwnFiles are a chart's own files at its root.
+var chartOwnFiles = map[string]bool{"Chart.yaml": true, "Chart.lock": true, "values.yaml": true,
+	"values.schema.json": true, "requirements.yaml": true, "requirements.lock": true}
+
 // discover walks the PATHs in order (directories lexically) and sorts what
-// it finds into manifests, model dirs, charts and overlays, and images.
-func discover(paths []string, stdin io.Reader) (*inputs, error) {
-	found := &inputs{}
-	seen := map[string]bool{}
+// it finds into manifests, model dirs, charts and overlays, and images. Each
+// PATH argument is its own unit: objects refer only to objects of their unit.
+func discover(paths []string, stdin io.Reader, excludes []Exclude) *inputs {
+	w := &walker{found: &inputs{}, seen: map[string]bool{}, ignore: newIgnorer(excludes)}
+	for unit, path := range paths {
+		w.unit = unit
+		w.path(path, stdin)
+	}
 	// Files are read in walk order and parsed afterwards, in parallel.
-	var pending []pendingLoad
-	load := func(path string, source []byte) error {
-		pending = append(pending, pendingLoad{path: path, source: source})
-		return nil
+	files, errs := loadAll(w.pending)
+	for i, file := range files {
+		load := w.pending[i]
+		switch {
+		case errs[i] == nil:
+			file.Unit = load.unit
+			w.found.manifests = append(w.found.manifests, file)
+		case load.walked && !looksLikeKubernetes(load.source):
+			w.found.notes = append(w.found.notes, fmt.Sprintf("%s: not a Kubernetes manifest (%s): skipped",
+				load.path, strings.TrimPrefix(oneLine(errs[i].Error()), load.path+": ")))
+		default:
+			w.found.errors = append(w.found.errors, newInputError(load.path, errs[i]))
+		}
 	}
-	found, err := discoverPaths(paths, stdin, found, seen, load)
-	// A file that fails to parse comes before whatever stopped the walk, as
-	// it would have stopped a walk that parsed as it went.
-	files, loadErr := loadAll(pending)
-	if loadErr != nil {
-		return nil, loadErr
-	}
-	if err != nil {
-		return nil, err
-	}
-	found.manifests = files
-	return found, nil
+	return w.found
+}
+
+// walker is one discovery: what it found, and what it has seen.
+type walker struct {
+	found   *inputs
+	pending []pendingLoad
+	// seen are the real paths of the files and dirs read, so a file reached
+	// twice (named twice, or through a symlink) is read once and a symlink
+	// loop ends.
+	seen   map[string]bool
+	ignore *ignorer
+	unit   int
 }
 
 // pendingLoad is a manifest file read but not yet parsed.
 type pendingLoad struct {
 	path   string
 	source []byte
+	unit   int
+	// walked is a file found in a directory walk, not named as a PATH: if
+	// it is no Kubernetes manifest at all, it is skipped, not an error.
+	walked bool
 }
 
-// loadAll parses the files on every CPU and returns them in the order
-// given; the error is that of the first file that fails, whatever the
-// scheduling.
-func loadAll(pending []pendingLoad) ([]*manifest.File, error) {
+func (w *walker) fail(file string, err error) {
+	w.found.errors = append(w.found.errors, newInputError(file, err))
+}
+
+// path discovers one PATH argument.
+func (w *walker) path(path string, stdin io.Reader) {
+	if path == "-" {
+		if stdin == nil {
+			w.fail("<stdin>", fmt.Errorf("no standard input"))
+			return
+		}
+		source, err := io.ReadAll(io.LimitReader(stdin, manifest.MaxFileSize+1))
+		if err != nil {
+			w.fail("<stdin>", err)
+			return
+		}
+		w.pending = append(w.pending, pendingLoad{path: "<stdin>", source: source, unit: w.unit})
+		return
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		w.fail(displayPath(path), unwrapPathError(err))
+		return
+	}
+	switch {
+	case isImageSource(path):
+		w.found.imageSources = append(w.found.imageSources, displayPath(path))
+	case isRenderArchive(path):
+		w.found.renderDirs = append(w.found.renderDirs, displayPath(path))
+	case info.IsDir():
+		root, err := filepath.Abs(path)
+		if err != nil {
+			w.fail(displayPath(path), err)
+			return
+		}
+		w.dir(path, root, nil)
+	default:
+		w.file(path, info, false)
+	}
+}
+
+// dir walks a directory: lexically, into symlinked dirs (once per real dir),
+// with the ignore patterns of the dirs above it. root is the PATH's own
+// absolute dir, to say when a symlink leads out of it.
+func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
+	real, err := realPath(dir)
+	if err != nil {
+		w.fail(displayPath(dir), unwrapPathError(err))
+		return
+	}
+	if w.seen[real] {
+		return // a symlink back into a walked dir
+	}
+	w.seen[real] = true
+	patterns = append(patterns[:len(patterns):len(patterns)], dirPatterns(dir)...)
+
+	chart := false
+	switch {
+	case isModelDir(dir):
+		w.found.modelDirs = append(w.found.modelDirs, displayPath(dir))
+		return
+	case isRenderDir(dir):
+		// A chart's templates are rendered with it, and so are the files an
+		// overlay uses (Run drops their plain copies); the rest is walked.
+		w.found.renderDirs = append(w.found.renderDirs, displayPath(dir))
+		chart = hasFile(dir, "Chart.yaml")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		w.fail(displayPath(dir), unwrapPathError(err))
+		return
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	for _, entry := range entries {
+		name := entry.Name()
+		file := filepath.Join(dir, name)
+		info, err := os.Stat(file) // follows symlinks
+		if err != nil {
+			if entry.Type()&fs.ModeSymlink != 0 {
+				w.found.notes = append(w.found.notes, fmt.Sprintf("%s: broken symlink: skipped", displayPath(file)))
+				continue
+			}
+			w.fail(displayPath(file), unwrapPathError(err))
+			continue
+		}
+		if w.ignore.ignored(file, info.IsDir(), patterns) {
+			w.found.notes = append(w.found.notes, fmt.Sprintf("%s: excluded", displayPath(file)))
+			continue
+		}
+		if entry.Type()&fs.ModeSymlink != 0 {
+			w.noteLeaving(file, root)
+		}
+		if info.IsDir() {
+			if skippedDirs[name] || (chart && chartOwnDirs[name]) {
+				continue
+			}
+			w.dir(file, root, patterns)
+			continue
+		}
+		if chart && chartOwnFiles[name] {
+			continue
+		}
+		if info.Mode().IsRegular() && strings.EqualFold(filepath.Ext(name), ".tar") && isImageSource(file) {
+			// An image an earlier CI step saved: matched to the manifests
+			// by its tags.
+			w.found.imageSources = append(w.found.imageSources, displayPath(file))
+			continue
+		}
+		if !info.Mode().IsRegular() || !manifestExtensions[strings.ToLower(filepath.Ext(name))] {
+			continue
+		}
+		w.file(file, info, true)
+	}
+}
+
+// noteLeaving says at -v when a symlink in the walk leads out of the PATH.
+func (w *walker) noteLeaving(link, root string) {
+	target, err := realPath(link)
+	if err != nil {
+		return
+	}
+	realRoot, err := realPath(root)
+	if err != nil {
+		return
+	}
+	if rel, err := filepath.Rel(realRoot, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		w.found.notes = append(w.found.notes, fmt.Sprintf("%s: symlink to %s, outside %s: followed", displayPath(link), displayPath(target), displayPath(root)))
+	}
+}
+
+// file reads one manifest file. A file reached through a symlink is named
+// as the file it points to, the one a user edits.
+func (w *walker) file(path string, info fs.FileInfo, walked bool) {
+	real, err := realPath(path)
+	if err != nil {
+		w.fail(displayPath(path), unwrapPathError(err))
+		return
+	}
+	if w.seen[real] {
+		return
+	}
+	w.seen[real] = true
+	name := displayPath(path)
+	if link, err := os.Lstat(path); err == nil && link.Mode()&fs.ModeSymlink != 0 {
+		name = displayPath(real)
+	}
+	source, err := readManifest(path, name, info)
+	if err != nil {
+		w.fail(name, err)
+		return
+	}
+	w.pending = append(w.pending, pendingLoad{path: name, source: source, unit: w.unit, walked: walked})
+}
+
+// realPath is a path with every symlink resolved, absolute.
+func realPath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+func hasFile(dir, name string) bool {
+	info, err := os.Stat(filepath.Join(dir, name))
+	return err == nil && info.Mode().IsRegular()
+}
+
+// kubernetesKeys finds the two keys every Kubernetes object has, in YAML or
+// JSON, at the start of a line or after a brace.
+var (
+	apiVersionKey = regexp.MustCompile(`(?m)(^|[{,]\s*)["']?apiVersion["']?\s*:`)
+	kindKey       = regexp.MustCompile(`(?m)(^|[{,]\s*)["']?kind["']?\s*:`)
+)
+
+// looksLikeKubernetes reports whether a file that did not parse was meant to
+// be a Kubernetes manifest: it names both apiVersion and kind.
+func looksLikeKubernetes(source []byte) bool {
+	return apiVersionKey.Match(source) && kindKey.Match(source)
+}
+
+// loadAll parses the files on every CPU and returns them, and their errors,
+// in the order given, whatever the scheduling.
+func loadAll(pending []pendingLoad) ([]*manifest.File, []error) {
 	files := make([]*manifest.File, len(pending))
 	errs := make([]error, len(pending))
 	next := make(chan int)
@@ -85,124 +300,18 @@ func loadAll(pending []pendingLoad) ([]*manifest.File, error) {
 	}
 	close(next)
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return files, nil
-}
-
-// discoverPaths is the walk: it hands each manifest file to load and
-// sorts the rest into found.
-func discoverPaths(paths []string, stdin io.Reader, found *inputs, seen map[string]bool, load func(string, []byte) error) (*inputs, error) {
-	// unit claims a directory that is linted as a whole; false means walk it.
-	unit := func(dir string) bool {
-		name := displayPath(dir)
-		switch {
-		case isModelDir(dir):
-			found.modelDirs = append(found.modelDirs, name)
-		case isRenderDir(dir):
-			found.renderDirs = append(found.renderDirs, name)
-		default:
-			return false
-		}
-		return true
-	}
-	for _, path := range paths {
-		if path == "-" {
-			if stdin == nil {
-				return nil, fmt.Errorf("-: no standard input")
-			}
-			source, err := io.ReadAll(io.LimitReader(stdin, manifest.MaxFileSize+1))
-			if err != nil {
-				return nil, fmt.Errorf("<stdin>: %w", err)
-			}
-			if err := load("<stdin>", source); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		info, err := os.Stat(path)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
-		}
-		if isImageSource(path) {
-			found.imageSources = append(found.imageSources, displayPath(path))
-			continue
-		}
-		if isRenderArchive(path) {
-			found.renderDirs = append(found.renderDirs, displayPath(path))
-			continue
-		}
-		if !info.IsDir() {
-			name := displayPath(path)
-			if seen[name] {
-				continue
-			}
-			seen[name] = true
-			source, err := readManifest(path, info)
-			if err == nil {
-				err = load(name, source)
-			}
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		err = filepath.WalkDir(path, func(file string, entry fs.DirEntry, err error) error {
-			if err != nil {
-				return fmt.Errorf("%s: %w", displayPath(file), unwrapPathError(err))
-			}
-			if entry.IsDir() {
-				if file != path && skippedDirs[entry.Name()] {
-					return filepath.SkipDir
-				}
-				if unit(file) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if entry.Type().IsRegular() && strings.EqualFold(filepath.Ext(file), ".tar") && isImageSource(file) {
-				// An image an earlier CI step saved: matched to the
-				// manifests by its tags.
-				found.imageSources = append(found.imageSources, displayPath(file))
-				return nil
-			}
-			if !entry.Type().IsRegular() || !manifestExtensions[strings.ToLower(filepath.Ext(file))] {
-				return nil
-			}
-			name := displayPath(file)
-			if seen[name] {
-				return nil
-			}
-			seen[name] = true
-			info, err := entry.Info()
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			source, err := readManifest(file, info)
-			if err != nil {
-				return err
-			}
-			return load(name, source)
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return found, nil
+	return files, errs
 }
 
 // readManifest reads a file after checking its size, so a huge file is an
 // error before it is in memory.
-func readManifest(path string, info fs.FileInfo) ([]byte, error) {
+func readManifest(path, name string, info fs.FileInfo) ([]byte, error) {
 	if info.Size() > manifest.MaxFileSize {
-		return nil, fmt.Errorf("%s: file is %d MiB, more than the %d MiB a manifest may hold", displayPath(path), info.Size()>>20, manifest.MaxFileSize>>20)
+		return nil, fmt.Errorf("file is %d MiB, more than the %d MiB a manifest may hold", info.Size()>>20, manifest.MaxFileSize>>20)
 	}
 	source, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", displayPath(path), unwrapPathError(err))
+		return nil, unwrapPathError(err)
 	}
 	return source, nil
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // TestDiscoverOrder: files are parsed in parallel but come back in walk
-// order, and of several broken files the first in that order is the one
-// reported, whatever the scheduling.
+// order, and several broken files are each reported, in that order,
+// whatever the scheduling.
 func TestDiscoverOrder(t *testing.T) {
 	dir := t.TempDir()
 	var want []string
@@ -31,9 +31,9 @@ func TestDiscoverOrder(t *testing.T) {
 		return nil
 	})
 	for run := 0; run < 5; run++ {
-		found, err := discover([]string{dir}, nil)
-		if err != nil {
-			t.Fatal(err)
+		found := discover([]string{dir}, nil, nil)
+		if found.errors != nil {
+			t.Fatal(found.errors)
 		}
 		var got []string
 		for _, file := range found.manifests {
@@ -44,18 +44,22 @@ func TestDiscoverOrder(t *testing.T) {
 		}
 	}
 
-	// Broken files late in two directories and early in a third: the first
-	// in walk order wins.
+	// Broken files late in two directories and early in a third: each is
+	// an error, in walk order, and the other 197 files are still read.
 	broken := []string{"d6/f006.yaml", "d2/f100.yaml", "d0/f196.yaml"}
 	for _, name := range broken {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("kind: [Pod\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("apiVersion: v1\nkind: [Pod\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for run := 0; run < 5; run++ {
-		_, err := discover([]string{dir}, nil)
-		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "d0/f196.yaml")+":") {
-			t.Fatalf("run %d: %v, want the error of d0/f196.yaml", run, err)
+		found := discover([]string{dir}, nil, nil)
+		var got []string
+		for _, problem := range found.errors {
+			got = append(got, strings.TrimPrefix(problem.File, dir+"/"))
+		}
+		if strings.Join(got, " ") != "d0/f196.yaml d2/f100.yaml d6/f006.yaml" || len(found.manifests) != 197 {
+			t.Fatalf("run %d: errors %v, %d manifests; want the three broken files and 197 manifests", run, found.errors, len(found.manifests))
 		}
 	}
 }

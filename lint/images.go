@@ -112,8 +112,16 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		}
 	}
 	keys := make([]imageKey, 0, len(uses))
+	runs := map[string]bool{} // normalised references some container runs
 	for key := range uses {
 		keys = append(keys, key)
+		runs[tagName(key.reference)] = true
+	}
+	for _, ref := range sortedKeys(options.Image.Sources) {
+		if !runs[tagName(ref)] {
+			result.Unused = append(result.Unused, fmt.Sprintf("--image %s: no container of the linted manifests runs this image; "+
+				"check the reference against the manifests' image: fields", ref))
+		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].reference != keys[j].reference {
@@ -197,6 +205,15 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		result.Files = append(result.Files, source)
 	}
 	return targets, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for key := range m {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // missing records on each target why an image of it has no facts.

@@ -68,6 +68,24 @@ func newLinker(config *Config, flagged []ModelMapping) *linker {
 	return l
 }
 
+// unused names the --model DIR:MOUNTPATH flags no container's model path
+// fell under: a typo in the mount path would otherwise link nothing quietly.
+func (l *linker) unused(targets []*Target) []string {
+	linked := map[string]bool{}
+	for _, target := range targets {
+		for _, link := range target.Links {
+			linked[link.How] = true
+		}
+	}
+	var unused []string
+	for _, mapping := range l.mappings {
+		if mapping.MountPath != "" && strings.HasPrefix(mapping.how, "--model ") && !linked[mapping.how] {
+			unused = append(unused, fmt.Sprintf("--model %s:%s: no serving container reads a model under %s", mapping.Path, mapping.MountPath, mapping.MountPath))
+		}
+	}
+	return unused
+}
+
 // addModels makes model targets candidates for links.
 func (l *linker) addModels(modelTargets []*Target) {
 	for _, target := range modelTargets {

@@ -143,14 +143,16 @@ func expectLayouts(targets []*Target) error {
 }
 
 // loadModels reads each model directory into a target of its own.
-func loadModels(dirs []string) ([]*Target, error) {
+func loadModels(dirs []string) ([]*Target, []InputError) {
 	var targets []*Target
+	var errs []InputError
 	for _, dir := range dirs {
 		facts, err := model.Load(filepath.FromSlash(dir), dir)
 		if err != nil {
-			return nil, err
+			errs = append(errs, inputErrorOf(err))
+			continue
 		}
 		targets = append(targets, &Target{Model: facts})
 	}
-	return targets, nil
+	return targets, errs
 }

@@ -17,8 +17,11 @@ func isRenderDir(dir string) bool { return render.IsChart(dir) || render.IsOverl
 func isRenderArchive(path string) bool { return render.IsChartArchive(path) }
 
 // renderInputs renders the charts and overlays into manifest files whose
-// fields are placed on the template, values-file or patch lines that wrote them.
-func renderInputs(dirs []string, options Options) ([]*manifest.File, error) {
+// fields are placed on the template, values-file or patch lines that wrote
+// them. Each chart or overlay is its own unit, numbered after the PATHs'.
+// A chart or overlay that fails to render is an input error; the others
+// are still rendered.
+func renderInputs(dirs []string, options Options) ([]*manifest.File, []InputError) {
 	if len(dirs) == 0 {
 		return nil, nil
 	}
@@ -28,5 +31,30 @@ func renderInputs(dirs []string, options Options) ([]*manifest.File, error) {
 	for i, path := range options.Render.HelmValues {
 		renderOptions.HelmValues[i] = displayPath(path)
 	}
-	return render.Render(dirs, renderOptions)
+	files, errs := render.Render(dirs, renderOptions)
+	for _, file := range files {
+		file.Unit += len(options.Paths)
+	}
+	var problems []InputError
+	for _, err := range errs {
+		problems = append(problems, inputErrorOf(err))
+	}
+	return files, problems
+}
+
+// withoutRendered drops the plain copies of files a render read (an
+// overlay's resources and patches, a values file next to the chart): they
+// are linted as part of what they render into.
+func withoutRendered(plain, rendered []*manifest.File) []*manifest.File {
+	used := map[string]bool{}
+	for _, file := range rendered {
+		used[file.Path] = true
+	}
+	kept := plain[:0:0]
+	for _, file := range plain {
+		if !used[file.Path] {
+			kept = append(kept, file)
+		}
+	}
+	return kept
 }

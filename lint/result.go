@@ -39,6 +39,11 @@ type Result struct {
 	Notes []string
 	// Links say which model dir each serving container was linked to, and how.
 	Links []string
+	// InputErrors are inputs that could not be read or parsed. Everything
+	// else was linted; a run with input errors exits 2.
+	InputErrors []InputError
+	// Unused are --image and --model flags nothing in the run used.
+	Unused []string
 }
 
 // noteManifests records the files read and, for -v, what in them was not linted.
@@ -75,6 +80,13 @@ func (r *Result) passSuppressed() {
 }
 
 func (r *Result) sort() {
+	sort.SliceStable(r.InputErrors, func(i, j int) bool {
+		a, b := r.InputErrors[i], r.InputErrors[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
 	sort.SliceStable(r.Findings, func(i, j int) bool { return findingLess(r.Findings[i], r.Findings[j]) })
 	sort.SliceStable(r.Evaluations, func(i, j int) bool {
 		a, b := r.Evaluations[i], r.Evaluations[j]

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"io"
+	"path/filepath"
 
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/manifest"
@@ -24,6 +25,9 @@ type Options struct {
 	Image ImageOptions
 	// Render says how Helm charts and Kustomize overlays are rendered (see render.go).
 	Render RenderOptions
+	// Exclude are --exclude patterns (.gitignore syntax, relative to the
+	// working directory), added to the config's exclude:.
+	Exclude []string
 	// Cluster are the target cluster's nodes (--cluster, cluster.nodes);
 	// nil when not given, and the rules that need them skip.
 	Cluster *cluster.Facts
@@ -37,20 +41,18 @@ func Run(options Options) (*Result, error) {
 		config = &Config{}
 	}
 	result := &Result{Rules: options.Rules}
-	found, err := discover(options.Paths, options.Stdin)
-	if err != nil {
-		return nil, err
-	}
-	rendered, err := renderInputs(found.renderDirs, options)
-	if err != nil {
-		return nil, err
-	}
-	files := append(found.manifests, rendered...)
+	found := discover(options.Paths, options.Stdin, excludes(options, config))
+	result.InputErrors, result.Notes = found.errors, found.notes
+	rendered, renderErrors := renderInputs(found.renderDirs, options)
+	result.InputErrors = append(result.InputErrors, renderErrors...)
+	files := append(withoutRendered(found.manifests, rendered), rendered...)
 	set, err := manifest.NewSet(files)
 	if err != nil {
 		return nil, err
 	}
+	units := unitSets(files, set)
 	result.noteManifests(files)
+	result.checkStdin(options.Paths, files)
 
 	var targets []*Target
 	for _, workload := range set.Workloads {
@@ -61,10 +63,8 @@ func Run(options Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	modelTargets, err := loadModels(dirs)
-	if err != nil {
-		return nil, err
-	}
+	modelTargets, modelErrors := loadModels(dirs)
+	result.InputErrors = append(result.InputErrors, modelErrors...)
 	linker.addModels(modelTargets)
 	for _, target := range modelTargets {
 		result.Files = append(result.Files, target.File())
@@ -74,7 +74,7 @@ func Run(options Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(result.Files) == 0 {
+	if len(result.Files) == 0 && len(result.InputErrors) == 0 {
 		result.Notes = append(result.Notes, "no manifests or model directories found")
 	}
 
@@ -86,6 +86,7 @@ func Run(options Options) (*Result, error) {
 			linker.link(target)
 		}
 	}
+	result.Unused = append(result.Unused, linker.unused(targets)...)
 	if err := expectLayouts(targets); err != nil {
 		return nil, err
 	}
@@ -119,7 +120,7 @@ func Run(options Options) (*Result, error) {
 		for _, link := range target.Links {
 			link.ModelFindings = modelFindings[link.Model]
 		}
-		result.evaluateAll(options.Rules, target, set, config, options.Cluster)
+		result.evaluateAll(options.Rules, target, units.of(target), config, options.Cluster)
 	}
 	result.reportInvalid(set.Invalid, options.Rules)
 	suppressor := newSuppressor(config, set, options.Now, options.Rules)
@@ -127,6 +128,74 @@ func Run(options Options) (*Result, error) {
 	result.passSuppressed()
 	result.sort()
 	return result, nil
+}
+
+// excludes are the paths a walk leaves out: the config's exclude: globs,
+// relative to the config file, then --exclude, relative to the working dir.
+func excludes(options Options, config *Config) []Exclude {
+	var list []Exclude
+	if len(config.Exclude) > 0 {
+		dir := "."
+		if config.Path != "" {
+			dir = filepath.Dir(config.Path)
+		}
+		list = append(list, Exclude{Dir: dir, Patterns: config.Exclude})
+	}
+	if len(options.Exclude) > 0 {
+		list = append(list, Exclude{Dir: ".", Patterns: options.Exclude})
+	}
+	return list
+}
+
+// unitSet is, per unit (a PATH argument, a rendered chart or overlay), the
+// set of its objects: references resolve within their unit only.
+type unitSet struct {
+	all    *manifest.Set
+	byUnit map[int]*manifest.Set
+}
+
+func unitSets(files []*manifest.File, all *manifest.Set) unitSet {
+	grouped := map[int][]*manifest.File{}
+	for _, file := range files {
+		grouped[file.Unit] = append(grouped[file.Unit], file)
+	}
+	sets := unitSet{all: all, byUnit: map[int]*manifest.Set{}}
+	if len(grouped) < 2 {
+		return sets
+	}
+	for unit, group := range grouped {
+		// Errors were reported when the whole set was built.
+		if set, err := manifest.NewSet(group); err == nil {
+			sets.byUnit[unit] = set
+		}
+	}
+	return sets
+}
+
+// of is the set a target's rules see: its own unit's objects.
+func (u unitSet) of(target *Target) *manifest.Set {
+	if target.Workload != nil {
+		if set := u.byUnit[target.Workload.Object.File.Unit]; set != nil {
+			return set
+		}
+	}
+	return u.all
+}
+
+// checkStdin makes an empty standard input an error: a failed `helm
+// template |` upstream must not pass as a clean deployment.
+func (r *Result) checkStdin(paths []string, files []*manifest.File) {
+	for _, path := range paths {
+		if path != "-" {
+			continue
+		}
+		for _, file := range files {
+			if file.Path == "<stdin>" && len(file.Objects) > 0 {
+				return
+			}
+		}
+		r.InputErrors = append(r.InputErrors, InputError{File: "<stdin>", Message: "no Kubernetes objects on standard input"})
+	}
 }
 
 // evaluateAll runs the rules that apply to a target and returns their findings.

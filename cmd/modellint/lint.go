@@ -46,6 +46,7 @@ type lintFlags struct {
 	quiet      bool
 	verbose    bool
 	noColor    bool
+	failEmpty  bool
 	baseline   baselineFlags
 }
 
@@ -66,6 +67,8 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	set.Var(&modelFlag{&options.Models}, "model",
 		"link a model dir to the path containers mount it at, DIR[:MOUNTPATH], repeatable")
 	set.StringVar(&flags.cluster, "cluster", "", "kubectl get nodes -o yaml of the target cluster")
+	set.StringArrayVar(&options.Exclude, "exclude", nil, "leave paths out of a directory walk (.gitignore syntax, relative to the working dir), repeatable; .gitignore and .modellintignore files are honoured too")
+	set.BoolVar(&flags.failEmpty, "fail-if-empty", false, "exit 2 when the PATHs hold nothing to lint")
 	addImageFlags(set, &options.Image)
 	addRenderFlags(set, &options.Render)
 	addBaselineFlags(set, &flags.baseline)
@@ -119,6 +122,9 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	options.Paths, options.Stdin, options.Config, options.Rules = paths, stdin, config, selected
 	options.Now = time.Now().UTC().Format(time.DateOnly)
+	if options.Render.KustomizeLoadRestrictor == "" {
+		options.Render.KustomizeLoadRestrictor = config.Kustomize.LoadRestrictor
+	}
 	result, err := lint.Run(options)
 	if err == nil {
 		err = applyBaseline(flags.baseline, result, stderr)
@@ -127,6 +133,18 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// A layer read may fail with a registry's answer quoted in the error.
 		fmt.Fprintf(stderr, "modellint: %s\n", image.RedactCredentials(oneLine(err.Error())))
 		return exitError
+	}
+	// Each input that could not be read is one line; the reports below
+	// still cover everything else, and the run exits 2.
+	for _, problem := range result.InputErrors {
+		fmt.Fprintf(stderr, "modellint: %s\n", image.RedactCredentials(problem.String()))
+	}
+	for _, unused := range result.Unused {
+		fmt.Fprintf(stderr, "modellint: warning: %s\n", unused)
+	}
+	empty := len(result.Files) == 0 && len(result.InputErrors) == 0
+	if empty && flags.failEmpty {
+		fmt.Fprintf(stderr, "modellint: nothing to lint in %s (--fail-if-empty)\n", strings.Join(paths, " "))
 	}
 
 	failing := !failNever && result.Count(threshold) > 0
@@ -140,7 +158,10 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
-	if failing {
+	switch {
+	case len(result.InputErrors) > 0 || (empty && flags.failEmpty):
+		return exitError
+	case failing:
 		return exitFindings
 	}
 	return exitClean

@@ -50,8 +50,21 @@ type Config struct {
 	// docker://REF; --image flags win.
 	Images []ImageMapping `json:"images,omitempty"`
 
+	// Exclude are paths a directory walk leaves out, in .gitignore syntax,
+	// relative to this file (--exclude adds to them).
+	Exclude []string `json:"exclude,omitempty"`
+	// Kustomize tunes how overlays are built.
+	Kustomize KustomizeConfig `json:"kustomize,omitempty"`
+
 	// Path is the file the config was read from ("" for defaults).
 	Path string `json:"-"`
+}
+
+// KustomizeConfig tunes how overlays are built.
+type KustomizeConfig struct {
+	// LoadRestrictor "none" lets overlays read files outside their dir
+	// (kustomize --load-restrictor LoadRestrictionsNone).
+	LoadRestrictor string `json:"loadRestrictor,omitempty"`
 }
 
 // RuleConfig overrides one rule.

@@ -27,6 +27,10 @@ type File struct {
 	Objects []*Object
 	// Skipped says, per document, why it held no Kubernetes object.
 	Skipped []string
+	// Unit is the deployment the file belongs to: one per PATH argument,
+	// one per rendered chart or overlay. Objects refer only to objects of
+	// their own unit, so two example dirs linted together stay apart.
+	Unit int
 
 	lineStarts []int
 }

@@ -26,6 +26,14 @@ type Options struct {
 	Namespace   string
 	// HelmIncludeTests lints test hooks too, which an install does not create.
 	HelmIncludeTests bool
+	// KubeVersion is .Capabilities.KubeVersion (helm --kube-version); ""
+	// is the version the bundled Kubernetes libraries speak.
+	KubeVersion string
+	// APIVersions are extra .Capabilities.APIVersions (helm --api-versions).
+	APIVersions []string
+	// KustomizeLoadRestrictor "none" lets an overlay read files outside
+	// its own tree (kustomize --load-restrictor LoadRestrictionsNone).
+	KustomizeLoadRestrictor string
 }
 
 // IsChart reports whether dir is a Helm chart.
@@ -70,14 +78,15 @@ func IsChartArchive(path string) bool {
 // Render renders the charts and overlays at paths, named as users name them.
 // An overlay another one in paths builds on (a base, a component) is linted
 // as part of that one, not again on its own: its findings would be counted
-// twice, and a base is often incomplete by design.
-func Render(paths []string, options Options) ([]*manifest.File, error) {
-	includedBy, err := bases(paths)
-	if err != nil {
-		return nil, err
-	}
+// twice, and a base is often incomplete by design. Each rendered file's Unit
+// is the index of its path; a path that fails to render is one error, and
+// the others are still rendered.
+func Render(paths []string, options Options) ([]*manifest.File, []error) {
+	includedBy := bases(paths)
 	var files []*manifest.File
-	for _, path := range paths {
+	var errs []error
+	var err error
+	for unit, path := range paths {
 		var rendered []*manifest.File
 		switch {
 		case includedBy[path] != "":
@@ -86,18 +95,23 @@ func Render(paths []string, options Options) ([]*manifest.File, error) {
 			rendered, err = helm.Render(path, path, helm.Options{
 				ValuesFiles: options.HelmValues, Set: options.HelmSet,
 				ReleaseName: options.ReleaseName, Namespace: options.Namespace, IncludeTests: options.HelmIncludeTests,
+				KubeVersion: options.KubeVersion, APIVersions: options.APIVersions,
 			})
 		case IsOverlay(path):
-			rendered, err = kustomize.Build(path, path)
+			rendered, err = kustomize.Build(path, path, options.KustomizeLoadRestrictor)
 		default:
 			err = fmt.Errorf("%s: neither a Helm chart nor a Kustomize overlay", path)
 		}
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
+		}
+		for _, file := range rendered {
+			file.Unit = unit
 		}
 		files = append(files, rendered...)
 	}
-	return withoutRepeatedSources(files), nil
+	return withoutRepeatedSources(files), errs
 }
 
 // withoutRepeatedSources drops the second copy of a file without objects (a
@@ -118,7 +132,7 @@ func withoutRepeatedSources(files []*manifest.File) []*manifest.File {
 }
 
 // bases maps each overlay in paths that another one builds on to that one.
-func bases(paths []string) (map[string]string, error) {
+func bases(paths []string) map[string]string {
 	absolute := map[string]string{}
 	for _, path := range paths {
 		if !IsChart(path) && IsOverlay(path) {
@@ -129,7 +143,7 @@ func bases(paths []string) (map[string]string, error) {
 	}
 	includedBy := map[string]string{}
 	if len(absolute) < 2 {
-		return includedBy, nil
+		return includedBy
 	}
 	for _, path := range paths {
 		if IsChart(path) || !IsOverlay(path) {
@@ -137,7 +151,7 @@ func bases(paths []string) (map[string]string, error) {
 		}
 		included, err := kustomize.Includes(path)
 		if err != nil {
-			return nil, err
+			continue // reported when the overlay itself is built
 		}
 		for _, dir := range included {
 			if base, ok := absolute[dir]; ok && includedBy[base] == "" {
@@ -145,5 +159,5 @@ func bases(paths []string) (map[string]string, error) {
 			}
 		}
 	}
-	return includedBy, nil
+	return includedBy
 }

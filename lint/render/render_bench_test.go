@@ -16,8 +16,8 @@ func BenchmarkRender(b *testing.B) {
 		b.Run(fixture.name, func(b *testing.B) {
 			paths := []string{filepath.Join(testdata, fixture.path)}
 			for b.Loop() {
-				if _, err := Render(paths, Options{}); err != nil {
-					b.Fatal(err)
+				if _, errs := Render(paths, Options{}); errs != nil {
+					b.Fatal(errs)
 				}
 			}
 		})

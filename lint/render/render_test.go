@@ -43,9 +43,9 @@ func TestIsChartArchive(t *testing.T) {
 func TestRenderLintsBasesThroughOverlays(t *testing.T) {
 	serving := filepath.Join(testdata, "kustomize/serving")
 	base := filepath.Join(serving, "base")
-	files, err := Render([]string{base, filepath.Join(serving, "overlays/dev"), filepath.Join(serving, "overlays/prod")}, Options{})
-	if err != nil {
-		t.Fatal(err)
+	files, errs := Render([]string{base, filepath.Join(serving, "overlays/dev"), filepath.Join(serving, "overlays/prod")}, Options{})
+	if errs != nil {
+		t.Fatal(errs)
 	}
 	var objects []string
 	for _, file := range files {
@@ -65,13 +65,22 @@ func TestRenderLintsBasesThroughOverlays(t *testing.T) {
 	}
 }
 
+// TestRenderOneLineErrors: each path that fails is one error, and the
+// paths after it are still rendered.
 func TestRenderOneLineErrors(t *testing.T) {
-	_, err := Render([]string{filepath.Join(testdata, "kustomize/remote-base")}, Options{})
-	if err == nil || !strings.Contains(err.Error(), "is a remote base") {
-		t.Errorf("remote base: %v", err)
+	files, errs := Render([]string{filepath.Join(testdata, "kustomize/remote-base"),
+		filepath.Join(testdata, "charts/broken/required-value"), filepath.Join(testdata, "kustomize/serving/overlays/prod")}, Options{})
+	if len(errs) != 2 || !strings.Contains(errs[0].Error(), "is a remote base") || !strings.Contains(errs[1].Error(), "model.name is required") {
+		t.Errorf("errors: %v", errs)
 	}
-	_, err = Render([]string{filepath.Join(testdata, "charts/broken/required-value")}, Options{})
-	if err == nil || !strings.Contains(err.Error(), "model.name is required") {
-		t.Errorf("missing required value: %v", err)
+	objects := 0
+	for _, file := range files {
+		objects += len(file.Objects)
+		if len(file.Objects) > 0 && file.Unit != 2 {
+			t.Errorf("%s: unit %d, want 2 (the third path)", file.Path, file.Unit)
+		}
+	}
+	if objects != 2 {
+		t.Errorf("%d objects rendered after the failing paths, want the overlay's 2", objects)
 	}
 }

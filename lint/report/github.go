@@ -31,6 +31,16 @@ var githubLevels = []struct {
 func writeGitHub(w io.Writer, result *lint.Result, _ Options) error {
 	var out strings.Builder
 	notAnnotated := 0
+	// Inputs that could not be read come first: the findings below are
+	// incomplete without them.
+	for _, problem := range result.InputErrors {
+		properties := []string{"file=" + githubProperty(strings.ReplaceAll(problem.File, "\\", "/"))}
+		if problem.Line > 0 {
+			properties = append(properties, "line="+strconv.Itoa(problem.Line))
+		}
+		properties = append(properties, "title="+githubProperty(inputCheckName))
+		out.WriteString("::error " + strings.Join(properties, ",") + "::" + githubData(problem.Message) + "\n")
+	}
 	for _, level := range githubLevels {
 		written := 0
 		for _, finding := range result.Findings {

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"strings"
 
@@ -55,8 +57,25 @@ func writeGitLab(w io.Writer, result *lint.Result, _ Options) error {
 			},
 		})
 	}
+	// An input that could not be read is a blocker: the report is incomplete.
+	for _, problem := range result.InputErrors {
+		sum := sha256.Sum256([]byte("input|" + problem.File + "|" + problem.Message))
+		issues = append(issues, codeQualityIssue{
+			Description: "input error: " + problem.Message,
+			CheckName:   inputCheckName,
+			Fingerprint: hex.EncodeToString(sum[:]),
+			Severity:    "blocker",
+			Location: codeQualityLocation{
+				Path:  strings.ReplaceAll(problem.File, "\\", "/"),
+				Lines: codeQualityLines{Begin: max(1, problem.Line)},
+			},
+		})
+	}
 	return writeIndentedJSON(w, issues)
 }
+
+// inputCheckName names input errors where a format wants a check or title.
+const inputCheckName = "modellint-input-error"
 
 // codeQualitySeverity maps to GitLab's info, minor, major, critical and
 // blocker. An error fails the pipeline, which is critical; blocker is left

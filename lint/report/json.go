@@ -23,6 +23,16 @@ type jsonReport struct {
 	Evaluations []jsonEvaluation `json:"evaluations"`
 	Notes       []string         `json:"notes"`
 	Links       []string         `json:"links"`
+	// InputErrors are inputs that could not be read; the run exits 2.
+	InputErrors []jsonInputError `json:"inputErrors,omitempty"`
+	// Unused are --image/--model flags nothing used.
+	Unused []string `json:"unused,omitempty"`
+}
+
+type jsonInputError struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
 }
 
 type jsonTool struct {
@@ -83,6 +93,10 @@ func writeJSON(w io.Writer, result *lint.Result, options Options) error {
 		Evaluations: make([]jsonEvaluation, 0, len(result.Evaluations)),
 		Notes:       append([]string{}, result.Notes...),
 		Links:       append([]string{}, result.Links...),
+		Unused:      result.Unused,
+	}
+	for _, problem := range result.InputErrors {
+		report.InputErrors = append(report.InputErrors, jsonInputError{File: problem.File, Line: problem.Line, Message: problem.Message})
 	}
 	for _, finding := range result.Findings {
 		converted := jsonFinding{

@@ -39,6 +39,7 @@ type junitTestCase struct {
 	File      string        `xml:"file,attr,omitempty"`
 	Line      int           `xml:"line,attr,omitempty"`
 	Failure   *junitMessage `xml:"failure"`
+	Error     *junitMessage `xml:"error"`
 	Skipped   *junitMessage `xml:"skipped"`
 	SystemOut *junitText    `xml:"system-out"`
 }
@@ -138,11 +139,23 @@ func writeJUnit(w io.Writer, result *lint.Result, _ Options) error {
 		}
 	}
 
+	// An input that could not be read is an error case in its file's suite.
+	for _, problem := range result.InputErrors {
+		suite := addSuite(problem.File)
+		suite.Cases = append(suite.Cases, junitTestCase{
+			Name: "input: " + problem.File, ClassName: toolName + ".input", File: problem.File, Line: problem.Line,
+			Error: &junitMessage{Message: problem.Message, Type: "input", Text: xmlText(problem.String() + "\n")},
+		})
+		suite.Tests++
+		suite.Errors++
+	}
+
 	report := junitTestSuites{Name: toolName}
 	for _, file := range suiteOrder {
 		suite := suites[file]
 		report.Tests += suite.Tests
 		report.Failures += suite.Failures
+		report.Errors += suite.Errors
 		report.Suites = append(report.Suites, *suite)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {

@@ -34,6 +34,12 @@ func writeMarkdown(w io.Writer, result *lint.Result, options Options) error {
 	if c.skipped > 0 {
 		fmt.Fprintf(&out, "| rule checks skipped | %d |\n", c.skipped)
 	}
+	if len(result.InputErrors) > 0 {
+		fmt.Fprintf(&out, "\n**%s could not be read**; everything else was linted:\n\n", plural(len(result.InputErrors), "input", "inputs"))
+		for _, problem := range result.InputErrors {
+			out.WriteString("- " + markdownText(problem.String()) + "\n")
+		}
+	}
 
 	var shown, suppressed []lint.Finding
 	for _, finding := range result.Findings {

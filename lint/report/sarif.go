@@ -91,6 +91,7 @@ type sarifInvocation struct {
 type sarifNotification struct {
 	Message        sarifMessage                 `json:"message"`
 	Level          string                       `json:"level"`
+	Locations      []sarifLocation              `json:"locations,omitempty"`
 	AssociatedRule *sarifReportingDescriptorRef `json:"associatedRule,omitempty"`
 }
 
@@ -181,7 +182,7 @@ func writeSARIF(w io.Writer, result *lint.Result, options Options) error {
 	run := sarifRun{
 		Tool: sarifTool{Driver: driver},
 		Invocations: []sarifInvocation{{
-			ExecutionSuccessful:        true,
+			ExecutionSuccessful:        len(result.InputErrors) == 0,
 			ToolExecutionNotifications: sarifNotifications(result, ruleIndex),
 		}},
 		AutomationDetails: sarifAutomationDetails{ID: toolName + "/"},
@@ -292,7 +293,18 @@ func sarifURI(path string) (uri, baseID string) {
 // so a consumer can tell a degraded run from a clean one.
 func sarifNotifications(result *lint.Result, ruleIndex map[string]int) []sarifNotification {
 	var notifications []sarifNotification
-	for _, note := range result.Notes {
+	// An input that could not be read is an error notification at its
+	// file and line: the run is incomplete, which a consumer must see.
+	for _, problem := range result.InputErrors {
+		uri, baseID := sarifURI(problem.File)
+		location := sarifLocation{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: sarifArtifactLocation{URI: uri, URIBaseID: baseID}}}
+		if problem.Line > 0 {
+			location.PhysicalLocation.Region = &sarifRegion{StartLine: problem.Line}
+		}
+		notifications = append(notifications, sarifNotification{Message: sarifMessage{Text: problem.Message}, Level: "error",
+			Locations: []sarifLocation{location}})
+	}
+	for _, note := range append(result.Unused, result.Notes...) {
 		notifications = append(notifications, sarifNotification{Message: sarifMessage{Text: note}, Level: "note"})
 	}
 	type skip struct{ rule, reason string }

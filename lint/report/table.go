@@ -268,6 +268,9 @@ func summaryLine(result *lint.Result) string {
 	if c.skipped > 0 {
 		extra = append(extra, plural(c.skipped, "rule check", "rule checks")+" skipped")
 	}
+	if n := len(result.InputErrors); n > 0 {
+		extra = append(extra, plural(n, "input", "inputs")+" not read")
+	}
 	if len(extra) > 0 {
 		line += " (" + strings.Join(extra, "; ") + ")"
 	}

@@ -34,6 +34,34 @@ type Options struct {
 	// IncludeTests keeps test hooks (helm.sh/hook: test), which `helm
 	// install` never creates as part of the release.
 	IncludeTests bool
+	// KubeVersion is .Capabilities.KubeVersion (helm --kube-version);
+	// DefaultKubeVersion when empty.
+	KubeVersion string
+	// APIVersions are added to .Capabilities.APIVersions (helm --api-versions).
+	APIVersions []string
+}
+
+// DefaultKubeVersion is the Kubernetes version the bundled k8s.io libraries
+// speak (k8s.io/api v0.37 is Kubernetes 1.37), as the helm binary fills
+// .Capabilities from its client-go; the library's own default is 1.20, which
+// fails charts that require a current Kubernetes and picks old APIs.
+const DefaultKubeVersion = "v1.37.0"
+
+// capabilities are .Capabilities as `helm template --kube-version V
+// --api-versions A` fills them.
+func capabilities(options Options) (*chartutil.Capabilities, error) {
+	caps := chartutil.DefaultCapabilities.Copy()
+	version := options.KubeVersion
+	if version == "" {
+		version = DefaultKubeVersion
+	}
+	kubeVersion, err := chartutil.ParseKubeVersion(version)
+	if err != nil {
+		return nil, fmt.Errorf("--kube-version %q: %w", version, err)
+	}
+	caps.KubeVersion = *kubeVersion
+	caps.APIVersions = append(caps.APIVersions, options.APIVersions...)
+	return caps, nil
 }
 
 // DefaultReleaseName is the release name `helm template` uses when given none.
@@ -266,8 +294,8 @@ func (r *renderer) chartValues(c *chart.Chart) *valuesFile {
 	return nil
 }
 
-// render runs Helm's engine as `helm template` does (client-only, default
-// capabilities, install of revision 1).
+// render runs Helm's engine as `helm template` does (client-only, the
+// bundled Kubernetes version, install of revision 1).
 func (r *renderer) render() (map[string]string, error) {
 	release := chartutil.ReleaseOptions{Name: r.options.ReleaseName, Namespace: r.options.Namespace, Revision: 1, IsInstall: true}
 	if release.Name == "" {
@@ -276,13 +304,17 @@ func (r *renderer) render() (map[string]string, error) {
 	if release.Namespace == "" {
 		release.Namespace = "default"
 	}
-	renderValues, err := chartutil.ToRenderValuesWithSchemaValidation(r.top, r.values, release, chartutil.DefaultCapabilities.Copy(), false)
+	caps, err := capabilities(r.options)
+	if err != nil {
+		return nil, err
+	}
+	renderValues, err := chartutil.ToRenderValuesWithSchemaValidation(r.top, r.values, release, caps, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", r.display, oneLine(err.Error()))
 	}
-	if r.top.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(r.top.Metadata.KubeVersion, chartutil.DefaultCapabilities.KubeVersion.String()) {
-		return nil, fmt.Errorf("%s: chart requires kubeVersion %s, incompatible with Kubernetes %s", path.Join(r.display, "Chart.yaml"),
-			r.top.Metadata.KubeVersion, chartutil.DefaultCapabilities.KubeVersion.String())
+	if r.top.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(r.top.Metadata.KubeVersion, caps.KubeVersion.String()) {
+		return nil, fmt.Errorf("%s: chart requires kubeVersion %s, incompatible with Kubernetes %s (set --kube-version)", path.Join(r.display, "Chart.yaml"),
+			r.top.Metadata.KubeVersion, caps.KubeVersion.String())
 	}
 	rendered, err := engine.Engine{}.Render(r.top, renderValues)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
@@ -19,8 +20,18 @@ import (
 // and offline. display is how users name dir. It returns one manifest file
 // per file the objects came from (a base's resource file; the kustomization
 // for generated objects), with every field on the line of the resource or
-// patch that wrote it.
-func Build(dir, display string) ([]*manifest.File, error) {
+// patch that wrote it. loadRestrictor "none" lets the overlay read files
+// outside its own dir, as `kustomize build --load-restrictor
+// LoadRestrictionsNone` does; "" or "rootOnly" is kustomize's default.
+func Build(dir, display, loadRestrictor string) ([]*manifest.File, error) {
+	options := krusty.MakeDefaultOptions()
+	switch strings.ToLower(loadRestrictor) {
+	case "", "rootonly", "loadrestrictionsrootonly":
+	case "none", "loadrestrictionsnone":
+		options.LoadRestrictions = types.LoadRestrictionsNone
+	default:
+		return nil, fmt.Errorf("kustomize load restrictor %q: want none or rootOnly", loadRestrictor)
+	}
 	root, err := readTree(dir, display, nil, map[string]bool{})
 	if err != nil {
 		return nil, err
@@ -29,7 +40,7 @@ func Build(dir, display string) ([]*manifest.File, error) {
 	if resolved, err := filepath.EvalSymlinks(root.path); err == nil {
 		fileSystem.resolvedRoot = resolved
 	}
-	built, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fileSystem, root.dir)
+	built, err := krusty.MakeKustomizer(options).Run(fileSystem, root.dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", root.file, oneLine(err.Error()))
 	}

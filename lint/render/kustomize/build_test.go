@@ -22,7 +22,7 @@ const (
 func TestBuildLocations(t *testing.T) {
 	for _, overlay := range []string{"serving/overlays/prod", "serving/overlays/dev", "serving/base", "inline-patches"} {
 		t.Run(overlay, func(t *testing.T) {
-			files, err := Build(filepath.Join(overlays, overlay), overlaysDisplay+"/"+overlay)
+			files, err := Build(filepath.Join(overlays, overlay), overlaysDisplay+"/"+overlay, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,7 +36,7 @@ func TestBuildLocations(t *testing.T) {
 // TestBuildDeterministic builds twice: objects and placements must not change.
 func TestBuildDeterministic(t *testing.T) {
 	build := func() string {
-		files, err := Build(filepath.Join(overlays, "serving/overlays/prod"), "prod")
+		files, err := Build(filepath.Join(overlays, "serving/overlays/prod"), "prod", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func TestBuildDeterministic(t *testing.T) {
 // trace objects is not left on them: the objects are those kustomize build
 // writes.
 func TestBuildLeavesNoOriginAnnotation(t *testing.T) {
-	files, err := Build(filepath.Join(overlays, "serving/overlays/prod"), "prod")
+	files, err := Build(filepath.Join(overlays, "serving/overlays/prod"), "prod", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestBuildErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.dir), func(t *testing.T) {
-			_, err := Build(c.dir, filepath.Base(c.dir))
+			_, err := Build(c.dir, filepath.Base(c.dir), "")
 			if err == nil {
 				t.Fatal("built without error")
 			}
