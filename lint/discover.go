@@ -23,6 +23,8 @@ type inputs struct {
 	// modelDirs are model directories, linted as a whole (their JSON files
 	// are model metadata, not manifests).
 	modelDirs []string
+	// modelUnits is the unit (PATH argument) each model dir was found in.
+	modelUnits map[string]int
 	// renderDirs are Helm charts (directories or packaged .tgz) and
 	// Kustomize overlays, rendered as a unit.
 	renderDirs []string
@@ -53,7 +55,7 @@ var chartOwnFiles = map[string]bool{"Chart.yaml": true, "Chart.lock": true, "val
 // it finds into manifests, model dirs, charts and overlays, and images. Each
 // PATH argument is its own unit: objects refer only to objects of their unit.
 func discover(paths []string, stdin io.Reader, excludes []Exclude) *inputs {
-	w := &walker{found: &inputs{}, seen: map[string]bool{}, ignore: newIgnorer(excludes)}
+	w := &walker{found: &inputs{modelUnits: map[string]int{}}, seen: map[string]bool{}, ignore: newIgnorer(excludes)}
 	for unit, path := range paths {
 		w.unit = unit
 		w.path(path, stdin)
@@ -67,8 +69,9 @@ func discover(paths []string, stdin io.Reader, excludes []Exclude) *inputs {
 			file.Unit = load.unit
 			w.found.manifests = append(w.found.manifests, file)
 		case load.walked && !looksLikeKubernetes(load.source):
-			w.found.notes = append(w.found.notes, fmt.Sprintf("%s: not a Kubernetes manifest (%s): skipped",
-				load.path, strings.TrimPrefix(oneLine(errs[i].Error()), load.path+": ")))
+			problem := newInputError(load.path, errs[i])
+			problem.Message = "not a Kubernetes manifest (" + problem.Message + "): skipped"
+			w.found.notes = append(w.found.notes, problem.String())
 		default:
 			w.found.errors = append(w.found.errors, newInputError(load.path, errs[i]))
 		}
@@ -158,6 +161,7 @@ func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
 	switch {
 	case isModelDir(dir):
 		w.found.modelDirs = append(w.found.modelDirs, displayPath(dir))
+		w.found.modelUnits[displayPath(dir)] = w.unit
 		return
 	case isRenderDir(dir):
 		// A chart's templates are rendered with it, and so are the files an

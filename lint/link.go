@@ -50,6 +50,9 @@ type linker struct {
 	models   []*model.Model
 	byDir    map[string]*model.Model
 	mappings []namedMapping
+	// units are the PATH arguments model dirs were found in: of two dirs
+	// with the server path's name, the one in the workload's own PATH wins.
+	units map[string]int
 }
 
 type namedMapping struct {
@@ -118,7 +121,7 @@ func (l *linker) link(target *Target) {
 			if nameFrom != "" {
 				name = nameFrom
 			}
-			models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository)
+			models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository, workload.Object.File.Unit)
 			if len(models) == 0 {
 				models = []*model.Model{nil}
 			}
@@ -140,7 +143,7 @@ func (l *linker) link(target *Target) {
 // element, or the storageUri's for KServe). A single-model server gets
 // at most one; a repository path (Triton, TorchServe, MLServer) gets every
 // model dir inside the dir it maps to.
-func (l *linker) find(serverPath, name, annotated string, repository bool) ([]*model.Model, string) {
+func (l *linker) find(serverPath, name, annotated string, repository bool, unit int) ([]*model.Model, string) {
 	pick := func(dir string) []*model.Model {
 		if m := l.byDir[dir]; m != nil && !repository {
 			return []*model.Model{m}
@@ -185,6 +188,15 @@ func (l *linker) find(serverPath, name, annotated string, repository bool) ([]*m
 		if path.Base(m.Dir) == name {
 			matches = append(matches, m)
 		}
+	}
+	if len(matches) > 1 {
+		var ownUnit []*model.Model
+		for _, m := range matches {
+			if found, ok := l.units[m.Dir]; ok && found == unit {
+				ownUnit = append(ownUnit, m)
+			}
+		}
+		matches = ownUnit
 	}
 	if len(matches) == 1 {
 		return matches, "name match"

@@ -26,6 +26,9 @@ func renderInputs(dirs []string, options Options) ([]*manifest.File, []InputErro
 		return nil, nil
 	}
 	renderOptions := options.Render
+	if renderOptions.KustomizeLoadRestrictor == "" && options.Config != nil {
+		renderOptions.KustomizeLoadRestrictor = options.Config.Kustomize.LoadRestrictor
+	}
 	// Values files are named in findings as every other input is.
 	renderOptions.HelmValues = make([]string, len(options.Render.HelmValues))
 	for i, path := range options.Render.HelmValues {

@@ -59,6 +59,7 @@ func Run(options Options) (*Result, error) {
 		targets = append(targets, &Target{Workload: workload})
 	}
 	linker := newLinker(config, options.Models)
+	linker.units = found.modelUnits
 	dirs, err := modelDirs(found.modelDirs, linker.mappings)
 	if err != nil {
 		return nil, err

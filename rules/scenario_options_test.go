@@ -21,13 +21,15 @@ import (
 //	  namespace: serving                      #   --namespace serving
 //	  helmIncludeTests: true                  #   --helm-include-tests
 //	models: [models/resnet:/models/resnet]    #   --model models/resnet:/models/resnet
+//	exclude: [tests/]                         #   --exclude tests/
 //	grow:                                     # make a file this large (sparse) before linting,
 //	  models/big/1/variables/variables.data-00000-of-00001: 2Gi   # in a copy of the scenario
 type scenarioOptions struct {
 	Paths  []string           `json:"paths"`
 	Render lint.RenderOptions `json:"render"`
-	Models []string           `json:"models"`
-	Grow   map[string]string  `json:"grow"`
+	Models  []string           `json:"models"`
+	Exclude []string           `json:"exclude"`
+	Grow    map[string]string  `json:"grow"`
 }
 
 // applyScenarioOptions reads options.yaml, when the scenario has one, from
@@ -49,6 +51,7 @@ func applyScenarioOptions(t *testing.T, options *lint.Options) {
 		options.Paths = scenario.Paths
 	}
 	options.Render = scenario.Render
+	options.Exclude = scenario.Exclude
 	for _, value := range scenario.Models {
 		mapping, err := lint.ParseModelMapping(value)
 		if err != nil {

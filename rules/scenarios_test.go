@@ -47,6 +47,11 @@ type expectedFinding struct {
 type expectedResult struct {
 	Findings    []expectedFinding            `json:"findings"`
 	Evaluations map[string]map[string]string `json:"evaluations"`
+	// InputErrors are the inputs the run could not read; WalkNotes what the
+	// directory walk left out or followed, and why.
+	InputErrors []lint.InputError `json:"inputErrors,omitempty"`
+	WalkNotes   []string          `json:"walkNotes,omitempty"`
+	Unused      []string          `json:"unused,omitempty"`
 }
 
 func TestScenarios(t *testing.T) {
@@ -217,7 +222,15 @@ func toExpected(result *lint.Result, normalize func(string) string) expectedResu
 	if normalize == nil {
 		normalize = func(s string) string { return s }
 	}
-	got := expectedResult{Findings: []expectedFinding{}, Evaluations: map[string]map[string]string{}}
+	got := expectedResult{Findings: []expectedFinding{}, Evaluations: map[string]map[string]string{},
+		InputErrors: result.InputErrors, Unused: result.Unused}
+	for _, note := range result.Notes {
+		// (": document N: …: skipped" is about a file's content, not the walk.)
+		walk := strings.HasSuffix(note, ": skipped") || strings.HasSuffix(note, ": excluded") || strings.HasSuffix(note, ": followed")
+		if walk && !strings.Contains(note, ": document ") {
+			got.WalkNotes = append(got.WalkNotes, note)
+		}
+	}
 	for _, finding := range result.Findings {
 		got.Findings = append(got.Findings, expectedFinding{
 			Rule:        finding.RuleID,

@@ -122,9 +122,6 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	options.Paths, options.Stdin, options.Config, options.Rules = paths, stdin, config, selected
 	options.Now = time.Now().UTC().Format(time.DateOnly)
-	if options.Render.KustomizeLoadRestrictor == "" {
-		options.Render.KustomizeLoadRestrictor = config.Kustomize.LoadRestrictor
-	}
 	result, err := lint.Run(options)
 	if err == nil {
 		err = applyBaseline(flags.baseline, result, stderr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -172,5 +173,79 @@ func TestConfigIgnorePathIsRelativeToConfig(t *testing.T) {
 	}
 	if !strings.Contains(stdout, `"kind": "config"`) {
 		t.Errorf("suppressed findings missing from JSON: %s", stdout)
+	}
+}
+
+// TestNothingPassesSilently: input errors are said and the rest is linted
+// into every report; an empty input, or a flag nothing uses, is said too.
+func TestNothingPassesSilently(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "repo/bad.yaml", "apiVersion: v1\nkind: [Pod\n")
+	writeFile(t, dir, "repo/deploy.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - {name: web, image: nginx:latest}\n")
+	report := filepath.Join(dir, "report.json")
+	junit := filepath.Join(dir, "report.xml")
+	code, _, stderr := lintArgs(t, "", "--offline", "-f", "table", "-f", "json="+report, "-f", "junit="+junit, filepath.Join(dir, "repo"))
+	if code != exitError || !strings.Contains(stderr, "repo/bad.yaml:2: invalid YAML") {
+		t.Errorf("broken file among good ones: exit %d, stderr %q; want 2 and the file's error", code, stderr)
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"inputErrors"`) || !strings.Contains(string(data), `"MDL208"`) {
+		t.Errorf("JSON report lacks the input error or the other file's findings:\n%s", data)
+	}
+	if data, _ := os.ReadFile(junit); !strings.Contains(string(data), `<error message="invalid YAML`) {
+		t.Errorf("JUnit report has no error case:\n%s", data)
+	}
+
+	empty := t.TempDir()
+	cases := []struct {
+		name, stdin string
+		args        []string
+		want        int
+		wantStderr  string
+	}{
+		{"empty stdin", "", []string{"-"}, exitError, "<stdin>: no Kubernetes objects on standard input"},
+		{"stdin without objects", "# helm template failed\n", []string{"-"}, exitError, "no Kubernetes objects on standard input"},
+		{"empty dir", "", []string{empty}, exitClean, ""},
+		{"empty dir, --fail-if-empty", "", []string{"--fail-if-empty", empty}, exitError, "nothing to lint in " + empty},
+		{"unused --image", "", []string{"--offline", "--image", "registry.example.com/ml/bert:1=" + filepath.Join(dir, "none.tar"), examples + "/fixed"},
+			exitClean, "warning: --image registry.example.com/ml/bert:1: no container of the linted manifests runs this image"},
+		{"unused --model", "", []string{"--offline", "--model", examples + "/fixed/models/resnet:/mnt/typo", examples + "/fixed"},
+			exitClean, "warning: --model " + examples + "/fixed/models/resnet:/mnt/typo: no serving container reads a model under /mnt/typo"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := lintArgs(t, c.stdin, c.args...)
+			if code != c.want || (c.wantStderr != "" && !strings.Contains(stderr, c.wantStderr)) || (c.wantStderr == "" && stderr != "") {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, c.want, c.wantStderr)
+			}
+		})
+	}
+}
+
+// TestExamplesLintedTogether: the broken and the fixed example in one run
+// report what each does alone; the fixed one's ConfigMap, claim and model
+// dir do not satisfy the broken one's references.
+func TestExamplesLintedTogether(t *testing.T) {
+	errorsOf := func(paths ...string) string {
+		_, stdout, _ := lintArgs(t, "", append([]string{"--offline", "-f", "json"}, paths...)...)
+		var report struct {
+			Findings []struct{ Rule, Severity, Message string }
+		}
+		if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+			t.Fatal(err)
+		}
+		var rules []string
+		for _, finding := range report.Findings {
+			rules = append(rules, finding.Severity+" "+finding.Rule)
+		}
+		return strings.Join(rules, "\n")
+	}
+	alone := errorsOf(examples + "/broken")
+	together := errorsOf(examples+"/broken", examples+"/fixed")
+	if alone != together || !strings.Contains(alone, "MDL209") || !strings.Contains(alone, "MDL403") {
+		t.Errorf("broken alone:\n%s\nbroken with fixed:\n%s", alone, together)
 	}
 }

@@ -42,7 +42,13 @@ func Build(dir, display, loadRestrictor string) ([]*manifest.File, error) {
 	}
 	built, err := krusty.MakeKustomizer(options).Run(fileSystem, root.dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", root.file, oneLine(err.Error()))
+		message := oneLine(err.Error())
+		if strings.Contains(message, "is not in or below") {
+			return nil, fmt.Errorf("%s: a resource or patch is outside the overlay's dir, which kustomize refuses by default; "+
+				"build it with --kustomize-load-restrictor none (kustomize.loadRestrictor: none in .modellint.yaml) if that is how it is deployed", root.file)
+		}
+		// Kustomize names files by absolute path; reports name them as the user did.
+		return nil, fmt.Errorf("%s: %s", root.file, strings.ReplaceAll(message, root.dir, root.display))
 	}
 
 	// Objects are grouped by the file they came from, in build order.
