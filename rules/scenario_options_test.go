@@ -25,8 +25,8 @@ import (
 //	grow:                                     # make a file this large (sparse) before linting,
 //	  models/big/1/variables/variables.data-00000-of-00001: 2Gi   # in a copy of the scenario
 type scenarioOptions struct {
-	Paths  []string           `json:"paths"`
-	Render lint.RenderOptions `json:"render"`
+	Paths   []string           `json:"paths"`
+	Render  lint.RenderOptions `json:"render"`
 	Models  []string           `json:"models"`
 	Exclude []string           `json:"exclude"`
 	Grow    map[string]string  `json:"grow"`
