@@ -97,6 +97,12 @@ func actionEnd(source string, start int) int {
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b == '\n' }
 
+// trimLeft reports whether an action starts with "{{- ", which eats the
+// whitespace before it.
+func (s segment) trimLeft() bool {
+	return s.action && len(s.text) >= 4 && s.text[2] == '-' && isSpace(s.text[3])
+}
+
 // markTemplate appends the mark of file's line to every line end that is
 // template text. Line ends inside an action or comment, and those a "-}}"
 // eats, get none: marking them would change the output's lines.
@@ -105,7 +111,8 @@ func markTemplate(source string, file int) string {
 	marked.Grow(len(source) + len(source)/4)
 	line := 1
 	eaten := false // only whitespace since an action ending in "-}}"
-	for _, seg := range scanTemplate(source) {
+	segments := scanTemplate(source)
+	for i, seg := range segments {
 		if seg.action {
 			marked.WriteString(seg.text)
 			line += strings.Count(seg.text, "\n")
@@ -113,6 +120,18 @@ func markTemplate(source string, file int) string {
 			continue
 		}
 		text := seg.text
+		// The whitespace before a "{{-" is eaten too, across any number of
+		// line ends. The first of them keeps its mark (the mark ends up
+		// right after the line's text, as the trim leaves it); a mark on a
+		// later one would stop the trim and keep a line the real output
+		// does not have.
+		keep := len(text)
+		if i+1 < len(segments) && segments[i+1].trimLeft() {
+			tail := len(strings.TrimRight(text, " \t\r\n"))
+			if first := strings.IndexByte(text[tail:], '\n'); first >= 0 {
+				keep = tail + first + 1
+			}
+		}
 		for {
 			newline := strings.IndexByte(text, '\n')
 			if newline < 0 {
@@ -122,7 +141,8 @@ func markTemplate(source string, file int) string {
 			if strings.TrimSpace(before) != "" {
 				eaten = false
 			}
-			if !eaten {
+			trimmed := len(seg.text)-len(text)+newline >= keep
+			if !eaten && !trimmed {
 				cr := strings.HasSuffix(before, "\r")
 				marked.WriteString(strings.TrimSuffix(before, "\r"))
 				marked.WriteString(mark(file, line))
