@@ -235,3 +235,20 @@ func TestValuesPrecedence(t *testing.T) {
 		t.Errorf("files without objects:\n%swant:\n%s", &sources, want)
 	}
 }
+
+// TestKindLineFallback: a template whose lines could not be traced places
+// each document at the kind: line that writes it; the instances of a ranged
+// object all start on its one kind: line, not on the Nth kind: of the file.
+func TestKindLineFallback(t *testing.T) {
+	source := []byte("{{- range .Values.models }}\n---\napiVersion: apps/v1\nkind: Deployment\n{{- end }}\n---\napiVersion: v1\nkind: Service\n---\nkind: {{ .Values.kind }}\n")
+	cases := []struct {
+		kind string
+		n    int
+		want int
+	}{{"Deployment", 0, 4}, {"Deployment", 1, 4}, {"Deployment", 5, 4}, {"Service", 0, 8}, {"Service", 1, 8}, {"ConfigMap", 0, 10}}
+	for _, c := range cases {
+		if got := kindLine(source, c.kind, c.n); got != c.want {
+			t.Errorf("kindLine(%s, %d) = %d, want %d", c.kind, c.n, got, c.want)
+		}
+	}
+}

@@ -103,9 +103,13 @@ func (t *templateFile) indentAt(line int) int {
 // the line only passes a value through.
 func (r *renderer) relocate(file *manifest.File, template *templateFile, rendered string, origins []lineOrigin) {
 	lines := strings.Split(rendered, "\n")
-	for n, doc := range file.Documents() {
+	ofKind := map[string]int{} // documents of each kind seen so far
+	for _, doc := range file.Documents() {
 		if origins == nil {
-			line := kindLine(template.source, n)
+			kind, _ := manifest.ValueAt(doc.Value, "kind")
+			kindText, _ := kind.(string)
+			line := kindLine(template.source, kindText, ofKind[kindText])
+			ofKind[kindText]++
 			doc.Relocate(func(string, manifest.Position) (string, manifest.Position, bool) {
 				return "", manifest.Position{Line: line, Column: 1}, true
 			})
@@ -116,19 +120,34 @@ func (r *renderer) relocate(file *manifest.File, template *templateFile, rendere
 	}
 }
 
-// kindLine finds the n-th "kind:" line of a template, where its n-th
-// document most likely starts, for a template that could not be traced.
-func kindLine(source []byte, n int) int {
-	count := 0
+// kindLine finds where the n-th document of a kind starts in a template
+// that could not be traced: the n-th "kind: KIND" line, or the last one when
+// a range writes more documents than the template has such lines (each
+// instance of a ranged object then starts on the line that writes it).
+func kindLine(source []byte, kind string, n int) int {
+	var lines, templated []int // "kind: KIND" lines; "kind: {{ … }}" lines
 	for i, line := range strings.Split(string(source), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "kind:") {
-			if count == n {
-				return i + 1
-			}
-			count++
+		value, found := strings.CutPrefix(strings.TrimSpace(line), "kind:")
+		if !found {
+			continue
+		}
+		switch value = strings.Trim(strings.TrimSpace(value), `"'`); {
+		case value == kind:
+			lines = append(lines, i+1)
+		case strings.Contains(value, "{{"):
+			templated = append(templated, i+1)
 		}
 	}
-	return 1
+	if len(lines) == 0 {
+		lines = templated
+	}
+	switch {
+	case len(lines) == 0:
+		return 1
+	case n < len(lines):
+		return lines[n]
+	}
+	return lines[len(lines)-1]
 }
 
 // docTrace relocates the fields of one rendered document.
