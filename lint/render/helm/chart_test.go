@@ -168,7 +168,7 @@ func TestReadMarks(t *testing.T) {
 	// text of its own: both lines it generated are attributed to it.
 	marked := "x:⟦0:1⟧\n  a: 1\n  b: 2⟦0:2⟧\ny: 3⟦0:3⟧"
 	literal := func(_, line int) bool { return line != 2 }
-	got := readMarks(marked, 4, literal)
+	got := readMarks(marked, "x:\n  a: 1\n  b: 2\ny: 3", literal)
 	want := []lineOrigin{
 		{file: 0, line: 1, run: 0},
 		{file: 0, line: 2, generated: true, run: 1},
@@ -178,8 +178,12 @@ func TestReadMarks(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("readMarks = %v, want %v", got, want)
 	}
-	if readMarks(marked, 5, literal) != nil {
+	if readMarks(marked, "x:\n  a: 1\n  b: 2\ny: 3\n", literal) != nil {
 		t.Error("output with other lines than the real one was trusted")
+	}
+	// Same number of lines, other text: a helper's marks changed a condition.
+	if readMarks(marked, "x:\n  c: 1\n  b: 2\ny: 3", literal) != nil {
+		t.Error("output with other text than the real one was trusted")
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
 )
 
 // Go templates copy the text outside actions verbatim, through range, if,
@@ -194,14 +196,60 @@ type lineOrigin struct {
 	run int
 }
 
-// readMarks attributes every line of a marked render to a template line.
-// literal reports whether a template line has text of its own. It returns nil
-// when the marked output does not have the lines of the real one.
-func readMarks(marked string, lineCount int, literal func(file, line int) bool) []lineOrigin {
-	lines := strings.Split(marked, "\n")
-	if len(lines) != lineCount {
+// readMarks attributes every line of a render to a template line, from the
+// marked render of the same chart. literal reports whether a template line
+// has text of its own. A mark in a helper's output that a template tests
+// ({{ if $warning }}, eq, len) can change what renders, so the marked output
+// without its marks is compared with the real one: when they differ, the
+// lines are aligned by content, and the origins are trusted only when at
+// least minAligned of the real lines found their marked twin. It returns nil
+// when they are not.
+func readMarks(marked, real string, literal func(file, line int) bool) []lineOrigin {
+	origins := markOrigins(marked, literal)
+	stripped := markPattern.ReplaceAllLiteralString(marked, "")
+	if stripped == real {
+		return origins
+	}
+	return alignOrigins(origins, strings.Split(stripped, "\n"), strings.Split(real, "\n"))
+}
+
+// minAligned is the share of real lines that must match a marked line.
+const minAligned = 0.95
+
+// alignOrigins maps the origins of the marked lines onto the real lines by
+// the longest matching runs of equal lines; a real line with no twin takes
+// the origin of the line before it, as a line it generated.
+func alignOrigins(origins []lineOrigin, marked, real []string) []lineOrigin {
+	matcher := difflib.NewMatcher(real, marked)
+	aligned := make([]lineOrigin, len(real))
+	matched := make([]bool, len(real))
+	count := 0
+	for _, block := range matcher.GetMatchingBlocks() {
+		for k := range block.Size {
+			aligned[block.A+k] = origins[block.B+k]
+			matched[block.A+k] = true
+		}
+		count += block.Size
+	}
+	if float64(count) < minAligned*float64(len(real)) {
 		return nil
 	}
+	previous := lineOrigin{file: -1}
+	for i := range aligned {
+		if matched[i] {
+			previous = aligned[i]
+			continue
+		}
+		aligned[i] = previous
+		aligned[i].generated = true
+	}
+	return aligned
+}
+
+// markOrigins attributes every line of a marked render to the template line
+// whose mark ends it, or the next mark after it.
+func markOrigins(marked string, literal func(file, line int) bool) []lineOrigin {
+	lines := strings.Split(marked, "\n")
 	type found struct{ file, line int }
 	own := make([]*found, len(lines))
 	for i, text := range lines {

@@ -28,7 +28,7 @@ func (r *renderer) traceLines(rendered map[string]string) map[string][]lineOrigi
 			if origins[name] != nil {
 				continue
 			}
-			origins[name] = readMarks(marked[name], strings.Count(text, "\n")+1, r.hasLiteral)
+			origins[name] = readMarks(marked[name], text, r.hasLiteral)
 		}
 	}
 	return origins
