@@ -397,7 +397,10 @@ var probePortUnknown = &lint.Rule{
 			"Ready, with liveness or startup it is restarted forever. A named port that the container does not define fails " +
 			"the same way. Ports are taken from containerPort, from the runtime's defaults and flags (TF Serving 8500/8501 and " +
 			"--rest_api_port, Triton 8000-8002 and --http-port, ...) and from any port named in args or env " +
-			"(--port=N, --health-probe-addr=:N), so a server configured by flags is not reported. Numeric ports are checked " +
+			"(--port=N, --health-probe-addr=:N), so a server configured by flags is not reported. Containers share the pod's " +
+			"network, so a numeric port any container of the pod (or a native sidecar) declares or listens on is valid: a " +
+			"server probed through its HTTP sidecar is not reported. Named ports resolve in the probed container only, as the " +
+			"kubelet resolves them. Numeric ports are checked " +
 			"on model-server containers only; named ports on every container. Probes of an InferenceService's model " +
 			"shorthand (ports come from its ServingRuntime), probes without a port under KServe (Knative uses the user port) " +
 			"probes against another host, and the http and grpc port names Seldon's operator adds are not checked.",
@@ -488,7 +491,7 @@ func checkProbePorts(pass *lint.Pass) {
 			if known == nil {
 				known = containerListenPorts(w, c)
 			}
-			if known.empty() || known.has(port.IntVal) {
+			if known.empty() || known.has(port.IntVal) || siblingListens(w, c, port.IntVal) {
 				continue
 			}
 			pass.Report(path,
@@ -525,6 +528,21 @@ func checkNamedPort(pass *lint.Pass, c *manifest.Container, kind, path, name str
 	}
 	pass.Report(path, "%s: %s uses the port name %q, but %s: the probe fails (port not found)%s; add the name to a containerPort or use the number",
 		c.Label(), kind, name, declared, probeFailureEffect(kind))
+}
+
+// siblingListens reports whether another container of the pod declares or
+// listens on port: containers share the pod's network namespace, so a probe
+// may reach a sidecar (an HTTP front of a gRPC server, say). Init containers
+// count only as native sidecars (restartPolicy: Always): the others have
+// exited before probes start.
+func siblingListens(w *manifest.Workload, c *manifest.Container, port int32) bool {
+	for _, other := range w.Containers {
+		sidecar := other.Init && other.RestartPolicy != nil && *other.RestartPolicy == corev1.ContainerRestartPolicyAlways
+		if other != c && (!other.Init || sidecar) && containerListenPorts(w, other).has(port) {
+			return true
+		}
+	}
+	return false
 }
 
 // listenPorts are the ports a container is known to listen on, with where
