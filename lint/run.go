@@ -124,6 +124,7 @@ func Run(options Options) (*Result, error) {
 		result.evaluateAll(options.Rules, target, units.of(target), config, options.Cluster)
 	}
 	result.reportInvalid(set.Invalid, options.Rules)
+	result.reportUnknown(set.Unknown, options.Rules)
 	suppressor := newSuppressor(config, set, options.Now, options.Rules)
 	result.Findings = suppressor.apply(result.Findings)
 	result.passSuppressed()
@@ -250,6 +251,25 @@ func (r *Result) reportInvalid(invalid []*manifest.InvalidError, rules []*Rule) 
 			RuleID: rule.ID, RuleName: rule.Name, Severity: rule.Severity,
 			Message: problem.Message + ": the API server rejects the object, so nothing of it is deployed; " +
 				"fix the value (modellint does not check the rest of this object until then)",
+			Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
+			Target:   object.ID(),
+		})
+	}
+}
+
+// reportUnknown turns fields the API server's strict validation rejects
+// into MDL002 findings; the rest of the object was linted as read.
+func (r *Result) reportUnknown(unknown []*manifest.InvalidError, rules []*Rule) {
+	rule := ruleByID(rules, InvalidRuleID)
+	if rule == nil {
+		return
+	}
+	for _, problem := range unknown {
+		object := problem.Object
+		file, pos := object.Where(problem.Path)
+		r.Findings = append(r.Findings, Finding{
+			RuleID: rule.ID, RuleName: rule.Name, Severity: rule.Severity,
+			Message:  problem.Message + "; remove it or move it where the API defines it",
 			Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
 			Target:   object.ID(),
 		})

@@ -42,6 +42,7 @@ var registry = []*lint.Rule{
 	serviceEnvCollision,       // MDL215
 	requestUnschedulable,      // MDL216
 	nodeSelectorUnmatched,     // MDL217
+	argvMalformed,             // MDL230
 
 	entrypointNotFound,      // MDL301
 	entrypointNotExecutable, // MDL302

@@ -14,6 +14,9 @@ type Set struct {
 	// Invalid holds objects the API server would reject; their workloads are
 	// not linted further.
 	Invalid []*InvalidError
+	// Unknown are fields of built-in objects that strict field validation
+	// rejects; the objects are still linted.
+	Unknown []*InvalidError
 	byKind  map[string]map[string]*Object // kind → "namespace/name" → object
 	byName  map[string]map[string]*Object // kind → name → first object of that name
 	ofKind  map[string][]int              // kind → indexes into Objects
@@ -35,6 +38,7 @@ func NewSet(files []*File) (*Set, error) {
 			if _, seen := set.byName[object.Kind][object.Name]; !seen {
 				set.byName[object.Kind][object.Name] = object
 			}
+			set.Unknown = append(set.Unknown, UnknownFields(object)...)
 			workloads, err := Workloads(object)
 			var invalid *InvalidError
 			if errors.As(err, &invalid) {
