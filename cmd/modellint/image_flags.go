@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/spf13/pflag"
 
 	"github.com/modellint/modellint/lint"
@@ -48,6 +49,14 @@ func (f *imageSourceFlag) Set(value string) error {
 	}
 	if !found {
 		source = image.SourceRegistry
+	}
+	if _, err := name.ParseReference(ref); err != nil {
+		return fmt.Errorf("%q is not a valid image reference (%v); write it as the manifests' image: field does, e.g. registry.example.com/ml/model:1.0", ref, err)
+	}
+	if source != image.SourceRegistry && !strings.HasPrefix(source, "docker://") {
+		if _, err := os.Stat(source); err != nil {
+			return fmt.Errorf("%s: %v; SOURCE is a docker-save tarball, an OCI layout dir, \"registry\" or docker://REF", source, unwrapPathError(err))
+		}
 	}
 	if f.options.Sources == nil {
 		f.options.Sources = map[string]string{}
@@ -99,4 +108,11 @@ func (f *noCacheFlag) Set(value string) error {
 		f.options.CacheDir = ""
 	}
 	return nil
+}
+
+func unwrapPathError(err error) error {
+	if pathErr, ok := err.(*os.PathError); ok {
+		return pathErr.Err
+	}
+	return err
 }

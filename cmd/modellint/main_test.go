@@ -210,8 +210,11 @@ func TestNothingPassesSilently(t *testing.T) {
 		{"stdin without objects", "# helm template failed\n", []string{"-"}, exitError, "no Kubernetes objects on standard input"},
 		{"empty dir", "", []string{empty}, exitClean, ""},
 		{"empty dir, --fail-if-empty", "", []string{"--fail-if-empty", empty}, exitError, "nothing to lint in " + empty},
-		{"unused --image", "", []string{"--offline", "--image", "registry.example.com/ml/bert:1=" + filepath.Join(dir, "none.tar"), examples + "/fixed"},
+		{"unused --image", "", []string{"--offline", "--image", "registry.example.com/ml/bert:1", examples + "/fixed"},
 			exitClean, "warning: --image registry.example.com/ml/bert:1: no container of the linted manifests runs this image"},
+		{"invalid --image reference", "", []string{"--image", "Bad Ref=x.tar", examples + "/fixed"}, exitError, `"Bad Ref" is not a valid image reference`},
+		{"missing --image source", "", []string{"--image", "bert:1=" + filepath.Join(dir, "none.tar"), examples + "/fixed"}, exitError,
+			"none.tar: no such file or directory; SOURCE is a docker-save tarball"},
 		{"unused --model", "", []string{"--offline", "--model", examples + "/fixed/models/resnet:/mnt/typo", examples + "/fixed"},
 			exitClean, "warning: --model " + examples + "/fixed/models/resnet:/mnt/typo: no serving container reads a model under /mnt/typo"},
 	}
