@@ -14,6 +14,7 @@ type (
 	EstimateConfig = config.EstimateConfig
 	ClusterConfig  = config.ClusterConfig
 	ImageMapping   = config.ImageMapping
+	RuleConfig     = config.RuleConfig
 )
 
 // ConfigFileNames are the names a config file is found by.

@@ -71,3 +71,35 @@ func SelectRules(all []*Rule, config *Config, enable, disable []string) ([]*Rule
 	}
 	return selected, nil
 }
+
+// OnlyRules selects exactly the named rules (--enable-only), whatever the
+// config enables or disables; the config's severity overrides still apply.
+func OnlyRules(all []*Rule, config *Config, names []string) ([]*Rule, error) {
+	withSeverities, err := SelectRules(all, &Config{Path: config.Path, Rules: severitiesOnly(config.Rules)}, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	wanted := map[string]bool{}
+	for _, name := range names {
+		rule := FindRule(all, strings.TrimSpace(name))
+		if rule == nil {
+			return nil, fmt.Errorf("--enable-only: no rule %q (modellint rules lists them)", name)
+		}
+		wanted[rule.ID] = true
+	}
+	var selected []*Rule
+	for _, rule := range withSeverities {
+		if wanted[rule.ID] {
+			selected = append(selected, rule)
+		}
+	}
+	return selected, nil
+}
+
+func severitiesOnly(rules map[string]RuleConfig) map[string]RuleConfig {
+	kept := map[string]RuleConfig{}
+	for id, settings := range rules {
+		kept[id] = RuleConfig{Severity: settings.Severity}
+	}
+	return kept
+}

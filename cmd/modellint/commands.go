@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
 
 	"github.com/modellint/modellint/lint/report"
 	"github.com/modellint/modellint/rules"
@@ -24,45 +28,93 @@ func toolVersion() string {
 	return version
 }
 
-func runVersion(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "modellint: version takes no arguments")
-		return exitError
+func versionCommand(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print modellint's version",
+		Args:  noArgs("version"),
+		RunE: func(*cobra.Command, []string) error {
+			_, err := fmt.Fprintf(stdout, "modellint %s\n", toolVersion())
+			return err
+		},
 	}
-	fmt.Fprintf(stdout, "modellint %s\n", toolVersion())
-	return exitClean
 }
 
-// runRules lists the rules; --markdown prints docs/rules.md instead.
-func runRules(args []string, stdout, stderr io.Writer) int {
-	list := report.RuleList
-	switch {
-	case len(args) == 1 && args[0] == "--markdown":
-		list = report.RulesMarkdown
-	case len(args) > 0:
-		fmt.Fprintln(stderr, "modellint: usage: modellint rules [--markdown] (and: modellint explain ID)")
-		return exitError
+// rulesCommand lists the rules; --markdown prints docs/rules.md instead.
+func rulesCommand(stdout io.Writer) *cobra.Command {
+	var markdown bool
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "List every rule: ID, name, default severity, artifact, summary",
+		Args:  noArgs("rules"),
+		RunE: func(*cobra.Command, []string) error {
+			if markdown {
+				return report.RulesMarkdown(stdout, rules.All())
+			}
+			return report.RuleList(stdout, rules.All(), terminalWidth(stdout))
+		},
 	}
-	if err := list(stdout, rules.All()); err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
-		return exitError
-	}
-	return exitClean
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the rule catalogue as Markdown (docs/rules.md)")
+	return cmd
 }
 
-func runExplain(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "modellint: usage: modellint explain RULE (an ID such as MDL205, or a name)")
-		return exitError
+func explainCommand(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "explain RULE",
+		Short: "Print a rule's documentation: what, why, bad and good example, fix",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return errors.New("usage: modellint explain RULE (an ID such as MDL205, or a name)")
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			rule := rules.Lookup(rules.All(), args[0])
+			if rule == nil {
+				return fmt.Errorf("no rule %q (modellint rules lists them)", args[0])
+			}
+			return report.Explain(stdout, rule)
+		},
 	}
-	rule := rules.Lookup(rules.All(), args[0])
-	if rule == nil {
-		fmt.Fprintf(stderr, "modellint: no rule %q (modellint rules lists them)\n", args[0])
-		return exitError
+}
+
+// configCommand prints the configuration a lint of PATH would use.
+func configCommand(stdout io.Writer) *cobra.Command {
+	var configPath string
+	cmd := &cobra.Command{
+		Use:   "config [PATH]",
+		Short: "Print the configuration a lint of PATH uses, and the file it comes from",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			start := "."
+			if len(args) == 1 {
+				start = args[0]
+			}
+			config, err := loadConfig(configPath, []string{start})
+			if err != nil {
+				return err
+			}
+			data, err := yaml.Marshal(config)
+			if err != nil {
+				return err
+			}
+			source := config.Path
+			if source == "" {
+				source = "none found: the defaults"
+			}
+			_, err = fmt.Fprintf(stdout, "# config file: %s\n%s", source, data)
+			return err
+		},
 	}
-	if err := report.Explain(stdout, rule); err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
-		return exitError
+	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (default: .modellint.yaml found upward from PATH)")
+	return cmd
+}
+
+func noArgs(name string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("%s takes no arguments", name)
+		}
+		return nil
 	}
-	return exitClean
 }

@@ -17,19 +17,6 @@ import (
 	"github.com/modellint/modellint/rules"
 )
 
-const usageHeader = `modellint lints a model-serving deployment before it ships.
-
-Usage:
-  modellint [flags] [PATH ...]   lint PATHs (default "."); "-" reads manifests from stdin
-  modellint rules                list every rule
-  modellint explain RULE         print a rule's documentation
-  modellint version
-
-Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or runtime error.
-
-Flags:
-`
-
 // output is one -f/--format value: a format and where it goes ("" = stdout).
 type output struct {
 	format string
@@ -43,50 +30,62 @@ type lintFlags struct {
 	cluster    string
 	enable     []string
 	disable    []string
+	enableOnly []string
 	quiet      bool
 	verbose    bool
 	noColor    bool
+	color      string
 	failEmpty  bool
 	baseline   baselineFlags
 }
 
-func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var flags lintFlags
-	set := pflag.NewFlagSet("modellint", pflag.ContinueOnError)
-	set.SetOutput(io.Discard)
+// lintCommand is the root command's job: lint the PATHs.
+type lintCommand struct {
+	flags       lintFlags
+	options     lint.Options
+	showVersion bool
+}
+
+// define declares the lint flags on set, each filed under its --help topic.
+func (l *lintCommand) define(set *pflag.FlagSet) {
+	flags, options := &l.flags, &l.options
 	set.StringArrayVarP(&flags.formats, "format", "f", nil,
 		"report format FMT[=FILE], repeatable: "+strings.Join(report.Formats, ", ")+" (default table to stdout)")
 	set.StringVar(&flags.failOn, "fail-on", "", "lowest severity that exits 1: error, warning, info or none (default error)")
+	set.BoolVarP(&flags.quiet, "quiet", "q", false, "print nothing when there is nothing at or above --fail-on")
+	set.BoolVarP(&flags.verbose, "verbose", "v", false, "also list the config file used, skipped documents, unknown kinds and skipped rule checks")
+	set.StringVar(&flags.color, "color", "auto", "ANSI colors in the table: auto (terminals only; not with NO_COLOR or TERM=dumb), always or never")
+	set.BoolVar(&flags.noColor, "no-color", false, "no ANSI colors, as --color never (also when NO_COLOR is set)")
+	inGroup(set, "Output", "format", "fail-on", "quiet", "verbose", "color", "no-color")
+
 	set.StringVarP(&flags.configPath, "config", "c", "", "config file (default: .modellint.yaml found upward from the first PATH)")
 	set.StringSliceVar(&flags.enable, "enable", nil, "rule IDs or names to enable, even if the config disables them")
 	set.StringSliceVar(&flags.disable, "disable", nil, "rule IDs or names to disable")
-	set.BoolVarP(&flags.quiet, "quiet", "q", false, "print nothing when there is nothing at or above --fail-on")
-	set.BoolVarP(&flags.verbose, "verbose", "v", false, "also list skipped documents, unknown kinds and skipped rule checks")
-	set.BoolVar(&flags.noColor, "no-color", false, "no ANSI colors (also when NO_COLOR is set)")
-	var options lint.Options
+	set.StringSliceVar(&flags.enableOnly, "enable-only", nil, "run only these rule IDs or names, whatever the config and --enable/--disable say")
+	inGroup(set, "Rules", "config", "enable", "disable", "enable-only")
+
 	set.Var(&modelFlag{&options.Models}, "model",
 		"link a model dir to the path containers mount it at, DIR[:MOUNTPATH], repeatable")
 	set.StringVar(&flags.cluster, "cluster", "", "kubectl get nodes -o yaml of the target cluster")
 	set.StringArrayVar(&options.Exclude, "exclude", nil, "leave paths out of a directory walk (.gitignore syntax, relative to the working dir), repeatable; .gitignore and .modellintignore files are honoured too")
 	set.BoolVar(&flags.failEmpty, "fail-if-empty", false, "exit 2 when the PATHs hold nothing to lint")
-	addImageFlags(set, &options.Image)
-	addRenderFlags(set, &options.Render)
 	addBaselineFlags(set, &flags.baseline)
-	help := set.BoolP("help", "h", false, "show this help")
-	if err := set.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "modellint: %v (see modellint --help)\n", err)
-		return exitError
-	}
-	if *help {
-		fmt.Fprint(stdout, usageHeader+set.FlagUsages())
-		return exitClean
-	}
+	inGroup(set, "Inputs", "model", "cluster", "exclude", "fail-if-empty", "baseline", "write-baseline")
 
+	addImageFlags(set, &options.Image)
+	inGroup(set, "Images", "image", "offline", "platform", "image-timeout", "timeout", "cache-dir", "no-cache")
+	addRenderFlags(set, &options.Render)
+	inGroup(set, "Helm and Kustomize", "helm-values", "helm-set", "release-name", "namespace", "helm-include-tests",
+		"kube-version", "api-versions", "kustomize-load-restrictor")
+}
+
+// run lints the PATHs with the parsed flags and returns the exit code.
+func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	flags, options := l.flags, l.options
 	if flags.quiet {
 		options.Image.Progress = nil // -q: not a byte on stderr unless something is wrong
 	}
 
-	paths := set.Args()
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -105,10 +104,14 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	selected, err := lint.SelectRules(rules.All(), config, flags.enable, flags.disable)
+	if err == nil && len(flags.enableOnly) > 0 {
+		selected, err = lint.OnlyRules(rules.All(), config, flags.enableOnly)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "modellint: %v\n", err)
 		return exitError
 	}
+
 	outputs, err := parseOutputs(flags.formats)
 	if err != nil {
 		fmt.Fprintf(stderr, "modellint: %v\n", err)
@@ -131,6 +134,8 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "modellint: %s\n", image.RedactCredentials(oneLine(err.Error())))
 		return exitError
 	}
+	// -v says which config the run used, first among the notes.
+	result.Notes = append([]string{"config " + describeConfig(config)}, result.Notes...)
 	// Each input that could not be read is one line; the reports below
 	// still cover everything else, and the run exits 2.
 	for _, problem := range result.InputErrors {
@@ -145,7 +150,12 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	failing := !failNever && result.Count(threshold) > 0
-	reportOptions := report.Options{ToolVersion: toolVersion(), Color: useColor(flags.noColor, stdout), Verbose: flags.verbose}
+	color, err := useColor(flags.color, flags.noColor, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		return exitError
+	}
+	reportOptions := report.Options{ToolVersion: toolVersion(), Color: color, Verbose: flags.verbose, Width: terminalWidth(stdout)}
 	for _, out := range outputs {
 		if out.file == "" && flags.quiet && !failing {
 			continue
@@ -263,18 +273,35 @@ func writeOutput(out output, stdout io.Writer, result *lint.Result, options repo
 	return nil
 }
 
-// useColor follows the NO_COLOR convention (https://no-color.org) and only
-// colors terminals.
-func useColor(noColor bool, stdout io.Writer) bool {
-	if noColor || os.Getenv("NO_COLOR") != "" {
-		return false
+// useColor follows --color, then the NO_COLOR convention
+// (https://no-color.org) and TERM=dumb: auto colors terminals only.
+func useColor(mode string, noColor bool, stdout io.Writer) (bool, error) {
+	switch mode {
+	case "always":
+		return !noColor, nil
+	case "never":
+		return false, nil
+	case "auto", "":
+	default:
+		return false, fmt.Errorf("--color %q: want auto, always or never", mode)
+	}
+	if noColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false, nil
 	}
 	file, ok := stdout.(*os.File)
 	if !ok {
-		return false
+		return false, nil
 	}
 	info, err := file.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return err == nil && info.Mode()&os.ModeCharDevice != 0, nil
+}
+
+// describeConfig names the config file a run uses, for -v.
+func describeConfig(config *lint.Config) string {
+	if config.Path == "" {
+		return "file: none found (defaults)"
+	}
+	return "file: " + config.Path
 }
 
 func oneLine(message string) string {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 )
@@ -20,15 +21,12 @@ const (
 
 // run is main without the process: it returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "rules":
-			return runRules(args[1:], stdout, stderr)
-		case "explain":
-			return runExplain(args[1:], stdout, stderr)
-		case "version":
-			return runVersion(args[1:], stdout, stderr)
-		}
+	code := exitClean
+	root := newRootCommand(stdin, stdout, stderr, &code)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintf(stderr, "modellint: %v (see modellint --help)\n", oneLine(err.Error()))
+		return exitError
 	}
-	return runLint(args, stdin, stdout, stderr)
+	return code
 }

@@ -19,6 +19,9 @@ type Options struct {
 	Color bool
 	// Verbose adds notes and skipped rule checks to the table.
 	Verbose bool
+	// Width is the terminal width the table wraps its message column to;
+	// 0 is DefaultWidth.
+	Width int
 }
 
 // Formats lists the format names accepted by Write, in the order of the help text.
@@ -102,12 +105,13 @@ func plural(n int, singular, pluralForm string) string {
 	return fmt.Sprintf("%d %s", n, pluralForm)
 }
 
-// wrapWords breaks text into lines of at most width columns at spaces. Words
-// longer than width stay whole on their own line; existing line breaks are kept.
+// wrapWords breaks text into lines of at most width columns at spaces. A
+// word longer than width (a long path) is broken after its slashes, else
+// where the width ends; existing line breaks are kept.
 func wrapWords(text string, width int) []string {
 	var lines []string
 	for _, paragraph := range strings.Split(text, "\n") {
-		words := codeSpanWords(strings.Fields(paragraph))
+		words := breakLongWords(codeSpanWords(strings.Fields(paragraph)), width)
 		if len(words) == 0 {
 			lines = append(lines, "")
 			continue
@@ -124,6 +128,28 @@ func wrapWords(text string, width int) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// breakLongWords splits each word wider than width into pieces that fit,
+// after a "/" where one is in reach.
+func breakLongWords(words []string, width int) []string {
+	if width < 10 {
+		return words
+	}
+	var out []string
+	for _, word := range words {
+		for displayWidth(word) > width {
+			runes := []rune(word)
+			cut := width
+			if slash := strings.LastIndex(string(runes[:width]), "/"); slash > width/2 {
+				cut = len([]rune(string(runes[:width])[:slash+1]))
+			}
+			out = append(out, string(runes[:cut]))
+			word = string(runes[cut:])
+		}
+		out = append(out, word)
+	}
+	return out
 }
 
 // codeSpanWords joins the words of a `code span` into one, so that wrapping

@@ -203,7 +203,7 @@ func outputs() []output {
 		{"findings.md", format("markdown", testResult(), testOptions)},
 		{"clean.md", format("markdown", cleanResult(), testOptions)},
 		{"hostile.md", format("markdown", hostileResult(), testOptions)},
-		{"rules.txt", func(out *bytes.Buffer) error { return RuleList(out, testRules()) }},
+		{"rules.txt", func(out *bytes.Buffer) error { return RuleList(out, testRules(), 0) }},
 		{"explain.txt", func(out *bytes.Buffer) error { return Explain(out, testRules()[2]) }},
 		{"rules.md", func(out *bytes.Buffer) error { return RulesMarkdown(out, testRules()) }},
 	}

@@ -13,7 +13,9 @@ import (
 const explainWidth = 80
 
 // RuleList writes the table `modellint rules` prints.
-func RuleList(w io.Writer, rules []*lint.Rule) error {
+// width is the terminal width (0: DefaultWidth); the summary column wraps.
+func RuleList(w io.Writer, rules []*lint.Rule, width int) error {
+	terminalWidth := Options{Width: width}.width()
 	widths := [4]int{len("ID"), len("NAME"), len("SEVERITY"), len("ARTIFACT")}
 	for _, rule := range rules {
 		for i, cell := range []string{rule.ID, rule.Name, rule.Severity.String(), string(rule.Artifact)} {

@@ -14,12 +14,21 @@ import (
 	"github.com/modellint/modellint/lint"
 )
 
-// terminalWidth is the width the table is laid out for; wider messages wrap.
-const terminalWidth = 120
+// DefaultWidth is the width tables are laid out for when the caller gives
+// none (CI logs); wider messages wrap.
+const DefaultWidth = 120
+
+// width is the layout width the options ask for.
+func (o Options) width() int {
+	if o.Width > 0 {
+		return o.Width
+	}
+	return DefaultWidth
+}
 
 // minMessageWidth keeps the message column readable when the other columns
 // are wide.
-const minMessageWidth = 40
+const minMessageWidth = 30
 
 // ANSI escapes, used only when Options.Color is set.
 const (
@@ -69,7 +78,7 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 		}
 		groups[index] = append(groups[index], finding)
 	}
-	layout := newFindingLayout(result.Findings)
+	layout := newFindingLayout(result.Findings, options.width())
 	for _, findings := range groups {
 		out.WriteString(paint.paint(ansiBold, findings[0].Location.File) + "\n")
 		if err := renderFindings(&out, findings, layout, paint); err != nil {
@@ -82,12 +91,18 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	if len(result.Links) > 0 {
 		out.WriteString(paint.paint(ansiBold, "Model links") + "\n")
 		for _, link := range result.Links {
-			out.WriteString("  " + link + "\n")
+			for i, line := range wrapWords(link, options.width()-4) {
+				indent := "  "
+				if i > 0 {
+					indent = "    "
+				}
+				out.WriteString(indent + line + "\n")
+			}
 		}
 		out.WriteString("\n")
 	}
 	if options.Verbose {
-		if err := writeVerbose(&out, result); err != nil {
+		if err := writeVerbose(&out, result, options.width()); err != nil {
 			return err
 		}
 	}
@@ -102,7 +117,7 @@ type findingLayout struct {
 	ruleWidth, positionWidth, messageWidth int
 }
 
-func newFindingLayout(findings []lint.Finding) findingLayout {
+func newFindingLayout(findings []lint.Finding, terminalWidth int) findingLayout {
 	layout := findingLayout{ruleWidth: len("RULE"), positionWidth: len("LINE:COL")}
 	for _, finding := range findings {
 		if finding.Suppressed() {
@@ -189,7 +204,7 @@ func newTable(out io.Writer) *tablewriter.Table {
 	)
 }
 
-func writeVerbose(out *bytes.Buffer, result *lint.Result) error {
+func writeVerbose(out *bytes.Buffer, result *lint.Result, terminalWidth int) error {
 	if len(result.Notes) > 0 {
 		out.WriteString("notes:\n")
 		for _, note := range result.Notes {
