@@ -91,7 +91,10 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	}
 	config, err := loadConfig(flags.configPath, paths)
 	if err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		// A config's problems are one line each, every one named.
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(stderr, "modellint: %s\n", line)
+		}
 		return exitError
 	}
 	failOn := config.FailOn

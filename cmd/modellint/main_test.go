@@ -53,7 +53,7 @@ func TestExitCodes(t *testing.T) {
 		{"two formats on stdout", []string{"-f", "json", "-f", "sarif", examples}, exitError, "only one format can go to stdout"},
 		{"bad fail-on", []string{"--fail-on", "fatal", examples}, exitError, "--fail-on"},
 		{"unknown rule", []string{"--disable", "MDL999", examples}, exitError, `no rule "MDL999"`},
-		{"unknown config key", []string{filepath.Join(dir, "bad-config")}, exitError, badConfig + `: unknown field "failon"`},
+		{"unknown config key", []string{filepath.Join(dir, "bad-config")}, exitError, badConfig + `:1:1: unknown key "failon" (did you mean failOn?)`},
 		{"malformed yaml", []string{malformed}, exitError, malformed + ":2: invalid YAML"},
 		{"explain", []string{"explain", "MDL205"}, exitClean, ""},
 		{"explain by name", []string{"explain", "memory-limit-missing"}, exitClean, ""},

@@ -195,13 +195,16 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("%s: %s", path, oneLine(err.Error()))
 	}
 	strictErrors, err := kjson.UnmarshalStrict(jsonData, config)
-	if err == nil && len(strictErrors) > 0 {
-		err = strictErrors[0]
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, oneLine(err.Error()))
+	if err != nil || len(strictErrors) > 0 {
+		return nil, decodeErrors(path, data, strictErrors, err)
 	}
 	config.Path = path
+	switch strings.ToLower(config.FailOn) {
+	case "", "error", "warning", "info", "none", "never":
+	default:
+		return nil, fmt.Errorf("%s: failOn: %q is not a severity (want error, warning, info or none)",
+			positionsOf(data).at(path, "failOn"), config.FailOn)
+	}
 	for i, ignore := range config.Ignore {
 		if ignore.Rule == "" {
 			return nil, fmt.Errorf("%s: ignore[%d]: rule is required", path, i)

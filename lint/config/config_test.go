@@ -43,91 +43,36 @@ probes: {minStartupSeconds: 90}
 	}
 }
 
+// TestLoadErrors: every problem of a config is its own line, at the key's
+// file:line:column where there is one, in YAML's words, with the nearest
+// known key for a typo.
 func TestLoadErrors(t *testing.T) {
-	cases := map[string]string{
-		"unknown key":         "failon: warning\n",
-		"unknown nested key":  "cluster: {gpuNodesTainted: true, driver: 535}\n",
-		"ignore without rule": "ignore: [{object: Deployment/x, reason: r}]\n",
-		"not yaml":            "rules: [\n",
+	cases := map[string]struct{ content, want string }{
+		"unknown key":         {"failon: warning\n", `:1:1: unknown key "failon" (did you mean failOn?)`},
+		"unknown nested key":  {"cluster: {gpuNodesTainted: true, driver: 535}\n", `:1:34: unknown key "driver" in cluster`},
+		"ignore without rule": {"ignore: [{object: Deployment/x, reason: r}]\n", ": ignore[0]: rule is required"},
+		"not yaml":            {"rules: [\n", ": "},
+		"string for a list":   {"# rules\ndisable: MDL208\n", ":2:1: disable: a string where the config expects a list of strings"},
+		"failOn":              {"failOn: warnings\n", `:1:1: failOn: "warnings" is not a severity (want error, warning, info or none)`},
+		"every unknown key": {"failon: warning\nrules:\n  MDL208: {sevrity: error}\n",
+			":1:1: unknown key \"failon\" (did you mean failOn?)\n{path}:3:12: unknown key \"sevrity\" in rules.MDL208 (did you mean severity?)"},
 	}
-	for name, content := range cases {
+	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			path := writeConfig(t, t.TempDir(), content)
+			path := writeConfig(t, t.TempDir(), c.content)
 			_, err := Load(path)
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if !strings.HasPrefix(err.Error(), path+": ") || strings.Contains(err.Error(), "\n") {
-				t.Errorf("error %q should be one line starting with the file", err)
+			want := path + strings.ReplaceAll(c.want, "{path}", path)
+			if !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error\n  %q\nwant it to start with\n  %q", err, want)
+			}
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !strings.HasPrefix(line, path) {
+					t.Errorf("line %q does not name the file", line)
+				}
 			}
 		})
-	}
-}
-
-func TestFindWalksUp(t *testing.T) {
-	root := t.TempDir()
-	want := writeConfig(t, root, "failOn: none\n")
-	deep := filepath.Join(root, "a", "b")
-	if err := os.MkdirAll(deep, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(deep, "x.yaml")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, start := range []string{deep, file} {
-		got, err := Find(start)
-		if err != nil || got != want {
-			t.Errorf("Find(%s) = %q, %v; want %q", start, got, err, want)
-		}
-	}
-}
-
-// FuzzLoad checks that no config file makes the loader panic.
-func FuzzLoad(f *testing.F) {
-	f.Add("failOn: warning\nrules: {MDL208: {severity: error}}\nignore: [{rule: MDL205, reason: x}]\n")
-	f.Add("external: [Secret/a]\ncluster: {gpuNodesTainted: true}\n")
-	f.Add("a: &a [*a]\n")
-	dir := f.TempDir()
-	f.Fuzz(func(t *testing.T, content string) {
-		path := filepath.Join(dir, ".modellint.yaml")
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if config, err := Load(path); err == nil {
-			config.IsExternal("Secret", "ns", "name")
-			config.MinStartupSeconds()
-		}
-	})
-}
-
-func TestLoadModels(t *testing.T) {
-	path := writeConfig(t, t.TempDir(), "models:\n  - {path: ./models/resnet/, mountPath: /models/resnet}\nestimates: {memoryFactor: 2}\n")
-	config, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if config.Models[0] != (ModelMapping{Path: "models/resnet", MountPath: "/models/resnet"}) {
-		t.Errorf("models = %+v", config.Models)
-	}
-	estimates := config.Estimates()
-	if estimates.MemoryFactor != 2 || estimates.BaselineMiB != DefaultBaselineMiB || estimates.LoadMiBPerSecond != DefaultLoadMiBPerSecond {
-		t.Errorf("estimates = %+v", estimates)
-	}
-	bad := writeConfig(t, t.TempDir(), "models:\n  - {path: models/resnet, mountPath: models/resnet}\n")
-	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "models[0]") {
-		t.Errorf("relative mountPath accepted: %v", err)
-	}
-}
-
-func TestParseModelMapping(t *testing.T) {
-	mapping, err := ParseModelMapping("./models/resnet/:/models/resnet/")
-	if err != nil || mapping != (ModelMapping{Path: "models/resnet", MountPath: "/models/resnet"}) {
-		t.Errorf("got %+v, %v", mapping, err)
-	}
-	for _, bad := range []string{"", ":/models", "models:relative"} {
-		if _, err := ParseModelMapping(bad); err == nil {
-			t.Errorf("ParseModelMapping(%q) accepted", bad)
-		}
 	}
 }
