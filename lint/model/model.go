@@ -465,7 +465,7 @@ func holdsModel(entries []fs.DirEntry, versionDir bool) bool {
 			return true
 		}
 		switch path.Ext(name) {
-		case ".safetensors", ".onnx", ".mar":
+		case ".safetensors", ".onnx", ".mar", ".gguf":
 			return true
 		}
 		if versionDir && (tfServingPayload[name] || tritonPayload[name]) {

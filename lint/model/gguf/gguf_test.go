@@ -4,7 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,4 +175,50 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("impossible sizes: %+v for %d bytes", got, len(data))
 		}
 	})
+}
+
+var update = flag.Bool("update", false, "rewrite the GGUF headers of the scenarios")
+
+// scenarioModels are the GGUF files of testdata/scenarios/gpu-gguf-llama-cpp:
+// their headers, which the scenario grows sparse to the files' sizes.
+var scenarioModels = map[string]gguftest.Llama{
+	"llama-3.1-8b-gguf/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf": llama31(gguftest.Q4_K, gguftest.Q6_K),
+	"llama-3.1-8b-gguf/Meta-Llama-3.1-8B-Instruct-Q8_0.gguf":   llama31(gguftest.Q8_0, gguftest.Q8_0),
+	"llama-3.1-70b-gguf/Meta-Llama-3.1-70B-Instruct-Q4_K_M.gguf": {Name: "Meta Llama 3.1 70B Instruct", Layers: 80,
+		Embedding: 8192, FeedForward: 28672, Heads: 64, KVHeads: 8, Vocabulary: 128256, ContextLength: 131072,
+		Weights: gguftest.Q4_K, Sensitive: gguftest.Q6_K},
+}
+
+// TestScenarioHeaders keeps the scenario's files the headers gguftest
+// writes, and their sizes in its options.yaml.
+func TestScenarioHeaders(t *testing.T) {
+	dir := "../../../testdata/scenarios/gpu-gguf-llama-cpp/models"
+	var grow []string
+	for _, name := range slices.Sorted(maps.Keys(scenarioModels)) {
+		header, size := scenarioModels[name].File().Header()
+		grow = append(grow, fmt.Sprintf("  models/%s: \"%d\"\n", name, size))
+		file := filepath.Join(dir, name)
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, header, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got[:min(len(got), len(header))], header) {
+			t.Errorf("%s is not the header gguftest writes: go test ./lint/model/gguf -run TestScenarioHeaders -update", file)
+		}
+	}
+	options, err := os.ReadFile(filepath.Join(dir, "../options.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Join(grow, ""); !strings.Contains(string(options), want) {
+		t.Errorf("options.yaml does not grow the files to their sizes:\n%s", want)
+	}
 }
