@@ -42,6 +42,8 @@ var registry = []*lint.Rule{
 	serviceEnvCollision,       // MDL215
 	requestUnschedulable,      // MDL216
 	nodeSelectorUnmatched,     // MDL217
+	limitRangeViolated,        // MDL218
+	resourceQuotaUnmet,        // MDL219
 
 	entrypointNotFound,      // MDL301
 	entrypointNotExecutable, // MDL302
