@@ -55,6 +55,7 @@ var registry = []*lint.Rule{
 	userInvalid,             // MDL308
 	secretInImage,           // MDL309
 	imageUnresolvable,       // MDL310
+	imagePlatformMissing,    // MDL311
 
 	memoryBelowModel,         // MDL401
 	startupBudgetBelowLoad,   // MDL402
