@@ -102,7 +102,7 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 			continue // no limit at all is MDL205
 		}
 		bytes, what := servedBytes(link.Model)
-		if ggufs, _ := ggufFor(link); len(ggufs) > 0 {
+		if ggufs, problem := ggufFor(link); problem.kind == ggufFine && len(ggufs) > 0 {
 			// The dir may hold other quantizations: the server loads the file it is given.
 			bytes, what = ggufWeights(ggufs).bytes, link.Model.Dir+"/"+ggufs[0].Path
 			if c.Runtime.Name == "llama.cpp" && requestsGPU(c, gpu) && allLayersOnGPU(pass, c) {

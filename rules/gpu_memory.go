@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -237,9 +236,9 @@ func checkGPUMemory(pass *lint.Pass) {
 				continue
 			}
 		}
-		ggufs, reason := ggufFor(link)
-		if reason != "" {
-			reasons = append(reasons, reason)
+		ggufs, problem := ggufFor(link)
+		if problem.kind != ggufFine {
+			reasons = append(reasons, problem.text)
 			continue
 		}
 		weights, ok := loadedWeights(link.Model, ggufs, srv, args)
@@ -594,53 +593,6 @@ func ggufWeights(ggufs []model.GGUFFile) weightEstimate {
 	}
 	return weightEstimate{bytes: bytes, formula: fmt.Sprintf("%s params in %s = %s (%s)", humanCount(params),
 		strings.Join(slices.Sorted(maps.Keys(types)), ", "), humanBytes(bytes), files)}
-}
-
-// splitName matches llama.cpp's split files, model-00001-of-00003.gguf.
-var splitName = regexp.MustCompile(`^(.*)-(\d{5})-of-(\d{5})\.gguf$`)
-
-// ggufFor picks the GGUF files a link's server loads: the file its path
-// names with the other splits of it, else the dir's only GGUF model. A
-// reason is returned when the file the server loads is not readable or
-// not in the dir; no files and no reason when the model is not GGUF.
-func ggufFor(link *lint.Link) ([]model.GGUFFile, string) {
-	m := link.Model
-	if len(m.GGUF) == 0 {
-		return nil, ""
-	}
-	sets := map[string][]model.GGUFFile{} // by the first split's name
-	for _, file := range m.GGUF {
-		key := file.Path
-		if match := splitName.FindStringSubmatch(file.Path); match != nil {
-			key = match[1] + "-00001-of-" + match[3] + ".gguf"
-		}
-		sets[key] = append(sets[key], file)
-	}
-	var chosen []model.GGUFFile
-	if name := path.Base(link.ServerPath.Value); strings.EqualFold(path.Ext(name), ".gguf") {
-		for key, files := range sets {
-			for _, file := range files {
-				if path.Base(file.Path) == name {
-					chosen = sets[key]
-				}
-			}
-		}
-		if chosen == nil {
-			return nil, fmt.Sprintf("%s names %s, which model %s does not hold", link.ServerPath.From, name, m.Dir)
-		}
-	} else if len(sets) == 1 {
-		for _, files := range sets {
-			chosen = files
-		}
-	} else {
-		return nil, fmt.Sprintf("model %s holds %d GGUF models and %s does not name one", m.Dir, len(sets), link.ServerPath.From)
-	}
-	for _, file := range chosen {
-		if file.Header == nil {
-			return nil, fmt.Sprintf("the GGUF header of %s/%s cannot be read: %s", m.Dir, file.Path, file.Error)
-		}
-	}
-	return chosen, ""
 }
 
 // allLayersOnGPU reports whether a llama.cpp container's --n-gpu-layers

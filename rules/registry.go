@@ -65,6 +65,7 @@ var registry = []*lint.Rule{
 	modelUnreadable,          // MDL406
 	frameworkVersionMismatch, // MDL407
 	gpuMemoryBelowWeights,    // MDL408
+	ggufUnloadable,           // MDL409
 }
 
 // All returns every rule, in ID order. Callers may change the returned
