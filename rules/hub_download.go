@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -110,6 +111,28 @@ func containsAny(s string, words ...string) bool {
 	return false
 }
 
+// hubCacheDirs are where the Hugging Face libraries keep downloads in the
+// servers' images, besides HF_HOME and HF_HUB_CACHE.
+var hubCacheDirs = []string{"/root/.cache/huggingface", "/root/.cache", "/home/ray/.cache/huggingface", "/data"}
+
+// cacheClaim names the PersistentVolumeClaim the container's Hugging Face
+// cache is on, "" when the cache is not on one: then every restart starts
+// the download over.
+func cacheClaim(pass *lint.Pass, c *manifest.Container) string {
+	env := envValues(c)
+	dirs := append([]string{env["HF_HUB_CACHE"], env["HF_HOME"], env["HUGGINGFACE_HUB_CACHE"]}, hubCacheDirs...)
+	w := pass.Workload()
+	for _, mount := range c.VolumeMounts {
+		if !slices.Contains(dirs, strings.TrimRight(mount.MountPath, "/")) {
+			continue
+		}
+		if volume, _ := findVolume(w, mount.Name); volume != nil && volume.PersistentVolumeClaim != nil {
+			return volume.PersistentVolumeClaim.ClaimName
+		}
+	}
+	return ""
+}
+
 // unknownDownloadBytes is the model size used when the name gives none:
 // the smallest multi-GB model, 1B parameters in 16 bits.
 const unknownDownloadBytes = 2 << 30
@@ -143,11 +166,19 @@ func checkHubDownloadBudget(pass *lint.Pass, c *manifest.Container, download hub
 		what = fmt.Sprintf("the download size is unknown, and the budget is too short for any multi-GB model: %s alone "+
 			"takes an estimated %.0fs (%s)", humanBytes(bytes), need, arithmetic)
 	}
-	pass.ReportSeverity(lint.Error, c.Path+".startupProbe", "%s downloads %s from the Hugging Face Hub at start (%s) and "+
+	severity, kills := lint.Error, "the kubelet kills it mid-download, every time (CrashLoopBackOff)"
+	if claim := cacheClaim(pass, c); claim != "" && float64(budget) >= estimateLoadSeconds(estimates, bytes) {
+		// Once the cache on the claim holds the model, a start only loads it,
+		// which the budget covers.
+		severity = lint.Warning
+		kills = fmt.Sprintf("the kubelet kills it mid-download until the cache on PersistentVolumeClaim %q holds the "+
+			"model, each restart resuming the download after a longer back-off (CrashLoopBackOff)", claim)
+	}
+	pass.ReportSeverity(severity, c.Path+".startupProbe", "%s downloads %s from the Hugging Face Hub at start (%s) and "+
 		"has no startupProbe: its livenessProbe restarts it after %ds (initialDelaySeconds %d + periodSeconds %d × "+
-		"failureThreshold %d), but %s: the kubelet kills it mid-download, every time (CrashLoopBackOff); add a "+
-		"startupProbe with periodSeconds %d × failureThreshold ≥ %d, or download the model to a volume before the "+
-		"server starts", describe(c), download.id.Value, download.id.From, budget, liveness.InitialDelaySeconds, period,
-		orDefault(liveness.FailureThreshold, defaultFailureThreshold), what, period, threshold)
+		"failureThreshold %d), but %s: %s; add a startupProbe with periodSeconds %d × failureThreshold ≥ %d, or "+
+		"download the model to a volume before the server starts", describe(c), download.id.Value, download.id.From,
+		budget, liveness.InitialDelaySeconds, period, orDefault(liveness.FailureThreshold, defaultFailureThreshold), what,
+		kills, period, threshold)
 	return true
 }

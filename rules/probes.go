@@ -352,7 +352,9 @@ var startupProbeMissing = &lint.Rule{
 			"bytes ÷ downloadMiBPerSecond (100) + bytes ÷ loadMiBPerSecond (100) + startupSeconds (10) under `estimates:`. " +
 			"The bytes are an estimate from the parameter count in the model's name (8B × 2 bytes, 0.5 for AWQ/GPTQ, 1 " +
 			"for FP8, about 0.6 for llama.cpp's default Q4_K_M); a name without one counts as 2 GiB, the smallest " +
-			"multi-GB model. Killed mid-download, the server starts over on each restart unless the cache is on a volume.",
+			"multi-GB model. Killed mid-download, the server starts over on each restart; when its Hugging Face cache " +
+			"(HF_HOME, HF_HUB_CACHE, /root/.cache/huggingface, TGI's /data) is on a PersistentVolumeClaim each restart " +
+			"resumes the download instead, and when the budget covers the load alone the finding is a warning.",
 		Bad: `livenessProbe:
   httpGet: {path: /health, port: 8000}
   periodSeconds: 10
