@@ -42,7 +42,7 @@ const (
 var findingsFamilies = map[string]bool{"report": true, "baseline": true}
 
 // testOnly packages build fixtures for tests and must not reach the binary.
-var testOnly = map[string]bool{"lint/image/imagetest": true}
+var testOnly = map[string]bool{"lint/image/imagetest": true, "lint/model/gguf/gguftest": true}
 
 // familyEdge is an import from one loader family to another.
 type familyEdge struct{ from, to string }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	corev1 "k8s.io/api/core/v1"
 
+	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/image/rootfs"
@@ -101,6 +103,8 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		}
 		platform := defaultPlatform
 		if arch := workload.Spec.NodeSelector["kubernetes.io/arch"]; arch != "" && options.Image.Platform == "" {
+			platform = v1.Platform{OS: "linux", Architecture: arch}
+		} else if arch := clusterArch(options, config, &workload.Spec); arch != "" {
 			platform = v1.Platform{OS: "linux", Architecture: arch}
 		}
 		for _, container := range workload.Containers {
@@ -264,6 +268,20 @@ func imageMappings(config *Config, flags map[string]string) map[string]string {
 
 func isLocalSource(source string) bool {
 	return source != image.SourceRegistry && !strings.HasPrefix(source, "docker://")
+}
+
+// clusterArch is the one architecture of the --cluster nodes a pod can
+// land on, what the kubelet pulls an index for; "" when --platform or
+// cluster.architecture decide, or the nodes have several (MDL311 checks
+// the image has a variant for each).
+func clusterArch(options Options, config *Config, spec *corev1.PodSpec) string {
+	if options.Cluster == nil || options.Image.Platform != "" || config.Cluster.Architecture != "" {
+		return ""
+	}
+	if arches := cluster.Architectures(options.Cluster.Matching(spec)); len(arches) == 1 {
+		return arches[0]
+	}
+	return ""
 }
 
 func defaultImagePlatform(flag string, config *Config) (v1.Platform, error) {

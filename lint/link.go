@@ -122,6 +122,10 @@ func (l *linker) link(target *Target) {
 				name = nameFrom
 			}
 			models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository, workload.Object.File.Unit)
+			if dir := path.Dir(serverPath.Value); len(models) == 0 && isModelFile(serverPath.Value) && nameFrom == "" {
+				// llama.cpp's -m names a .gguf file: its dir is the model dir.
+				models, how = l.find(dir, path.Base(dir), annotated, false, workload.Object.File.Unit)
+			}
 			if len(models) == 0 {
 				models = []*model.Model{nil}
 			}
@@ -137,6 +141,10 @@ func (l *linker) link(target *Target) {
 		}
 	}
 }
+
+// isModelFile says a server's model path names a file, not a dir: a
+// GGUF file, the one format servers are pointed at by file.
+func isModelFile(p string) bool { return strings.EqualFold(path.Ext(p), ".gguf") }
 
 // find picks the model dirs for a server path: explicit mappings first,
 // then the annotation, then the one dir called name (the path's last

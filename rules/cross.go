@@ -40,6 +40,8 @@ func linkedModels(pass *lint.Pass) []*lint.Link {
 // headers, else every file.
 func servedBytes(m *model.Model) (int64, string) {
 	switch {
+	case m.ResidentBytes > 0 && len(m.Versions) == 0:
+		return m.ResidentBytes, m.Dir
 	case m.ResidentBytes > 0:
 		versions := m.Resident()
 		names := make([]string, 0, len(versions))
@@ -100,6 +102,13 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 			continue // no limit at all is MDL205
 		}
 		bytes, what := servedBytes(link.Model)
+		if ggufs, problem := ggufFor(link); problem.kind == ggufFine && len(ggufs) > 0 {
+			// The dir may hold other quantizations: the server loads the file it is given.
+			bytes, what = ggufWeights(ggufs).bytes, link.Model.Dir+"/"+ggufs[0].Path
+			if c.Runtime.Name == "llama.cpp" && requestsGPU(c, gpu) && allLayersOnGPU(pass, c) {
+				continue // the weights are copied to the GPU; host memory keeps only the file's page cache
+			}
+		}
 		copies := link.Invocation.CopiesCount()
 		need := estimateMemory(estimates, bytes, 1, copies)
 		field := c.Path + ".resources.limits.memory"

@@ -1,9 +1,12 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,11 +35,13 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"degree above the GPUs the container requests fails at start-up too (a warning).\n\n" +
 			"Checked: vLLM, SGLang, TGI, NVIDIA NIM, Triton and llama.cpp (when --n-gpu-layers puts every layer on the " +
 			"GPU) containers that request GPUs, each linked model on its own. Weight bytes are exact from the " +
-			"safetensors, ONNX or SavedModel headers; a --dtype or --quantization that changes the precision counts " +
+			"safetensors, GGUF (the file -m names, with its splits; ggml's quantized blocks counted as they are " +
+			"stored), ONNX or SavedModel headers; a --dtype or --quantization that changes the precision counts " +
 			"parameters × bytes per parameter (float32 4, bfloat16/float16 2, fp8/int8 1, AWQ/GPTQ 0.5), a float32 " +
 			"checkpoint that vLLM, SGLang, TGI or NIM load as 16-bit counts 2, and --cpu-offload-gb is taken off. The " +
 			"KV cache is 2 × layers × KV heads × head dim × bytes per element (2, or 1 with --kv-cache-dtype fp8) × " +
-			"tokens, from config.json. The GPU comes from the pod's nodeSelector or required node affinity: " +
+			"tokens, from config.json or the GGUF header's block_count, head_count_kv and embedding_length / " +
+			"head_count (llama.cpp: only when --ctx-size is set; 0 is the model's context_length). The GPU comes from the pod's nodeSelector or required node affinity: " +
 			"cloud.google.com/gke-accelerator, nvidia.com/gpu.product or nvidia.com/gpu.memory (GPU Feature " +
 			"Discovery), karpenter.k8s.aws/instance-gpu-name or instance-gpu-memory, or node.kubernetes.io/instance-type " +
 			"(AWS, GCP and Azure GPU instances); else the smallest GPU of the --cluster nodes the pod may land on, " +
@@ -90,8 +95,10 @@ type gpuServer struct {
 	dtype, quantization, kvCacheDtype setting
 	contextLength                     setting
 	// contextFromModel says the context length defaults to the model's
-	// max_position_embeddings.
+	// max_position_embeddings (a GGUF's context_length).
 	contextFromModel bool
+	// contextZeroIsModel says a context length of 0 means the model's.
+	contextZeroIsModel bool
 	// kvFailure is what the server does when one sequence does not fit.
 	kvFailure string
 	// gpuLayers is llama.cpp's layer count on the GPU: unless it is all of
@@ -99,6 +106,8 @@ type gpuServer struct {
 	gpuLayers setting
 	// cpuOffload moves this many GiB of each GPU's weights to host memory.
 	cpuOffload setting
+	// smallerKVCache is the 8-bit value of kvCacheDtype; "" is fp8.
+	smallerKVCache string
 }
 
 // gpuServers are the servers whose weights live in GPU memory.
@@ -161,10 +170,19 @@ var gpuServers = map[string]gpuServer{
 	// Triton loads each model instance whole onto a GPU; a TensorRT-LLM
 	// engine's own split is not in the weights' headers.
 	"triton": {defaultFraction: 1},
+	// Its context length is checked only when --ctx-size is set: the
+	// default has changed between releases (512, 4096, the model's), and
+	// -c 0 takes the model's context_length.
 	"llama.cpp": {
-		shardsOverAllGPUs: true,
-		defaultFraction:   1,
-		gpuLayers:         setting{flags: []string{"--n-gpu-layers", "-ngl", "--gpu-layers"}, env: []string{"LLAMA_ARG_N_GPU_LAYERS"}},
+		shardsOverAllGPUs:  true,
+		defaultFraction:    1,
+		gpuLayers:          setting{flags: []string{"--n-gpu-layers", "-ngl", "--gpu-layers"}, env: []string{"LLAMA_ARG_N_GPU_LAYERS"}},
+		contextLength:      setting{flags: []string{"--ctx-size", "-c"}, env: []string{"LLAMA_ARG_CTX_SIZE"}},
+		contextZeroIsModel: true,
+		kvCacheDtype:       setting{flags: []string{"--cache-type-k", "-ctk"}, env: []string{"LLAMA_ARG_CACHE_TYPE_K"}},
+		smallerKVCache:     "q8_0",
+		kvFailure: "llama.cpp cannot allocate its KV cache on the GPU and exits (\"failed to allocate buffer for kv " +
+			"cache\", \"cudaMalloc failed: out of memory\")",
 	},
 }
 
@@ -218,15 +236,20 @@ func checkGPUMemory(pass *lint.Pass) {
 				continue
 			}
 		}
-		weights, ok := loadedWeights(link.Model, srv, args)
+		ggufs, problem := ggufFor(link)
+		if problem.kind != ggufFine {
+			reasons = append(reasons, problem.text)
+			continue
+		}
+		weights, ok := loadedWeights(link.Model, ggufs, srv, args)
 		if !ok {
-			reasons = append(reasons, fmt.Sprintf("the weight bytes of model %s are not known (no safetensors, ONNX or "+
-				"SavedModel variables headers read)", link.Model.Dir))
+			reasons = append(reasons, fmt.Sprintf("the weight bytes of model %s are not known (no safetensors, GGUF, "+
+				"ONNX or SavedModel variables headers read)", link.Model.Dir))
 			continue
 		}
 		checked = true
 		gpuCheck{pass: pass, c: c, srv: srv, args: args, gpuResource: gpuResource, gpus: gpus,
-			device: device, how: how, weights: weights, m: link.Model}.run()
+			device: device, how: how, weights: weights, m: link.Model, shape: shapeOf(link.Model, ggufs)}.run()
 	}
 	if !checked {
 		pass.Skip(uniqueJoin(reasons))
@@ -245,6 +268,7 @@ type gpuCheck struct {
 	how         string
 	weights     weightEstimate
 	m           *model.Model
+	shape       modelShape
 }
 
 func (g gpuCheck) run() {
@@ -329,7 +353,7 @@ func (g gpuCheck) fraction() (float64, string) {
 // weightsFix names the smallest split that fits, where the server has one.
 func (g gpuCheck) weightsFix(budget int64) string {
 	smaller := "a quantized model"
-	if g.m.HFConfig != nil && g.m.HFConfig.Quantization != nil {
+	if g.shape.quantized {
 		smaller = "a smaller model"
 	}
 	split := int64(2)
@@ -337,7 +361,13 @@ func (g gpuCheck) weightsFix(budget int64) string {
 		split *= 2
 	}
 	flag := g.srv.tensorParallel.name()
-	if flag == "" || g.weights.bytes/split > budget {
+	switch {
+	case g.weights.bytes/split > budget:
+		return "use a larger GPU or " + smaller
+	case flag == "" && g.srv.shardsOverAllGPUs:
+		return fmt.Sprintf("use a larger GPU, request %s: %d (the server splits the model over every GPU it sees), "+
+			"or serve %s", g.gpuResource, split, smaller)
+	case flag == "":
 		return "use a larger GPU or " + smaller
 	}
 	return fmt.Sprintf("use a larger GPU, split the model with %s %d and %s: %d, or serve %s",
@@ -353,7 +383,7 @@ func (g gpuCheck) kvFix(kv kvEstimate, left int64) string {
 	}
 	others := "a quantized model, a larger GPU or more GPUs"
 	if flag := g.srv.kvCacheDtype.name(); flag != "" {
-		others = flag + " fp8, a larger GPU or more GPUs"
+		others = flag + " " + cmp.Or(g.srv.smallerKVCache, "fp8") + ", a larger GPU or more GPUs"
 	}
 	return fmt.Sprintf("set %s to %d or lower, or use %s", g.srv.contextLength.name(), fits, others)
 }
@@ -370,43 +400,96 @@ type kvEstimate struct {
 // length, split over shards GPUs; ok is false when the model's shape or
 // the length is not known.
 func (g gpuCheck) kvCache(shards int64) (kvEstimate, bool) {
-	config := g.m.HFConfig
+	shape := g.shape
 	// Latent attention (kv_lora_rank) caches a compressed KV, which this
 	// formula does not size.
-	if config == nil || config.KVLoraRank > 0 || g.srv.contextLength.name() == "" {
+	if shape.source == "" || shape.latent || g.srv.contextLength.name() == "" {
 		return kvEstimate{}, false
 	}
 	kv := kvEstimate{}
+	fromModel := func() { kv.tokens, kv.from = shape.context, shape.contextKey+" in "+shape.source }
 	if value, ok := g.args.value(g.srv.contextLength); ok {
 		kv.tokens, kv.from = parseTokens(value.Value), value.From
+		if kv.tokens == 0 && g.srv.contextZeroIsModel && strings.TrimSpace(value.Value) == "0" {
+			fromModel()
+			kv.from = value.From + " 0: " + kv.from
+		}
 	} else if g.srv.contextFromModel {
-		kv.tokens, kv.from = config.MaxPositionEmbeddings, "max_position_embeddings in config.json"
+		fromModel()
 	}
-	heads := config.NumKeyValueHeads
-	if heads == 0 {
-		heads = config.NumAttentionHeads
-	}
-	headDim := config.HeadDim
-	if headDim == 0 && config.NumAttentionHeads > 0 {
-		headDim = config.HiddenSize / config.NumAttentionHeads
-	}
-	if kv.tokens <= 0 || config.NumHiddenLayers <= 0 || heads <= 0 || headDim <= 0 {
+	if kv.tokens <= 0 || shape.layers <= 0 || shape.kvHeads <= 0 || shape.headDim <= 0 {
 		return kvEstimate{}, false
 	}
 	element := int64(2)
 	if dtype, ok := g.args.value(g.srv.dtype); ok && bytesPerParameter[strings.ToLower(dtype.Value)] == 4 {
 		element = 4
 	}
-	if kvDtype, ok := g.args.value(g.srv.kvCacheDtype); ok && strings.HasPrefix(strings.ToLower(kvDtype.Value), "fp8") {
-		element = 1
+	if kvDtype, ok := g.args.value(g.srv.kvCacheDtype); ok {
+		switch value := strings.ToLower(kvDtype.Value); {
+		case strings.HasPrefix(value, "fp8"), value == "q8_0":
+			element = 1
+		case value == "f32":
+			element = 4
+		case value != "f16" && value != "bf16" && value != "auto":
+			return kvEstimate{}, false // a 4- or 5-bit cache: not sized here
+		}
 	}
-	kv.bytes = 2 * config.NumHiddenLayers * heads * headDim * element * kv.tokens / shards
-	kv.formula = fmt.Sprintf("2 × %d layers × %d KV heads × %d head dim × %s × %d tokens", config.NumHiddenLayers,
-		heads, headDim, plural(int(element), "byte"), kv.tokens)
+	kv.bytes = 2 * shape.layers * shape.kvHeads * shape.headDim * element * kv.tokens / shards
+	kv.formula = fmt.Sprintf("2 × %d layers × %d KV heads × %d head dim × %s × %d tokens", shape.layers,
+		shape.kvHeads, shape.headDim, plural(int(element), "byte"), kv.tokens)
 	if shards > 1 {
 		kv.formula += fmt.Sprintf(" / %d GPUs", shards)
 	}
 	return kv, true
+}
+
+// modelShape is what sizes a model's KV cache, from its config.json or
+// the GGUF header the server loads; source is "" when neither is known.
+type modelShape struct {
+	source, contextKey                string
+	layers, kvHeads, headDim, context int64
+	// latent is multi-head latent attention (DeepSeek's kv_lora_rank).
+	latent bool
+	// quantized says the weights already are.
+	quantized bool
+}
+
+func shapeOf(m *model.Model, ggufs []model.GGUFFile) modelShape {
+	if len(ggufs) > 0 {
+		return ggufShape(ggufs)
+	}
+	if config := m.HFConfig; config != nil {
+		shape := modelShape{source: "config.json", contextKey: "max_position_embeddings",
+			layers: config.NumHiddenLayers, kvHeads: config.NumKeyValueHeads, headDim: config.HeadDim,
+			context: config.MaxPositionEmbeddings, latent: config.KVLoraRank > 0, quantized: config.Quantization != nil}
+		if shape.kvHeads == 0 {
+			shape.kvHeads = config.NumAttentionHeads
+		}
+		if shape.headDim == 0 && config.NumAttentionHeads > 0 {
+			shape.headDim = config.HiddenSize / config.NumAttentionHeads
+		}
+		return shape
+	}
+	return modelShape{}
+}
+
+// ggufShape reads the shape from the metadata, which the first split holds.
+func ggufShape(ggufs []model.GGUFFile) modelShape {
+	header := ggufs[0].Header // the first split holds the metadata
+	arch := header.Architecture
+	shape := modelShape{source: "the GGUF header of " + path.Base(ggufs[0].Path), contextKey: arch + ".context_length",
+		layers: header.BlockCount, kvHeads: header.HeadCountKV, headDim: header.HeadDim(), context: header.ContextLength}
+	if shape.kvHeads == 0 {
+		shape.kvHeads = header.HeadCount
+	}
+	for _, file := range ggufs {
+		for _, t := range file.Header.Types {
+			if !slices.Contains([]string{"F32", "F16", "BF16", "F64"}, t) {
+				shape.quantized = true
+			}
+		}
+	}
+	return shape
 }
 
 // parseTokens reads a token count as vLLM does: 32768, or 32k (×1000), 32K
@@ -442,7 +525,10 @@ type weightEstimate struct {
 
 // loadedWeights sizes the weights as the server holds them: exact from the
 // headers, unless the server changes their precision.
-func loadedWeights(m *model.Model, srv gpuServer, args serverArgs) (weightEstimate, bool) {
+func loadedWeights(m *model.Model, ggufs []model.GGUFFile, srv gpuServer, args serverArgs) (weightEstimate, bool) {
+	if len(ggufs) > 0 {
+		return ggufWeights(ggufs), true
+	}
 	params := m.Parameters
 	onDisk := 0.0 // bytes per parameter in the checkpoint
 	if params > 0 && m.WeightBytes > 0 {
@@ -486,22 +572,34 @@ func loadedWeights(m *model.Model, srv gpuServer, args serverArgs) (weightEstima
 	case params > 0 && bytesPerParameter[dtype] > 0 && !quantized:
 		return computed(bytesPerParameter[dtype], dtype+" in config.json"), true
 	}
-	if gguf := ggufBytes(m); gguf > 0 {
-		return weightEstimate{bytes: gguf, formula: fmt.Sprintf("%s (the GGUF files)", humanBytes(gguf))}, true
-	}
 	return weightEstimate{}, false
 }
 
-// ggufBytes is the size of a dir's GGUF files, which hold the weights and
-// little else.
-func ggufBytes(m *model.Model) int64 {
-	var total int64
-	for _, file := range m.Files {
-		if strings.EqualFold(path.Ext(file.Path), ".gguf") {
-			total += file.Size
+// ggufWeights sums the GGUF files the server loads: ggml's quantized
+// blocks hold their scales, so the bytes are exact, not params × a size.
+func ggufWeights(ggufs []model.GGUFFile) weightEstimate {
+	var bytes, params int64
+	types := map[string]bool{}
+	for _, file := range ggufs {
+		bytes += file.Header.WeightBytes
+		params += file.Header.Parameters
+		for _, t := range file.Header.Types {
+			types[t] = true
 		}
 	}
-	return total
+	files := "the GGUF header of " + path.Base(ggufs[0].Path)
+	if len(ggufs) > 1 {
+		files = fmt.Sprintf("the GGUF headers of %s and %d more splits", path.Base(ggufs[0].Path), len(ggufs)-1)
+	}
+	return weightEstimate{bytes: bytes, formula: fmt.Sprintf("%s params in %s = %s (%s)", humanCount(params),
+		strings.Join(slices.Sorted(maps.Keys(types)), ", "), humanBytes(bytes), files)}
+}
+
+// allLayersOnGPU reports whether a llama.cpp container's --n-gpu-layers
+// puts every layer on the GPU.
+func allLayersOnGPU(pass *lint.Pass, c *manifest.Container) bool {
+	layers, ok := serverArgsOf(pass, c).value(gpuServers["llama.cpp"].gpuLayers)
+	return ok && allLayers(layers.Value)
 }
 
 // allLayers reports whether an --n-gpu-layers value puts every layer on

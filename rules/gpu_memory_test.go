@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/model/gguf/gguftest"
 	"github.com/modellint/modellint/rules"
 )
 
@@ -65,7 +66,7 @@ type gpuCase struct {
 	gpus      int
 	tensors   []tensor
 	config    string
-	gguf      int64 // a GGUF file of this size instead of safetensors
+	gguf      int64 // a GGUF file of this many weight bytes instead of safetensors
 	want      []string
 	skip      string
 }
@@ -133,7 +134,8 @@ func TestGPUMemoryBelowWeights(t *testing.T) {
 			want:      []string{`TP 4 needs 4 GPUs`, `or lower env NIM_TENSOR_PARALLEL_SIZE`}},
 		{name: "llama.cpp with every layer on the GPU", placement: onL4, image: llamaCpp, gpus: 1, gguf: 40 << 30,
 			container: `args: [-m, /models/m/model.gguf, -ngl, "99"]`,
-			want:      []string{`40.0 GiB (the GGUF files) / TP 1`, `use a larger GPU or a quantized model`}},
+			want: []string{`21.5B params in F16 = 40.0 GiB (the GGUF header of model.gguf) / TP 1`,
+				`request nvidia.com/gpu: 2 (the server splits the model over every GPU it sees), or serve a quantized model`}},
 		{name: "llama.cpp keeps layers in host memory", placement: onL4, image: llamaCpp, gpus: 1, gguf: 40 << 30,
 			container: `args: [-m, /models/m/model.gguf, -ngl, "20"]`,
 			skip:      `container server (llama.cpp server) does not put every layer on the GPU (--n-gpu-layers)`},
@@ -172,10 +174,13 @@ func lintGPUCase(t *testing.T, rule *lint.Rule, c gpuCase) ([]string, string) {
 		if err := os.MkdirAll(model, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(model, "model.gguf"), []byte("GGUF"), 0o644); err != nil {
+		// One F16 matrix of c.gguf bytes, 4096 wide.
+		header, size := gguftest.File{Tensors: []gguftest.Tensor{
+			{Name: "w", Dims: []uint64{4096, uint64(c.gguf) / 2 / 4096}, Type: gguftest.F16}}}.Header()
+		if err := os.WriteFile(filepath.Join(model, "model.gguf"), header, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Truncate(filepath.Join(model, "model.gguf"), c.gguf); err != nil {
+		if err := os.Truncate(filepath.Join(model, "model.gguf"), size); err != nil {
 			t.Fatal(err)
 		}
 	default:

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
+	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/cuda"
 	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/manifest"
@@ -352,6 +354,24 @@ func checkSecretInImage(pass *lint.Pass) {
 	}
 }
 
+// platformOrigin says, for an index read for the one architecture of the
+// --cluster nodes a pod can land on, where that platform came from.
+func platformOrigin(pass *lint.Pass, img *image.Image) string {
+	w := pass.Workload()
+	if !strings.HasPrefix(img.Unresolvable, "the index has no image for") {
+		return "" // the registry has no such image at all
+	}
+	if pass.Cluster == nil || w.Spec.NodeSelector["kubernetes.io/arch"] != "" || pass.Config.Cluster.Architecture != "" {
+		return ""
+	}
+	nodes := pass.Cluster.Matching(&w.Spec)
+	if arches := cluster.Architectures(nodes); len(arches) != 1 || arches[0] != img.Platform.Architecture {
+		return ""
+	}
+	return fmt.Sprintf(" (%s: the architecture of the %s the pod can land on, %s)", img.Platform.Architecture,
+		plural(len(nodes), "node"), pass.Cluster.Path)
+}
+
 var imageUnresolvable = &lint.Rule{
 	ID: "MDL310", Name: "image-unresolvable", Severity: lint.Error,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
@@ -394,8 +414,8 @@ var imageUnresolvable = &lint.Rule{
 				continue
 			}
 			pass.ReportImage(pass.Rule.Severity, container.Path+".image", lint.ImageLocation{Reference: img.Reference},
-				"%s: image %s does not resolve: %s; the pod fails with ErrImagePull, then ImagePullBackOff, and never starts; push "+
-					"the image or fix the reference", describe(container), container.Image, img.Unresolvable)
+				"%s: image %s does not resolve: %s%s; the pod fails with ErrImagePull, then ImagePullBackOff, and never starts; push "+
+					"the image or fix the reference", describe(container), container.Image, img.Unresolvable, platformOrigin(pass, img))
 		}
 		if len(skipped) > 0 {
 			pass.Skip(uniqueJoin(skipped))

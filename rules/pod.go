@@ -96,6 +96,7 @@ func limitRangeDefault(pass *lint.Pass, field string, name corev1.ResourceName) 
 			if item.Type != corev1.LimitTypeContainer {
 				continue
 			}
+			item = withDefaults(item) // a max is the default limit
 			list := item.Default
 			if field == "defaultRequest" {
 				list = item.DefaultRequest

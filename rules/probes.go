@@ -345,7 +345,16 @@ var startupProbeMissing = &lint.Rule{
 			"periodSeconds apart (defaults: 0 + 10 × 3 = 30 seconds). Loading a model (downloading weights, building the graph, " +
 			"warming up, moving tensors to the GPU) regularly takes longer, and the container is killed while loading, again " +
 			"and again: CrashLoopBackOff with the model never served. A startupProbe holds liveness off until the server is up. " +
-			"The minimum budget is probes.minStartupSeconds in .modellint.yaml (default 60); model size aware checks are MDL402.",
+			"The minimum budget is probes.minStartupSeconds in .modellint.yaml (default 60); model size aware checks are MDL402.\n\n" +
+			"A server that downloads its model from the Hugging Face Hub when it starts (vLLM --model or `vllm serve` " +
+			"org/name, TGI --model-id or MODEL_ID, SGLang --model-path, llama.cpp --hf-repo; not with HF_HUB_OFFLINE) " +
+			"is an error: without a startupProbe the liveness budget must cover the download and the load, estimated as " +
+			"bytes ÷ downloadMiBPerSecond (100) + bytes ÷ loadMiBPerSecond (100) + startupSeconds (10) under `estimates:`. " +
+			"The bytes are an estimate from the parameter count in the model's name (8B × 2 bytes, 0.5 for AWQ/GPTQ, 1 " +
+			"for FP8, about 0.6 for llama.cpp's default Q4_K_M); a name without one counts as 2 GiB, the smallest " +
+			"multi-GB model. Killed mid-download, the server starts over on each restart; when its Hugging Face cache " +
+			"(HF_HOME, HF_HUB_CACHE, /root/.cache/huggingface, TGI's /data) is on a PersistentVolumeClaim each restart " +
+			"resumes the download instead, and when the budget covers the load alone the finding is a warning.",
 		Bad: `livenessProbe:
   httpGet: {path: /health, port: 8000}
   periodSeconds: 10
@@ -373,6 +382,9 @@ func checkStartupProbe(pass *lint.Pass) {
 	for _, c := range servingContainers(pass) {
 		liveness := c.LivenessProbe
 		if liveness == nil || c.StartupProbe != nil {
+			continue
+		}
+		if download, ok := hubDownloadOf(c); ok && checkHubDownloadBudget(pass, c, download) {
 			continue
 		}
 		budget := probeBudget(liveness)

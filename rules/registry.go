@@ -42,6 +42,8 @@ var registry = []*lint.Rule{
 	serviceEnvCollision,       // MDL215
 	requestUnschedulable,      // MDL216
 	nodeSelectorUnmatched,     // MDL217
+	limitRangeViolated,        // MDL218
+	resourceQuotaUnmet,        // MDL219
 	argvMalformed,             // MDL230
 
 	entrypointNotFound,      // MDL301
@@ -54,6 +56,7 @@ var registry = []*lint.Rule{
 	userInvalid,             // MDL308
 	secretInImage,           // MDL309
 	imageUnresolvable,       // MDL310
+	imagePlatformMissing,    // MDL311
 
 	memoryBelowModel,         // MDL401
 	startupBudgetBelowLoad,   // MDL402
@@ -63,6 +66,7 @@ var registry = []*lint.Rule{
 	modelUnreadable,          // MDL406
 	frameworkVersionMismatch, // MDL407
 	gpuMemoryBelowWeights,    // MDL408
+	ggufUnloadable,           // MDL409
 }
 
 // All returns every rule, in ID order. Callers may change the returned

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/cluster"
 )
 
 // scenarioOptions is a scenario's options.yaml: what a user would give on the
@@ -22,6 +23,7 @@ import (
 //	  helmIncludeTests: true                  #   --helm-include-tests
 //	models: [models/resnet:/models/resnet]    #   --model models/resnet:/models/resnet
 //	exclude: [tests/]                         #   --exclude tests/
+//	cluster: nodes.yaml                       #   --cluster nodes.yaml
 //	grow:                                     # make a file this large (sparse) before linting,
 //	  models/big/1/variables/variables.data-00000-of-00001: 2Gi   # in a copy of the scenario
 type scenarioOptions struct {
@@ -29,6 +31,7 @@ type scenarioOptions struct {
 	Render  lint.RenderOptions `json:"render"`
 	Models  []string           `json:"models"`
 	Exclude []string           `json:"exclude"`
+	Cluster string             `json:"cluster"`
 	Grow    map[string]string  `json:"grow"`
 }
 
@@ -58,6 +61,13 @@ func applyScenarioOptions(t *testing.T, options *lint.Options) {
 			t.Fatal(err)
 		}
 		options.Models = append(options.Models, mapping)
+	}
+	if scenario.Cluster != "" {
+		nodes, err := cluster.Read(scenario.Cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		options.Cluster = nodes
 	}
 	if len(scenario.Grow) > 0 {
 		growInCopy(t, scenario.Grow)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -156,6 +157,19 @@ func (f *Facts) Matching(pod *corev1.PodSpec) []Node {
 		}
 	}
 	return matching
+}
+
+// Architectures are the CPU architectures of the nodes, sorted; a node
+// that does not say is left out.
+func Architectures(nodes []Node) []string {
+	var arches []string
+	for _, node := range nodes {
+		if node.Architecture != "" && !slices.Contains(arches, node.Architecture) {
+			arches = append(arches, node.Architecture)
+		}
+	}
+	slices.Sort(arches)
+	return arches
 }
 
 // Matches reports whether the scheduler may place the pod on the node, its

@@ -13,6 +13,9 @@ type EstimateConfig struct {
 	LoadMiBPerSecond float64 `json:"loadMiBPerSecond,omitempty"`
 	// StartupSeconds is the server's start-up before it reads the model (default 10).
 	StartupSeconds float64 `json:"startupSeconds,omitempty"`
+	// DownloadMiBPerSecond is how fast a server downloads its model from a
+	// model hub at start (default 100).
+	DownloadMiBPerSecond float64 `json:"downloadMiBPerSecond,omitempty"`
 }
 
 // Defaults of EstimateConfig.
@@ -21,6 +24,8 @@ const (
 	DefaultBaselineMiB      = 256
 	DefaultLoadMiBPerSecond = 100
 	DefaultStartupSeconds   = 10
+	// DefaultDownloadMiBPerSecond is a Hugging Face Hub download to a cloud node.
+	DefaultDownloadMiBPerSecond = 100
 )
 
 // Estimates returns the config's estimate settings with defaults filled in.
@@ -37,6 +42,9 @@ func (c *Config) Estimates() EstimateConfig {
 	}
 	if e.StartupSeconds <= 0 {
 		e.StartupSeconds = DefaultStartupSeconds
+	}
+	if e.DownloadMiBPerSecond <= 0 {
+		e.DownloadMiBPerSecond = DefaultDownloadMiBPerSecond
 	}
 	return e
 }

@@ -20,6 +20,10 @@ type Image struct {
 	// Digest is the manifest digest when it is known without hashing.
 	Digest   string
 	Platform v1.Platform
+	// Platforms are the platforms of the index Platform was chosen from
+	// (attestations left out); nil for a single-platform image, whose
+	// platform is its config's.
+	Platforms []v1.Platform
 	// Unresolvable says why the reference names no pullable image (MDL310);
 	// nothing else is known then.
 	Unresolvable string

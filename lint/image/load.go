@@ -147,7 +147,7 @@ func Open(ctx context.Context, reference, source string, options Options) (*Imag
 		return nil, err
 	}
 	defer opened.close()
-	img.Digest, img.Config = opened.digest, opened.config
+	img.Digest, img.Config, img.Platforms = opened.digest, opened.config, opened.platforms
 	for _, layer := range opened.layers {
 		entry := Layer{DiffID: layer.diffID.String(), Size: layer.size}
 		if layer.digest != (v1.Hash{}) {

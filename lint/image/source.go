@@ -26,9 +26,12 @@ import (
 // it is stored (compressed or not).
 type stored struct {
 	digest string // the manifest digest, "" when it is not known without hashing
-	config *v1.ConfigFile
-	layers []storedLayer
-	close  func() error
+	// platforms are those of the index the image was chosen from; nil
+	// for an image pulled by its own manifest.
+	platforms []v1.Platform
+	config    *v1.ConfigFile
+	layers    []storedLayer
+	close     func() error
 }
 
 type storedLayer struct {
@@ -126,6 +129,12 @@ func openRegistry(ctx context.Context, reference string, platform v1.Platform, j
 			return nil, classifyRegistryError(reference, err)
 		}
 		digest = chosen.Digest.String()
+		opened, err := fromV1Image(img, digest)
+		if err != nil {
+			return nil, classifyRegistryError(reference, err)
+		}
+		opened.platforms = indexPlatforms(manifest)
+		return opened, nil
 	} else {
 		img, err = descriptor.Image()
 		if err != nil {
@@ -137,6 +146,18 @@ func openRegistry(ctx context.Context, reference string, platform v1.Platform, j
 		return nil, classifyRegistryError(reference, err)
 	}
 	return opened, nil
+}
+
+// indexPlatforms are the platforms an index offers, without the
+// attestation entries (platform unknown/unknown).
+func indexPlatforms(manifest *v1.IndexManifest) []v1.Platform {
+	var platforms []v1.Platform
+	for _, entry := range manifest.Manifests {
+		if entry.Platform != nil && entry.Platform.OS != "unknown" {
+			platforms = append(platforms, *entry.Platform)
+		}
+	}
+	return platforms
 }
 
 // choosePlatform picks the index entry a node of the platform would pull.
@@ -265,7 +286,11 @@ func openLayout(dir, reference string, platform v1.Platform) (*stored, error) {
 			if err != nil {
 				return nil, err
 			}
-			return fromV1Image(img, chosen.Digest.String())
+			opened, err := fromV1Image(img, chosen.Digest.String())
+			if err == nil && chosen.Platform != nil {
+				opened.platforms = indexPlatforms(manifest)
+			}
+			return opened, err
 		}
 		return nil, fmt.Errorf("index entry %s has media type %q, not an image", chosen.Digest, chosen.MediaType)
 	}
@@ -289,8 +314,8 @@ func chooseLayoutEntry(reference string, manifest *v1.IndexManifest, platform v1
 			}
 		}
 	}
-	if len(entries) == 1 {
-		return &entries[0], nil
+	if len(entries) == 1 && (entries[0].Platform == nil || platformMatches(entries[0].Platform, platform)) {
+		return &entries[0], nil // an index of one image for another platform is no match, as on a node
 	}
 	hasPlatforms := false
 	for i := range entries {

@@ -37,6 +37,9 @@ var (
 	rayAddressEnv = []string{"FQ_RAY_IP", "RAY_IP"}
 	rayServiceEnv = []string{"RAY_timeout_ms_task_wait_for_death_info", "RAY_gcs_server_request_timeout_seconds",
 		"RAY_SERVE_KV_TIMEOUT_S"}
+	// raySubmitterEnv is what KubeRay adds to a RayJob's submitter container
+	// (ray-operator/controllers/ray/rayjob_controller.go).
+	raySubmitterEnv = []string{"RAY_DASHBOARD_ADDRESS", "RAY_JOB_SUBMISSION_ID"}
 )
 
 // indexedJobEnv is added by the Job controller to every container of an
@@ -142,8 +145,24 @@ func rayClusterWorkloads(o *Object) ([]*Workload, error) {
 
 // rayJobWorkloads yields the pods of the cluster a RayJob brings up for
 // itself; one that names an existing cluster (clusterSelector) has none.
+// The submitter pod (spec.submitterPodTemplate, the Job that runs ray job
+// submit in the default K8sJobMode) is one more.
 func rayJobWorkloads(o *Object) ([]*Workload, error) {
-	return rayClusterSpecWorkloads(o, "spec.rayClusterSpec", RunToCompletion, false)
+	workloads, err := rayClusterSpecWorkloads(o, "spec.rayClusterSpec", RunToCompletion, false)
+	if err != nil {
+		return nil, err
+	}
+	submitter, err := templateWorkload(o, "submitter", "spec.submitterPodTemplate")
+	if err != nil || submitter == nil {
+		return workloads, err
+	}
+	submitter.Platform, submitter.Lifecycle = "kuberay", RunToCompletion
+	for _, c := range submitter.Containers {
+		if !c.Init {
+			c.inject(raySubmitterEnv...)
+		}
+	}
+	return append(workloads, submitter), nil
 }
 
 // rayClusterSpecWorkloads yields the head group and each worker group of
@@ -209,8 +228,8 @@ func (w *Workload) injectRayEnv(head, rayService bool) {
 
 // llmInferenceServiceWorkloads yields the pod specs of an
 // LLMInferenceService: spec.template (the decode pods when spec.prefill
-// is written), spec.worker for multi-node serving, and the same two under
-// spec.prefill.
+// is written), spec.worker for multi-node serving, the same two under
+// spec.prefill, and the router's scheduler (spec.router.scheduler.template).
 func llmInferenceServiceWorkloads(o *Object) ([]*Workload, error) {
 	var spec struct {
 		Model struct {
@@ -241,6 +260,16 @@ func llmInferenceServiceWorkloads(o *Object) ([]*Workload, error) {
 		for _, w := range workloads {
 			w.ModelURI, w.ModelURIPath = spec.Model.URI, "spec.model.uri"
 		}
+	}
+	// The router's scheduler (the endpoint picker of the inference pool)
+	// runs as a Deployment of its own when its pod spec is written.
+	scheduler, err := newWorkload(o, "router scheduler", "spec.router.scheduler.template", "")
+	if err != nil {
+		return nil, err
+	}
+	if scheduler != nil {
+		scheduler.Platform, scheduler.Lifecycle = "kserve", KeptRunning
+		workloads = append(workloads, scheduler)
 	}
 	return workloads, nil
 }

@@ -247,6 +247,40 @@ spec:
 		t.Fatalf("RayJob workloads %v", workloads)
 	}
 	wantContainer(t, workloads[0], 0, "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0]", 11, "RAY_ADDRESS")
+
+	submitted := job + `  submitterPodTemplate:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: submitter
+          image: rayproject/ray:2.49.0
+`
+	_, workloads = loadWorkloads(t, submitted)
+	if got := names(workloads); !slices.Equal(got, []string{"RayJob/eval (head)", "RayJob/eval (submitter)"}) {
+		t.Fatalf("RayJob workloads %v", got)
+	}
+	submitter := workloads[1]
+	if submitter.Lifecycle != RunToCompletion || submitter.Platform != "kuberay" {
+		t.Errorf("submitter: %s, %q", submitter.Lifecycle, submitter.Platform)
+	}
+	wantContainer(t, submitter, 0, "spec.submitterPodTemplate.spec.containers[0]", 17, "RAY_DASHBOARD_ADDRESS", "RAY_JOB_SUBMISSION_ID")
+}
+
+func TestLLMInferenceServiceScheduler(t *testing.T) {
+	withScheduler := llmInferenceService + `  router:
+    scheduler:
+      template:
+        containers:
+          - name: main
+            image: ghcr.io/llm-d/llm-d-inference-scheduler:v0.2.1
+`
+	_, workloads := loadWorkloads(t, withScheduler)
+	scheduler := workloads[len(workloads)-1]
+	if scheduler.Name() != "LLMInferenceService/llama (router scheduler)" || scheduler.Lifecycle != KeptRunning ||
+		scheduler.ModelURI != "" {
+		t.Fatalf("scheduler workload %s: %s, model %q", scheduler.Name(), scheduler.Lifecycle, scheduler.ModelURI)
+	}
+	wantContainer(t, scheduler, 0, "spec.router.scheduler.template.containers[0]", 27)
 }
 
 const llmInferenceService = `apiVersion: serving.kserve.io/v1alpha2

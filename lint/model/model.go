@@ -75,6 +75,10 @@ type Model struct {
 	SafetensorsIndexes []SafetensorsIndex
 	ONNX               []ONNXFile
 	Pickles            []PickleFile
+	// GGUF are the .gguf files' headers. Their weights are not in
+	// WeightBytes: a dir often holds several quantizations of one model,
+	// of which the server loads the one it is given.
+	GGUF []GGUFFile
 
 	// HFConfig is the dir's Hugging Face config.json; nil when there is
 	// none, or it is not one or was not read (in Unread).
@@ -461,7 +465,7 @@ func holdsModel(entries []fs.DirEntry, versionDir bool) bool {
 			return true
 		}
 		switch path.Ext(name) {
-		case ".safetensors", ".onnx", ".mar":
+		case ".safetensors", ".onnx", ".mar", ".gguf":
 			return true
 		}
 		if versionDir && (tfServingPayload[name] || tritonPayload[name]) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/modellint/modellint/lint/model/gguf/gguftest"
 	"github.com/modellint/modellint/lint/model/tfrecord"
 )
 
@@ -470,5 +471,22 @@ func TestIsModelDirNotADir(t *testing.T) {
 		if IsModelDir(dir) {
 			t.Errorf("IsModelDir(%q) = true, want false", dir)
 		}
+	}
+}
+
+func TestGGUF(t *testing.T) {
+	header, size := gguftest.Llama{Name: "tiny", Layers: 2, Embedding: 256, FeedForward: 512, Heads: 4, KVHeads: 2,
+		Vocabulary: 1000, ContextLength: 2048, Weights: gguftest.Q4_K, Sensitive: gguftest.Q6_K}.File().Header()
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"tiny-q4_k_m.gguf": string(header), "broken.gguf": "GGUF\x01\x00\x00\x00"})
+	if err := os.Truncate(filepath.Join(dir, "tiny-q4_k_m.gguf"), size); err != nil {
+		t.Fatal(err)
+	}
+	m := load(t, dir)
+	if len(m.GGUF) != 2 || m.GGUF[0].Error == "" || m.GGUF[1].Header == nil {
+		t.Fatalf("GGUF = %+v", m.GGUF)
+	}
+	if h := m.GGUF[1].Header; h.BlockCount != 2 || h.HeadCountKV != 2 || h.Parameters == 0 || m.WeightBytes != 0 {
+		t.Errorf("header %+v, model weight bytes %d: a dir's GGUF files are alternatives, not summed", h, m.WeightBytes)
 	}
 }

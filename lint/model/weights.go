@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/modellint/modellint/lint/model/gguf"
 	"github.com/modellint/modellint/lint/model/onnx"
 	"github.com/modellint/modellint/lint/model/pickle"
 	"github.com/modellint/modellint/lint/model/safetensors"
@@ -61,6 +62,14 @@ type ExternalFile struct {
 	Escapes bool
 }
 
+// GGUFFile is one .gguf file's header (llama.cpp, Ollama).
+type GGUFFile struct {
+	Path string
+	// Header is nil when the header could not be read (Error says why).
+	Header *gguf.File
+	Error  string
+}
+
 // PickleFile is one pickle-based file and what it imports.
 type PickleFile struct {
 	Path  string
@@ -91,6 +100,8 @@ func (l *loader) readWeights() error {
 			err = l.readSafetensorsIndex(file)
 		case strings.HasSuffix(name, ".onnx"):
 			err = l.readONNX(file)
+		case strings.HasSuffix(strings.ToLower(name), ".gguf"):
+			err = l.readGGUF(file)
 		case IsPickleName(name):
 			err = l.readPickle(file, name)
 		}
@@ -122,6 +133,27 @@ func (l *loader) readSafetensors(file *File) error {
 		entry.Error = strings.TrimPrefix(err.Error(), safetensors.ErrInvalid.Error()+": ")
 	}
 	l.model.Safetensors = append(l.model.Safetensors, entry)
+	return nil
+}
+
+func (l *loader) readGGUF(file *File) error {
+	f, err := l.tree.open(file.Path)
+	if err != nil {
+		return l.fileError(file.Path, err)
+	}
+	defer f.Close()
+	header, err := gguf.Read(f, file.Size)
+	if l.unread(f) {
+		return nil
+	}
+	entry := GGUFFile{Path: file.Path, Header: header}
+	if err != nil {
+		if !errors.Is(err, gguf.ErrInvalid) {
+			return l.fileError(file.Path, err)
+		}
+		entry.Error = strings.TrimPrefix(err.Error(), gguf.ErrInvalid.Error()+": ")
+	}
+	l.model.GGUF = append(l.model.GGUF, entry)
 	return nil
 }
 

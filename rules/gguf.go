@@ -1,0 +1,157 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/model"
+)
+
+var ggufUnloadable = &lint.Rule{
+	ID: "MDL409", Name: "gguf-unloadable", Severity: lint.Error,
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactModel},
+	Doc: lint.Doc{
+		Summary: "The GGUF file the server is given is not in the linked model dir, or its header cannot be read.",
+		Why: "llama.cpp (and vLLM serving a .gguf) opens the file -m or --model names and reads its header before " +
+			"anything else: a file that is not there, a truncated download, a Git LFS pointer or a GGUFv1 file makes it " +
+			"exit at once (\"gguf_init_from_file: failed to open GGUF file\", \"failed to read magic\", \"tensor data is " +
+			"not within the file bounds\", \"llama_model_load: error loading model\"), and the container restarts " +
+			"forever. The header is read the way ggml does: the magic and version, every metadata value, and each " +
+			"tensor's dimensions, ggml type and offset, whose data must lie within the file.",
+		Bad:  "# models/llama holds Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf\nargs: [-m, /models/llama/Meta-Llama-3.1-8B-Instruct-Q5_K_M.gguf]",
+		Good: "args: [-m, /models/llama/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf]",
+		Fix:  "Point -m at a file the dir holds, or download the file again (and check its sha256 against the hub's).",
+		References: []string{
+			"https://github.com/ggml-org/ggml/blob/master/docs/gguf.md",
+			"https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md",
+		},
+	},
+	Check: checkGGUFUnloadable,
+}
+
+func checkGGUFUnloadable(pass *lint.Pass) {
+	checked := false
+	for _, link := range linkedModels(pass) {
+		m := link.Model
+		name := path.Base(link.ServerPath.Value)
+		namesFile := strings.EqualFold(path.Ext(name), ".gguf")
+		if len(m.GGUF) == 0 && !namesFile {
+			continue
+		}
+		checked = true
+		field := linkField(link)
+		if file := fileNamed(m, name); namesFile && file != nil && (file.LFSPointer || file.Size == 0) {
+			if file.Size == 0 {
+				pass.Report(field, "%s: %s names %s, which is empty in model dir %s (%s): the server exits at start "+
+					"(\"failed to read magic\"); download the file again", describe(link.Container), link.ServerPath.From,
+					name, m.Dir, link.How)
+			}
+			continue // a Git LFS pointer is MDL108's
+		}
+		files, problem := ggufFor(link)
+		switch {
+		case problem.kind == ggufFine && len(files) == 0 && namesFile:
+			pass.Report(field, "%s: %s names %s, but model dir %s (%s) holds no GGUF file: the server exits at start "+
+				"(\"failed to open GGUF file\"); point it at the model's .gguf file", describe(link.Container),
+				link.ServerPath.From, name, m.Dir, link.How)
+		case problem.kind == ggufNotHeld:
+			pass.Report(field, "%s: %s (%s; it has %s): the server exits at start (\"failed to open GGUF file\"); "+
+				"point it at one of those", describe(link.Container), problem.text, link.How, joinAnd(ggufNames(m.GGUF)))
+		case problem.kind == ggufAmbiguous:
+			pass.Report(field, "%s: %s (%s: %s), so which one it loads is not known; name the file to serve",
+				describe(link.Container), problem.text, link.ServerPath.Value, joinAnd(ggufNames(m.GGUF)))
+		case problem.kind == ggufUnreadable:
+			pass.Report(field, "%s: %s: the server fails to load it (llama.cpp: \"llama_model_load: error loading model\") and the "+
+				"container restarts forever; download the file again", describe(link.Container), problem.text)
+		}
+	}
+	if !checked {
+		pass.Skip("no linked model is a GGUF file")
+	}
+}
+
+// fileNamed is the model dir's file of a base name, nil when none.
+func fileNamed(m *model.Model, name string) *model.File {
+	for i := range m.Files {
+		if path.Base(m.Files[i].Path) == name {
+			return &m.Files[i]
+		}
+	}
+	return nil
+}
+
+func ggufNames(files []model.GGUFFile) []string {
+	names := make([]string, len(files))
+	for i, file := range files {
+		names[i] = file.Path
+	}
+	return names
+}
+
+// splitName matches llama.cpp's split files, model-00001-of-00003.gguf.
+var splitName = regexp.MustCompile(`^(.*)-(\d{5})-of-(\d{5})\.gguf$`)
+
+// ggufProblemKind says why the GGUF files a server loads are not known.
+type ggufProblemKind int
+
+const (
+	ggufFine       ggufProblemKind = iota
+	ggufNotHeld                    // the path names a file the dir does not hold
+	ggufAmbiguous                  // the path names the dir, which holds several models
+	ggufUnreadable                 // a header cannot be read
+)
+
+// ggufProblem is a problem with its words for messages.
+type ggufProblem struct {
+	kind ggufProblemKind
+	text string
+}
+
+// ggufFor picks the GGUF files a link's server loads: the file its path
+// names with the other splits of it, else the dir's only GGUF model. No
+// files and no problem when the model holds no GGUF file.
+func ggufFor(link *lint.Link) ([]model.GGUFFile, ggufProblem) {
+	m := link.Model
+	if len(m.GGUF) == 0 {
+		return nil, ggufProblem{}
+	}
+	sets := map[string][]model.GGUFFile{} // by the first split's name
+	for _, file := range m.GGUF {
+		key := file.Path
+		if match := splitName.FindStringSubmatch(file.Path); match != nil {
+			key = match[1] + "-00001-of-" + match[3] + ".gguf"
+		}
+		sets[key] = append(sets[key], file)
+	}
+	var chosen []model.GGUFFile
+	if name := path.Base(link.ServerPath.Value); strings.EqualFold(path.Ext(name), ".gguf") {
+		for key, files := range sets {
+			for _, file := range files {
+				if path.Base(file.Path) == name {
+					chosen = sets[key]
+				}
+			}
+		}
+		if chosen == nil {
+			return nil, ggufProblem{ggufNotHeld, fmt.Sprintf("%s names %s, which model dir %s does not hold",
+				link.ServerPath.From, name, m.Dir)}
+		}
+	} else if len(sets) == 1 {
+		for _, files := range sets {
+			chosen = files
+		}
+	} else {
+		return nil, ggufProblem{ggufAmbiguous, fmt.Sprintf("model dir %s holds %d GGUF models and %s does not name one",
+			m.Dir, len(sets), link.ServerPath.From)}
+	}
+	for _, file := range chosen {
+		if file.Header == nil {
+			return nil, ggufProblem{ggufUnreadable, fmt.Sprintf("the GGUF header of %s/%s cannot be read: %s",
+				m.Dir, file.Path, file.Error)}
+		}
+	}
+	return chosen, ggufProblem{}
+}

@@ -1,0 +1,39 @@
+package rules
+
+import "testing"
+
+func TestSizeFromName(t *testing.T) {
+	tests := []struct {
+		id, runtime string
+		bytes       int64
+	}{
+		{"meta-llama/Llama-3.1-8B-Instruct", "vllm", 16e9},
+		{"Qwen/Qwen2.5-0.5B-Instruct", "vllm", 1e9},
+		{"mistralai/Mixtral-8x7B-Instruct-v0.1", "vllm", 112e9},
+		{"Qwen/Qwen2.5-7B-Instruct-AWQ", "tgi", 3.5e9},
+		{"neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8", "vllm", 70e9},
+		{"ggml-org/gemma-3-1b-it-GGUF:Q8_0", "llama.cpp", 1.06e9},
+		{"ggml-org/gemma-3-1b-it-GGUF", "llama.cpp", 0.6e9},
+		{"BAAI/bge-small-en-v1.5", "tei", 0},
+		{"acme-labs/support-assistant", "sglang", 0},
+		{"sentence-transformers/all-MiniLM-L6-v2", "vllm", 0}, // L6 is layers, not a size
+	}
+	for _, test := range tests {
+		got, _ := sizeFromName(test.id, test.runtime)
+		if got != test.bytes {
+			t.Errorf("%s: %d bytes, want %d", test.id, got, test.bytes)
+		}
+	}
+}
+
+func TestHubID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"meta-llama/Llama-3.1-8B-Instruct": true, "ggml-org/gemma-3-1b-it-GGUF:Q4_K_M": true,
+		"/models/llama": false, "./models/llama": false, "s3://bucket/model": false, "llama": false,
+		"gs://b/m": false, "hf://org/name": false, "models/llama/extra": false,
+	} {
+		if got := hubID.MatchString(id) && id[0] != '.'; got != want {
+			t.Errorf("%s: hub id %v, want %v", id, got, want)
+		}
+	}
+}
