@@ -60,7 +60,11 @@ func TestPreCommitManifest(t *testing.T) {
 			"deploy/serving.yaml": true, "k8s/kustomization.yml": true, "charts/llm/templates/_helpers.tpl": true,
 			"models/resnet/1/saved_model.pb": true, "models/triton/bert/config.pbtxt": true,
 			"models/llm/model.safetensors": true, "models/llm/config.json": true, "models/clf.onnx": true,
-			"main.go": false, "README.md": false, "docs/yaml-notes.txt": false,
+			"models/resnet/1/variables/variables.index": true, "models/resnet/1/variables/variables.data-00000-of-00001": true,
+			"models/resnet/1/assets/vocab.txt": true, "models/resnet/1/assets.extra/tf_serving_warmup_requests": true,
+			"models/llm/pytorch_model.bin": true, "models/clf.pt": true, "models/clf.pkl": true, "models/llama.Q4_K_M.gguf": true,
+			"build/image.tar": true, "dist/serving-0.1.0.tgz": true, "overlays/prod/Kustomization": true, ".modellintignore": true,
+			"main.go": false, "README.md": false, "docs/yaml-notes.txt": false, "models/notes.txt": false,
 		} {
 			if files.MatchString(path) != want {
 				t.Errorf("hook %s: files pattern matches %s: %v, want %v", id, path, !want, want)
@@ -158,4 +162,26 @@ func TestPreCommitSystemHook(t *testing.T) {
 // from the module cache and no toolchain is downloaded.
 func TestPreCommitGolangHook(t *testing.T) {
 	checkHook(t, newHookRun(t, hookRepository(t), "modellint", goEnv(t)...))
+}
+
+// TestPreCommitRunsOnModelFile: staging only a model file runs the hook
+// (a grown variables shard can break the deployment's memory limit).
+func TestPreCommitRunsOnModelFile(t *testing.T) {
+	run := newHookRun(t, hookRepository(t), "modellint-system", withPath(modellintBinDir(t)))
+	copyFile(t, fixedExample, filepath.Join(run.repo, "deploy", "tf-serving.yaml"))
+	commitAll(t, run.repo)
+	shard := filepath.Join(run.repo, "models", "resnet", "1", "variables", "variables.data-00000-of-00001")
+	if err := os.MkdirAll(filepath.Dir(shard), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shard, []byte("weights"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := runCommand(t, run.repo, nil, "git", "add", shard); got.code != 0 {
+		t.Fatal(got.stderr)
+	}
+	got := runCommand(t, run.repo, run.env, run.preCommit, "run", "--color", "never")
+	if strings.Contains(got.stdout, "no files to check") || !(strings.Contains(got.stdout, "Passed") || strings.Contains(got.stdout, "Failed")) {
+		t.Errorf("staging a model file did not run the hook:\n%s%s", got.stdout, got.stderr)
+	}
 }

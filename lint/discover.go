@@ -54,8 +54,21 @@ var chartOwnFiles = map[string]bool{"Chart.yaml": true, "Chart.lock": true, "val
 // discover walks the PATHs in order (directories lexically) and sorts what
 // it finds into manifests, model dirs, charts and overlays, and images. Each
 // PATH argument is its own unit: objects refer only to objects of their unit.
-func discover(paths []string, stdin io.Reader, excludes []Exclude) *inputs {
+func discover(paths []string, stdin io.Reader, excludes []Exclude, outputs []string) *inputs {
 	w := &walker{found: &inputs{modelUnits: map[string]int{}}, seen: map[string]bool{}, ignore: newIgnorer(excludes)}
+	// The run's own reports and baseline are never inputs, whether they
+	// exist yet or not.
+	for _, output := range outputs {
+		if output == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(output); err == nil {
+			w.seen[abs] = true
+		}
+		if real, err := realPath(output); err == nil {
+			w.seen[real] = true
+		}
+	}
 	for unit, path := range paths {
 		w.unit = unit
 		w.path(path, stdin)

@@ -31,7 +31,7 @@ func TestDiscoverOrder(t *testing.T) {
 		return nil
 	})
 	for run := 0; run < 5; run++ {
-		found := discover([]string{dir}, nil, nil)
+		found := discover([]string{dir}, nil, nil, nil)
 		if found.errors != nil {
 			t.Fatal(found.errors)
 		}
@@ -53,7 +53,7 @@ func TestDiscoverOrder(t *testing.T) {
 		}
 	}
 	for run := 0; run < 5; run++ {
-		found := discover([]string{dir}, nil, nil)
+		found := discover([]string{dir}, nil, nil, nil)
 		var got []string
 		for _, problem := range found.errors {
 			got = append(got, strings.TrimPrefix(problem.File, dir+"/"))

@@ -25,6 +25,9 @@ type Options struct {
 	Image ImageOptions
 	// Render says how Helm charts and Kustomize overlays are rendered (see render.go).
 	Render RenderOptions
+	// Outputs are files the run writes (reports, a baseline): never linted,
+	// though they may lie under a PATH.
+	Outputs []string
 	// Exclude are --exclude patterns (.gitignore syntax, relative to the
 	// working directory), added to the config's exclude:.
 	Exclude []string
@@ -41,7 +44,7 @@ func Run(options Options) (*Result, error) {
 		config = &Config{}
 	}
 	result := &Result{Rules: options.Rules}
-	found := discover(options.Paths, options.Stdin, excludes(options, config))
+	found := discover(options.Paths, options.Stdin, excludes(options, config), options.Outputs)
 	result.InputErrors, result.Notes = found.errors, found.notes
 	rendered, renderErrors := renderInputs(found.renderDirs, options)
 	result.InputErrors = append(result.InputErrors, renderErrors...)

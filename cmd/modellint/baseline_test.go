@@ -117,3 +117,17 @@ func TestBaselineErrors(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestOwnOutputsNotLinted: a baseline and reports written into the linted
+// dir are not inputs of this run or the next.
+func TestOwnOutputsNotLinted(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "deploy.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - {name: web, image: nginx:latest}\n")
+	baselineFile, report := filepath.Join(dir, "bl.json"), filepath.Join(dir, "report.json")
+	for run := 0; run < 2; run++ {
+		_, stdout, _ := lintArgs(t, "", "--offline", "--write-baseline", baselineFile, "-f", "json="+report, "-f", "table", dir)
+		if !strings.Contains(stdout, "in 1 file") {
+			t.Errorf("run %d: %s", run, stdout)
+		}
+	}
+}

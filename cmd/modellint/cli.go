@@ -80,7 +80,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra
 func applyEnv(set *pflag.FlagSet) error {
 	var err error
 	set.VisitAll(func(flag *pflag.Flag) {
-		if err != nil || flag.Changed || flag.Name == "help" {
+		if err != nil || flag.Changed || flag.Name == "help" || flag.Name == "version" {
 			return
 		}
 		name := envName(flag.Name)

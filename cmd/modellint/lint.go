@@ -127,6 +127,12 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	}
 
 	options.Paths, options.Stdin, options.Config, options.Rules = paths, stdin, config, selected
+	for _, out := range outputs {
+		if out.file != "" {
+			options.Outputs = append(options.Outputs, out.file)
+		}
+	}
+	options.Outputs = append(options.Outputs, flags.baseline.read, flags.baseline.write)
 	options.Now = time.Now().UTC().Format(time.DateOnly)
 	result, err := lint.Run(options)
 	if err == nil {
