@@ -123,3 +123,16 @@ func TestTableWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownLinks: in GitHub Actions the summary links each finding to
+// its file at the commit.
+func TestMarkdownLinks(t *testing.T) {
+	t.Setenv("GITHUB_SERVER_URL", "https://github.com")
+	t.Setenv("GITHUB_REPOSITORY", "org/repo")
+	t.Setenv("GITHUB_SHA", "0123abc")
+	t.Chdir(examples)
+	_, stdout, _ := lintArgs(t, "", "--offline", "-f", "markdown", "broken")
+	if !strings.Contains(stdout, "](https://github.com/org/repo/blob/0123abc/broken/tf-serving.yaml#L") || !strings.Contains(stdout, "docs/rules.md#mdl205-memory-limit-missing)") {
+		t.Errorf("summary without file or rule links:\n%s", stdout)
+	}
+}

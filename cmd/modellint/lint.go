@@ -164,7 +164,8 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		fmt.Fprintf(stderr, "modellint: %v\n", err)
 		return exitError
 	}
-	reportOptions := report.Options{ToolVersion: toolVersion(), Color: color, Verbose: flags.verbose, Width: terminalWidth(stdout)}
+	reportOptions := report.Options{ToolVersion: toolVersion(), Color: color, Verbose: flags.verbose, Width: terminalWidth(stdout),
+		SourceURL: sourceURL()}
 	for _, out := range outputs {
 		if out.file == "" && flags.quiet && !failing {
 			continue
@@ -303,6 +304,19 @@ func useColor(mode string, noColor bool, stdout io.Writer) (bool, error) {
 	}
 	info, err := file.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0, nil
+}
+
+// sourceURL is where CI shows the linted files at this commit, for the
+// Markdown summary's links: GitHub Actions' and GitLab CI's own variables.
+func sourceURL() string {
+	server, repo, sha := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_SHA")
+	if server != "" && repo != "" && sha != "" {
+		return server + "/" + repo + "/blob/" + sha
+	}
+	if project, sha := os.Getenv("CI_PROJECT_URL"), os.Getenv("CI_COMMIT_SHA"); project != "" && sha != "" {
+		return project + "/-/blob/" + sha
+	}
+	return ""
 }
 
 // describeConfig names the config file a run uses, for -v.

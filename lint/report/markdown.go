@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/modellint/modellint/lint"
@@ -55,7 +57,7 @@ func writeMarkdown(w io.Writer, result *lint.Result, options Options) error {
 		out.WriteString("\n| Severity | Rule | Location | Message |\n| --- | --- | --- | --- |\n")
 		for i, finding := range shown {
 			row := "| " + finding.Severity.String() + " | " + markdownRule(finding) + " | " +
-				markdownText(finding.Location.String()) + " | " + markdownMessage(finding) + " |\n"
+				markdownLocation(finding.Location, options.SourceURL) + " | " + markdownMessage(finding) + " |\n"
 			if out.Len()+len(row) > markdownLimit {
 				fmt.Fprintf(&out, "\n%s not shown: the summary would exceed GitHub's size limit; the JSON and SARIF reports list every finding.\n",
 					plural(len(shown)-i, "more finding", "more findings"))
@@ -73,7 +75,7 @@ func writeMarkdown(w io.Writer, result *lint.Result, options Options) error {
 			if finding.Suppression.Reason != "" {
 				how += ": " + finding.Suppression.Reason
 			}
-			row := "| " + markdownRule(finding) + " | " + markdownText(finding.Location.String()) + " | " +
+			row := "| " + markdownRule(finding) + " | " + markdownLocation(finding.Location, options.SourceURL) + " | " +
 				markdownText(how) + " | " + markdownMessage(finding) + " |\n"
 			if out.Len()+len(row) > markdownLimit {
 				fmt.Fprintf(&out, "\n%s not shown.\n", plural(len(suppressed)-i, "more suppressed finding", "more suppressed findings"))
@@ -90,12 +92,39 @@ func writeMarkdown(w io.Writer, result *lint.Result, options Options) error {
 	return err
 }
 
+// markdownRule links the rule to its documentation.
 func markdownRule(finding lint.Finding) string {
 	rule := finding.RuleID
-	if finding.RuleName != "" {
-		rule += " " + finding.RuleName
+	if finding.RuleName == "" {
+		return markdownText(rule)
 	}
-	return markdownText(rule)
+	rule += " " + finding.RuleName
+	docs := (&lint.Rule{ID: finding.RuleID, Name: finding.RuleName}).DocsURL()
+	return "[" + markdownText(rule) + "](" + docs + ")"
+}
+
+// markdownLocation links a finding's file and line: to the file in the
+// repository at the commit when sourceURL (…/blob/SHA) is given, else
+// relative to the summary, which a merge request comment resolves.
+func markdownLocation(location lint.Location, sourceURL string) string {
+	text := markdownText(location.String())
+	file := strings.ReplaceAll(location.File, "\\", "/")
+	if file == "" || strings.HasPrefix(file, "/") || strings.HasPrefix(file, "<") || strings.HasPrefix(file, "../") {
+		return text
+	}
+	// Parentheses would end the link; a colon in the first segment would
+	// read as a scheme.
+	target := strings.NewReplacer("(", "%28", ")", "%29").Replace((&url.URL{Path: file}).EscapedPath())
+	if first, _, _ := strings.Cut(target, "/"); strings.Contains(first, ":") {
+		target = "./" + target
+	}
+	if sourceURL != "" {
+		target = strings.TrimRight(sourceURL, "/") + "/" + target
+	}
+	if location.Line > 0 {
+		target += "#L" + strconv.Itoa(location.Line)
+	}
+	return "[" + text + "](" + target + ")"
 }
 
 // markdownMessage is the message, then the object and field path on a line

@@ -19,6 +19,10 @@ type Options struct {
 	Color bool
 	// Verbose adds notes and skipped rule checks to the table.
 	Verbose bool
+	// SourceURL is where the linted files are browsed at this commit
+	// (https://github.com/ORG/REPO/blob/SHA); the Markdown summary links
+	// findings there. Empty: relative links.
+	SourceURL string
 	// Width is the terminal width the table wraps its message column to;
 	// 0 is DefaultWidth.
 	Width int

@@ -158,9 +158,7 @@ func writeSARIF(w io.Writer, result *lint.Result, options Options) error {
 		InformationURI: informationURI,
 		Rules:          []sarifReportingDescriptor{},
 	}
-	if semverPattern.MatchString(options.ToolVersion) {
-		driver.SemanticVersion = strings.TrimPrefix(options.ToolVersion, "v")
-	}
+	driver.Version, driver.SemanticVersion = sarifVersions(options.ToolVersion)
 	ruleIndex := map[string]int{}
 	for _, rule := range result.Rules {
 		if _, seen := ruleIndex[rule.ID]; seen {
@@ -195,6 +193,27 @@ func writeSARIF(w io.Writer, result *lint.Result, options Options) error {
 	}
 	return writeIndentedJSON(w, sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
 }
+
+// sarifVersions are driver.version, dotted numbers as SARIF asks
+// (SARIF2005), and driver.semanticVersion: a release's own ("v1.4.0" →
+// "1.4.0", "1.4.0"); a build between releases ("v1.4.0-3-gabc1234", "dev",
+// a commit) becomes a pre-release of 0.0.0 or of the release it follows.
+func sarifVersions(tool string) (version, semantic string) {
+	if semverPattern.MatchString(tool) {
+		semantic = strings.TrimPrefix(tool, "v")
+		core, _, _ := strings.Cut(semantic, "-")
+		core, _, _ = strings.Cut(core, "+")
+		return core, semantic
+	}
+	identifier := strings.Trim(nonSemverChars.ReplaceAllString(tool, "-"), "-")
+	if identifier == "" {
+		identifier = "dev"
+	}
+	return "0.0.0", "0.0.0-" + identifier
+}
+
+// nonSemverChars are characters a pre-release identifier may not hold.
+var nonSemverChars = regexp.MustCompile(`[^0-9A-Za-z-]+`)
 
 // semverPattern is Semantic Versioning 2.0, with the "v" Go tags carry.
 var semverPattern = regexp.MustCompile(`^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
@@ -242,11 +261,11 @@ func sarifResultOf(finding lint.Finding, ruleIndex int, fingerprint string) sari
 	}}
 	// A finding about a whole file has no region, which SARIF allows; a
 	// made-up line 1 would point readers at the wrong place.
-	if finding.Location.Line > 0 {
-		location.PhysicalLocation.Region = &sarifRegion{StartLine: finding.Location.Line}
-		if finding.Location.Column > 0 {
-			location.PhysicalLocation.Region.StartColumn = finding.Location.Column
-		}
+	// A finding about a whole file (a model dir's layout, an image) points
+	// at its first line: code scanning needs a region to show it.
+	location.PhysicalLocation.Region = &sarifRegion{StartLine: max(1, finding.Location.Line)}
+	if finding.Location.Column > 0 {
+		location.PhysicalLocation.Region.StartColumn = finding.Location.Column
 	}
 	if finding.Location.Path != "" {
 		location.LogicalLocations = []sarifLogicalLocation{{FullyQualifiedName: objectPath(finding), Kind: "object"}}

@@ -409,10 +409,15 @@ func TestSARIFSuppressions(t *testing.T) {
 	}
 }
 
+// TestSemanticVersion: driver.version is dotted numbers (SARIF2005) and
+// semanticVersion is set for every build, releases and the rest.
 func TestSemanticVersion(t *testing.T) {
-	tests := map[string]string{
-		"1.2.0": "1.2.0", "v1.2.0": "1.2.0", "v0.0.0-20260101120000-abcdef123456": "0.0.0-20260101120000-abcdef123456",
-		"1.0.0-rc.1+build.5": "1.0.0-rc.1+build.5", "dev": "", "(devel)": "", "1.2": "", "": "",
+	tests := map[string][2]string{
+		"1.2.0": {"1.2.0", "1.2.0"}, "v1.2.0": {"1.2.0", "1.2.0"},
+		"v0.0.0-20260101120000-abcdef123456": {"0.0.0", "0.0.0-20260101120000-abcdef123456"},
+		"1.0.0-rc.1+build.5":                 {"1.0.0", "1.0.0-rc.1+build.5"},
+		"dev": {"0.0.0", "0.0.0-dev"}, "(devel)": {"0.0.0", "0.0.0-devel"}, "1.2": {"0.0.0", "0.0.0-1-2"},
+		"": {"0.0.0", "0.0.0-dev"}, "f24f3c2-dirty": {"0.0.0", "0.0.0-f24f3c2-dirty"},
 	}
 	for version, want := range tests {
 		var out bytes.Buffer
@@ -423,8 +428,9 @@ func TestSemanticVersion(t *testing.T) {
 		if err := json.Unmarshal(out.Bytes(), &log); err != nil {
 			t.Fatal(err)
 		}
-		if got := log.Runs[0].Tool.Driver.SemanticVersion; got != want {
-			t.Errorf("version %q: semanticVersion %q, want %q", version, got, want)
+		driver := log.Runs[0].Tool.Driver
+		if driver.Version != want[0] || driver.SemanticVersion != want[1] || !semverPattern.MatchString(driver.SemanticVersion) {
+			t.Errorf("version %q: version %q, semanticVersion %q, want %q", version, driver.Version, driver.SemanticVersion, want)
 		}
 	}
 }
