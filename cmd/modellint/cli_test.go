@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHelpGolden: --help at 80 columns, flags grouped by topic, wrapped at
@@ -134,5 +135,27 @@ func TestMarkdownLinks(t *testing.T) {
 	_, stdout, _ := lintArgs(t, "", "--offline", "-f", "markdown", "broken")
 	if !strings.Contains(stdout, "](https://github.com/org/repo/blob/0123abc/broken/tf-serving.yaml#L") || !strings.Contains(stdout, "docs/rules.md#mdl205-memory-limit-missing)") {
 		t.Errorf("summary without file or rule links:\n%s", stdout)
+	}
+}
+
+// TestProgressLine: no rate before a second has passed (a cached layer is
+// counted at once), 100% at the end, then the line is cleared and, at -v,
+// a summary stays.
+func TestProgressLine(t *testing.T) {
+	if got := progressLine("app:1", 700<<30, 1<<40, time.Millisecond); strings.Contains(got, "/s") {
+		t.Errorf("rate after 1 ms: %q", got)
+	}
+	if got := progressLine("app:1", 512<<20, 1<<30, 2*time.Second); got != "reading app:1   50%  512.0 MiB / 1.0 GiB  256.0 MiB/s" {
+		t.Errorf("line = %q", got)
+	}
+	var out strings.Builder
+	clock := time.Unix(0, 0)
+	p := &layerProgress{out: &out, now: func() time.Time { return clock }, verbose: true}
+	p.Start("app:1", 1<<20)
+	p.Add(1 << 19)
+	clock = clock.Add(3 * time.Second)
+	p.Done()
+	if !strings.Contains(out.String(), "100%") || !strings.HasSuffix(out.String(), "\r\x1b[Kmodellint: read app:1: 1.0 MiB in 3.0s\n") {
+		t.Errorf("output %q", out.String())
 	}
 }

@@ -82,6 +82,9 @@ func (l *lintCommand) define(set *pflag.FlagSet) {
 // run lints the PATHs with the parsed flags and returns the exit code.
 func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags, options := l.flags, l.options
+	if progress, ok := options.Image.Progress.(*layerProgress); ok && flags.verbose {
+		progress.verbose = true // a summary line per image stays at -v
+	}
 	if flags.quiet {
 		options.Image.Progress = nil // -q: not a byte on stderr unless something is wrong
 	}
