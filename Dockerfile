@@ -21,6 +21,8 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/modellint /usr/local/bin/modellint
 RUN useradd --create-home --uid 10001 modellint
+# Not root. To write reports into a bind-mounted dir, run as its owner:
+#   docker run --rm --user "$(id -u):$(id -g)" -v "$PWD:/work" IMAGE -f sarif=modellint.sarif .
 USER 10001
 WORKDIR /work
 ENTRYPOINT ["modellint"]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -119,6 +120,9 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	}
 
 	outputs, err := parseOutputs(flags.formats)
+	if err == nil {
+		err = checkWritable(outputs, flags.baseline.write)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "modellint: %v\n", err)
 		return exitError
@@ -307,6 +311,29 @@ func useColor(mode string, noColor bool, stdout io.Writer) (bool, error) {
 	}
 	info, err := file.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0, nil
+}
+
+// checkWritable fails before linting when a report or baseline cannot be
+// written, rather than after printing the table: in a container the usual
+// cause is a bind-mounted dir owned by another user than the image's.
+func checkWritable(outputs []output, baselineFile string) error {
+	files := []string{baselineFile}
+	for _, out := range outputs {
+		files = append(files, out.file)
+	}
+	for _, file := range files {
+		if file == "" {
+			continue
+		}
+		probe, err := os.CreateTemp(filepath.Dir(file), ".modellint-write-check-*")
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %v; in a container, run it as your own user (docker run --user \"$(id -u):$(id -g)\" ...) "+
+				"or write reports into a dir that user may write", file, unwrapPathError(err))
+		}
+		probe.Close()
+		os.Remove(probe.Name())
+	}
+	return nil
 }
 
 // sourceURL is where CI shows the linted files at this commit, for the

@@ -252,3 +252,27 @@ func TestExamplesLintedTogether(t *testing.T) {
 		t.Errorf("broken alone:\n%s\nbroken with fixed:\n%s", alone, together)
 	}
 }
+
+// TestUnwritableReportFailsFirst: a report that cannot be written is exit
+// 2 before anything is linted or printed.
+func TestUnwritableReportFailsFirst(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into any dir; the check is the same code path for other users")
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o700)
+	code, stdout, stderr := lintArgs(t, "", "--offline", "-f", "table", "-f", "sarif="+filepath.Join(dir, "out.sarif"), examples+"/broken")
+	if code != exitError || stdout != "" || !strings.Contains(stderr, "cannot write") || !strings.Contains(stderr, "--user") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestReportIntoMissingDirFailsFirst(t *testing.T) {
+	code, stdout, stderr := lintArgs(t, "", "--offline", "-f", "table", "-f", "sarif="+filepath.Join(t.TempDir(), "no", "such", "out.sarif"), examples+"/broken")
+	if code != exitError || stdout != "" || !strings.Contains(stderr, "cannot write") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
