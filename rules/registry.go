@@ -53,6 +53,9 @@ var registry = []*lint.Rule{
 	userInvalid,             // MDL308
 	secretInImage,           // MDL309
 	imageUnresolvable,       // MDL310
+	appFileMissing,          // MDL320
+	pythonModuleMissing,     // MDL321
+	pythonImportMissing,     // MDL322
 
 	memoryBelowModel,         // MDL401
 	startupBudgetBelowLoad,   // MDL402
