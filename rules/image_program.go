@@ -75,7 +75,7 @@ var pythonImportMissing = &lint.Rule{
 			"modules it imports are read one level further. Imports of the standard library count as present when the " +
 			"interpreter's standard library is found; a relative import in a file run as a script fails with \"attempted " +
 			"relative import with no known parent package\". The finding names the distribution most likely missing " +
-			"(cv2 → opencv-python-headless, sklearn → scikit-learn, PIL → pillow, yaml → pyyaml …)." + programNote + offlineNote,
+			"(cv2 → opencv-python, sklearn → scikit-learn, PIL → pillow, yaml → pyyaml …)." + programNote + offlineNote,
 		Bad:        "# main.py: import torch — the image installed requirements.txt without torch\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0",
 		Good:       "# Dockerfile: RUN pip install torch==2.4.1 -r requirements.txt\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.1",
 		Fix:        "Install the distribution into the interpreter that runs the app (pip install NAME, in the venv the start uses), add the app's missing module to the image, or make the import optional (try/except ImportError) when the app works without it.",

@@ -25,6 +25,8 @@ func programSubject(p python.Problem) string {
 	switch {
 	case p.Kind == python.ModuleMissing:
 		return shown + "module " + p.Target
+	case p.Store:
+		return fmt.Sprintf("%s%s (%s in the model store %s)", shown, p.Path, p.Target, p.WorkingDir)
 	case p.Target != p.Path && !strings.HasPrefix(p.Target, "/"):
 		return fmt.Sprintf("%s%s (%s from the working dir %s)", shown, p.Path, p.Target, p.WorkingDir)
 	}
@@ -84,7 +86,7 @@ func fileDetail(p python.Problem) string {
 	case p.Tool == "java":
 		return fmt.Sprintf("%s: java fails at once with \"Error: Unable to access jarfile %s\" (exit 1)", missing, p.Target)
 	case p.Tool == "torchserve":
-		return fmt.Sprintf("%s: TorchServe cannot register the model and serves without it, so its predictions fail with 404", missing)
+		return fmt.Sprintf("%s: TorchServe fails to register the model (\"Model not found in model store: %s\") and its endpoints answer 404", missing, p.Target)
 	case p.Tool == "fastapi":
 		return fmt.Sprintf("%s: fastapi run exits before serving, with \"Path does not exist %s\"", missing, p.Target)
 	}
@@ -161,6 +163,10 @@ func programFix(p python.Problem) string {
 	case python.ModuleMissing:
 		if p.Reason == python.NoMain {
 			return "add " + strings.ReplaceAll(p.Target, ".", "/") + "/__main__.py, or run the module that starts the app (python -m " + p.Target + ".main)"
+		}
+		if len(p.Elsewhere) > 0 {
+			return fmt.Sprintf("the image has %s: run from %s (workingDir, --app-dir, gunicorn --chdir) or add it to PYTHONPATH",
+				strings.Join(p.Elsewhere, ", "), path.Dir(p.Elsewhere[0]))
 		}
 		return "run from the directory that holds it (workingDir, --app-dir, gunicorn --chdir), add that directory to PYTHONPATH, or " +
 			"install it into " + p.Interpreter.Executable + " (pip install " + python.Distribution(topLevel(p.Module)) + ")"

@@ -63,8 +63,10 @@ type Problem struct {
 	// Module is the module that is missing (the first dotted part not
 	// found).
 	Module string
-	// WorkingDir is the directory relative paths resolved from.
+	// WorkingDir is the directory relative paths resolved from; Store
+	// says it is TorchServe's model store rather than the working dir.
 	WorkingDir string
+	Store      bool
 	// Interpreter is the Python that would run it (nil for node, java).
 	Interpreter *Interpreter
 	// SysPath is the import path searched.
@@ -74,6 +76,9 @@ type Problem struct {
 	Siblings []string
 	// OtherABI are extension modules of the name built for another Python.
 	OtherABI []string
+	// Elsewhere are where the image has a module of the missing name, in
+	// the working dir's subdirectories: the app copied to another place.
+	Elsewhere []string
 	// Layer and LayerDigest are of the file an import is in.
 	Layer, LayerDigest string
 }
@@ -310,11 +315,15 @@ func (c *checker) checkPython() {
 		scriptDir = path.Dir(resolved)
 	}
 	in, reason := c.r.interpreter(executable, launch.Spec{Env: c.env, WorkingDir: c.cwd}, c.entry.Flags)
+	before := len(c.analysis.Problems)
 	if in == nil {
 		c.unchecked(0, "%s", reason)
 		return
 	}
 	for _, target := range c.entry.Targets {
+		if len(c.analysis.Problems) > before {
+			return // the program stops at the first target it cannot load
+		}
 		switch target.Kind {
 		case Script:
 			c.checkScript(target, in)
@@ -492,7 +501,7 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 			return
 		}
 		c.problem(Problem{Kind: ModuleMissing, Reason: NotFound, Word: target.Word, Target: target.Name, Module: missing,
-			Interpreter: in, SysPath: entries, OtherABI: search.otherABI})
+			Interpreter: in, SysPath: entries, OtherABI: search.otherABI, Elsewhere: c.elsewhere(missing, in)})
 		return
 	}
 	file := found.File
@@ -510,6 +519,43 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 		return // an installed package's imports are its own business
 	}
 	c.checkImports(file, target.Name, in, first, false, 0, "")
+}
+
+// elsewhere looks for a module in the working dir's subdirectories, two
+// levels down, at most three places.
+func (c *checker) elsewhere(module string, in *Interpreter) []string {
+	if strings.Contains(module, ".") {
+		return nil
+	}
+	var found []string
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		node, err := c.r.fs.Stat(dir)
+		if err != nil || node.Type != rootfs.Dir || depth > 2 {
+			return
+		}
+		names := node.Children()
+		slices.Sort(names)
+		for _, name := range names {
+			sub := path.Join(dir, name)
+			if len(found) >= 3 || !c.r.isDir(sub) || strings.HasPrefix(name, ".") || name == "__pycache__" {
+				continue
+			}
+			search := &searchPath{r: c.r, entries: []string{sub}, version: in.Version}
+			if file, pkg, namespace := search.moduleIn(sub, module); file != "" || pkg || namespace {
+				if file == "" || pkg {
+					file = path.Join(sub, module)
+				}
+				found = append(found, file)
+				continue
+			}
+			walk(sub, depth+1)
+		}
+	}
+	if c.cwd != "/" {
+		walk(c.cwd, 1)
+	}
+	return found
 }
 
 func (c *checker) checkFile(target Target, in *Interpreter) {
@@ -540,7 +586,7 @@ func (c *checker) checkFile(target Target, in *Interpreter) {
 		return
 	}
 	c.problem(Problem{Kind: FileMissing, Reason: NotFound, Word: target.Word, Target: target.Name, Path: file,
-		Interpreter: in, Siblings: c.siblings(file)})
+		Interpreter: in, Siblings: c.siblings(file), WorkingDir: base, Store: target.Base != ""})
 }
 
 // checkImports checks the unconditional imports of a module file. module

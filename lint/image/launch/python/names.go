@@ -43,7 +43,7 @@ func setOf(words string) map[string]bool {
 // distributions are the PyPI distributions that provide import names
 // unlike their own, for the packages model servers import.
 var distributions = map[string]string{
-	"cv2": "opencv-python-headless", "sklearn": "scikit-learn", "skimage": "scikit-image", "PIL": "pillow",
+	"cv2": "opencv-python", "sklearn": "scikit-learn", "skimage": "scikit-image", "PIL": "pillow",
 	"yaml": "pyyaml", "bs4": "beautifulsoup4", "dateutil": "python-dateutil", "dotenv": "python-dotenv",
 	"jwt": "pyjwt", "jose": "python-jose", "Crypto": "pycryptodome", "OpenSSL": "pyopenssl", "magic": "python-magic",
 	"multipart": "python-multipart", "attr": "attrs", "serial": "pyserial", "zmq": "pyzmq", "fitz": "pymupdf",
