@@ -43,6 +43,7 @@ func TestParseImports(t *testing.T) {
 		{"sys path", "import sys\nsys.path.insert(0, '/opt/lib')\nimport mylib\n", "1:sys 3:mylib path@2"},
 		{"indented continuation in brackets", "from a import (b,\nc)\n  \nimport d\n", "1:from a 4:d"},
 		{"crlf", "import a\r\nimport b\r\n", "1:a 2:b"},
+		{"byte order mark", "\xef\xbb\xbfimport a\n", "1:a"},
 		{"numbers", "x = 0x1e+1\ny = 1e-5\nimport z\n", "3:z"},
 		{"type hints", "def f(x: int) -> list[str]: ...\nv: dict[str, int] = {}\nimport q\n", "3:q"},
 	}

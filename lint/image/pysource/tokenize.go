@@ -1,6 +1,7 @@
 package pysource
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 )
@@ -59,6 +60,8 @@ func Tokenize(src []byte) ([]Line, error) {
 	if len(src) > MaxSource {
 		return nil, ErrTooLarge
 	}
+	// A UTF-8 byte order mark may start a source file (PEP 263).
+	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	t := &tokenizer{src: src, line: 1}
 	return t.run()
 }

@@ -93,6 +93,9 @@ type Analysis struct {
 	Needs []*rootfs.Node
 	// Entries counts the runs that start a program these checks know.
 	Entries int
+	// Frameworks are the frameworks installed for the interpreters that
+	// run, with the CUDA they were built for.
+	Frameworks []Framework
 }
 
 // Unchecked is one thing a check could not decide; Kind 0 concerns every
@@ -314,12 +317,15 @@ func (c *checker) checkPython() {
 		executable = interpreter
 		scriptDir = path.Dir(resolved)
 	}
-	in, reason := c.r.interpreter(executable, launch.Spec{Env: c.env, WorkingDir: c.cwd}, c.entry.Flags)
-	before := len(c.analysis.Problems)
+	spec := c.ctx.Spec
+	spec.Env, spec.WorkingDir = c.env, c.cwd
+	in, reason := c.r.interpreter(executable, spec, c.entry.Flags)
 	if in == nil {
 		c.unchecked(0, "%s", reason)
 		return
 	}
+	before := len(c.analysis.Problems)
+	c.frameworks(in)
 	for _, target := range c.entry.Targets {
 		if len(c.analysis.Problems) > before {
 			return // the program stops at the first target it cannot load
@@ -594,32 +600,47 @@ func (c *checker) checkFile(target Target, in *Interpreter) {
 // package); first are the entries before the interpreter's own (the
 // script's dir or the working dir); depth 0 is the entry module, whose
 // app-local imports are followed once.
-func (c *checker) checkImports(file, module string, in *Interpreter, first []string, script bool, depth int, importer string) {
+//
+// It returns why the imports after this module's own import may come from
+// elsewhere: the module changes sys.path, or could not be read.
+func (c *checker) checkImports(file, module string, in *Interpreter, first []string, script bool, depth int, importer string) string {
 	node, err := c.r.fs.Stat(file)
 	if err != nil || node.Type != rootfs.Regular {
-		return
+		return ""
 	}
 	facts := c.r.img.Facts(node)
 	if facts == nil || facts.Text == nil {
 		if node.Size > image.MaxSource {
 			c.unchecked(ImportMissing, "%s: its source is over %d KiB and not read", file, image.MaxSource>>10)
-			return
+			return file + " was not read"
 		}
+		// Asked for: until it is read, the check stays unchecked, and the
+		// imports after it are still looked at so their files are asked
+		// for in the same read.
 		c.r.needs = append(c.r.needs, node)
 		c.unchecked(ImportMissing, "%s: content not read", file)
-		return
+		return ""
 	}
 	imports, err := pysource.ParseImports(facts.Text)
 	if err != nil {
 		c.unchecked(ImportMissing, "%s: not read as Python source: %v", file, err)
-		return
+		return file + " was not read"
+	}
+	changed := ""
+	if imports.PathChangedAt > 0 {
+		changed = fmt.Sprintf("%s changes sys.path at line %d", file, imports.PathChangedAt)
 	}
 	entries := sysPath(in, first)
 	search := &searchPath{r: c.r, entries: entries, version: in.Version}
 	isPackage := path.Base(file) == "__init__.py"
+	stopped := ""
 	for _, imp := range imports.Unconditional {
 		if imports.PathChangedAt > 0 && imp.Line > imports.PathChangedAt {
 			c.unchecked(ImportMissing, "%s: the imports after line %d are not checked: the module changes sys.path there", file, imports.PathChangedAt)
+			break
+		}
+		if stopped != "" {
+			c.unchecked(ImportMissing, "%s: the imports after line %d are not checked: %s", file, imp.Line-1, stopped)
 			break
 		}
 		base := Problem{Kind: ImportMissing, Reason: NotFound, Word: -1, Path: file, Line: imp.Line, Interpreter: in,
@@ -630,7 +651,7 @@ func (c *checker) checkImports(file, module string, in *Interpreter, first []str
 				c.problem(base)
 				continue
 			}
-			c.checkRelative(imp, file, module, isPackage, in, first, base, depth)
+			stopped = c.checkRelative(imp, file, module, isPackage, in, first, base, depth)
 			continue
 		}
 		top, _, _ := strings.Cut(imp.Module, ".")
@@ -653,13 +674,14 @@ func (c *checker) checkImports(file, module string, in *Interpreter, first []str
 			continue
 		}
 		if depth == 0 && !installed(in, found.Entry) {
-			c.follow(found, imp.Module, imp, in, first, file)
+			stopped = c.follow(found, imp.Module, imp, in, first, file)
 		}
 	}
+	return changed
 }
 
 // follow reads an app module the entry imports, one level in.
-func (c *checker) follow(found Found, module string, imp pysource.Import, in *Interpreter, first []string, importer string) {
+func (c *checker) follow(found Found, module string, imp pysource.Import, in *Interpreter, first []string, importer string) string {
 	files := []string{found.File}
 	if len(found.Dirs) > 0 && imp.From {
 		for _, name := range imp.Names {
@@ -669,6 +691,7 @@ func (c *checker) follow(found Found, module string, imp pysource.Import, in *In
 			}
 		}
 	}
+	stopped := ""
 	for i, file := range files {
 		if !strings.HasSuffix(file, ".py") || c.followed >= maxFollowed {
 			continue
@@ -678,13 +701,16 @@ func (c *checker) follow(found Found, module string, imp pysource.Import, in *In
 		if i > 0 {
 			name += "." + strings.TrimSuffix(path.Base(file), ".py")
 		}
-		c.checkImports(file, name, in, first, false, 1, importer)
+		if reason := c.checkImports(file, name, in, first, false, 1, importer); reason != "" && stopped == "" {
+			stopped = reason
+		}
 	}
+	return stopped
 }
 
 // checkRelative checks `from .mod import x` against the importing
 // module's package directory.
-func (c *checker) checkRelative(imp pysource.Import, file, module string, isPackage bool, in *Interpreter, first []string, base Problem, depth int) {
+func (c *checker) checkRelative(imp pysource.Import, file, module string, isPackage bool, in *Interpreter, first []string, base Problem, depth int) string {
 	dir := path.Dir(file)
 	pkg := module
 	if !isPackage {
@@ -699,13 +725,13 @@ func (c *checker) checkRelative(imp pysource.Import, file, module string, isPack
 		if dot := strings.LastIndexByte(pkg, '.'); dot >= 0 {
 			pkg = pkg[:dot]
 		} else if pkg == "" {
-			return // beyond the top-level package: Python says so itself
+			return "" // beyond the top-level package: Python says so itself
 		} else {
 			pkg = ""
 		}
 	}
 	if imp.Module == "" {
-		return // from . import name: names may be attributes
+		return "" // from . import name: names may be attributes
 	}
 	search := &searchPath{r: c.r, entries: []string{dir}, version: in.Version}
 	found, missing := search.find(imp.Module)
@@ -716,13 +742,14 @@ func (c *checker) checkRelative(imp pysource.Import, file, module string, isPack
 		}
 		base.Target, base.Module = strings.Repeat(".", imp.Level)+imp.Module, full
 		c.problem(base)
-		return
+		return ""
 	}
 	if depth == 0 {
 		name := imp.Module
 		if pkg != "" {
 			name = pkg + "." + imp.Module
 		}
-		c.follow(found, name, imp, in, first, file)
+		return c.follow(found, name, imp, in, first, file)
 	}
+	return ""
 }

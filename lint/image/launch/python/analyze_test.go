@@ -95,6 +95,7 @@ func TestAnalyze(t *testing.T) {
 		env       []string
 		dir       string
 		mounts    []string
+		user      int64
 		want      []string
 		unchecked string // a substring of the unchecked reasons, "" for none
 	}{
@@ -121,6 +122,12 @@ func TestAnalyze(t *testing.T) {
 			argv: []string{"python", "/app/main.py"}},
 		{name: "import after sys.path change", files: `[{path: /app/main.py, content: "import sys\nsys.path.append('/x')\nimport torch\n"}]`,
 			argv: []string{"python", "/app/main.py"}, unchecked: "changes sys.path"},
+		{name: "an app module changes sys.path", files: `[{path: /app/main.py, content: "import paths\nimport vendored\n"}, {path: /app/paths.py, content: "import sys\nsys.path.insert(0, '/opt/vendor')\n"}]`,
+			argv: []string{"python", "/app/main.py"}, unchecked: "/app/paths.py changes sys.path at line 2"},
+		{name: "python 2", files: `[{path: /usr/bin/python2.7, elf: stub-amd64}, {path: /usr/lib/python2.7/os.py, content: ""}, {path: /app/main.py, content: "import urllib2\n"}]`,
+			argv: []string{"/usr/bin/python2.7", "/app/main.py"}, unchecked: "Python 2.7"},
+		{name: "user site from the passwd home", files: `[{path: /etc/passwd, content: "root:x:0:0::/root:/bin/sh\napp:x:1000:1000::/home/app:/bin/sh\n"}, {path: /app/main.py, content: "import requests\n"}, {path: /home/app/.local/lib/python3.11/site-packages/requests/__init__.py, content: ""}]`,
+			argv: []string{"python", "/app/main.py"}, user: 1000},
 		{name: "extension for another python", files: `[{path: /app/main.py, content: "import fast\n"}, {path: /app/fast.cpython-310-x86_64-linux-gnu.so, content: "x"}]`,
 			argv: []string{"python", "/app/main.py"}, want: []string{"import fast@/app/main.py:1"}},
 		{name: "extension for this python", files: `[{path: /app/main.py, content: "import fast\n"}, {path: /app/fast.cpython-311-x86_64-linux-gnu.so, content: "x"}]`,
@@ -153,7 +160,11 @@ func TestAnalyze(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, analysis := openImage(t, c.files, launch.Spec{Argv: c.argv, Env: c.env, WorkingDir: c.dir}, c.mounts)
+			spec := launch.Spec{Argv: c.argv, Env: c.env, WorkingDir: c.dir}
+			if c.user != 0 {
+				spec.RunAsUser = &c.user
+			}
+			_, analysis := openImage(t, c.files, spec, c.mounts)
 			if got := summary(analysis); !slices.Equal(got, c.want) {
 				t.Errorf("problems %q, want %q (unchecked: %v)", got, c.want, analysis.Unchecked)
 			}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modellint/modellint/lint/image"
@@ -172,6 +173,9 @@ func (r *resolver) interpreter(executable string, spec launch.Spec, flags Flags)
 	if in.Version == "" {
 		return nil, "the version of " + describe(executable, resolved) + " is not in its name and no single lib/python3.N was found"
 	}
+	if !strings.HasPrefix(in.Version, "3.") {
+		return nil, describe(executable, resolved) + " is Python " + in.Version + ", whose standard library is not modelled"
+	}
 	for _, prefix := range candidates {
 		for _, lib := range []string{"lib", "lib64"} {
 			stdlib := path.Join(prefix, lib, "python"+in.Version)
@@ -214,11 +218,7 @@ func (r *resolver) interpreter(executable string, spec launch.Spec, flags Flags)
 	if !flags.NoUserSite && environment("PYTHONNOUSERSITE") == "" && venv == nil {
 		userBase := environment("PYTHONUSERBASE")
 		if userBase == "" {
-			if home, _ := launch.Lookup(spec.Env, "HOME"); home != "" {
-				userBase = path.Join(home, ".local")
-			} else {
-				userBase = "/root/.local"
-			}
+			userBase = path.Join(r.home(spec), ".local")
 		}
 		sites = append(sites, path.Join(userBase, "lib", "python"+in.Version, "site-packages"))
 	}
@@ -241,6 +241,24 @@ func (r *resolver) interpreter(executable string, spec launch.Spec, flags Flags)
 		r.readPathFiles(in, site)
 	}
 	return in, ""
+}
+
+// home is the HOME the process gets: the env's, else the runtime sets the
+// user's home from the image's /etc/passwd (root's /root by default).
+func (r *resolver) home(spec launch.Spec) string {
+	if home, ok := launch.Lookup(spec.Env, "HOME"); ok && home != "" {
+		return home
+	}
+	user := launch.ResolveUser(spec, r.img)
+	if data, ok := r.img.ReadText("/etc/passwd"); ok {
+		for _, line := range strings.Split(string(data), "\n") {
+			fields := strings.Split(line, ":")
+			if len(fields) >= 6 && fields[2] == strconv.FormatUint(uint64(user.UID), 10) && fields[5] != "" {
+				return fields[5]
+			}
+		}
+	}
+	return "/root"
 }
 
 // onlyVersion is the version of the single lib/python3.N directory with a
