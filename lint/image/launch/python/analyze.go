@@ -136,18 +136,42 @@ func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
 	if img == nil || img.FS() == nil {
 		return a
 	}
+	// A wrapper's branches each give a run: one that would fail while
+	// another starts may be a branch the script never takes, so its
+	// problems are reported only when every run fails (as the start path's
+	// own checks do).
+	var failing [][]Problem
+	started := false
 	for _, run := range runs {
 		if run.Fails {
 			continue
 		}
 		entry, ok := ParseEntry(run.Argv)
 		if !ok {
+			started = true // the branch runs another program
 			continue
 		}
 		a.Entries++
+		before := len(a.Problems)
 		c := &checker{r: &resolver{img: img, fs: img.FS()}, ctx: ctx, run: run, entry: entry, analysis: a, seen: map[string]bool{}}
 		c.check()
 		a.Needs = append(a.Needs, c.r.needs...)
+		if len(a.Problems) > before {
+			failing = append(failing, append([]Problem(nil), a.Problems[before:]...))
+			a.Problems = a.Problems[:before]
+		} else {
+			started = true
+		}
+	}
+	for _, problems := range failing {
+		if !started || len(runs) == 1 {
+			a.Problems = append(a.Problems, problems...)
+			continue
+		}
+		for _, p := range problems {
+			a.Unchecked = append(a.Unchecked, Unchecked{Kind: p.Kind, Reason: fmt.Sprintf("a branch of the start runs %s, which cannot load %s (not reported: another branch starts)",
+				strings.Join(p.Run.Argv, " "), p.Target)})
+		}
 	}
 	return a
 }
