@@ -47,12 +47,14 @@ var pythonModuleMissing = &lint.Rule{
 	ID: "MDL321", Name: "python-module-missing", Severity: lint.Error,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "The module python -m, uvicorn, gunicorn, hypercorn or serve run is told to load (MODULE, MODULE:ATTR, a gunicorn worker class) is on none of the interpreter's import path in the image.",
+		Summary: "The module python -m, uvicorn, gunicorn, hypercorn or serve run is told to load (MODULE, MODULE:ATTR, a gunicorn worker class) is on none of the interpreter's import path in the image, or the app module never names its ATTR.",
 		Why: "The server process starts and dies while importing the app: \"/usr/local/bin/python3: No module named app\" " +
 			"(exit 1), uvicorn's \"Error loading ASGI app. Could not import module \\\"main\\\".\", gunicorn's " +
 			"\"ModuleNotFoundError: No module named 'main'\" and \"Worker failed to boot.\" The usual causes: the app was " +
 			"copied to another directory than the working dir, the WORKDIR changed, the package lost its __init__.py or " +
-			"__main__.py, or the app was installed into another Python than the one that runs (a venv not on PATH)." +
+			"__main__.py, or the app was installed into another Python than the one that runs (a venv not on PATH). An app " +
+			"module of the image that never mentions the ATTR of MODULE:ATTR (no assignment, def, class or import of it, no " +
+			"star import or module __getattr__) cannot define it: \"Attribute \\\"app\\\" not found in module \\\"main\\\".\"" +
 			programNote + offlineNote,
 		Bad:        "# Dockerfile: WORKDIR /srv, COPY app/ /opt/app/\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [uvicorn, app.main:app]",
 		Good:       "containers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [uvicorn, app.main:app, --app-dir, /opt]",

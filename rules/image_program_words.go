@@ -97,6 +97,17 @@ func moduleDetail(p python.Problem) string {
 	searched := fmt.Sprintf(" (%s searches %s)", interpreterText(p.Interpreter), searchedText(p.SysPath))
 	abi := otherABIText(p)
 	executable := p.Interpreter.Executable
+	if p.Reason == python.AttrMissing {
+		failure := fmt.Sprintf("\"AttributeError: module '%s' has no attribute '%s'\"", p.Target, p.Attr)
+		switch p.Tool {
+		case "uvicorn":
+			failure = fmt.Sprintf("\"Error loading ASGI app. Attribute \\\"%s\\\" not found in module \\\"%s\\\".\" (exit 1)", p.Attr, p.Target)
+		case "gunicorn":
+			failure = fmt.Sprintf("\"Failed to find attribute '%s' in '%s'.\" (exit 4)", p.Attr, p.Target)
+		}
+		return fmt.Sprintf("is %s, which never mentions %s (no assignment, def, class or import of that name): %s fails with %s",
+			p.Path, p.Attr, p.Tool, failure)
+	}
 	if p.Reason == python.NoMain {
 		return fmt.Sprintf("is a package without __main__.py: python fails with \"%s: No module named %s; '%s' is a package and cannot "+
 			"be directly executed\" (exit 1)", executable, p.Module, p.Target)
@@ -161,6 +172,9 @@ func programFix(p python.Problem) string {
 	case python.FileMissing:
 		return "point the command at the file the image has, or COPY it into the image"
 	case python.ModuleMissing:
+		if p.Reason == python.AttrMissing {
+			return fmt.Sprintf("name the object the module defines (MODULE:NAME), or define %s in %s", p.Attr, p.Path)
+		}
 		if p.Reason == python.NoMain {
 			return "add " + strings.ReplaceAll(p.Target, ".", "/") + "/__main__.py, or run the module that starts the app (python -m " + p.Target + ".main)"
 		}

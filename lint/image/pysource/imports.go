@@ -212,3 +212,25 @@ func dottedName(tokens []Token) (string, []Token) {
 	}
 	return strings.Join(parts, "."), tokens
 }
+
+// Names lists every name a module's source mentions, and whether it
+// star-imports another module (which can bind any name): a name it never
+// mentions is one it cannot define.
+func Names(src []byte) (names map[string]bool, starImport bool, err error) {
+	lines, err := Tokenize(src)
+	if err != nil {
+		return nil, false, err
+	}
+	names = map[string]bool{}
+	for _, line := range lines {
+		for i, token := range line.Tokens {
+			if token.Kind == Name {
+				names[token.Text] = true
+			}
+			if token.Kind == Op && token.Text == "*" && i > 0 && line.Tokens[i-1].Kind == Name && line.Tokens[i-1].Text == "import" {
+				starImport = true
+			}
+		}
+	}
+	return names, starImport, nil
+}

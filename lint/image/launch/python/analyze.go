@@ -38,6 +38,9 @@ const (
 	NoMain
 	// RelativeInScript: a script run by path makes a relative import.
 	RelativeInScript
+	// AttrMissing: the app module (Path) never mentions the ATTR of
+	// MODULE:ATTR, so it cannot define it.
+	AttrMissing
 )
 
 // Problem is one target or import that would stop the app at start.
@@ -53,6 +56,8 @@ type Problem struct {
 	Word int
 	// Target is that word, or the module of an import as written.
 	Target string
+	// Attr is the app object of MODULE:ATTR.
+	Attr string
 	// Path is the missing file (FileMissing), the module's file, or for an
 	// import the file holding it; Line the import's line.
 	Path string
@@ -548,7 +553,38 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 	if installed(in, found.Entry) || !strings.HasSuffix(file, ".py") {
 		return // an installed package's imports are its own business
 	}
+	if target.Kind == App {
+		c.checkAttr(target, file, in)
+	}
 	c.checkImports(file, target.Name, in, first, false, 0, "")
+}
+
+// checkAttr checks that an app module can define the object the server
+// loads from it: it must at least name it (or star-import).
+func (c *checker) checkAttr(target Target, file string, in *Interpreter) {
+	attr := target.Attr
+	if attr == "" && c.entry.Tool == "gunicorn" {
+		attr = "application" // gunicorn's default
+	}
+	attr, _, _ = strings.Cut(attr, "(") // gunicorn's app:create_app()
+	attr, _, _ = strings.Cut(attr, ".")
+	if attr == "" {
+		return
+	}
+	node, err := c.r.fs.Stat(file)
+	if err != nil {
+		return
+	}
+	facts := c.r.img.Facts(node)
+	if facts == nil || facts.Text == nil {
+		return // asked for by the import check, which stays unchecked until it is read
+	}
+	names, star, err := pysource.Names(facts.Text)
+	if err != nil || star || names[attr] || names["__getattr__"] || names["globals"] || names["setattr"] {
+		return
+	}
+	c.problem(Problem{Kind: ModuleMissing, Reason: AttrMissing, Word: target.Word, Target: target.Name, Attr: attr, Path: file,
+		Interpreter: in, Layer: c.r.img.LayerOf(node), LayerDigest: c.r.img.LayerDigest(node)})
 }
 
 // elsewhere looks for a module in the working dir's subdirectories, two

@@ -74,6 +74,8 @@ func summary(a *Analysis) []string {
 		switch {
 		case p.Reason == NoMain:
 			out = append(out, kind+" no-main "+p.Target)
+		case p.Reason == AttrMissing:
+			out = append(out, kind+" attr "+p.Target+":"+p.Attr)
 		case p.Reason == RelativeInScript:
 			out = append(out, fmt.Sprintf("%s relative %s@%s:%d", kind, p.Target, p.Path, p.Line))
 		case p.Kind == ImportMissing:
@@ -146,6 +148,12 @@ func TestAnalyze(t *testing.T) {
 			argv: []string{"uvicorn", "--app-dir", "/opt/svc", "main:app"}},
 		{name: "uvicorn missing app", files: `[{path: /usr/bin/env, elf: stub-amd64}, {path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/bin/env python3\n"}, {path: /opt/svc/main.py, content: ""}]`,
 			argv: []string{"uvicorn", "main:app"}, dir: "/app", want: []string{"module main"}},
+		{name: "uvicorn attribute missing", files: `[{path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /app/main.py, content: "import numpy\napi = numpy.zeros(1)\n"}]`,
+			argv: []string{"uvicorn", "main:app"}, dir: "/app", want: []string{"module attr main:app"}},
+		{name: "gunicorn factory present", files: `[{path: /usr/local/bin/gunicorn, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /app/wsgi.py, content: "def create_app():\n    return None\n"}]`,
+			argv: []string{"gunicorn", "wsgi:create_app()"}, dir: "/app"},
+		{name: "attribute from a star import", files: `[{path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /app/main.py, content: "from numpy import *\n"}]`,
+			argv: []string{"uvicorn", "main:app"}, dir: "/app"},
 		{name: "venv", files: `[{path: /opt/venv/pyvenv.cfg, content: "home = /usr/local/bin\n"}, {path: /opt/venv/bin/python, symlink: /usr/local/bin/python3}, {path: /opt/venv/lib/python3.11/site-packages/torch/__init__.py, content: ""}, {path: /app/main.py, content: "import torch\nimport numpy\n"}]`,
 			argv: []string{"/opt/venv/bin/python", "/app/main.py"}, want: []string{"import numpy@/app/main.py:2"}},
 		{name: "venv with system site", files: `[{path: /opt/venv/pyvenv.cfg, content: "home = /usr/local/bin\ninclude-system-site-packages = true\n"}, {path: /opt/venv/bin/python, symlink: /usr/local/bin/python3}, {path: /app/main.py, content: "import numpy\n"}]`,

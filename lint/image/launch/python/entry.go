@@ -218,7 +218,7 @@ var flagOnly = map[string][]string{
 		"--proxy-protocol", "--suppress-ragged-eofs", "--do-handshake-on-connect", "--disable-redirect-access-to-syslog",
 		"--initgroups", "--permit-unconventional-http-method", "--permit-unconventional-http-version",
 		"--casefold-http-method"},
-	"hypercorn": {"--debug", "--reload", "--access-log-format"},
+	"hypercorn": {"--debug", "--reload"},
 	"fastapi":   {"--reload", "--no-reload", "--proxy-headers", "--no-proxy-headers", "--help"},
 	"serve":     {"--blocking", "--non-blocking", "--reload", "--help"},
 }
