@@ -144,7 +144,7 @@ func TestAnalyze(t *testing.T) {
 			argv: []string{"python", "/app/main.py"}, want: []string{"import app.routes@/app/main.py:1"}},
 		{name: "relative import in a package module", files: `[{path: /app/pkg/__init__.py, content: ""}, {path: /app/pkg/main.py, content: "from .util import x\nfrom . import y\n"}]`,
 			argv: []string{"python", "-m", "pkg.main"}, dir: "/app", want: []string{"import pkg.util@/app/pkg/main.py:1"}},
-		{name: "uvicorn app dir", files: `[{path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /opt/svc/main.py, content: "import numpy\n"}]`,
+		{name: "uvicorn app dir", files: `[{path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /opt/svc/main.py, content: "import numpy\napp = numpy\n"}]`,
 			argv: []string{"uvicorn", "--app-dir", "/opt/svc", "main:app"}},
 		{name: "uvicorn missing app", files: `[{path: /usr/bin/env, elf: stub-amd64}, {path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/bin/env python3\n"}, {path: /opt/svc/main.py, content: ""}]`,
 			argv: []string{"uvicorn", "main:app"}, dir: "/app", want: []string{"module main"}},
