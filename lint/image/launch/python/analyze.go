@@ -507,7 +507,7 @@ func (c *checker) missingUnsure(in *Interpreter, entries []string, module string
 		}
 	}
 	if len(in.Hooks) > 0 {
-		return fmt.Sprintf("%s runs code at start that may install an import finder", in.Hooks[0])
+		return fmt.Sprintf("%s runs code at start that may change the import path or install an import finder", in.Hooks[0])
 	}
 	if len(in.ZipEntries) > 0 {
 		return fmt.Sprintf("%s is a zip archive on the import path, whose modules are not listed", in.ZipEntries[0])

@@ -138,6 +138,8 @@ func TestAnalyze(t *testing.T) {
 			argv: []string{"python", "/app/main.py"}},
 		{name: "pth hook", files: `[{path: /app/main.py, content: "import mylib\n"}, {path: /usr/local/lib/python3.11/site-packages/__editable__.mylib-1.0.pth, content: "import __editable___mylib_1_0_finder; __editable___mylib_1_0_finder.install()\n"}]`,
 			argv: []string{"python", "/app/main.py"}, unchecked: "import finder"},
+		{name: "sitecustomize changes the path", files: `[{path: /app/main.py, content: "import mylib\n"}, {path: /usr/local/lib/python3.11/sitecustomize.py, content: "import sys\nsys.path.append('/opt/lib')\n"}]`,
+			argv: []string{"python", "/app/main.py"}, unchecked: "sitecustomize.py runs code at start"},
 		{name: "user site", files: `[{path: /app/main.py, content: "import requests\n"}, {path: /root/.local/lib/python3.11/site-packages/requests/__init__.py, content: ""}]`,
 			argv: []string{"python", "/app/main.py"}},
 		{name: "local submodule missing", files: `[{path: /app/main.py, content: "import app.routes\n"}, {path: /app/app/__init__.py, content: ""}]`,

@@ -240,7 +240,26 @@ func (r *resolver) interpreter(executable string, spec launch.Spec, flags Flags)
 		in.Site = append(in.Site, site)
 		r.readPathFiles(in, site)
 	}
+	r.customizeHooks(in)
 	return in, ""
+}
+
+// customizeHooks records a sitecustomize or usercustomize module that
+// changes the import path: site imports it at start.
+func (r *resolver) customizeHooks(in *Interpreter) {
+	for _, dir := range append(append([]string(nil), in.Stdlib...), in.Site...) {
+		for _, name := range []string{"sitecustomize.py", "usercustomize.py"} {
+			file := path.Join(dir, name)
+			data, exists, ok := r.text(file)
+			switch {
+			case !exists:
+			case !ok:
+				in.Hooks = append(in.Hooks, file+" (content not read)")
+			case bytes.Contains(data, []byte("sys.path")) || bytes.Contains(data, []byte("addsitedir")) || bytes.Contains(data, []byte("meta_path")):
+				in.Hooks = append(in.Hooks, file)
+			}
+		}
+	}
 }
 
 // home is the HOME the process gets: the env's, else the runtime sets the
