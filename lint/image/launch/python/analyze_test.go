@@ -140,6 +140,8 @@ func TestAnalyze(t *testing.T) {
 			argv: []string{"python", "/app/main.py"}, unchecked: "import finder"},
 		{name: "sitecustomize changes the path", files: `[{path: /app/main.py, content: "import mylib\n"}, {path: /usr/local/lib/python3.11/sitecustomize.py, content: "import sys\nsys.path.append('/opt/lib')\n"}]`,
 			argv: []string{"python", "/app/main.py"}, unchecked: "sitecustomize.py runs code at start"},
+		{name: "RHEL layout", files: `[{path: /usr/bin/python3.11, elf: stub-amd64}, {path: /usr/lib64/python3.11/os.py, content: ""}, {path: /usr/lib64/python3.11/lib-dynload/, dir: true}, {path: /usr/local/lib64/python3.11/site-packages/torch/__init__.py, content: ""}, {path: /usr/local/lib/python3.11/site-packages/fastapi/__init__.py, content: ""}, {path: /app/main.py, content: "import torch\nimport fastapi\nimport json\n"}]`,
+			argv: []string{"/usr/bin/python3.11", "/app/main.py"}},
 		{name: "user site", files: `[{path: /app/main.py, content: "import requests\n"}, {path: /root/.local/lib/python3.11/site-packages/requests/__init__.py, content: ""}]`,
 			argv: []string{"python", "/app/main.py"}},
 		{name: "local submodule missing", files: `[{path: /app/main.py, content: "import app.routes\n"}, {path: /app/app/__init__.py, content: ""}]`,

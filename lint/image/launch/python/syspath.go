@@ -228,9 +228,12 @@ func (r *resolver) interpreter(executable string, spec launch.Spec, flags Flags)
 	if venv == nil || venv.systemSite {
 		sites = append(sites, r.siteDirs(in.Prefix, in.Version)...)
 		if in.Prefix == "/usr" {
-			// Debian's site.py: pip's /usr/local and the distribution's packages.
+			// Debian's site.py: pip's /usr/local and the distribution's
+			// packages; Fedora's and RHEL's (UBI) add pip's /usr/local
+			// site-packages, lib64 included.
 			sites = append(sites, "/usr/local/lib/python"+in.Version+"/dist-packages", "/usr/lib/python3/dist-packages",
 				"/usr/lib/python"+in.Version+"/dist-packages")
+			sites = append(sites, r.siteDirs("/usr/local", in.Version)...)
 		}
 	}
 	for _, site := range sites {
