@@ -27,7 +27,7 @@ var appFileMissing = &lint.Rule{
 	ID: "MDL320", Name: "app-file-missing", Severity: lint.Error,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "The script or file the start tells an interpreter to run is not in the image: python SCRIPT, node FILE, java -jar FILE, fastapi run FILE, a TorchServe .mar in --model-store, a serve run config.",
+		Summary: "The script or file the start tells an interpreter to run is not in the image: python SCRIPT, node FILE, java -jar FILE, fastapi run FILE, streamlit run FILE, a TorchServe .mar in --model-store, a serve run config.",
 		Why: "The interpreter exists, so the container starts — and exits at once: \"python3: can't open file " +
 			"'/app/serve.py': [Errno 2] No such file or directory\" (exit 2), \"Error: Cannot find module '/app/server.js'\", " +
 			"\"Error: Unable to access jarfile app.jar\". The pod goes into CrashLoopBackOff although MDL301 sees nothing " +

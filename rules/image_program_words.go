@@ -78,7 +78,7 @@ func fileDetail(p python.Problem) string {
 	case p.Reason == python.NoMain:
 		return fmt.Sprintf("is a directory without __main__.py: python fails at once with \"%s: can't find '__main__' module in '%s'\" (exit 1)",
 			p.Program, p.Path)
-	case p.Interpreter != nil && p.Tool != "fastapi" && p.Tool != "serve":
+	case p.Interpreter != nil && p.Tool != "fastapi" && p.Tool != "serve" && p.Tool != "streamlit":
 		return fmt.Sprintf("%s: python fails at once with \"%s: can't open file '%s': [Errno 2] No such file or directory\" (exit 2)",
 			missing, p.Program, p.Path)
 	case p.Tool == "node" || p.Tool == "nodejs":
@@ -87,6 +87,8 @@ func fileDetail(p python.Problem) string {
 		return fmt.Sprintf("%s: java fails at once with \"Error: Unable to access jarfile %s\" (exit 1)", missing, p.Target)
 	case p.Tool == "torchserve":
 		return fmt.Sprintf("%s: TorchServe fails to register the model (\"Model not found in model store: %s\") and its endpoints answer 404", missing, p.Target)
+	case p.Tool == "streamlit":
+		return fmt.Sprintf("%s: streamlit exits with \"Error: Invalid value: File does not exist: %s\" (exit 2)", missing, p.Target)
 	case p.Tool == "fastapi":
 		return fmt.Sprintf("%s: fastapi run exits before serving, with \"Path does not exist %s\"", missing, p.Target)
 	}

@@ -170,6 +170,8 @@ func TestAnalyze(t *testing.T) {
 			argv: []string{"/start.sh"}, unchecked: "another branch starts"},
 		{name: "every branch fails", files: `[{path: /start.sh, mode: "0755", content: "#!/bin/sh\nif [ \"$1\" = train ]; then\n  exec python /app/train.py\nfi\nexec python /app/serve.py\n"}]`,
 			argv: []string{"/start.sh"}, want: []string{"file /app/train.py", "file /app/serve.py"}},
+		{name: "streamlit file missing", files: `[{path: /usr/local/bin/streamlit, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /app/demo.py, content: ""}]`,
+			argv: []string{"streamlit", "run", "app.py"}, dir: "/app", want: []string{"file /app/app.py"}},
 		{name: "node", files: `[{path: /usr/local/bin/node, elf: stub-amd64}, {path: /srv/index.js, content: ""}]`, argv: []string{"node", "/srv/index"}},
 		{name: "java jar missing", files: `[{path: /usr/local/bin/java, elf: stub-amd64}]`, argv: []string{"java", "-jar", "app.jar"}, dir: "/opt",
 			want: []string{"file /opt/app.jar"}},

@@ -20,7 +20,8 @@ const (
 	// module is imported with the working dir on sys.path.
 	App
 	// File is a file a program reads by path: node's script, java's jar,
-	// fastapi's app file, a TorchServe .mar, a Ray Serve config.
+	// fastapi's and streamlit's app file, a TorchServe .mar, a Ray Serve
+	// config.
 	File
 )
 
@@ -116,7 +117,7 @@ func ParseEntry(argv []string) (Entry, bool) {
 	case pythonProgram.MatchString(tool):
 		entry.Python, entry.Interpreter = true, argv[offset]
 		return entry, entry.parsePython(args, at)
-	case tool == "uvicorn", tool == "gunicorn", tool == "hypercorn", tool == "fastapi", tool == "serve":
+	case tool == "uvicorn", tool == "gunicorn", tool == "hypercorn", tool == "fastapi", tool == "serve", tool == "streamlit":
 		entry.Python = true
 		return entry, entry.parseTool(tool, args, at)
 	case tool == "torchserve":
@@ -221,6 +222,7 @@ var flagOnly = map[string][]string{
 	"hypercorn": {"--debug", "--reload"},
 	"fastapi":   {"--reload", "--no-reload", "--proxy-headers", "--no-proxy-headers", "--help"},
 	"serve":     {"--blocking", "--non-blocking", "--reload", "--help"},
+	"streamlit": {"--help"},
 }
 
 // parseTool reads the app the ASGI/WSGI servers and CLIs load.
@@ -296,6 +298,13 @@ func (e *Entry) parseTool(tool string, args []string, at func(int) int) bool {
 		}
 		if len(positional) < 2 {
 			return false // the default file search (main.py, app.py, app/main.py …): not followed
+		}
+		word := positional[1]
+		e.Targets = append(e.Targets, Target{Kind: File, Word: at(word), Name: args[word]})
+		return true
+	case "streamlit":
+		if len(positional) < 2 || args[positional[0]] != "run" || strings.Contains(args[positional[1]], "://") {
+			return false
 		}
 		word := positional[1]
 		e.Targets = append(e.Targets, Target{Kind: File, Word: at(word), Name: args[word]})
