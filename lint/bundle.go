@@ -9,6 +9,7 @@ import (
 
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/launch/python"
 	"github.com/modellint/modellint/lint/image/launch/shell"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/server"
@@ -33,6 +34,10 @@ type Bundle struct {
 	Start *launch.Analysis
 	// Server says which server runs, and how that was told.
 	Server server.Recognition
+	// Program is what the start's interpreters are told to load (a Python
+	// script, module or app, node's script, java's jar) checked in the
+	// image; nil when the start was not replayed.
+	Program *python.Analysis
 }
 
 // Bundle returns the bundle of a container of the target, nil when the
@@ -92,6 +97,39 @@ func (b *Bundle) analyze() {
 		arch = b.Image.Config.Architecture
 	}
 	b.Start = launch.Analyze(b.Image, b.Spec, arch)
+	b.Program = python.Analyze(b.Image, programContext(b.Container, b.Spec), b.Start.Runs)
+}
+
+// programContext is what the program checks need of a container besides
+// its start: which paths are volumes, and which env the cluster fills in.
+func programContext(container *manifest.Container, spec launch.Spec) python.Context {
+	ctx := python.Context{Spec: spec}
+	if container == nil {
+		return ctx
+	}
+	for _, mount := range container.VolumeMounts {
+		ctx.Mounts = append(ctx.Mounts, mount.MountPath)
+	}
+	for _, variable := range container.Env {
+		if variable.ValueFrom != nil {
+			ctx.EnvFromCluster = append(ctx.EnvFromCluster, variable.Name)
+		}
+	}
+	return ctx
+}
+
+// ArgvFields are the manifest fields that wrote each word of an argv the
+// container runs ("" for words from the image), as findings cite them.
+func (b *Bundle) ArgvFields(argv []string) []string {
+	if b.Container == nil {
+		return make([]string, len(argv))
+	}
+	words := b.words(argv)
+	fields := make([]string, len(words))
+	for i, word := range words {
+		fields[i] = word.Field
+	}
+	return fields
 }
 
 // recognise decides which server the container runs, from the program that

@@ -16,6 +16,7 @@ import (
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/launch/python"
 	"github.com/modellint/modellint/lint/image/rootfs"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -163,7 +164,9 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 				var needs []*rootfs.Node
 				for _, use := range users {
 					spec := launch.ForContainer(&use.container.Container, &use.target.Workload.Spec, img)
-					needs = append(needs, launch.Analyze(img, spec, use.arch).Needs...)
+					start := launch.Analyze(img, spec, use.arch)
+					needs = append(needs, start.Needs...)
+					needs = append(needs, python.Analyze(img, programContext(use.container, spec), start.Runs).Needs...)
 				}
 				return needs
 			}
@@ -199,7 +202,9 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		opts := readOptions
 		opts.Platform = defaultPlatform
 		opts.Needs = func(img *image.Image) []*rootfs.Node {
-			return launch.Analyze(img, launch.ForImage(img), defaultPlatform.Architecture).Needs
+			spec := launch.ForImage(img)
+			start := launch.Analyze(img, spec, defaultPlatform.Architecture)
+			return append(start.Needs, python.Analyze(img, python.Context{Spec: spec}, start.Runs).Needs...)
 		}
 		img, err := image.Open(ctx, source, filepath.FromSlash(source), opts)
 		if err != nil {

@@ -399,7 +399,9 @@ var gpuImageMismatch = &lint.Rule{
 			"model fails to load. The reverse, a CUDA image without a GPU request, is scheduled on nodes without a GPU " +
 			"(or without the device mounted), where CUDA initialisation fails or the server silently falls back to CPU.\n\n" +
 			"CUDA is recognised from the image config (CUDA_VERSION, NVIDIA_REQUIRE_CUDA, labels) or " +
-			"/usr/local/cuda/version.json, as NVIDIA's base images write them.",
+			"/usr/local/cuda/version.json, as NVIDIA's base images write them, else from the torch wheel the container's " +
+			"Python imports (torch/version.py: cuda = '12.1', or None for a CPU build), which carries its own CUDA runtime. " +
+			"A CUDA torch without a GPU request is warned about for any container that declares a port or a readiness probe.",
 		Bad:  "image: tensorflow/serving:2.19.0\nresources:\n  limits: {nvidia.com/gpu: 1}",
 		Good: "image: tensorflow/serving:2.19.0-gpu\nresources:\n  limits: {nvidia.com/gpu: 1}",
 		Fix:  "Use the GPU build of the image for GPU requests, or drop the GPU request for a CPU image.",
@@ -419,19 +421,32 @@ func checkGPUImage(pass *lint.Pass) {
 		}
 		toolkit, hasCUDA := imageCUDA(c)
 		wantsGPU := requestsGPU(c.container, gpu)
+		framework, hasFramework := frameworkCUDA(c)
 		switch {
+		case wantsGPU && !hasCUDA && hasFramework:
+			pass.ReportImage(lint.Error, c.container.Path+".resources", lint.ImageLocation{Reference: c.img.Reference, Path: framework.Path},
+				"%s requests %s but image %s has no CUDA: its %s %s is a CPU build (%s says cuda = None) and the image has no "+
+					"CUDA toolkit: the GPU sits idle while the app runs on CPU (torch.cuda.is_available() is False); install a CUDA "+
+					"build (pip install torch --index-url https://download.pytorch.org/whl/cu124) or drop the GPU request",
+				describe(c.container), gpu, c.img.Reference, framework.Name, framework.Version, framework.Path)
 		case wantsGPU && !hasCUDA:
 			pass.ReportImage(lint.Error, c.container.Path+".resources", lint.ImageLocation{Reference: c.img.Reference},
 				"%s requests %s but image %s has no CUDA (no CUDA_VERSION or NVIDIA_REQUIRE_CUDA in its config, no "+
 					"/usr/local/cuda/version.json): the GPU sits idle while the server runs on CPU; use the image's GPU build "+
 					"or drop the GPU request", describe(c.container), gpu, c.img.Reference)
-		case hasCUDA && !wantsGPU && c.container.Serving():
+		case hasCUDA && !wantsGPU && (c.container.Serving() || toolkit.FromFramework && longRunning(c.container)):
 			pass.ReportImage(lint.Warning, c.field(), lint.ImageLocation{Reference: c.img.Reference},
 				"%s: image %s is built for CUDA %s (from %s) but the container requests no %s: it is scheduled on "+
 					"nodes without a GPU, where CUDA fails to initialise or the server falls back to CPU; request a GPU "+
 					"or use the CPU build", describe(c.container), c.img.Reference, orUnknown(toolkit.Version), toolkit.From, gpu)
 		}
 	}
+}
+
+// longRunning says a container serves something: it declares a port or
+// a readiness probe.
+func longRunning(c *manifest.Container) bool {
+	return len(c.Ports) > 0 || c.ReadinessProbe != nil
 }
 
 var modelUnreadable = &lint.Rule{

@@ -23,6 +23,7 @@ type imageCheck struct {
 	spec      launch.Spec
 	arch      string // the nodes' architecture, "" when unknown
 	start     *launch.Analysis
+	bundle    *lint.Bundle
 }
 
 // label names the container (or image) in messages.
@@ -89,7 +90,7 @@ func imageChecks(pass *lint.Pass, needLayers bool) []*imageCheck {
 			skipped = append(skipped, skip)
 			continue
 		}
-		checks = append(checks, &imageCheck{container: c, img: img, spec: bundle.Spec, arch: bundle.Arch, start: bundle.Start})
+		checks = append(checks, &imageCheck{container: c, img: img, spec: bundle.Spec, arch: bundle.Arch, start: bundle.Start, bundle: bundle})
 	}
 	if len(skipped) > 0 {
 		pass.Skip(uniqueJoin(skipped))

@@ -16,6 +16,7 @@ import (
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/cuda"
 	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/launch/python"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -31,7 +32,9 @@ var cudaDriverTooOld = &lint.Rule{
 			"at the first CUDA call (\"CUDA driver version is insufficient for CUDA runtime version\") when the driver is older " +
 			"than its CUDA major's minor-version-compatibility floor; between that floor and the toolkit's own minimum it runs " +
 			"with limited features (warning). The minimum drivers are NVIDIA's published table (CUDA Toolkit release notes, " +
-			"Table 3). The check runs for containers that request GPUs. The driver is cluster.nvidiaDriver, else the oldest " +
+			"Table 3). An image without a toolkit of its own (a plain python base with pip's torch) is judged by the CUDA " +
+			"the torch wheel was built with (torch/version.py, cuda = '12.1'), since the wheel carries its CUDA runtime. " +
+			"The check runs for containers that request GPUs. The driver is cluster.nvidiaDriver, else the oldest " +
 			"among the --cluster nodes the pod may land on (GPU Feature Discovery's nvidia.com/cuda.driver.major, " +
 			".minor and .rev labels); the check is skipped when neither says." + offlineNote,
 		Bad:        "# .modellint.yaml: cluster: {nvidiaDriver: \"525.60.13\"}\n# image env: NVIDIA_REQUIRE_CUDA=cuda>=12.2\nimage: registry.example.com/serving/triton:23.08-py3",
@@ -76,7 +79,7 @@ func checkCUDADriver(pass *lint.Pass) {
 		}
 		location := lint.ImageLocation{Reference: c.img.Reference}
 		if strings.HasPrefix(toolkit.From, "/") {
-			location.Path = toolkit.From
+			location.Path, _, _ = strings.Cut(toolkit.From, ", ")
 		}
 		full, knownFull := cuda.MinimumDriver(toolkit.Version)
 		fullText := "a driver for CUDA " + toolkit.Version.MajorMinor().String()
@@ -127,7 +130,9 @@ func orUnknown(v cuda.Version) string {
 }
 
 // imageCUDA finds the CUDA toolkit an image was built with: the env and
-// labels NVIDIA's base images set, else the toolkit's version file.
+// labels NVIDIA's base images set, else the toolkit's version file, else
+// the CUDA a framework wheel the container's Python imports was built
+// with (torch's version.py), which brings its own CUDA runtime.
 func imageCUDA(c *imageCheck) (cuda.Toolkit, bool) {
 	toolkit, found := cuda.FromEnv(c.img.Env(), configLabels(c))
 	if found {
@@ -140,7 +145,22 @@ func imageCUDA(c *imageCheck) (cuda.Toolkit, bool) {
 			return toolkit, found
 		}
 	}
+	if framework, ok := frameworkCUDA(c); ok && framework.CUDA != "" {
+		if version, parsed := cuda.ParseVersion(framework.CUDA); parsed {
+			toolkit.Version, toolkit.From = version, framework.Path+", "+framework.Name+" "+framework.Version
+			toolkit.FromFramework = true
+			return toolkit, true
+		}
+	}
 	return toolkit, false
+}
+
+// frameworkCUDA is the first framework the container's Python has.
+func frameworkCUDA(c *imageCheck) (python.Framework, bool) {
+	if c.bundle == nil || c.bundle.Program == nil || len(c.bundle.Program.Frameworks) == 0 {
+		return python.Framework{}, false
+	}
+	return c.bundle.Program.Frameworks[0], true
 }
 
 func configLabels(c *imageCheck) map[string]string {

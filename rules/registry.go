@@ -57,6 +57,9 @@ var registry = []*lint.Rule{
 	secretInImage,           // MDL309
 	imageUnresolvable,       // MDL310
 	imagePlatformMissing,    // MDL311
+	appFileMissing,          // MDL320
+	pythonModuleMissing,     // MDL321
+	pythonImportMissing,     // MDL322
 
 	memoryBelowModel,         // MDL401
 	startupBudgetBelowLoad,   // MDL402

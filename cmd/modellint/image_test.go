@@ -72,3 +72,34 @@ spec:
 		})
 	}
 }
+
+// TestImageOnItsOwnPythonImport lints a tarball given as a PATH: its own
+// CMD runs python3 /app/main.py, whose source is fetched by a targeted
+// read of its layer, and its import of torch is missing.
+func TestImageOnItsOwnPythonImport(t *testing.T) {
+	dir := t.TempDir()
+	built, err := imagetest.Build(&imagetest.ImageSpec{
+		Ref:    "registry.example.com/vision/app:1.0",
+		Config: imagetest.ConfigSpec{Cmd: []string{"python3", "/app/main.py"}, Env: []string{"PATH=/usr/local/bin:/usr/bin"}},
+		Layers: []imagetest.LayerSpec{
+			{Files: []imagetest.FileSpec{
+				{Path: "/usr/local/bin/python3.11", ELF: "stub-amd64"},
+				{Path: "/usr/local/bin/python3", Symlink: "python3.11"},
+				{Path: "/usr/local/lib/python3.11/os.py", Content: "import abc\n"},
+				{Path: "/usr/local/lib/python3.11/site-packages/numpy/__init__.py", Content: ""},
+			}},
+			{Files: []imagetest.FileSpec{{Path: "/app/main.py", Content: "import numpy\nimport torch\n"}}},
+		},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarball := filepath.Join(dir, "app.tar")
+	if err := imagetest.WriteTarball(tarball, built, ""); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := lintArgs(t, "", "--no-color", "--no-cache", "--disable", "MDL308", tarball)
+	if code != exitFindings || !strings.Contains(stdout, "MDL322") || !strings.Contains(stdout, "No module named 'torch'") {
+		t.Fatalf("exit %d, want %d with MDL322 for torch\nstdout %s\nstderr %s", code, exitFindings, stdout, stderr)
+	}
+}

@@ -27,7 +27,7 @@ const DefaultCacheBytes = 512 << 20
 
 // cacheFormat changes whenever what a layer pass records changes; older
 // entries are then ignored and trimmed away in time.
-const cacheFormat = "v2"
+const cacheFormat = "v3"
 
 // cacheMagic starts every entry, so a foreign or torn file is not decoded.
 const cacheMagic = "modellint layer index " + cacheFormat + "\n"

@@ -37,10 +37,14 @@ func (f *FileFacts) IsScript() bool {
 }
 
 // complete says the facts need no further read: the head is always
-// captured, and an ELF file wanted closely has been parsed (or found broken).
-func (f *FileFacts) complete(wantELF bool) bool {
+// captured, an ELF file wanted closely has been parsed (or found broken),
+// and any other file wanted closely is source whose text is kept.
+func (f *FileFacts) complete(wantClosely bool) bool {
 	if f == nil {
 		return false
 	}
-	return !wantELF || !f.IsELF() || f.ELF != nil || f.ELFError != ""
+	if !f.IsELF() {
+		return !wantClosely || f.Text != nil
+	}
+	return !wantClosely || f.ELF != nil || f.ELFError != ""
 }

@@ -30,6 +30,11 @@ const (
 	// maxScript bounds a shell script kept whole to be followed to the
 	// program it runs: entrypoint wrappers are a few KiB.
 	maxScript = 64 << 10
+	// MaxSource bounds a program's source kept whole when a targeted read
+	// asks for it (a Python entry module and the app modules it imports),
+	// and the source files of a language's own bookkeeping the first pass
+	// keeps (pyvenv.cfg, .pth files, torch/version.py).
+	MaxSource = 1 << 20
 	// maxModelFile bounds one model file kept whole (saved_model.pb,
 	// variables.index, config.pbtxt …) and maxModelBytes all model content
 	// kept from one layer, so a layer of many models stays bounded; what
@@ -75,6 +80,14 @@ func textFile(name string) bool {
 		return true
 	case strings.HasPrefix(dir, "usr/local/cuda") && (base == "version.json" || base == "version.txt"):
 		return strings.Count(dir, "/") == 3
+	case base == "pyvenv.cfg":
+		// A venv's: next to bin/, which Python looks for beside its executable.
+		return strings.Count(dir, "/") <= 6
+	case strings.HasSuffix(base, ".pth") && (strings.HasSuffix(dir, "/site-packages/") || strings.HasSuffix(dir, "/dist-packages/")):
+		// Path configuration files extend sys.path when site runs.
+		return true
+	case strings.HasSuffix(name, "-packages/torch/version.py"):
+		return strings.HasSuffix(dir, "/site-packages/torch/") || strings.HasSuffix(dir, "/dist-packages/torch/")
 	}
 	return false
 }
@@ -233,7 +246,7 @@ func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact b
 		}
 		return facts, nil
 	}
-	return captureELF(body, entry.Size, extra)
+	return captureELF(body, entry.Size, extra, exact)
 }
 
 // captureModelFile keeps a model file whole, or a safetensors file's
@@ -277,7 +290,10 @@ func captureModelFile(body io.Reader, size int64, safetensorsHeader bool, budget
 // headers, PT_INTERP, PT_DYNAMIC, the first segment when it holds no code,
 // and any ranges an earlier read found missing. What is still missing
 // afterwards is recorded for a targeted read.
-func captureELF(body io.Reader, size int64, extra []elfinfo.Range) (*FileFacts, error) {
+//
+// A file asked for by name (exact) that is not an ELF is source a rule
+// reads (a Python module): it is kept whole up to MaxSource.
+func captureELF(body io.Reader, size int64, extra []elfinfo.Range, exact bool) (*FileFacts, error) {
 	prefix := make([]byte, min(size, elfPrefix))
 	if _, err := io.ReadFull(body, prefix); err != nil {
 		return nil, err
@@ -285,8 +301,15 @@ func captureELF(body io.Reader, size int64, extra []elfinfo.Range) (*FileFacts, 
 	facts := &FileFacts{Head: prefix[:min(len(prefix), headSize):min(len(prefix), headSize)]}
 	if !elfinfo.IsELF(prefix) {
 		facts.Head = append([]byte(nil), facts.Head...)
-		if size <= maxScript && IsShellScript(prefix) {
+		switch {
+		case size <= maxScript && IsShellScript(prefix):
 			facts.Text = prefix // the whole script: maxScript is within the prefix read
+		case exact && size <= MaxSource:
+			rest := make([]byte, size-int64(len(prefix)))
+			if _, err := io.ReadFull(body, rest); err != nil {
+				return nil, err
+			}
+			facts.Text = append(prefix, rest...)
 		}
 		return facts, nil
 	}

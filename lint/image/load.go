@@ -59,8 +59,9 @@ const SourceRegistry = "registry"
 const registryPrefix = "docker://"
 
 // maxTargetedRounds bounds how often a needed file leads to another read:
-// entrypoint, its interpreter, the interpreter's loader and libraries.
-const maxTargetedRounds = 4
+// entrypoint, its interpreter, the interpreter's loader and libraries;
+// a Python entry module, then the app modules it imports.
+const maxTargetedRounds = 5
 
 // IsSource reports whether a path is an image on disk: a docker-save
 // tarball or an OCI image layout directory.

@@ -166,6 +166,9 @@ type Toolkit struct {
 	// RequireDisabled is NVIDIA_DISABLE_REQUIRE set true: the container
 	// toolkit then skips its check.
 	RequireDisabled bool
+	// FromFramework says the version is a framework wheel's own CUDA
+	// (torch's), not the base image's toolkit.
+	FromFramework bool
 }
 
 var requireCUDA = regexp.MustCompile(`(?:^|[\s,])cuda>=([0-9]+(?:\.[0-9]+){0,2})`)

@@ -196,6 +196,13 @@ type Hop struct {
 	// expansion (a bare name, looked up in PATH, or a path).
 	Program string
 	Exec    bool
+	// Dir is where the script's cd moved before it ran Program (relative
+	// to the directory the script started in unless absolute), "" when
+	// it stayed; DirUnknown says why that is known only at run time.
+	Dir, DirUnknown string
+	// Env, EnvUnknown and Tainted are what the script exports to
+	// Program, and what it did that was not followed (shell.Command's).
+	Env, EnvUnknown, Tainted []string
 }
 
 // Analysis is the start path of one container and what would stop it.

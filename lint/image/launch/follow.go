@@ -48,7 +48,8 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 			continue // args passed on as the command in a branch that adds the program first
 		}
 		first := len(c.analysis.Problems)
-		c.via = append(c.via, Hop{Script: script, Line: command.Line, Program: command.Argv[0], Exec: command.Exec})
+		c.via = append(c.via, Hop{Script: script, Line: command.Line, Program: command.Argv[0], Exec: command.Exec,
+			Dir: command.Dir, DirUnknown: command.DirUnknown, Env: command.Env, EnvUnknown: command.EnvUnknown, Tainted: command.Tainted})
 		if next, nextResolved, ok := c.findProgram(command.Argv[0]); ok {
 			c.run(next, nextResolved, command.Argv, depth+1)
 		} else {

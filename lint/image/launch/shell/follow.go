@@ -42,6 +42,18 @@ type Command struct {
 	Argv []string // fully expanded words; Argv[0] is the program as written after expansion (a bare name or a path)
 	Line int      // 1-based line in the script where the command starts
 	Exec bool     // run through `exec` (replaces the shell) rather than as the script's last command
+	// Dir is the directory a `cd` (or pushd) before the command moved to,
+	// relative to where the script started when it is not absolute; ""
+	// when the script did not change directory. DirUnknown says why the
+	// directory is known only at run time (`cd "$APP_HOME"` unset, `cd -`).
+	Dir, DirUnknown string
+	// Env are the variables the script exported before the command
+	// (NAME=value, in name order), the command's own prefix assignments
+	// last; EnvUnknown names those whose value is known only at run time.
+	Env, EnvUnknown []string
+	// Tainted says what the script did that was not followed and may have
+	// changed the command's environment or directory (a sourced file).
+	Tainted []string
 }
 
 // Follow parses a shell script (the whole file text; a leading #! line is fine) and returns the

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,7 +112,74 @@ func (f *follower) run(fr frame, p *path, inv invocation) []*path {
 	if shell, script, rest, ok := shellScript(inv.argv); ok {
 		return f.nestedShell(fr, p, inv, shell, script, rest)
 	}
-	return f.finish(fr, p, inv.exec, []Command{{Argv: texts(inv.argv), Line: inv.line, Exec: inv.exec}}, nil)
+	command := Command{Argv: texts(inv.argv), Line: inv.line, Exec: inv.exec}
+	if dir, ok := p.vars.get(cwdKey); ok {
+		command.Dir, command.DirUnknown = dir.value, dir.runtime
+	}
+	command.Env, command.EnvUnknown = exportedEnv(p, inv)
+	for _, r := range p.taint {
+		command.Tainted = append(command.Tainted, fmt.Sprintf("line %d: %s", r.line, r.text))
+	}
+	return f.finish(fr, p, inv.exec, []Command{command}, nil)
+}
+
+// exportedEnv lists what the script exports to a command, its own
+// prefix assignments last (so they win when read in order).
+func exportedEnv(p *path, inv invocation) (env, unknown []string) {
+	add := func(name string, b binding) {
+		switch {
+		case b.unset || !b.exported:
+		case b.runtime != "":
+			unknown = append(unknown, name)
+		default:
+			env = append(env, name+"="+b.value)
+		}
+	}
+	if p.vars.m != nil {
+		for _, name := range slices.Sorted(maps.Keys(*p.vars.m)) {
+			if name != cwdKey {
+				add(name, (*p.vars.m)[name])
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(inv.env)) {
+		add(name, inv.env[name])
+	}
+	return env, unknown
+}
+
+// cwdKey holds the directory `cd` moved to among a path's variables: no
+// shell name can spell it, so no expansion reads it.
+const cwdKey = "\x00cwd"
+
+// cdBuiltin records where cd and pushd move to, so a relative script or
+// module the next program is given resolves from there.
+func cdBuiltin(f *follower, _ frame, p *path, inv invocation) []*path {
+	operands := inv.argv[1:]
+	for len(operands) > 0 && len(operands[0].text) > 1 && operands[0].text[0] == '-' && operands[0].unknown == "" {
+		operands = operands[1:] // -L, -P, -e
+	}
+	var b binding
+	switch {
+	case len(operands) == 0:
+		b.runtime = "cd with no directory moves to $HOME"
+	case operands[0].unknown != "":
+		b.runtime = fmt.Sprintf("line %d: cd %s: %s", inv.line, operands[0].text, operands[0].unknown)
+	case operands[0].text == "-":
+		b.runtime = fmt.Sprintf("line %d: cd - moves to the previous directory", inv.line)
+	default:
+		b.value = operands[0].text
+		if previous, ok := p.vars.get(cwdKey); ok && !strings.HasPrefix(b.value, "/") {
+			b.value, b.runtime = previous.value+"/"+b.value, previous.runtime
+		}
+	}
+	f.setVar(p, cwdKey, b)
+	return []*path{p}
+}
+
+func popdBuiltin(f *follower, _ frame, p *path, inv invocation) []*path {
+	f.setVar(p, cwdKey, binding{runtime: fmt.Sprintf("line %d: popd returns to a directory of the stack", inv.line)})
+	return []*path{p}
 }
 
 // baseName is a program's name without its directory (/usr/bin/env is env).
@@ -359,9 +427,10 @@ func init() {
 			return []*path{p}
 		},
 	}
+	builtins["cd"], builtins["pushd"], builtins["popd"] = cdBuiltin, cdBuiltin, popdBuiltin
 	// These run no program and change nothing a command is built from.
 	for _, name := range []string{
-		"echo", "printf", "true", "false", ":", "trap", "cd", "pushd", "popd", "dirs", "umask",
+		"echo", "printf", "true", "false", ":", "trap", "dirs", "umask",
 		"ulimit", "test", "[", "alias", "unalias", "hash", "type", "break", "continue", "shopt", "let",
 		"jobs", "kill", "times", "enable", "history", "export", "readonly", "declare", "local", "typeset",
 		"disown", "caller", "complete", "compgen", "compopt", "bind", "help", "logout", "suspend", "fg",

@@ -415,3 +415,30 @@ func TestFollowBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowDirAndEnv: a command carries the directory cd moved to and
+// the variables the script exported, so what it loads resolves as the
+// shell would.
+func TestFollowDirAndEnv(t *testing.T) {
+	cases := []struct {
+		script, dir, unknown string
+		env                  []string
+	}{
+		{"#!/bin/sh\ncd /srv/app\nexport PYTHONPATH=/srv/lib\nexec python main.py\n", "/srv/app", "", []string{"PYTHONPATH=/srv/lib"}},
+		{"#!/bin/sh\ncd /srv && cd app\nexec python main.py\n", "/srv/app", "", nil},
+		{"#!/bin/sh\ncd src\nMODE=x exec python main.py\n", "src", "", []string{"MODE=x"}},
+		{"#!/bin/sh\ncd \"$APP_HOME\"\nexec python main.py\n", "", "$APP_HOME", nil},
+		{"#!/bin/sh\nLOCAL=1\nexec python main.py\n", "", "", nil},
+	}
+	for _, c := range cases {
+		result, err := Follow([]byte(c.script), "/start.sh", nil, func(string) (string, bool) { return "", false })
+		if err != nil || len(result.Commands) != 1 {
+			t.Fatalf("%q: %v %+v", c.script, err, result)
+		}
+		command := result.Commands[0]
+		if command.Dir != c.dir || !strings.Contains(command.DirUnknown, c.unknown) || (c.unknown == "") != (command.DirUnknown == "") ||
+			strings.Join(command.Env, " ") != strings.Join(c.env, " ") {
+			t.Errorf("%q: dir %q (%q) env %q, want %q (%q) %q", c.script, command.Dir, command.DirUnknown, command.Env, c.dir, c.unknown, c.env)
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package python
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/modellint/modellint/lint/image"
+	"github.com/modellint/modellint/lint/image/imagetest"
+	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/rootfs"
+)
+
+// baseLayer is a CPython 3.11 under /usr/local, as the python:3.11 images
+// lay it out.
+const baseLayer = `
+- {path: /bin, symlink: usr/bin}
+- {path: /usr/bin/, dir: true}
+- {path: /usr/bin/sh, elf: stub-amd64}
+- {path: /etc/passwd, content: "root:x:0:0:root:/root:/bin/sh\n"}
+- {path: /usr/local/bin/python3.11, elf: stub-amd64}
+- {path: /usr/local/bin/python3, symlink: python3.11}
+- {path: /usr/local/bin/python, symlink: python3}
+- {path: /usr/local/lib/python3.11/os.py, content: "import abc\n"}
+- {path: /usr/local/lib/python3.11/lib-dynload/, dir: true}
+- {path: /usr/local/lib/python3.11/site-packages/numpy/__init__.py, content: ""}
+`
+
+// openImage builds a two-layer image (the base, then files) and reads it
+// as a docker-save tarball, with the targeted reads the analysis asks for.
+func openImage(t *testing.T, files string, spec launch.Spec, mounts []string) (*image.Image, *Analysis) {
+	t.Helper()
+	var base, extra []imagetest.FileSpec
+	if err := yaml.UnmarshalStrict([]byte(baseLayer), &base); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict([]byte(files), &extra); err != nil {
+		t.Fatal(err)
+	}
+	built, err := imagetest.Build(&imagetest.ImageSpec{Ref: "registry.example.com/app:1", Layers: []imagetest.LayerSpec{{Files: base}, {Files: extra}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "image.tar")
+	if err := imagetest.WriteTarball(file, built, ""); err != nil {
+		t.Fatal(err)
+	}
+	if spec.Env == nil {
+		spec.Env = []string{"PATH=" + launch.DefaultPath}
+	}
+	analyze := func(img *image.Image) *Analysis {
+		start := launch.Analyze(img, spec, "amd64")
+		return Analyze(img, Context{Spec: spec, Mounts: mounts}, start.Runs)
+	}
+	img, err := image.Open(context.Background(), "registry.example.com/app:1", file, image.Options{
+		Needs: func(img *image.Image) []*rootfs.Node { return analyze(img).Needs },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img, analyze(img)
+}
+
+// summary renders problems as "KIND module-or-path@file:line".
+func summary(a *Analysis) []string {
+	var out []string
+	for _, p := range a.Problems {
+		kind := map[Kind]string{FileMissing: "file", ModuleMissing: "module", ImportMissing: "import"}[p.Kind]
+		switch {
+		case p.Reason == NoMain:
+			out = append(out, kind+" no-main "+p.Target)
+		case p.Reason == AttrMissing:
+			out = append(out, kind+" attr "+p.Target+":"+p.Attr)
+		case p.Reason == RelativeInScript:
+			out = append(out, fmt.Sprintf("%s relative %s@%s:%d", kind, p.Target, p.Path, p.Line))
+		case p.Kind == ImportMissing:
+			out = append(out, fmt.Sprintf("%s %s@%s:%d", kind, p.Module, p.Path, p.Line))
+		case p.Kind == ModuleMissing:
+			out = append(out, kind+" "+p.Module)
+		default:
+			out = append(out, kind+" "+p.Path)
+		}
+	}
+	return out
+}
+
+func TestAnalyze(t *testing.T) {
+	cases := []struct {
+		name      string
+		files     string
+		argv      []string
+		env       []string
+		dir       string
+		mounts    []string
+		user      int64
+		want      []string
+		unchecked string // a substring of the unchecked reasons, "" for none
+	}{
+		{name: "script present", files: `[{path: /app/main.py, content: "import numpy\n"}]`, argv: []string{"python", "/app/main.py"}},
+		{name: "script missing", files: `[{path: /app/main.py, content: ""}]`, argv: []string{"python3", "/app/serve.py"},
+			want: []string{"file /app/serve.py"}},
+		{name: "relative script from the working dir", files: `[{path: /app/serve.py, content: ""}]`, argv: []string{"python3", "serve.py"},
+			dir: "/srv", want: []string{"file /srv/serve.py"}},
+		{name: "relative script found", files: `[{path: /app/serve.py, content: ""}]`, argv: []string{"python3", "-u", "serve.py"}, dir: "/app"},
+		{name: "script on a volume", files: `[]`, argv: []string{"python", "/scripts/run.py"}, mounts: []string{"/scripts"},
+			unchecked: "volume mounted at /scripts"},
+		{name: "directory without __main__", files: `[{path: /app/x.py, content: ""}]`, argv: []string{"python", "/app"}, want: []string{"file no-main /app"}},
+		{name: "-m missing", files: `[{path: /app/server/__init__.py, content: ""}]`, argv: []string{"python", "-m", "server.main"}, dir: "/app",
+			want: []string{"module server.main"}},
+		{name: "-m stdlib", files: `[]`, argv: []string{"python", "-m", "http.server"}},
+		{name: "-m namespace package module", files: `[{path: /app/svc/api.py, content: "import numpy\n"}]`, argv: []string{"python", "-m", "svc.api"}, dir: "/app"},
+		{name: "-m package without main", files: `[{path: /app/svc/__init__.py, content: ""}]`, argv: []string{"python", "-m", "svc"}, dir: "/app",
+			want: []string{"module no-main svc"}},
+		{name: "PYTHONPATH", files: `[{path: /opt/code/svc.py, content: "import torch\n"}]`, argv: []string{"python", "-m", "svc"},
+			env: []string{"PATH=" + launch.DefaultPath, "PYTHONPATH=/opt/code"}, want: []string{"import torch@/opt/code/svc.py:1"}},
+		{name: "-I ignores PYTHONPATH", files: `[{path: /opt/code/svc.py, content: ""}]`, argv: []string{"python", "-I", "-m", "svc"},
+			env: []string{"PATH=" + launch.DefaultPath, "PYTHONPATH=/opt/code"}, want: []string{"module svc"}},
+		{name: "import guarded", files: `[{path: /app/main.py, content: "try:\n    import torch\nexcept ImportError:\n    torch = None\n"}]`,
+			argv: []string{"python", "/app/main.py"}},
+		{name: "import after sys.path change", files: `[{path: /app/main.py, content: "import sys\nsys.path.append('/x')\nimport torch\n"}]`,
+			argv: []string{"python", "/app/main.py"}, unchecked: "changes sys.path"},
+		{name: "an app module changes sys.path", files: `[{path: /app/main.py, content: "import paths\nimport vendored\n"}, {path: /app/paths.py, content: "import sys\nsys.path.insert(0, '/opt/vendor')\n"}]`,
+			argv: []string{"python", "/app/main.py"}, unchecked: "/app/paths.py changes sys.path at line 2"},
+		{name: "python 2", files: `[{path: /usr/bin/python2.7, elf: stub-amd64}, {path: /usr/lib/python2.7/os.py, content: ""}, {path: /app/main.py, content: "import urllib2\n"}]`,
+			argv: []string{"/usr/bin/python2.7", "/app/main.py"}, unchecked: "Python 2.7"},
+		{name: "user site from the passwd home", files: `[{path: /etc/passwd, content: "root:x:0:0::/root:/bin/sh\napp:x:1000:1000::/home/app:/bin/sh\n"}, {path: /app/main.py, content: "import requests\n"}, {path: /home/app/.local/lib/python3.11/site-packages/requests/__init__.py, content: ""}]`,
+			argv: []string{"python", "/app/main.py"}, user: 1000},
+		{name: "extension for another python", files: `[{path: /app/main.py, content: "import fast\n"}, {path: /app/fast.cpython-310-x86_64-linux-gnu.so, content: "x"}]`,
+			argv: []string{"python", "/app/main.py"}, want: []string{"import fast@/app/main.py:1"}},
+		{name: "extension for this python", files: `[{path: /app/main.py, content: "import fast\n"}, {path: /app/fast.cpython-311-x86_64-linux-gnu.so, content: "x"}]`,
+			argv: []string{"python", "/app/main.py"}},
+		{name: "pth file adds a dir", files: `[{path: /app/main.py, content: "import shared\n"}, {path: /usr/local/lib/python3.11/site-packages/extra.pth, content: "/opt/lib\n"}, {path: /opt/lib/shared.py, content: ""}]`,
+			argv: []string{"python", "/app/main.py"}},
+		{name: "pth hook", files: `[{path: /app/main.py, content: "import mylib\n"}, {path: /usr/local/lib/python3.11/site-packages/__editable__.mylib-1.0.pth, content: "import __editable___mylib_1_0_finder; __editable___mylib_1_0_finder.install()\n"}]`,
+			argv: []string{"python", "/app/main.py"}, unchecked: "import finder"},
+		{name: "sitecustomize changes the path", files: `[{path: /app/main.py, content: "import mylib\n"}, {path: /usr/local/lib/python3.11/sitecustomize.py, content: "import sys\nsys.path.append('/opt/lib')\n"}]`,
+			argv: []string{"python", "/app/main.py"}, unchecked: "sitecustomize.py runs code at start"},
+		{name: "RHEL layout", files: `[{path: /usr/bin/python3.11, elf: stub-amd64}, {path: /usr/lib64/python3.11/os.py, content: ""}, {path: /usr/lib64/python3.11/lib-dynload/, dir: true}, {path: /usr/local/lib64/python3.11/site-packages/torch/__init__.py, content: ""}, {path: /usr/local/lib/python3.11/site-packages/fastapi/__init__.py, content: ""}, {path: /app/main.py, content: "import torch\nimport fastapi\nimport json\n"}]`,
+			argv: []string{"/usr/bin/python3.11", "/app/main.py"}},
+		{name: "user site", files: `[{path: /app/main.py, content: "import requests\n"}, {path: /root/.local/lib/python3.11/site-packages/requests/__init__.py, content: ""}]`,
+			argv: []string{"python", "/app/main.py"}},
+		{name: "local submodule missing", files: `[{path: /app/main.py, content: "import app.routes\n"}, {path: /app/app/__init__.py, content: ""}]`,
+			argv: []string{"python", "/app/main.py"}, want: []string{"import app.routes@/app/main.py:1"}},
+		{name: "relative import in a package module", files: `[{path: /app/pkg/__init__.py, content: ""}, {path: /app/pkg/main.py, content: "from .util import x\nfrom . import y\n"}]`,
+			argv: []string{"python", "-m", "pkg.main"}, dir: "/app", want: []string{"import pkg.util@/app/pkg/main.py:1"}},
+		{name: "uvicorn app dir", files: `[{path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /opt/svc/main.py, content: "import numpy\napp = numpy\n"}]`,
+			argv: []string{"uvicorn", "--app-dir", "/opt/svc", "main:app"}},
+		{name: "uvicorn missing app", files: `[{path: /usr/bin/env, elf: stub-amd64}, {path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/bin/env python3\n"}, {path: /opt/svc/main.py, content: ""}]`,
+			argv: []string{"uvicorn", "main:app"}, dir: "/app", want: []string{"module main"}},
+		{name: "uvicorn attribute missing", files: `[{path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /app/main.py, content: "import numpy\napi = numpy.zeros(1)\n"}]`,
+			argv: []string{"uvicorn", "main:app"}, dir: "/app", want: []string{"module attr main:app"}},
+		{name: "gunicorn factory present", files: `[{path: /usr/local/bin/gunicorn, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /app/wsgi.py, content: "def create_app():\n    return None\n"}]`,
+			argv: []string{"gunicorn", "wsgi:create_app()"}, dir: "/app"},
+		{name: "attribute from a star import", files: `[{path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /app/main.py, content: "from numpy import *\n"}]`,
+			argv: []string{"uvicorn", "main:app"}, dir: "/app"},
+		{name: "venv", files: `[{path: /opt/venv/pyvenv.cfg, content: "home = /usr/local/bin\n"}, {path: /opt/venv/bin/python, symlink: /usr/local/bin/python3}, {path: /opt/venv/lib/python3.11/site-packages/torch/__init__.py, content: ""}, {path: /app/main.py, content: "import torch\nimport numpy\n"}]`,
+			argv: []string{"/opt/venv/bin/python", "/app/main.py"}, want: []string{"import numpy@/app/main.py:2"}},
+		{name: "venv with system site", files: `[{path: /opt/venv/pyvenv.cfg, content: "home = /usr/local/bin\ninclude-system-site-packages = true\n"}, {path: /opt/venv/bin/python, symlink: /usr/local/bin/python3}, {path: /app/main.py, content: "import numpy\n"}]`,
+			argv: []string{"/opt/venv/bin/python", "/app/main.py"}},
+		{name: "wrapper exports PYTHONPATH", files: `[{path: /start.sh, mode: "0755", content: "#!/bin/sh\nexport PYTHONPATH=/srv/lib\nexec python -m svc\n"}, {path: /srv/lib/svc.py, content: ""}]`,
+			argv: []string{"/start.sh"}},
+		{name: "wrapper sources a file", files: `[{path: /start.sh, mode: "0755", content: "#!/bin/sh\n. /etc/profile.d/app.sh\nexec python -m svc\n"}]`,
+			argv: []string{"/start.sh"}, unchecked: "sourced file"},
+		{name: "a branch not taken", files: `[{path: /start.sh, mode: "0755", content: "#!/bin/sh\nif [ \"$1\" = train ]; then\n  exec python /app/train.py\nfi\nexec python /app/serve.py\n"}, {path: /app/serve.py, content: ""}]`,
+			argv: []string{"/start.sh"}, unchecked: "another branch starts"},
+		{name: "every branch fails", files: `[{path: /start.sh, mode: "0755", content: "#!/bin/sh\nif [ \"$1\" = train ]; then\n  exec python /app/train.py\nfi\nexec python /app/serve.py\n"}]`,
+			argv: []string{"/start.sh"}, want: []string{"file /app/train.py", "file /app/serve.py"}},
+		{name: "streamlit file missing", files: `[{path: /usr/local/bin/streamlit, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /app/demo.py, content: ""}]`,
+			argv: []string{"streamlit", "run", "app.py"}, dir: "/app", want: []string{"file /app/app.py"}},
+		{name: "node", files: `[{path: /usr/local/bin/node, elf: stub-amd64}, {path: /srv/index.js, content: ""}]`, argv: []string{"node", "/srv/index"}},
+		{name: "java jar missing", files: `[{path: /usr/local/bin/java, elf: stub-amd64}]`, argv: []string{"java", "-jar", "app.jar"}, dir: "/opt",
+			want: []string{"file /opt/app.jar"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec := launch.Spec{Argv: c.argv, Env: c.env, WorkingDir: c.dir}
+			if c.user != 0 {
+				spec.RunAsUser = &c.user
+			}
+			_, analysis := openImage(t, c.files, spec, c.mounts)
+			if got := summary(analysis); !slices.Equal(got, c.want) {
+				t.Errorf("problems %q, want %q (unchecked: %v)", got, c.want, analysis.Unchecked)
+			}
+			var reasons []string
+			for _, u := range analysis.Unchecked {
+				reasons = append(reasons, u.Reason)
+			}
+			joined := strings.Join(reasons, "; ")
+			switch {
+			case c.unchecked == "" && joined != "":
+				t.Errorf("unchecked: %s", joined)
+			case c.unchecked != "" && !strings.Contains(joined, c.unchecked):
+				t.Errorf("unchecked %q, want it to say %q", joined, c.unchecked)
+			}
+			if analysis.Entries == 0 {
+				t.Error("the start was not recognised")
+			}
+		})
+	}
+}

@@ -1,0 +1,208 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/modellint/modellint/lint/image/launch/python"
+)
+
+// The words of the program findings (MDL320–MDL322): python says what the
+// interpreter would fail to load, these say it to the user with the error
+// the interpreter or the app server prints.
+
+// programSubject names what the finding is about.
+func programSubject(p python.Problem) string {
+	if p.Kind == python.ImportMissing {
+		subject := fmt.Sprintf("%s line %d", p.Path, p.Line)
+		if p.Importer != "" {
+			subject += " (imported by " + p.Importer + ")"
+		}
+		return subject
+	}
+	shown := "`" + commandLine(p) + "`: "
+	switch {
+	case p.Kind == python.ModuleMissing:
+		return shown + "module " + p.Target
+	case p.Store:
+		return fmt.Sprintf("%s%s (%s in the model store %s)", shown, p.Path, p.Target, p.WorkingDir)
+	case p.Target != p.Path && !strings.HasPrefix(p.Target, "/"):
+		return fmt.Sprintf("%s%s (%s from the working dir %s)", shown, p.Path, p.Target, p.WorkingDir)
+	}
+	return shown + p.Path
+}
+
+// interpreterText names the Python that runs: "Python 3.11 at
+// /opt/venv/bin/python (venv /opt/venv)".
+func interpreterText(in *python.Interpreter) string {
+	if in == nil {
+		return ""
+	}
+	text := "Python " + in.Version + " at " + in.Executable
+	if in.Venv != "" {
+		text += " (venv " + in.Venv + ")"
+	}
+	return text
+}
+
+// searchedText lists the import path searched, at most eight entries.
+func searchedText(entries []string) string {
+	if len(entries) > 8 {
+		return strings.Join(entries[:8], ", ") + fmt.Sprintf(" and %d more", len(entries)-8)
+	}
+	return strings.Join(entries, ", ")
+}
+
+func programDetail(p python.Problem) string {
+	switch p.Kind {
+	case python.FileMissing:
+		return fileDetail(p)
+	case python.ModuleMissing:
+		return moduleDetail(p)
+	}
+	return importDetail(p)
+}
+
+func fileDetail(p python.Problem) string {
+	instead := ""
+	if len(p.Siblings) > 0 {
+		names := make([]string, len(p.Siblings))
+		for i, sibling := range p.Siblings {
+			names[i] = path.Base(sibling)
+		}
+		instead = fmt.Sprintf(" (%s holds %s)", path.Dir(p.Path), strings.Join(names, ", "))
+	}
+	missing := "is not in the image" + instead
+	switch {
+	case p.Reason == python.NoMain:
+		return fmt.Sprintf("is a directory without __main__.py: python fails at once with \"%s: can't find '__main__' module in '%s'\" (exit 1)",
+			p.Program, p.Path)
+	case p.Interpreter != nil && p.Tool != "fastapi" && p.Tool != "serve" && p.Tool != "streamlit":
+		return fmt.Sprintf("%s: python fails at once with \"%s: can't open file '%s': [Errno 2] No such file or directory\" (exit 2)",
+			missing, p.Program, p.Path)
+	case p.Tool == "node" || p.Tool == "nodejs":
+		return fmt.Sprintf("%s: node fails at once with \"Error: Cannot find module '%s'\" (exit 1)", missing, p.Path)
+	case p.Tool == "java":
+		return fmt.Sprintf("%s: java fails at once with \"Error: Unable to access jarfile %s\" (exit 1)", missing, p.Target)
+	case p.Tool == "torchserve":
+		return fmt.Sprintf("%s: TorchServe fails to register the model (\"Model not found in model store: %s\") and its endpoints answer 404", missing, p.Target)
+	case p.Tool == "streamlit":
+		return fmt.Sprintf("%s: streamlit exits with \"Error: Invalid value: File does not exist: %s\" (exit 2)", missing, p.Target)
+	case p.Tool == "fastapi":
+		return fmt.Sprintf("%s: fastapi run exits before serving, with \"Path does not exist %s\"", missing, p.Target)
+	}
+	return missing + ": serve run exits before deploying the application"
+}
+
+func moduleDetail(p python.Problem) string {
+	searched := fmt.Sprintf(" (%s searches %s)", interpreterText(p.Interpreter), searchedText(p.SysPath))
+	abi := otherABIText(p)
+	executable := p.Interpreter.Executable
+	if p.Reason == python.AttrMissing {
+		failure := fmt.Sprintf("\"AttributeError: module '%s' has no attribute '%s'\"", p.Target, p.Attr)
+		switch p.Tool {
+		case "uvicorn":
+			failure = fmt.Sprintf("\"Error loading ASGI app. Attribute \\\"%s\\\" not found in module \\\"%s\\\".\" (exit 1)", p.Attr, p.Target)
+		case "gunicorn":
+			failure = fmt.Sprintf("\"Failed to find attribute '%s' in '%s'.\" (exit 4)", p.Attr, p.Target)
+		}
+		return fmt.Sprintf("is %s, which never mentions %s (no assignment, def, class or import of that name): %s fails with %s",
+			p.Path, p.Attr, p.Tool, failure)
+	}
+	if p.Reason == python.NoMain {
+		return fmt.Sprintf("is a package without __main__.py: python fails with \"%s: No module named %s; '%s' is a package and cannot "+
+			"be directly executed\" (exit 1)", executable, p.Module, p.Target)
+	}
+	notFound := fmt.Sprintf("is on none of the import path%s%s", searched, abi)
+	if p.Module != p.Target && !strings.HasPrefix(p.Target, p.Module+".") {
+		notFound = fmt.Sprintf("needs %s, which is on none of the import path%s%s", p.Module, searched, abi)
+	}
+	switch p.Tool {
+	case "uvicorn":
+		return fmt.Sprintf("%s: uvicorn fails with \"Error loading ASGI app. Could not import module \\\"%s\\\".\" (exit 1)", notFound, p.Target)
+	case "gunicorn":
+		if strings.Contains(commandLine(p), p.Target+".") && !strings.Contains(commandLine(p), p.Target+":") {
+			return fmt.Sprintf("%s: gunicorn fails with \"Error: class uri '%s' invalid or not found\" (exit 1)", notFound, workerClass(p))
+		}
+		return fmt.Sprintf("%s: every gunicorn worker fails with \"ModuleNotFoundError: No module named '%s'\" and \"Worker failed to boot.\" (exit 3)",
+			notFound, p.Module)
+	case "hypercorn", "serve":
+		return fmt.Sprintf("%s: %s fails with \"ModuleNotFoundError: No module named '%s'\" (exit 1)", notFound, p.Tool, p.Module)
+	}
+	if p.Module != p.Target {
+		return fmt.Sprintf("%s: python fails with \"%s: Error while finding module specification for '%s' (ModuleNotFoundError: No "+
+			"module named '%s')\" (exit 1)", notFound, executable, p.Target, p.Module)
+	}
+	return fmt.Sprintf("%s: python fails with \"%s: No module named %s\" (exit 1)", notFound, executable, p.Module)
+}
+
+// workerClass is the gunicorn -k word the module came from.
+func workerClass(p python.Problem) string {
+	if p.Word >= 0 && p.Word < len(p.Run.Argv) {
+		word := p.Run.Argv[p.Word]
+		if i := strings.Index(word, p.Target+"."); i >= 0 {
+			return word[i:]
+		}
+	}
+	return p.Target
+}
+
+func otherABIText(p python.Problem) string {
+	if len(p.OtherABI) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the image has %s, built for another Python than %s, which it does not load", p.OtherABI[0], p.Interpreter.Version)
+}
+
+func importDetail(p python.Problem) string {
+	if p.Reason == python.RelativeInScript {
+		return fmt.Sprintf("makes a relative import (from %s import …) in a file run as a script, outside any package: the app fails at "+
+			"start with \"ImportError: attempted relative import with no known parent package\"", p.Target)
+	}
+	searched := fmt.Sprintf("%s searches %s", interpreterText(p.Interpreter), searchedText(p.SysPath))
+	what := "imports " + p.Target
+	if p.Module != p.Target && !strings.HasPrefix(p.Target, p.Module+".") && !strings.HasPrefix(p.Target, ".") {
+		what += " (" + p.Module + ")"
+	}
+	return fmt.Sprintf("%s at the module's top level, which is in none of the directories %s%s: the app fails at start with "+
+		"\"ModuleNotFoundError: No module named '%s'\"", what, searched, otherABIText(p), p.Module)
+}
+
+func programFix(p python.Problem) string {
+	switch p.Kind {
+	case python.FileMissing:
+		return "point the command at the file the image has, or COPY it into the image"
+	case python.ModuleMissing:
+		if p.Reason == python.AttrMissing {
+			return fmt.Sprintf("name the object the module defines (MODULE:NAME), or define %s in %s", p.Attr, p.Path)
+		}
+		if p.Reason == python.NoMain {
+			return "add " + strings.ReplaceAll(p.Target, ".", "/") + "/__main__.py, or run the module that starts the app (python -m " + p.Target + ".main)"
+		}
+		if len(p.Elsewhere) > 0 {
+			return fmt.Sprintf("the image has %s: run from %s (workingDir, --app-dir, gunicorn --chdir) or add it to PYTHONPATH",
+				strings.Join(p.Elsewhere, ", "), path.Dir(p.Elsewhere[0]))
+		}
+		return "run from the directory that holds it (workingDir, --app-dir, gunicorn --chdir), add that directory to PYTHONPATH, or " +
+			"install it into " + p.Interpreter.Executable + " (pip install " + python.Distribution(topLevel(p.Module)) + ")"
+	}
+	if p.Reason == python.RelativeInScript {
+		return "run the file as a module of its package (python -m package.module from the directory above the package), or make the import absolute"
+	}
+	if local(p) {
+		return "add " + strings.ReplaceAll(p.Module, ".", "/") + ".py (or the package) to the image, or fix the import"
+	}
+	return fmt.Sprintf("install %s into the interpreter that runs the app (%s -m pip install %s in the Dockerfile), or make the import "+
+		"optional with try/except ImportError", python.Distribution(topLevel(p.Module)), p.Interpreter.Executable, python.Distribution(topLevel(p.Module)))
+}
+
+// local says the missing module is a submodule of the app's own package.
+func local(p python.Problem) bool {
+	return strings.Contains(p.Module, ".") || strings.HasPrefix(p.Target, ".")
+}
+
+func topLevel(module string) string {
+	top, _, _ := strings.Cut(module, ".")
+	return top
+}
