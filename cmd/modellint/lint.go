@@ -94,6 +94,11 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		paths = []string{"."}
 	}
 	config, err := loadConfig(flags.configPath, paths)
+	if err == nil && flags.configPath == "" {
+		for _, warning := range otherConfigs(paths, config.Path) {
+			fmt.Fprintf(stderr, "modellint: warning: %s\n", warning)
+		}
+	}
 	if err != nil {
 		// A config's problems are one line each, every one named.
 		for _, line := range strings.Split(err.Error(), "\n") {
@@ -208,6 +213,29 @@ func loadConfig(explicit string, paths []string) (*lint.Config, error) {
 		path = found
 	}
 	return lint.LoadConfig(path)
+}
+
+// otherConfigs names the PATHs whose nearest .modellint.yaml is not the
+// one the run uses: one config applies to a run (the first PATH's), so a
+// PATH with its own is linted on its own to get it.
+func otherConfigs(paths []string, used string) []string {
+	var warnings []string
+	for _, path := range paths[min(1, len(paths)):] {
+		if path == "-" {
+			continue
+		}
+		found, err := lint.FindConfig(path)
+		if err != nil || found == "" || found == used {
+			continue
+		}
+		using := used
+		if using == "" {
+			using = "none"
+		}
+		warnings = append(warnings, fmt.Sprintf("%s has its own config %s, but this run uses %s (the first PATH's); "+
+			"lint %s on its own, or give -c, to choose", path, found, using, path))
+	}
+	return warnings
 }
 
 // readCluster reads the nodes --cluster names, else the config's

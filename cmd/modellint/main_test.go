@@ -276,3 +276,17 @@ func TestReportIntoMissingDirFailsFirst(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// TestConfigPerPath: the first PATH's config applies; a later PATH with its
+// own is said, not silently ignored.
+func TestConfigPerPath(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a/.modellint.yaml", "failOn: none\n")
+	writeFile(t, dir, "a/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+	writeFile(t, dir, "b/.modellint.yaml", "failOn: warning\n")
+	writeFile(t, dir, "b/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n")
+	_, _, stderr := lintArgs(t, "", filepath.Join(dir, "a"), filepath.Join(dir, "b"))
+	if !strings.Contains(stderr, filepath.Join(dir, "b")+" has its own config "+filepath.Join(dir, "b", ".modellint.yaml")+", but this run uses "+filepath.Join(dir, "a", ".modellint.yaml")) {
+		t.Errorf("stderr %q", stderr)
+	}
+}
