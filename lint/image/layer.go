@@ -10,6 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+
 	"github.com/modellint/modellint/lint/image/elfinfo"
 	"github.com/modellint/modellint/lint/image/launch/shell"
 	"github.com/modellint/modellint/lint/image/rootfs"
@@ -187,8 +190,12 @@ func indexLayer(stream io.Reader, policy *capturePolicy) (*layerIndex, error) {
 
 // truncated names the usual cause of an unexpected EOF in a layer.
 func truncated(err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("layer is truncated (%w)", err)
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &corrupt):
+		return fmt.Errorf("the compressed layer is corrupt (%w)", err)
 	}
 	return err
 }

@@ -36,6 +36,9 @@ type storedLayer struct {
 	digest v1.Hash // zero when not known without hashing (docker-save layers)
 	size   int64   // stored size, 0 when unknown
 	open   func() (io.ReadCloser, error)
+	// digestVerified says open's reader checks the digest itself
+	// (go-containerregistry's registry blobs), so the pass need not.
+	digestVerified bool
 }
 
 // UnresolvableError means the reference names no image for the platform:
@@ -132,7 +135,7 @@ func openRegistry(ctx context.Context, reference string, platform v1.Platform, j
 			return nil, classifyRegistryError(reference, err)
 		}
 	}
-	opened, err := fromV1Image(img, digest)
+	opened, err := fromV1Image(img, digest, true)
 	if err != nil {
 		return nil, classifyRegistryError(reference, err)
 	}
@@ -199,14 +202,25 @@ func classifyRegistryError(reference string, err error) error {
 }
 
 // fromV1Image wraps a go-containerregistry image whose layers are cheap to
-// open compressed (registry blobs, OCI layout files).
-func fromV1Image(img v1.Image, digest string) (*stored, error) {
+// open compressed (registry blobs, OCI layout files). verifiedBlobs says
+// the blobs are checked against their digests as they are read (registry
+// ones are; layout files are plain files).
+func fromV1Image(img v1.Image, digest string, verifiedBlobs bool) (*stored, error) {
 	manifest, err := img.Manifest()
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	if manifest.Config.Size > maxConfigSize {
 		return nil, fmt.Errorf("config %s is %d bytes, more than %d", manifest.Config.Digest, manifest.Config.Size, maxConfigSize)
+	}
+	if !verifiedBlobs {
+		raw, err := img.RawConfigFile()
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		if err := checkBlob("config", raw, manifest.Config.Digest); err != nil {
+			return nil, err
+		}
 	}
 	config, err := img.ConfigFile()
 	if err != nil {
@@ -226,7 +240,7 @@ func fromV1Image(img v1.Image, digest string) (*stored, error) {
 		}
 		opened.layers = append(opened.layers, storedLayer{
 			diffID: config.RootFS.DiffIDs[i], digest: descriptor.Digest, size: descriptor.Size,
-			open: layer.Compressed,
+			open: layer.Compressed, digestVerified: verifiedBlobs,
 		})
 	}
 	return opened, nil
@@ -265,7 +279,7 @@ func openLayout(dir, reference string, platform v1.Platform) (*stored, error) {
 			if err != nil {
 				return nil, err
 			}
-			return fromV1Image(img, chosen.Digest.String())
+			return fromV1Image(img, chosen.Digest.String(), false)
 		}
 		return nil, fmt.Errorf("index entry %s has media type %q, not an image", chosen.Digest, chosen.MediaType)
 	}
@@ -323,6 +337,17 @@ func openTarball(file, reference string) (*stored, error) {
 	if err != nil {
 		return fail(fmt.Errorf("config: %w", err))
 	}
+	// Classic archives name the config by its digest (<hex>.json), OCI-in-tar
+	// ones by its blob path.
+	configName := strings.TrimSuffix(strings.Replace(strings.TrimPrefix(descriptor.Config, "blobs/"), "/", ":", 1), ".json")
+	if !strings.Contains(configName, ":") {
+		configName = "sha256:" + configName
+	}
+	if hash, err := v1.NewHash(configName); err == nil {
+		if err := checkBlob("config "+descriptor.Config, data, hash); err != nil {
+			return fail(err)
+		}
+	}
 	config, err := v1.ParseConfigFile(bytes.NewReader(data))
 	if err != nil {
 		return fail(fmt.Errorf("config %s: %w", descriptor.Config, err))
@@ -347,6 +372,18 @@ func openTarball(file, reference string) (*stored, error) {
 		opened.layers = append(opened.layers, layer)
 	}
 	return opened, nil
+}
+
+// checkBlob compares a small blob read whole with its digest.
+func checkBlob(what string, data []byte, expected v1.Hash) error {
+	computed, _, err := v1.SHA256(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	if expected.Algorithm == "sha256" && computed != expected {
+		return fmt.Errorf("%s: %w", what, &DigestError{What: "digest", Expected: expected, Computed: computed})
+	}
+	return nil
 }
 
 // isLayoutDir reports whether dir is an OCI image layout.
