@@ -10,7 +10,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/manifest"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // inputs is what discovery found under the PATHs.
@@ -135,6 +138,9 @@ func discoverPaths(paths []string, stdin io.Reader, found *inputs, seen map[stri
 			found.renderDirs = append(found.renderDirs, displayPath(path))
 			continue
 		}
+		if info.Mode().IsRegular() && strings.EqualFold(filepath.Ext(path), ".tar") {
+			return nil, fmt.Errorf("%s: not a docker-save or OCI image tarball: %v", displayPath(path), image.SaveArchiveError(path))
+		}
 		if !info.IsDir() {
 			name := displayPath(path)
 			if seen[name] {
@@ -200,7 +206,7 @@ func readManifest(path string, info fs.FileInfo) ([]byte, error) {
 	if info.Size() > manifest.MaxFileSize {
 		return nil, fmt.Errorf("%s: file is %d MiB, more than the %d MiB a manifest may hold", displayPath(path), info.Size()>>20, manifest.MaxFileSize>>20)
 	}
-	source, err := os.ReadFile(path)
+	source, err := fileread.Regular(path, manifest.MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", displayPath(path), unwrapPathError(err))
 	}

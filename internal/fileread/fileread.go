@@ -22,8 +22,10 @@ type NotRegularError struct {
 	Mode fs.FileMode
 }
 
+// Error leaves the path out: readers wrap it in an *fs.PathError, which
+// callers already unwrap or print once.
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is %s, not a regular file", e.Path, Kind(e.Mode))
+	return fmt.Sprintf("%s, not a regular file", Kind(e.Mode))
 }
 
 // Kind names a file mode's type as a person would ("a named pipe (FIFO)").
@@ -55,8 +57,10 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s: file is %s, more than the %s it may hold", e.Path, Size(e.Size), Size(e.Limit))
+	return fmt.Sprintf("file is %s, more than the %s it may hold", Size(e.Size), Size(e.Limit))
 }
+
+func pathError(path string, err error) error { return &fs.PathError{Op: "read", Path: path, Err: err} }
 
 // Size writes a byte count the way the messages do (MiB above 1 MiB).
 func Size(bytes int64) string {
@@ -74,7 +78,7 @@ func CheckRegular(path string) (fs.FileInfo, error) {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, &NotRegularError{Path: path, Mode: info.Mode()}
+		return nil, pathError(path, &NotRegularError{Path: path, Mode: info.Mode()})
 	}
 	return info, nil
 }
@@ -97,7 +101,7 @@ func Open(path string) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		file.Close()
-		return nil, &NotRegularError{Path: path, Mode: info.Mode()}
+		return nil, pathError(path, &NotRegularError{Path: path, Mode: info.Mode()})
 	}
 	return file, nil
 }
@@ -118,7 +122,7 @@ func Regular(path string, limit int64) ([]byte, error) {
 func ReadAll(file io.Reader, path string, limit int64) ([]byte, error) {
 	if f, ok := file.(*os.File); ok {
 		if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() > limit {
-			return nil, &TooLargeError{Path: path, Size: info.Size(), Limit: limit}
+			return nil, pathError(path, &TooLargeError{Path: path, Size: info.Size(), Limit: limit})
 		}
 	}
 	data, err := io.ReadAll(io.LimitReader(file, limit+1))
@@ -126,7 +130,7 @@ func ReadAll(file io.Reader, path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, &TooLargeError{Path: path, Size: int64(len(data)), Limit: limit}
+		return nil, pathError(path, &TooLargeError{Path: path, Size: int64(len(data)), Limit: limit})
 	}
 	return data, nil
 }

@@ -18,6 +18,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
+	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/lint/image/elfinfo"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
@@ -80,14 +81,19 @@ func IsSource(file string) bool {
 }
 
 // looksLikeSaveArchive checks for manifest.json cheaply: the first members.
-func looksLikeSaveArchive(file string) bool {
+func looksLikeSaveArchive(file string) bool { return SaveArchiveError(file) == nil }
+
+// SaveArchiveError says why a file is not a docker-save tarball, or nil.
+func SaveArchiveError(file string) error {
 	archive, err := openSaveArchive(file)
 	if err != nil {
-		return false
+		return err
 	}
 	defer archive.file.Close()
-	_, ok := archive.members["manifest.json"]
-	return ok
+	if _, ok := archive.members["manifest.json"]; !ok {
+		return errors.New("it holds no manifest.json")
+	}
+	return nil
 }
 
 // Open reads an image. source is "" or "registry" for the reference's own
@@ -123,6 +129,9 @@ func Open(ctx context.Context, reference, source string, options Options) (*Imag
 		opened, err = openRegistry(ctx, strings.TrimPrefix(source, registryPrefix), options.Platform, options.Parallelism)
 	default:
 		info, statErr := os.Stat(source)
+		if statErr == nil && !info.IsDir() && !info.Mode().IsRegular() {
+			statErr = &fileread.NotRegularError{Path: source, Mode: info.Mode()}
+		}
 		switch {
 		case statErr != nil:
 			return nil, fmt.Errorf("image source %s: %w", source, statErr)

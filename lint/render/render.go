@@ -12,6 +12,8 @@ import (
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/render/helm"
 	"github.com/modellint/modellint/lint/render/kustomize"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // Options say how charts and overlays are rendered. Kustomize overlays take
@@ -44,7 +46,7 @@ func IsChartArchive(path string) bool {
 	if !strings.HasSuffix(path, ".tgz") && !strings.HasSuffix(path, ".tar.gz") {
 		return false
 	}
-	file, err := os.Open(path)
+	file, err := fileread.Open(path)
 	if err != nil {
 		return false
 	}

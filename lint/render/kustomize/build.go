@@ -3,7 +3,6 @@ package kustomize
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/modellint/modellint/lint/manifest"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // Build builds the kustomization in dir as `kustomize build` does, in-process
@@ -21,7 +22,7 @@ import (
 // for generated objects), with every field on the line of the resource or
 // patch that wrote it.
 func Build(dir, display string) ([]*manifest.File, error) {
-	root, err := readTree(dir, display, nil, map[string]bool{})
+	root, err := readTree(dir, display, nil, newTreeWalk())
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +82,7 @@ func Build(dir, display string) ([]*manifest.File, error) {
 	var files []*manifest.File
 	for _, g := range groups {
 		fileDisplay := root.displayOf(g.source)
-		source, err := os.ReadFile(g.source)
+		source, err := fileread.Regular(g.source, manifest.MaxFileSize)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fileDisplay, unwrapPathError(err))
 		}

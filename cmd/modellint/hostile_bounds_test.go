@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestHostileBounds lints small inputs that once hung a run, blew its work
+// up exponentially or read without end: each ends within the time and
+// memory limits, in a one-line error naming the input or in the finding
+// that is the right answer.
+func TestHostileBounds(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	write := func(name, content string) string {
+		os.MkdirAll(filepath.Dir(path(name)), 0o755)
+		if err := os.WriteFile(path(name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path(name)
+	}
+	fifo := func(name string) string {
+		os.MkdirAll(filepath.Dir(path(name)), 0o755)
+		if err := syscall.Mkfifo(path(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path(name)
+	}
+	zero := func(name string) string {
+		os.MkdirAll(filepath.Dir(path(name)), 0o755)
+		if err := os.Symlink("/dev/zero", path(name)); err != nil {
+			t.Fatal(err)
+		}
+		return path(name)
+	}
+	deployment := func(resources string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: q}\nspec:\n  template:\n    spec:\n      containers:\n" +
+			"      - name: c\n        image: example.com/serve:1\n        env: [{name: X, value: \"1e-999999999\"}]\n" +
+			"        resources:\n" + resources
+	}
+	plain := write("plain/deploy.yaml", deployment("          limits: {memory: 1Gi}\n"))
+	chart := filepath.Join(charts, "serving", "tfserving")
+
+	cases := []struct {
+		name string
+		args func() []string
+		exit int
+		want string // in the error after the input, or in the report
+		// input is what the error must name ("" for the last argument).
+		input string
+	}{
+		{"cpu 1e-999999999", func() []string {
+			return []string{"-f", "github", write("cpu.yaml", deployment("          limits: {cpu: \"1e-999999999\", memory: 1Gi}\n"))}
+		}, exitFindings, "resources.limits.cpu: quantity \"1e-999999999\" has an exponent beyond", ""},
+		{"memory 1E999999999", func() []string {
+			return []string{"-f", "github", write("memory.yaml", deployment("          requests: {memory: \"1E999999999\"}\n"))}
+		}, exitFindings, "resources.requests.memory: quantity \"1E999999999\"", ""},
+		{"model.maxSize 1e-999999999", func() []string {
+			return []string{"-c", write("maxsize.yaml", "model: {maxSize: \"1e-999999999\"}\n"), plain}
+		}, exitError, "exponent beyond", "maxsize.yaml"},
+		{"node allocatable 1e999999999", func() []string {
+			return []string{"--cluster", write("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  allocatable: {cpu: \"1e999999999\"}\n"), plain}
+		}, exitError, "allocatable.cpu: quantity", "nodes.yaml"},
+		{"kustomize base under 8 spellings, 6 levels", func() []string {
+			write("dag/l0/kustomization.yaml", "resources: [deploy.yaml]\n")
+			write("dag/l0/deploy.yaml", deployment("          limits: {memory: 1Gi}\n"))
+			for level := 1; level <= 6; level++ {
+				below := fmt.Sprintf("l%d", level-1)
+				spellings := []string{"../" + below, "../" + below + "/", "./../" + below, "../" + below + "/.", "../" + below + "//",
+					"./../" + below + "/", "../../dag/" + below, "../" + below + "/./"}
+				write(fmt.Sprintf("dag/l%d/kustomization.yaml", level), "resources:\n- "+strings.Join(spellings, "\n- ")+"\n")
+			}
+			return []string{path("dag/l6")}
+		}, exitError, "more than 1000 kustomizations", "/dag/l"},
+		{"300 MiB kustomization.yaml", func() []string {
+			file := write("bigk/kustomization.yaml", "resources: [")
+			os.Truncate(file, 300<<20)
+			return []string{path("bigk")}
+		}, exitError, "300 MiB", "kustomization.yaml"},
+		{"FIFO as PATH", func() []string { return []string{fifo("pipe.yaml")} }, exitError, "named pipe", ""},
+		{"FIFO as a discovered .modellint.yaml", func() []string {
+			fifo("found/.modellint.yaml")
+			return []string{write("found/sub/deploy.yaml", deployment("          limits: {memory: 1Gi}\n"))}
+		}, exitError, "named pipe", ".modellint.yaml"},
+		{"FIFO as a kustomize resource", func() []string {
+			write("fifores/kustomization.yaml", "resources: [pipe.yaml]\n")
+			fifo("fifores/pipe.yaml")
+			return []string{path("fifores")}
+		}, exitError, "named pipe", "pipe.yaml"},
+		{"FIFO as --helm-values", func() []string { return []string{"--helm-values", fifo("values.yaml"), chart} }, exitError, "named pipe", "values.yaml"},
+		{"FIFO as --image REF=FILE", func() []string {
+			return []string{"--image", "example.com/serve:1=" + fifo("image.tar"), plain}
+		}, exitError, "named pipe", "image.tar"},
+		{"FIFO as -c", func() []string { return []string{"-c", fifo("config.yaml"), plain} }, exitError, "named pipe", "config.yaml"},
+		{"FIFO as --baseline", func() []string { return []string{"--baseline", fifo("baseline.json"), plain} }, exitError, "named pipe", "baseline.json"},
+		{"PATH symlinked to /dev/zero", func() []string { return []string{zero("zero.yaml")} }, exitError, "character device", ""},
+		{"-c /dev/zero", func() []string { return []string{"-c", zero("zero-config.yaml"), plain} }, exitError, "character device", "zero-config.yaml"},
+		{"--baseline /dev/zero", func() []string { return []string{"--baseline", zero("zero-baseline.json"), plain} }, exitError, "character device", "zero-baseline.json"},
+		{"--helm-values /dev/zero", func() []string { return []string{"--helm-values", zero("zero-values.yaml"), chart} }, exitError, "character device", "zero-values.yaml"},
+		{"truncated docker-save tar as PATH", func() []string {
+			return []string{write("broken.tar", strings.Repeat("x", 700))}
+		}, exitError, "not a docker-save or OCI image tarball", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := c.args()
+			input := c.input
+			if input == "" {
+				input = args[len(args)-1]
+			}
+			output := runHostile(t, append([]string{"--no-color", "--no-cache"}, args...), c.exit)
+			t.Log(output)
+			if c.exit == exitError && !strings.Contains(output, input) {
+				t.Errorf("error %q does not name %s", output, input)
+			}
+			if !strings.Contains(output, c.want) {
+				t.Errorf("output %q does not contain %q", truncate(output, 4000), c.want)
+			}
+		})
+	}
+}
