@@ -44,6 +44,9 @@ type ImageOptions struct {
 	Parallelism int
 	// Progress shows layer reading; nil for silence.
 	Progress image.Progress
+	// MaxLayerBytes bounds what one layer may expand to (0: 32× its
+	// stored size, at least 512 MiB).
+	MaxLayerBytes int64
 }
 
 // isImageSource reports whether a PATH is an image (a docker-save tarball or
@@ -81,6 +84,8 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		Parallelism: options.Image.Parallelism,
 		Timeout:     options.Image.Timeout,
 		Progress:    options.Image.Progress,
+
+		MaxLayerBytes: options.Image.MaxLayerBytes,
 	}
 	if options.Image.CacheDir != "" {
 		readOptions.Cache = &image.Cache{Dir: options.Image.CacheDir}

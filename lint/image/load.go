@@ -374,8 +374,11 @@ func streamLayer(ctx context.Context, layer storedLayer, policy *capturePolicy, 
 	defer stream.Close()
 	allowance := layerAllowance(layer.size, options.MaxLayerBytes)
 	uncompressed := newHashingReader(ctx, stream, allowance, func(limit int64) error {
-		return fmt.Errorf("it expands to more than %d MiB (%d× its %d stored bytes, at least %d MiB); "+
-			"a layer that large is a decompression bomb or needs --max-layer-size", limit>>20, maxLayerExpansion, layer.size, minLayerAllowance>>20)
+		if options.MaxLayerBytes > 0 {
+			return fmt.Errorf("it expands to more than the %d MiB --max-layer-size allows", limit>>20)
+		}
+		return fmt.Errorf("it expands to more than %d MiB (%d× its %d stored bytes, at least %d MiB): "+
+			"a decompression bomb, or a layer that needs --max-layer-size", limit>>20, maxLayerExpansion, layer.size, minLayerAllowance>>20)
 	})
 	index, err := indexLayer(uncompressed, policy)
 	if err != nil {
