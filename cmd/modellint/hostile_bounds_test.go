@@ -123,3 +123,34 @@ func TestHostileBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileCharts renders charts whose templates never end or grow
+// without bound: each is a one-line error naming the chart, within the
+// bounds of the render's child process.
+func TestHostileCharts(t *testing.T) {
+	cases := []struct {
+		name, template, values, want string
+	}{
+		{"tpl calling itself", "{{ tpl .Values.loop . }}\n", "loop: '{{ tpl .Values.loop . }}'\n", "rendering"},
+		{"nested until loops", "{{ range until 1000000 }}{{ range until 1000000 }}{{ end }}{{ end }}\n", "", "did not finish within 2s"},
+		{"repeat 1000000000", "data: {{ repeat 1000000000 \"x\" }}\n", "", "rendering"},
+		{"include recursion", "{{ define \"r\" }}{{ include \"r\" . }}{{ include \"r\" . }}{{ end }}{{ include \"r\" . }}\n", "", "nested reference"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			chart := t.TempDir()
+			os.WriteFile(filepath.Join(chart, "Chart.yaml"), []byte("apiVersion: v2\nname: hostile\nversion: 0.1.0\n"), 0o644)
+			os.WriteFile(filepath.Join(chart, "values.yaml"), []byte(c.values), 0o644)
+			os.MkdirAll(filepath.Join(chart, "templates"), 0o755)
+			os.WriteFile(filepath.Join(chart, "templates", "cm.yaml"), []byte(c.template), 0o644)
+			output := runHostile(t, []string{"--no-color", "--render-timeout", "2s", chart}, exitError)
+			t.Log(truncate(output, 400))
+			if !strings.Contains(output, chart) || !strings.Contains(output, c.want) {
+				t.Errorf("error %q does not name %s and say %q", truncate(output, 2000), chart, c.want)
+			}
+			if len(output) > 1<<10 {
+				t.Errorf("error of %d bytes, want at most 1 KiB", len(output))
+			}
+		})
+	}
+}

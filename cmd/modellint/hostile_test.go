@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modellint/modellint/lint/render/helm"
 )
 
 // TestMain lets the test binary act as modellint in a subprocess, so bad
@@ -19,7 +21,11 @@ func TestMain(m *testing.M) {
 	// registries for them (tests that read images map them to local sources).
 	os.Setenv(offlineEnv, "1")
 	os.Setenv("XDG_CACHE_HOME", os.TempDir()+"/modellint-test-cache")
+	if helm.IsRenderChild() {
+		os.Exit(helm.ServeRender(os.Stdin, os.Stdout))
+	}
 	if os.Getenv("MODELLINT_TEST_AS_MAIN") == "1" {
+		helm.Isolate()
 		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 		writePeakMemory(os.Getenv("MODELLINT_TEST_PEAK_FILE"))
 		os.Exit(code)

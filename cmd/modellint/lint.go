@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -26,6 +27,9 @@ Usage:
   modellint version
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or runtime error.
+
+Only regular files are read, each within a size bound; FIFOs and devices are refused.
+"-" is the one stream: it is read up to 32 MiB but waits as long as its writer does.
 
 Flags:
 `
@@ -89,7 +93,7 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	config, err := loadConfig(flags.configPath, paths)
 	if err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		printError(stderr, err)
 		return exitError
 	}
 	failOn := config.FailOn
@@ -98,22 +102,22 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	threshold, failNever, err := parseFailOn(failOn)
 	if err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		printError(stderr, err)
 		return exitError
 	}
 	selected, err := lint.SelectRules(rules.All(), config, flags.enable, flags.disable)
 	if err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		printError(stderr, err)
 		return exitError
 	}
 	outputs, err := parseOutputs(flags.formats)
 	if err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		printError(stderr, err)
 		return exitError
 	}
 
 	if options.Cluster, err = readCluster(flags.cluster, config); err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		printError(stderr, err)
 		return exitError
 	}
 
@@ -125,7 +129,7 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		// A layer read may fail with a registry's answer quoted in the error.
-		fmt.Fprintf(stderr, "modellint: %s\n", image.RedactCredentials(oneLine(err.Error())))
+		printError(stderr, err)
 		return exitError
 	}
 
@@ -136,7 +140,7 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			continue
 		}
 		if err := writeOutput(out, stdout, result, reportOptions); err != nil {
-			fmt.Fprintf(stderr, "modellint: %v\n", err)
+			printError(stderr, err)
 			return exitError
 		}
 	}
@@ -261,6 +265,30 @@ func useColor(noColor bool, stdout io.Writer) bool {
 
 func oneLine(message string) string {
 	return strings.Join(strings.Fields(message), " ")
+}
+
+// maxErrorLine bounds the error line: a chart's include recursion quotes
+// itself a thousand times, and a hostile value may be megabytes.
+const maxErrorLine = 1000
+
+// printError writes err as the one line a failed run ends with: on one
+// line, at most about maxErrorLine bytes (its start, which names the
+// input, and its end, which says what went wrong, around a count of what
+// was left out), credentials a registry's answer may quote removed.
+func printError(stderr io.Writer, err error) {
+	message := image.RedactCredentials(oneLine(err.Error()))
+	if len(message) > maxErrorLine {
+		head, tail := maxErrorLine*6/10, maxErrorLine*3/10
+		for head > 0 && !utf8.RuneStart(message[head]) {
+			head--
+		}
+		start := len(message) - tail
+		for start < len(message) && !utf8.RuneStart(message[start]) {
+			start++
+		}
+		message = fmt.Sprintf("%s … (%d bytes left out) … %s", message[:head], start-head, message[start:])
+	}
+	fmt.Fprintf(stderr, "modellint: %s\n", message)
 }
 
 // modelFlag parses --model DIR[:MOUNTPATH] into model mappings.

@@ -4,10 +4,17 @@ package main
 
 import (
 	"io"
+	"log"
 	"os"
+
+	"github.com/modellint/modellint/lint/render/helm"
 )
 
 func main() {
+	if helm.IsRenderChild() {
+		os.Exit(helm.ServeRender(os.Stdin, os.Stdout))
+	}
+	helm.Isolate()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -20,6 +27,10 @@ const (
 
 // run is main without the process: it returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Helm's chart loader and Kustomize log through the standard logger
+	// ("found symbolic link in path"); the run's stderr is for its one
+	// error line.
+	log.SetOutput(io.Discard)
 	if len(args) > 0 {
 		switch args[0] {
 		case "rules":

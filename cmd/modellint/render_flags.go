@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/render/helm"
 )
 
 // addRenderFlags defines the flags for rendering Helm charts and Kustomize overlays.
@@ -13,4 +14,6 @@ func addRenderFlags(set *pflag.FlagSet, options *lint.RenderOptions) {
 	set.StringVar(&options.ReleaseName, "release-name", "", `Helm release name, .Release.Name (default "release-name", as helm template)`)
 	set.StringVar(&options.Namespace, "namespace", "", `Helm release namespace, .Release.Namespace (default "default")`)
 	set.BoolVar(&options.HelmIncludeTests, "helm-include-tests", false, "also lint Helm test hooks (helm.sh/hook: test), which an install does not create")
+	set.DurationVar(&options.RenderTimeout, "render-timeout", helm.DefaultRenderTimeout,
+		"the most wall and CPU time rendering one Helm chart may take (it runs in a child process, also bounded to 512 MiB of heap)")
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/render/helm"
@@ -28,6 +29,8 @@ type Options struct {
 	Namespace   string
 	// HelmIncludeTests lints test hooks too, which an install does not create.
 	HelmIncludeTests bool
+	// RenderTimeout bounds rendering one Helm chart (0: helm.DefaultRenderTimeout).
+	RenderTimeout time.Duration
 }
 
 // IsChart reports whether dir is a Helm chart.
@@ -88,6 +91,7 @@ func Render(paths []string, options Options) ([]*manifest.File, error) {
 			rendered, err = helm.Render(path, path, helm.Options{
 				ValuesFiles: options.HelmValues, Set: options.HelmSet,
 				ReleaseName: options.ReleaseName, Namespace: options.Namespace, IncludeTests: options.HelmIncludeTests,
+				Timeout: options.RenderTimeout,
 			})
 		case IsOverlay(path):
 			rendered, err = kustomize.Build(path, path)
