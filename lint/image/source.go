@@ -174,7 +174,35 @@ func registryTransport() http.RoundTripper {
 	base.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	base.TLSHandshakeTimeout = 10 * time.Second
 	base.ResponseHeaderTimeout = 30 * time.Second
-	return base
+	return redirectLimit{base}
+}
+
+// maxRedirects is how many redirects one registry request may follow, as
+// net/http's default policy allows; go-containerregistry replaces that
+// policy with an SSRF check that has no count, so a blob redirecting to
+// itself would be followed until the timeout.
+const maxRedirects = 10
+
+// redirectLimit refuses a request that is the maxRedirects-th redirect of
+// a chain (each redirected request carries the response that caused it).
+type redirectLimit struct{ base http.RoundTripper }
+
+func (l redirectLimit) RoundTrip(req *http.Request) (*http.Response, error) {
+	hops := 0
+	for previous := req.Response; previous != nil && previous.Request != nil; previous = previous.Request.Response {
+		if hops++; hops > maxRedirects {
+			return nil, fmt.Errorf("%s: stopped after %d redirects", redactedURL(req), maxRedirects)
+		}
+	}
+	return l.base.RoundTrip(req)
+}
+
+// redactedURL is a request's URL without its query, where signed blob
+// URLs carry their credentials.
+func redactedURL(req *http.Request) string {
+	u := *req.URL
+	u.RawQuery, u.User = "", nil
+	return u.String()
 }
 
 // classifyRegistryError separates "the registry says there is no such
