@@ -161,6 +161,42 @@ func confFilesLayer(t *testing.T, count, size int) v1.Layer {
 	return plainLayer(t, layerTar(t, entries...))
 }
 
+// writeArchiveNaming writes a docker-save archive of one layer whose
+// manifest.json names the config and the layer as given (the members are
+// stored under those names, cleaned).
+func writeArchiveNaming(t *testing.T, file string, layer []byte, configName, layerName string) {
+	t.Helper()
+	configFile := v1.ConfigFile{OS: "linux", Architecture: "amd64", Config: v1.Config{Entrypoint: []string{"/bin/serve"}},
+		RootFS: v1.RootFS{Type: "layers", DiffIDs: []v1.Hash{sha256Hash(layer)}}}
+	configJSON, _ := json.Marshal(configFile)
+	manifestJSON, _ := json.Marshal([]map[string]any{{"Config": configName, "Layers": []string{layerName}}})
+	writeArchiveMembers(t, file, map[string][]byte{"manifest.json": manifestJSON, configName: configJSON, layerName: layer})
+}
+
+func writeArchiveMembers(t *testing.T, file string, members map[string][]byte) {
+	t.Helper()
+	out, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	writer := tar.NewWriter(out)
+	for _, name := range []string{"manifest.json"} {
+		writer.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(members[name]))})
+		writer.Write(members[name])
+	}
+	for name, data := range members {
+		if name == "manifest.json" {
+			continue
+		}
+		writer.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(data))})
+		writer.Write(data)
+	}
+	if err := writer.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // writeRepeatedLayerArchive writes a docker-save archive whose manifest
 // lists one layer count times.
 func writeRepeatedLayerArchive(t *testing.T, file string, config v1.Config, layer []byte, count int) string {

@@ -129,3 +129,23 @@ func writeLayout(t *testing.T, dir string, config v1.Config, layers ...v1.Layer)
 	}
 	return dir
 }
+
+// TestHostileSaveMembers lints docker-save archives whose manifest.json
+// names members outside the archive, which docker load refuses.
+func TestHostileSaveMembers(t *testing.T) {
+	dir := t.TempDir()
+	layer := layerTar(t, startFiles(t)...)
+	for _, c := range []struct{ name, config, layer string }{
+		{"config climbing out", "../cfg.json", "layer.tar"},
+		{"absolute layer", "config.json", "/abs/layer.tar"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".tar")
+			writeArchiveNaming(t, file, layer, c.config, c.layer)
+			output := runHostile(t, []string{"--no-color", "--no-cache", file}, exitError)
+			if !strings.Contains(output, file) || !strings.Contains(output, "outside the archive") {
+				t.Errorf("error %q does not name %s and the member outside it", output, file)
+			}
+		})
+	}
+}

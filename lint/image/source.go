@@ -9,8 +9,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -361,6 +363,11 @@ func openTarball(file, reference string) (*stored, error) {
 	if err != nil {
 		return fail(err)
 	}
+	for _, member := range append([]string{descriptor.Config}, descriptor.Layers...) {
+		if err := checkMemberName(member); err != nil {
+			return fail(err)
+		}
+	}
 	data, err := archive.readSmall(descriptor.Config, maxConfigSize)
 	if err != nil {
 		return fail(fmt.Errorf("config: %w", err))
@@ -400,6 +407,16 @@ func openTarball(file, reference string) (*stored, error) {
 		opened.layers = append(opened.layers, layer)
 	}
 	return opened, nil
+}
+
+// checkMemberName refuses what docker load refuses in manifest.json: a
+// member outside the archive (an absolute path, one climbing out with ..).
+func checkMemberName(member string) error {
+	clean := path.Clean(member)
+	if member == "" || path.IsAbs(member) || clean == ".." || strings.HasPrefix(clean, "../") {
+		return fmt.Errorf("manifest.json names the member %s, outside the archive (docker load refuses it)", strconv.Quote(member))
+	}
+	return nil
 }
 
 // checkBlob compares a small blob read whole with its digest.
