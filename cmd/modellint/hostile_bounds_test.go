@@ -154,3 +154,30 @@ func TestHostileCharts(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileModelEntries lints model dirs with a FIFO or a device where a
+// file belongs: a finding naming it, never a blocked open.
+func TestHostileModelEntries(t *testing.T) {
+	dir := t.TempDir()
+	triton := filepath.Join(dir, "repository", "resnet")
+	os.MkdirAll(filepath.Join(triton, "1"), 0o755)
+	os.WriteFile(filepath.Join(triton, "1", "model.onnx"), []byte("onnx"), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(triton, "config.pbtxt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	output := runHostile(t, []string{"--no-color", "-f", "github", triton}, exitFindings)
+	if !strings.Contains(output, "config.pbtxt is a named pipe (FIFO), not a file") {
+		t.Errorf("output %q does not report the FIFO config.pbtxt", truncate(output, 4000))
+	}
+
+	device := filepath.Join(dir, "llm")
+	os.MkdirAll(device, 0o755)
+	os.WriteFile(filepath.Join(device, "config.json"), []byte(`{"model_type": "llama"}`), 0o644)
+	if err := syscall.Mknod(filepath.Join(device, "model.safetensors"), syscall.S_IFCHR|0o644, 1<<8|5); err != nil {
+		t.Skipf("cannot make a device node here: %v", err)
+	}
+	output = runHostile(t, []string{"--no-color", "-f", "github", device}, exitFindings)
+	if !strings.Contains(output, "model.safetensors is a character device, not a file") {
+		t.Errorf("output %q does not report the device model.safetensors", truncate(output, 4000))
+	}
+}
