@@ -181,3 +181,18 @@ func TestHostileModelEntries(t *testing.T) {
 		t.Errorf("output %q does not report the device model.safetensors", truncate(output, 4000))
 	}
 }
+
+// TestHostilePickleFrame lints a model whose pickle opens a FRAME of 2^63
+// bytes: the unpickler fails on it, so MDL140 says the file could not be
+// scanned rather than passing it.
+func TestHostilePickleFrame(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bert")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"model_type": "bert"}`), 0o644)
+	frame := []byte{0x80, 0x04, 0x95, 0, 0, 0, 0, 0, 0, 0, 0x80, 'N', '.'}
+	os.WriteFile(filepath.Join(dir, "pytorch_model.bin"), frame, 0o644)
+	output := runHostile(t, []string{"--no-color", "-f", "github", dir}, exitClean)
+	if !strings.Contains(output, "MDL140") || !strings.Contains(output, "FRAME of 9223372036854775808 bytes") {
+		t.Errorf("output %q does not report the FRAME", truncate(output, 4000))
+	}
+}
