@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -194,5 +196,33 @@ func TestHostilePickleFrame(t *testing.T) {
 	output := runHostile(t, []string{"--no-color", "-f", "github", dir}, exitClean)
 	if !strings.Contains(output, "MDL140") || !strings.Contains(output, "FRAME of 9223372036854775808 bytes") {
 		t.Errorf("output %q does not report the FRAME", truncate(output, 4000))
+	}
+}
+
+// TestHostileMessages checks that what libraries log and what hostile
+// values hold never break the one-line error rule.
+func TestHostileMessages(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.yaml")
+	os.WriteFile(config, []byte("failOn: \""+strings.Repeat("x", 10<<20)+"\"\n"), 0o644)
+	output := runHostile(t, []string{"--no-color", "-c", config, dir}, exitError)
+	if len(output) > 1100 || !strings.Contains(output, config) {
+		t.Errorf("error of %d bytes %q, want one naming %s of at most about 1 KB", len(output), truncate(output, 200), config)
+	}
+
+	// Helm's loader logs every symlink it follows in a chart.
+	chart := filepath.Join(dir, "chart")
+	os.MkdirAll(filepath.Join(chart, "templates"), 0o755)
+	os.WriteFile(filepath.Join(chart, "Chart.yaml"), []byte("apiVersion: v2\nname: linked\nversion: 0.1.0\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: linked}\ndata: {a: b}\n"), 0o644)
+	if err := os.Symlink(filepath.Join(dir, "cm.yaml"), filepath.Join(chart, "templates", "cm.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "--no-color", chart)
+	cmd.Env = append(os.Environ(), "MODELLINT_TEST_AS_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
+		t.Errorf("%v, stderr %q; want exit 0 and nothing on stderr", err, stderr.String())
 	}
 }
