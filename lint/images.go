@@ -49,6 +49,15 @@ type ImageOptions struct {
 	MaxLayerBytes int64
 }
 
+// timedOut names --timeout when it is what stopped reading a local image
+// (a registry image is skipped with a note instead).
+func timedOut(ctx context.Context, err error, source string, timeout time.Duration) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("image source %s: reading it did not finish within --timeout %s", source, timeout)
+}
+
 // isImageSource reports whether a PATH is an image (a docker-save tarball or
 // an OCI layout directory) rather than manifests.
 func isImageSource(path string) bool { return image.IsSource(path) }
@@ -174,7 +183,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 				continue
 			}
 			if err != nil {
-				return nil, err
+				return nil, timedOut(ctx, err, source, options.Image.TotalTimeout)
 			}
 		}
 		for _, use := range users {
@@ -196,7 +205,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		}
 		img, err := image.Open(ctx, source, filepath.FromSlash(source), opts)
 		if err != nil {
-			return nil, err
+			return nil, timedOut(ctx, err, source, options.Image.TotalTimeout)
 		}
 		targets = append(targets, &Target{Images: map[string]*image.Image{source: img}})
 		result.Files = append(result.Files, source)

@@ -48,6 +48,10 @@ func TestHostileLayerBounds(t *testing.T) {
 			return writeImage(t, path("gzip-bomb-flag.tar"), serve, plainLayer(t, layerTar(t, startFiles(t)...)),
 				imagetest.NewLayerFromCompressed(zeroBomb(t, 50<<30, "gzip"), sha256Hash(nil), types.OCILayer))
 		}, exitError, "more than the 100 MiB --max-layer-size allows"},
+		{"gzip bomb of 50 GiB allowed by --max-layer-size 100Gi, under --timeout 1s", func() string {
+			return writeImage(t, path("gzip-bomb-timeout.tar"), serve, plainLayer(t, layerTar(t, startFiles(t)...)),
+				imagetest.NewLayerFromCompressed(zeroBomb(t, 50<<30, "gzip"), sha256Hash(nil), types.OCILayer))
+		}, exitError, "--timeout 1s"},
 		{"one layer listed 20,000 times", func() string {
 			layer := layerTar(t, startFiles(t)...)
 			return writeRepeatedLayerArchive(t, path("repeated.tar"), serve, layer, 20_000)
@@ -64,7 +68,10 @@ func TestHostileLayerBounds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			input := c.input()
 			args := []string{"--no-color", "--no-cache", input}
-			if strings.Contains(c.name, "--max-layer-size") {
+			switch {
+			case strings.Contains(c.name, "--timeout"):
+				args = append(args, "--max-layer-size", "100Gi", "--timeout", "1s")
+			case strings.Contains(c.name, "--max-layer-size"):
 				args = append(args, "--max-layer-size", "100Mi")
 			}
 			output := runHostile(t, args, c.exit)
