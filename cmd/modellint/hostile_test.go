@@ -140,10 +140,13 @@ func runHostile(t *testing.T, args []string, want int) string {
 	if want == exitError && (message == "" || strings.Contains(message, "\n")) {
 		t.Errorf("want a one-line error, got %q", message)
 	}
-	if cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(); cpu > hostileTimeLimit {
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	peak := readPeakMemory(t, peakFile)
+	t.Logf("exit %d, CPU %v, wall %v, peak RSS %d MiB", code, cpu.Round(time.Millisecond), elapsed.Round(time.Millisecond), peak>>20)
+	if cpu > hostileTimeLimit {
 		t.Errorf("took %v of CPU (%v wall), limit %v", cpu, elapsed, hostileTimeLimit)
 	}
-	if peak := readPeakMemory(t, peakFile); peak > hostileMemoryLimit {
+	if peak > hostileMemoryLimit {
 		t.Errorf("peak RSS %d MiB, limit %d MiB", peak>>20, hostileMemoryLimit>>20)
 	}
 	if want != exitError {

@@ -9,7 +9,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime/metrics"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -22,14 +23,14 @@ import (
 // allocate without limit ("{{ repeat 1000000000 "x" }}" asks for a GiB at
 // once, a tpl that calls itself grows until the stack overflows). So a
 // chart is rendered in a child process of the same binary, with a
-// deadline, a CPU limit, an address-space limit and a heap watchdog; when
+// deadline, a CPU limit, an address-space limit and a memory watchdog; when
 // any is passed the child dies and the chart is reported.
 const (
 	// DefaultRenderTimeout bounds one chart's rendering, in wall and CPU
 	// time: the largest public charts render in well under a second.
 	DefaultRenderTimeout = 10 * time.Second
-	// renderHeapLimit bounds the child's live heap: a chart's output is
-	// MiB, its values and templates less.
+	// renderHeapLimit bounds the child's resident memory: a chart's output
+	// is MiB, its values and templates less, the binary itself ~60 MiB.
 	renderHeapLimit = 512 << 20
 	// renderAddressSpace backs the watchdog: an allocation too large to
 	// wait for fails at once.
@@ -87,11 +88,21 @@ func ServeRender(stdin io.Reader, stdout io.Writer) int {
 // heapExceededCode is the child's exit code when its heap outgrew the limit.
 const heapExceededCode = 3
 
+// watchHeap ends the process when its resident memory passes the limit.
+// RSS from /proc is what the limit is about and is current at once, where
+// the runtime's heap statistics lag a large allocation being filled.
 func watchHeap() {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	for range time.Tick(5 * time.Millisecond) {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > renderHeapLimit {
+	pageSize := uint64(os.Getpagesize())
+	for range time.Tick(2 * time.Millisecond) {
+		statm, err := os.ReadFile("/proc/self/statm")
+		if err != nil {
+			return // not Linux: the address-space limit and the deadline still hold
+		}
+		fields := strings.Fields(string(statm))
+		if len(fields) < 2 {
+			return
+		}
+		if resident, err := strconv.ParseUint(fields[1], 10, 64); err == nil && resident*pageSize > renderHeapLimit {
 			os.Exit(heapExceededCode)
 		}
 	}
