@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -147,5 +148,21 @@ func TestHostileSaveMembers(t *testing.T) {
 				t.Errorf("error %q does not name %s and the member outside it", output, file)
 			}
 		})
+	}
+}
+
+// TestHostileLayoutFiles lints an OCI layout whose index.json is a FIFO:
+// refused before it is opened, naming it.
+func TestHostileLayoutFiles(t *testing.T) {
+	layer := plainLayer(t, layerTar(t, startFiles(t)...))
+	dir := writeLayout(t, filepath.Join(t.TempDir(), "layout"), v1.Config{Entrypoint: []string{"/bin/serve"}}, layer)
+	index := filepath.Join(dir, "index.json")
+	os.Remove(index)
+	if err := syscall.Mkfifo(index, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	output := runHostile(t, []string{"--no-color", "--no-cache", "--image", "example.com/serve:1=" + dir, dir}, exitError)
+	if !strings.Contains(output, index) || !strings.Contains(output, "named pipe") {
+		t.Errorf("error %q does not name the FIFO index.json", output)
 	}
 }

@@ -22,6 +22,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // stored is an opened image: its config, and a way to read each layer as
@@ -280,6 +282,9 @@ func fromV1Image(img v1.Image, digest string, verifiedBlobs bool) (*stored, erro
 // whose ref.name annotation matches the reference's tag, else the only one,
 // else the one for the platform.
 func openLayout(dir, reference string, platform v1.Platform) (*stored, error) {
+	if err := checkLayoutFiles(dir); err != nil {
+		return nil, err
+	}
 	path, err := layout.FromPath(dir)
 	if err != nil {
 		return nil, fmt.Errorf("not an OCI image layout: %w", err)
@@ -314,6 +319,44 @@ func openLayout(dir, reference string, platform v1.Platform) (*stored, error) {
 		return nil, fmt.Errorf("index entry %s has media type %q, not an image", chosen.Digest, chosen.MediaType)
 	}
 	return nil, errors.New("image indexes nested too deep")
+}
+
+// maxLayoutBlobs bounds the blobs of a layout that are checked: a layout
+// of a few images holds a few hundred.
+const maxLayoutBlobs = 1 << 16
+
+// checkLayoutFiles refuses a layout whose index or blobs are not regular
+// files (go-containerregistry opens them as they are: a FIFO would block,
+// a device never end), before any is opened. Symlinks are followed.
+func checkLayoutFiles(dir string) error {
+	for _, name := range []string{"oci-layout", "index.json"} {
+		if _, err := fileread.CheckRegular(filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	algorithms, err := os.ReadDir(filepath.Join(dir, "blobs"))
+	if err != nil {
+		return nil // no blobs: the index names none that can be read, and says so
+	}
+	count := 0
+	for _, algorithm := range algorithms {
+		blobs, err := os.ReadDir(filepath.Join(dir, "blobs", algorithm.Name()))
+		if err != nil {
+			continue
+		}
+		for _, blob := range blobs {
+			if count++; count > maxLayoutBlobs {
+				return fmt.Errorf("more than %d blobs: not an image layout a lint should read", maxLayoutBlobs)
+			}
+			if blob.Type().IsRegular() {
+				continue
+			}
+			if _, err := fileread.CheckRegular(filepath.Join(dir, "blobs", algorithm.Name(), blob.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 const refNameAnnotation = "org.opencontainers.image.ref.name"
