@@ -236,7 +236,7 @@ func TestActionLintFindings(t *testing.T) {
 	if !strings.Contains(got.stdout, "MDL205") || !strings.Contains(got.stdout, "LINE:COL") {
 		t.Errorf("the log has no findings table:\n%s", got.stdout)
 	}
-	if !strings.HasPrefix(got.summary, "## modellint\n") || !strings.Contains(got.summary, "| error | MDL205 memory-limit-missing |") {
+	if !strings.HasPrefix(got.summary, "## modellint\n") || !strings.Contains(got.summary, "| error | [MDL205 memory-limit-missing](") {
 		t.Errorf("step summary:\n%s", got.summary)
 	}
 	want := map[string]string{

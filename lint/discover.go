@@ -14,6 +14,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
+	"github.com/modellint/modellint/internal/fileread"
+	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -143,6 +145,8 @@ func (w *walker) path(path string, stdin io.Reader) {
 		w.found.imageSources = append(w.found.imageSources, displayPath(path))
 	case isRenderArchive(path):
 		w.found.renderDirs = append(w.found.renderDirs, displayPath(path))
+	case info.Mode().IsRegular() && strings.EqualFold(filepath.Ext(path), ".tar"):
+		w.fail(displayPath(path), fmt.Errorf("not a docker-save or OCI image tarball: %v", image.SaveArchiveError(path)))
 	case info.IsDir():
 		root, err := filepath.Abs(path)
 		if err != nil {
@@ -326,7 +330,7 @@ func readManifest(path, name string, info fs.FileInfo) ([]byte, error) {
 	if info.Size() > manifest.MaxFileSize {
 		return nil, fmt.Errorf("file is %d MiB, more than the %d MiB a manifest may hold", info.Size()>>20, manifest.MaxFileSize>>20)
 	}
-	source, err := os.ReadFile(path)
+	source, err := fileread.Regular(path, manifest.MaxFileSize)
 	if err != nil {
 		return nil, unwrapPathError(err)
 	}

@@ -47,6 +47,18 @@ type ImageOptions struct {
 	Parallelism int
 	// Progress shows layer reading; nil for silence.
 	Progress image.Progress
+	// MaxLayerBytes bounds what one layer may expand to (0: 32× its
+	// stored size, at least 512 MiB).
+	MaxLayerBytes int64
+}
+
+// timedOut names --timeout when it is what stopped reading a local image
+// (a registry image is skipped with a note instead).
+func timedOut(ctx context.Context, err error, source string, timeout time.Duration) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("image source %s: reading it did not finish within --timeout %s", source, timeout)
 }
 
 // isImageSource reports whether a PATH is an image (a docker-save tarball or
@@ -84,6 +96,8 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		Parallelism: options.Image.Parallelism,
 		Timeout:     options.Image.Timeout,
 		Progress:    options.Image.Progress,
+
+		MaxLayerBytes: options.Image.MaxLayerBytes,
 	}
 	if options.Image.CacheDir != "" {
 		readOptions.Cache = &image.Cache{Dir: options.Image.CacheDir}
@@ -184,7 +198,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 				continue
 			}
 			if err != nil {
-				return nil, err
+				return nil, timedOut(ctx, err, source, options.Image.TotalTimeout)
 			}
 		}
 		for _, use := range users {
@@ -208,7 +222,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		}
 		img, err := image.Open(ctx, source, filepath.FromSlash(source), opts)
 		if err != nil {
-			return nil, err
+			return nil, timedOut(ctx, err, source, options.Image.TotalTimeout)
 		}
 		targets = append(targets, &Target{Images: map[string]*image.Image{source: img}})
 		result.Files = append(result.Files, source)

@@ -56,13 +56,14 @@ var lfsPointer = &lint.Rule{
 	ID: "MDL108", Name: "lfs-pointer", Severity: lint.Error,
 	Artifact: lint.ArtifactModel, Needs: []lint.Fact{lint.FactModel},
 	Doc: lint.Doc{
-		Summary: "A model file is a Git LFS pointer, a weight file is empty, or a file is a symlink that leaves the model directory.",
+		Summary: "A model file is a Git LFS pointer, a weight file is empty, a file is a symlink that leaves the model directory, or an entry is a FIFO or a device.",
 		Why: "A repository cloned without git lfs holds ~130-byte text files (\"version https://git-lfs.github.com/spec/v1 ...\") " +
 			"in place of weights; the server then fails deep inside its loader: safetensors reports \"Error while deserializing " +
 			"header: HeaderTooLarge\", TensorFlow \"Can't parse ... as binary proto\" or a failed restore, PyTorch \"invalid load key, 'v'\". " +
 			"An empty weight file is an interrupted copy. A symlink that points outside the model directory (a Hugging Face cache " +
 			"snapshot links into ../../blobs) dangles in a container that mounts or copies only the directory; it is an error for " +
-			"a weight file and a warning for other files.",
+			"a weight file and a warning for other files. A FIFO or a device where a file belongs (a named pipe config.pbtxt) blocks or " +
+			"fails the server's open.",
 		Bad:  "models/llm/model.safetensors   # 134 bytes\n  version https://git-lfs.github.com/spec/v1\n  oid sha256:...\n  size 4965799096",
 		Good: "models/llm/model.safetensors   # 4.6 GiB",
 		Fix:  "Run git lfs pull (or enable LFS in the CI checkout), copy symlinked files with cp -L, and re-copy empty files from the source.",
@@ -105,6 +106,11 @@ func checkLFSPointer(pass *lint.Pass) {
 		case file.MayBeLFSPointer() && m.IsUnread(file.Path) && !ownRule[file.Path]:
 			unread = append(unread, file.Path)
 		}
+	}
+	for _, special := range m.Special {
+		pass.ReportFile(m.Path(special.Path),
+			"%s is %s, not a file: the server's open of it blocks or fails (and so does a copy into the image); "+
+				"put the real file there", m.Path(special.Path), special.Kind)
 	}
 	for _, link := range m.Links {
 		// A weight file behind a broken link fails the load; another file

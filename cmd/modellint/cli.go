@@ -21,6 +21,8 @@ const rootLong = `modellint lints a model-serving deployment before it ships: Ku
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or runtime error (an unreadable input among them).
 
+Only regular files are read, each within a size bound; FIFOs and devices are refused. "-" is the one stream: it is read up to 32 MiB but waits as long as its writer does.
+
 Every flag can also be set as MODELLINT_<FLAG> in the environment, e.g. MODELLINT_FAIL_ON=warning or MODELLINT_OFFLINE=1; a flag on the command line wins.`
 
 // flagGroups orders the topics of --help; a flag names its topic in the

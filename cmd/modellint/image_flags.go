@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/spf13/pflag"
 
+	"github.com/modellint/modellint/internal/quantity"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image"
 )
@@ -36,6 +37,26 @@ func addImageFlags(set *pflag.FlagSet, options *lint.ImageOptions) {
 	set.Var(&cacheDirFlag{options: options}, "cache-dir", "where per-layer image indexes are cached")
 	set.Var(&noCacheFlag{options}, "no-cache", "read every image layer, without the layer cache")
 	set.Lookup("no-cache").NoOptDefVal = "true"
+	set.Var(&layerSizeFlag{options}, "max-layer-size",
+		"the most one image layer may expand to, e.g. 64Gi (default: 32× its compressed size, at least 512Mi): a larger layer is refused as a decompression bomb")
+}
+
+type layerSizeFlag struct{ options *lint.ImageOptions }
+
+func (f *layerSizeFlag) String() string {
+	if f.options.MaxLayerBytes == 0 {
+		return ""
+	}
+	return strconv.FormatInt(f.options.MaxLayerBytes, 10)
+}
+func (f *layerSizeFlag) Type() string { return "SIZE" }
+func (f *layerSizeFlag) Set(value string) error {
+	size, err := quantity.Parse(value)
+	if err != nil || size.Sign() <= 0 {
+		return fmt.Errorf("want a positive size such as 64Gi, got %s", quantity.Quote(value))
+	}
+	f.options.MaxLayerBytes = size.Value()
+	return nil
 }
 
 type imageSourceFlag struct{ options *lint.ImageOptions }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -102,7 +103,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	if err != nil {
 		// A config's problems are one line each, every one named.
 		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(stderr, "modellint: %s\n", line)
+			printError(stderr, errors.New(line))
 		}
 		return exitError
 	}
@@ -112,7 +113,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	}
 	threshold, failNever, err := parseFailOn(failOn)
 	if err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		printError(stderr, err)
 		return exitError
 	}
 	selected, err := lint.SelectRules(rules.All(), config, flags.enable, flags.disable)
@@ -120,7 +121,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		selected, err = lint.OnlyRules(rules.All(), config, flags.enableOnly)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		printError(stderr, err)
 		return exitError
 	}
 
@@ -129,12 +130,12 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		err = checkWritable(outputs, flags.baseline.write)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		printError(stderr, err)
 		return exitError
 	}
 
 	if options.Cluster, err = readCluster(flags.cluster, config); err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		printError(stderr, err)
 		return exitError
 	}
 
@@ -152,7 +153,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	}
 	if err != nil {
 		// A layer read may fail with a registry's answer quoted in the error.
-		fmt.Fprintf(stderr, "modellint: %s\n", image.RedactCredentials(oneLine(err.Error())))
+		printError(stderr, err)
 		return exitError
 	}
 	// -v says which config the run used, first among the notes.
@@ -160,7 +161,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	// Each input that could not be read is one line; the reports below
 	// still cover everything else, and the run exits 2.
 	for _, problem := range result.InputErrors {
-		fmt.Fprintf(stderr, "modellint: %s\n", image.RedactCredentials(problem.String()))
+		printError(stderr, errors.New(problem.String()))
 	}
 	for _, unused := range result.Unused {
 		fmt.Fprintf(stderr, "modellint: warning: %s\n", unused)
@@ -183,7 +184,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 			continue
 		}
 		if err := writeOutput(out, stdout, result, reportOptions); err != nil {
-			fmt.Fprintf(stderr, "modellint: %v\n", err)
+			printError(stderr, err)
 			return exitError
 		}
 	}
@@ -387,6 +388,30 @@ func describeConfig(config *lint.Config) string {
 
 func oneLine(message string) string {
 	return strings.Join(strings.Fields(message), " ")
+}
+
+// maxErrorLine bounds the error line: a chart's include recursion quotes
+// itself a thousand times, and a hostile value may be megabytes.
+const maxErrorLine = 1000
+
+// printError writes err as the one line a failed run ends with: on one
+// line, at most about maxErrorLine bytes (its start, which names the
+// input, and its end, which says what went wrong, around a count of what
+// was left out), credentials a registry's answer may quote removed.
+func printError(stderr io.Writer, err error) {
+	message := image.RedactCredentials(oneLine(err.Error()))
+	if len(message) > maxErrorLine {
+		head, tail := maxErrorLine*6/10, maxErrorLine*3/10
+		for head > 0 && !utf8.RuneStart(message[head]) {
+			head--
+		}
+		start := len(message) - tail
+		for start < len(message) && !utf8.RuneStart(message[start]) {
+			start++
+		}
+		message = fmt.Sprintf("%s … (%d bytes left out) … %s", message[:head], start-head, message[start:])
+	}
+	fmt.Fprintf(stderr, "modellint: %s\n", message)
 }
 
 // modelFlag parses --model DIR[:MOUNTPATH] into model mappings.

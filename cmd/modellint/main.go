@@ -5,10 +5,17 @@ package main
 import (
 	"fmt"
 	"io"
+	"log"
 	"os"
+
+	"github.com/modellint/modellint/lint/render/helm"
 )
 
 func main() {
+	if helm.IsRenderChild() {
+		os.Exit(helm.ServeRender(os.Stdin, os.Stdout))
+	}
+	helm.Isolate()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -21,6 +28,10 @@ const (
 
 // run is main without the process: it returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Helm's chart loader and Kustomize log through the standard logger
+	// ("found symbolic link in path"); the run's stderr is for its one
+	// error line.
+	log.SetOutput(io.Discard)
 	code := exitClean
 	root := newRootCommand(stdin, stdout, stderr, &code)
 	root.SetArgs(args)

@@ -52,6 +52,8 @@ func TestRegistryFaultsCLI(t *testing.T) {
 		want       int
 		wantStdout string // REF stands for the image reference
 		wantStderr string
+		// maxLayerRequests bounds the requests for the layer blob (0: any).
+		maxLayerRequests int
 	}{
 		{name: "token flow", password: password, want: exitClean, wantStdout: "0 errors, 0 warnings, 1 info"},
 		{name: "token flow, refused credentials", password: "wrong-password-77d0", want: exitClean,
@@ -70,6 +72,8 @@ func TestRegistryFaultsCLI(t *testing.T) {
 			wantStdout: "image REF was not read: the registry reads did not finish within --timeout 1s"},
 		{name: "digest mismatch", rule: layer(imagetest.Corrupt), want: exitError,
 			wantStderr: "modellint: image REF: layer 1/1 "},
+		{name: "layer redirects to itself", rule: layer(imagetest.RedirectSelf), want: exitClean,
+			wantStdout: "image REF was not read: ", maxLayerRequests: 12},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -108,6 +112,9 @@ func TestRegistryFaultsCLI(t *testing.T) {
 			}
 			if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 				t.Errorf("stderr is more than one line: %q", stderr)
+			}
+			if requests := proxy.Requests(layerDigest.String()); c.maxLayerRequests > 0 && requests > c.maxLayerRequests {
+				t.Errorf("the layer was requested %d times, want at most %d", requests, c.maxLayerRequests)
 			}
 			outputs := map[string]string{"stdout": stdout, "stderr": stderr}
 			for _, file := range reports {

@@ -17,4 +17,6 @@ func addRenderFlags(set *pflag.FlagSet, options *lint.RenderOptions) {
 	set.StringVar(&options.KubeVersion, "kube-version", "", "Kubernetes version for Helm's .Capabilities.KubeVersion (helm --kube-version; default "+helm.DefaultKubeVersion+")")
 	set.StringSliceVar(&options.APIVersions, "api-versions", nil, "extra API versions for Helm's .Capabilities.APIVersions (helm --api-versions), repeatable")
 	set.StringVar(&options.KustomizeLoadRestrictor, "kustomize-load-restrictor", "", `"none" lets overlays read files outside their dir (kustomize --load-restrictor LoadRestrictionsNone; also kustomize.loadRestrictor in the config)`)
+	set.DurationVar(&options.RenderTimeout, "render-timeout", helm.DefaultRenderTimeout,
+		"the most wall and CPU time rendering one Helm chart may take (it runs in a child process, also bounded to 512 MiB of heap)")
 }

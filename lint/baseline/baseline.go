@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/modellint/modellint/lint"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // Kind is the lint.Suppression kind of a finding the baseline knows.
@@ -78,11 +80,15 @@ func (f *File) WriteFile(path string) error {
 	return nil
 }
 
+// maxFileBytes bounds a baseline read back: a record of 100,000 findings
+// takes a few tens of MiB.
+const maxFileBytes = 128 << 20
+
 // Read loads the baseline at path. A missing, malformed or foreign file is
 // an error: silently matching nothing would fail a build for findings the
 // user accepted, and matching wrongly would hide new ones.
 func Read(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileread.Regular(path, maxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}

@@ -7,7 +7,6 @@ package cluster
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -15,6 +14,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/modellint/modellint/internal/fileread"
+	"github.com/modellint/modellint/internal/quantity"
 )
 
 // MaxFileBytes bounds the nodes file: a few thousand nodes fit, a wrong
@@ -56,17 +58,13 @@ type Node struct {
 // Read reads a `kubectl get nodes -o yaml` file: a List of Node, a
 // NodeList or a single Node.
 func Read(path string) (*Facts, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("cluster nodes %s: %w", path, unwrapPath(err))
-	}
-	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("cluster nodes %s: %w", path, unwrapPath(err))
-	}
-	if len(data) > MaxFileBytes {
+	data, err := fileread.Regular(path, MaxFileBytes)
+	var tooLarge *fileread.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
 		return nil, fmt.Errorf("cluster nodes %s: larger than %d MiB, not a kubectl get nodes -o yaml", path, MaxFileBytes>>20)
+	case err != nil:
+		return nil, fmt.Errorf("cluster nodes %s: %w", path, unwrapPath(err))
 	}
 	facts, err := parse(data)
 	if err != nil {
@@ -81,6 +79,13 @@ func parse(data []byte) (*Facts, error) {
 		Kind string `json:"kind"`
 	}
 	if err := yaml.Unmarshal(data, &header); err != nil {
+		return nil, err
+	}
+	var generic any
+	if err := yaml.Unmarshal(data, &generic); err != nil {
+		return nil, err
+	}
+	if err := checkQuantities(generic, ""); err != nil {
 		return nil, err
 	}
 	var nodes []corev1.Node
@@ -114,6 +119,33 @@ func parse(data []byte) (*Facts, error) {
 		facts.Nodes = append(facts.Nodes, newNode(node))
 	}
 	return facts, nil
+}
+
+// checkQuantities refuses a capacity or allocatable value that would hang
+// resource.ParseQuantity while the nodes are decoded.
+func checkQuantities(value any, key string) error {
+	switch v := value.(type) {
+	case map[string]any:
+		for name, item := range v {
+			if err := checkQuantities(item, name); err != nil {
+				return err
+			}
+			if key == "capacity" || key == "allocatable" {
+				if text, ok := item.(string); ok {
+					if err := quantity.Check(text); err != nil {
+						return fmt.Errorf("%s.%s: %w", key, name, err)
+					}
+				}
+			}
+		}
+	case []any:
+		for _, item := range v {
+			if err := checkQuantities(item, key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func newNode(node corev1.Node) Node {

@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/modellint/modellint/internal/fileread"
+	"github.com/modellint/modellint/internal/quantity"
 )
 
 // FileNames are looked for, in this order, in each directory walked up
@@ -132,11 +134,11 @@ func (c *Config) ModelMaxSize() (bytes int64, ok bool) {
 	if c.Model.MaxSize == "" {
 		return 0, false
 	}
-	quantity, err := resource.ParseQuantity(c.Model.MaxSize)
+	size, err := quantity.Parse(c.Model.MaxSize)
 	if err != nil {
 		return 0, false
 	}
-	return quantity.Value(), true
+	return size.Value(), true
 }
 
 // ProbeConfig tunes MDL203.
@@ -180,10 +182,13 @@ func (c *Config) IsExternal(kind, namespace, name string) bool {
 	return false
 }
 
+// MaxFileBytes bounds a config file: real ones are a few KiB.
+const MaxFileBytes = 4 << 20
+
 // Load reads a config file strictly. Rule severities are checked by the
 // engine, which owns their names.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileread.Regular(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
@@ -222,8 +227,11 @@ func Load(path string) (*Config, error) {
 		}
 	}
 	if config.Model.MaxSize != "" {
-		if quantity, err := resource.ParseQuantity(config.Model.MaxSize); err != nil || quantity.Sign() <= 0 {
-			return nil, fmt.Errorf("%s: model.maxSize: %q is not a positive quantity such as 2Gi", path, config.Model.MaxSize)
+		if err := quantity.Check(config.Model.MaxSize); err != nil {
+			return nil, fmt.Errorf("%s: model.maxSize: %w", path, err)
+		}
+		if size, err := quantity.Parse(config.Model.MaxSize); err != nil || size.Sign() <= 0 {
+			return nil, fmt.Errorf("%s: model.maxSize: %s is not a positive quantity such as 2Gi", path, quantity.Quote(config.Model.MaxSize))
 		}
 	}
 	return config, nil

@@ -2,17 +2,21 @@ package image
 
 import (
 	"bufio"
+	"bytes"
+	"crypto/sha256"
 	"encoding/gob"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // Cache keeps what one pass over a layer found (its entries and captured
-// file facts), by the layer's diff ID, so a re-lint of an image whose base
+// file facts), by the layer's diff ID as computed over the bytes read (an
+// entry is written only after the whole layer verified against it), so a re-lint of an image whose base
 // layers did not change streams only the new ones. Entries are written to a
 // temporary file and renamed into place, so concurrent runs never see half
 // an entry; the directory is trimmed to MaxBytes, least recently used first.
@@ -29,8 +33,14 @@ const DefaultCacheBytes = 512 << 20
 // entries are then ignored and trimmed away in time.
 const cacheFormat = "v3"
 
-// cacheMagic starts every entry, so a foreign or torn file is not decoded.
+// cacheMagic starts every entry, so a foreign file is not decoded; the
+// sha256 of the encoded index follows it, so a torn or altered one is not
+// trusted either.
 const cacheMagic = "modellint layer index " + cacheFormat + "\n"
+
+// maxCacheEntry bounds one entry read back: a layer of maxEntriesPerLayer
+// entries and its captured files encode to well under it.
+const maxCacheEntry = 256 << 20
 
 // DefaultCacheDir is $XDG_CACHE_HOME/modellint (~/.cache/modellint).
 func DefaultCacheDir() string {
@@ -59,18 +69,20 @@ func (c *Cache) load(diffID string) (*layerIndex, bool) {
 	if !ok {
 		return nil, false
 	}
-	f, err := os.Open(file)
-	if err != nil {
+	data, err := fileread.Regular(file, maxCacheEntry)
+	if err != nil || !bytes.HasPrefix(data, []byte(cacheMagic)) {
 		return nil, false
 	}
-	defer f.Close()
-	reader := bufio.NewReaderSize(f, 1<<20)
-	magic := make([]byte, len(cacheMagic))
-	if _, err := io.ReadFull(reader, magic); err != nil || string(magic) != cacheMagic {
+	data = data[len(cacheMagic):]
+	if len(data) < sha256.Size {
+		return nil, false
+	}
+	sum, payload := data[:sha256.Size], data[sha256.Size:]
+	if computed := sha256.Sum256(payload); !bytes.Equal(computed[:], sum) {
 		return nil, false
 	}
 	index := &layerIndex{}
-	if err := gob.NewDecoder(reader).Decode(index); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(index); err != nil {
 		return nil, false
 	}
 	if index.Files == nil {
@@ -99,12 +111,14 @@ func (c *Cache) store(diffID string, index *layerIndex) {
 	if err != nil {
 		return
 	}
-	writer := bufio.NewWriterSize(temp, 1<<20)
-	_, err = writer.WriteString(cacheMagic)
+	var payload bytes.Buffer
+	err = gob.NewEncoder(&payload).Encode(index)
 	if err == nil {
-		err = gob.NewEncoder(writer).Encode(index)
-	}
-	if err == nil {
+		sum := sha256.Sum256(payload.Bytes())
+		writer := bufio.NewWriterSize(temp, 1<<20)
+		writer.WriteString(cacheMagic)
+		writer.Write(sum[:])
+		writer.Write(payload.Bytes())
 		err = writer.Flush()
 	}
 	if closeErr := temp.Close(); err == nil {

@@ -10,6 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+
 	"github.com/modellint/modellint/lint/image/elfinfo"
 	"github.com/modellint/modellint/lint/image/launch/shell"
 	"github.com/modellint/modellint/lint/image/rootfs"
@@ -27,6 +30,10 @@ const (
 	maxFirstSegment    = 16 << 20 // the non-executable first segment kept whole up to this size
 	maxELFCapture      = 48 << 20 // all captured ranges of one ELF together
 	maxTextFile        = 1 << 20  // /etc/passwd, version.json …
+	// maxTextBytes bounds the small text files kept from one layer
+	// together: a layer of thousands of 1 MiB ld.so.conf.d files would
+	// otherwise be held whole (real ones are a few lines each).
+	maxTextBytes = 16 << 20
 	// maxScript bounds a shell script kept whole to be followed to the
 	// program it runs: entrypoint wrappers are a few KiB.
 	maxScript = 64 << 10
@@ -150,7 +157,7 @@ func loaderName(base string) bool {
 func indexLayer(stream io.Reader, policy *capturePolicy) (*layerIndex, error) {
 	index := &layerIndex{Files: map[string]*FileFacts{}}
 	reader := tar.NewReader(stream)
-	modelBudget := int64(maxModelBytes)
+	budget := &captureBudget{model: maxModelBytes, text: maxTextBytes}
 	remaining := len(policy.exact)
 	for {
 		header, err := reader.Next()
@@ -180,7 +187,7 @@ func indexLayer(stream io.Reader, policy *capturePolicy) (*layerIndex, error) {
 		if policy.targeted && !exact {
 			continue
 		}
-		facts, err := capture(reader, &entry, policy, exact, extra, &modelBudget)
+		facts, err := capture(reader, &entry, policy, exact, extra, budget)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", entry.Name, truncated(err))
 		}
@@ -200,15 +207,23 @@ func indexLayer(stream io.Reader, policy *capturePolicy) (*layerIndex, error) {
 
 // truncated names the usual cause of an unexpected EOF in a layer.
 func truncated(err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("layer is truncated (%w)", err)
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &corrupt):
+		return fmt.Errorf("the compressed layer is corrupt (%w)", err)
 	}
 	return err
 }
 
-// capture reads what the policy wants of one regular file. modelBudget is
-// what the layer may still keep of model files.
-func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact bool, extra []elfinfo.Range, modelBudget *int64) (*FileFacts, error) {
+// captureBudget is what a layer may still keep of model files and of text
+// files.
+type captureBudget struct{ model, text int64 }
+
+// capture reads what the policy wants of one regular file, within the
+// layer's budget.
+func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact bool, extra []elfinfo.Range, budget *captureBudget) (*FileFacts, error) {
 	base := path.Base(entry.Name)
 	wantText := textFile(entry.Name)
 	wantELF := exact || policy.elfNames[base] || loaderName(base)
@@ -221,10 +236,14 @@ func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact b
 		return &FileFacts{Head: []byte{}, Text: []byte{}}, nil
 	}
 	if !policy.targeted && !wantText && !wantELF && (wholeModel || safetensorsHeader) {
-		return captureModelFile(body, entry.Size, safetensorsHeader, modelBudget)
+		return captureModelFile(body, entry.Size, safetensorsHeader, &budget.model)
 	}
 	if wantText {
 		limit := min(entry.Size, maxTextFile)
+		if limit > budget.text {
+			return nil, nil // listed and sized; its content reads as not captured
+		}
+		budget.text -= limit
 		data := make([]byte, limit)
 		if _, err := io.ReadFull(body, data); err != nil {
 			return nil, err

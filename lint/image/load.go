@@ -18,6 +18,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
+	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/lint/image/elfinfo"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
@@ -42,6 +43,9 @@ type Options struct {
 	Needs func(*Image) []*rootfs.Node
 	// Timeout bounds resolving the manifest and config (default 1 minute).
 	Timeout time.Duration
+	// MaxLayerBytes bounds what one layer may expand to; 0 allows 32× its
+	// stored size (at least 512 MiB), far above real layers.
+	MaxLayerBytes int64
 }
 
 // Progress is told how layer reading advances.
@@ -78,14 +82,19 @@ func IsSource(file string) bool {
 }
 
 // looksLikeSaveArchive checks for manifest.json cheaply: the first members.
-func looksLikeSaveArchive(file string) bool {
+func looksLikeSaveArchive(file string) bool { return SaveArchiveError(file) == nil }
+
+// SaveArchiveError says why a file is not a docker-save tarball, or nil.
+func SaveArchiveError(file string) error {
 	archive, err := openSaveArchive(file)
 	if err != nil {
-		return false
+		return err
 	}
 	defer archive.file.Close()
-	_, ok := archive.members["manifest.json"]
-	return ok
+	if _, ok := archive.members["manifest.json"]; !ok {
+		return errors.New("it holds no manifest.json")
+	}
+	return nil
 }
 
 // Open reads an image. source is "" or "registry" for the reference's own
@@ -121,6 +130,9 @@ func Open(ctx context.Context, reference, source string, options Options) (*Imag
 		opened, err = openRegistry(ctx, strings.TrimPrefix(source, registryPrefix), options.Platform, options.Parallelism)
 	default:
 		info, statErr := os.Stat(source)
+		if statErr == nil && !info.IsDir() && !info.Mode().IsRegular() {
+			statErr = &fileread.NotRegularError{Path: source, Mode: info.Mode()}
+		}
 		switch {
 		case statErr != nil:
 			return nil, fmt.Errorf("image source %s: %w", source, statErr)
@@ -193,15 +205,30 @@ func interruptedRead(ctx context.Context, err error) error {
 // pass did not capture are fetched with targeted reads.
 func (img *Image) readLayers(ctx context.Context, opened *stored, options Options) error {
 	count := len(opened.layers)
+	if count > MaxLayers {
+		return fmt.Errorf("%d layers, more than the %d overlayfs can stack: the container cannot start", count, MaxLayers)
+	}
 	indexes := make([]*layerIndex, count)
+	// A layer listed several times is read once: the copies share its index.
+	first := map[v1.Hash]int{}
+	duplicateOf := make([]int, count)
 	var pending []int
 	for i, layer := range opened.layers {
+		duplicateOf[i] = i
+		if j, seen := first[layer.diffID]; seen {
+			duplicateOf[i] = j
+			continue
+		}
+		first[layer.diffID] = i
 		if index, ok := options.Cache.load(layer.diffID.String()); ok {
 			indexes[i] = index
 			continue
 		}
 		pending = append(pending, i)
 	}
+	// verified marks the layers whose bytes were hashed in this run: only
+	// their indexes may be written to the cache, under the digest computed.
+	verified := make([]bool, count)
 	policy := &capturePolicy{elfNames: map[string]bool{}}
 	// The image's own entrypoint is worth a close look whatever the
 	// manifest says: an image linted on its own starts with it.
@@ -228,16 +255,20 @@ func (img *Image) readLayers(ctx context.Context, opened *stored, options Option
 		defer options.Progress.Done()
 	}
 	err := forEachLayer(ctx, pending, opened.layers, options.Parallelism, func(i int) error {
-		index, err := streamLayer(opened.layers[i], policy, options.Progress)
+		index, err := streamLayer(ctx, opened.layers[i], policy, options.Progress, options, true)
 		if err != nil {
 			return fmt.Errorf("%s: %w", img.LayerName(i), err)
 		}
-		indexes[i] = index
+		indexes[i], verified[i] = index, true
 		options.Cache.store(opened.layers[i].diffID.String(), index)
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	for i := range indexes {
+		indexes[i] = indexes[duplicateOf[i]]
+		verified[i] = verified[duplicateOf[i]]
 	}
 	fs := rootfs.New()
 	img.files = make([]map[string]*FileFacts, count)
@@ -248,7 +279,7 @@ func (img *Image) readLayers(ctx context.Context, opened *stored, options Option
 		img.files[i] = index.Files
 	}
 	img.fs = fs
-	return img.fetchNeeded(ctx, opened, indexes, options)
+	return img.fetchNeeded(ctx, opened, indexes, verified, options)
 }
 
 // commonInterpreters are read closely in the first pass because scripts
@@ -259,7 +290,11 @@ var commonInterpreters = []string{"sh", "bash", "dash", "ash", "busybox", "env",
 // fetchNeeded reads, layer by layer, the files the rules need and the
 // first pass did not capture (a symlinked entrypoint, a library a binary
 // needs, an ELF whose tables lie beyond the captured prefix).
-func (img *Image) fetchNeeded(ctx context.Context, opened *stored, indexes []*layerIndex, options Options) error {
+//
+// A layer whose index came from the cache is read whole and verified
+// before what it yields is stored, so a layer claiming a cached layer's diff
+// ID cannot add to that entry.
+func (img *Image) fetchNeeded(ctx context.Context, opened *stored, indexes []*layerIndex, verified []bool, options Options) error {
 	if options.Needs == nil {
 		return nil
 	}
@@ -296,7 +331,7 @@ func (img *Image) fetchNeeded(ctx context.Context, opened *stored, indexes []*la
 		var mu sync.Mutex
 		err := forEachLayer(ctx, layers, opened.layers, options.Parallelism, func(i int) error {
 			policy := &capturePolicy{exact: requests[i], targeted: true}
-			found, err := streamLayer(opened.layers[i], policy, nil)
+			found, err := streamLayer(ctx, opened.layers[i], policy, nil, options, !verified[i])
 			if err != nil {
 				return fmt.Errorf("%s: %w", img.LayerName(i), err)
 			}
@@ -305,6 +340,7 @@ func (img *Image) fetchNeeded(ctx context.Context, opened *stored, indexes []*la
 			for name, facts := range found.Files {
 				img.files[i][name] = facts
 			}
+			verified[i] = true
 			options.Cache.store(opened.layers[i].diffID.String(), indexes[i])
 			return nil
 		})
@@ -315,35 +351,58 @@ func (img *Image) fetchNeeded(ctx context.Context, opened *stored, indexes []*la
 	return nil
 }
 
-// streamLayer opens, decompresses and indexes one layer.
-func streamLayer(layer storedLayer, policy *capturePolicy, progress Progress) (*layerIndex, error) {
+// streamLayer opens, decompresses and indexes one layer, hashing the
+// stored bytes against the layer's digest and the tar against its diff ID
+// in the same pass: a layer that does not verify is an error, whatever its
+// source (go-containerregistry checks registry blobs only). A targeted read
+// that is not asked to verify (the layer verified earlier in this run)
+// stops once it has what it came for.
+func streamLayer(ctx context.Context, layer storedLayer, policy *capturePolicy, progress Progress, options Options, verify bool) (*layerIndex, error) {
 	reader, err := layer.open()
 	if err != nil {
 		return nil, err
 	}
 	defer reader.Close()
-	var source io.Reader = reader
+	var stored io.Reader = reader
 	if progress != nil {
-		source = &countingReader{reader: reader, progress: progress}
+		stored = &countingReader{reader: reader, progress: progress}
 	}
-	stream, _, err := decompress(source)
+	compressed := newHashingReader(ctx, stored, 0, nil)
+	stream, _, err := decompress(compressed)
 	if err != nil {
 		return nil, truncated(err)
 	}
 	defer stream.Close()
-	index, err := indexLayer(stream, policy)
+	allowance := layerAllowance(layer.size, options.MaxLayerBytes)
+	uncompressed := newHashingReader(ctx, stream, allowance, func(limit int64) error {
+		if options.MaxLayerBytes > 0 {
+			return fmt.Errorf("it expands to more than the %d MiB --max-layer-size allows", limit>>20)
+		}
+		return fmt.Errorf("it expands to more than %d MiB (%d× its %d stored bytes, at least %d MiB): "+
+			"a decompression bomb, or a layer that needs --max-layer-size", limit>>20, maxLayerExpansion, layer.size, minLayerAllowance>>20)
+	})
+	index, err := indexLayer(uncompressed, policy)
 	if err != nil {
 		return nil, digestMismatch(err)
 	}
-	// The indexer stops at the tar's end; the rest of the stored bytes
-	// (padding, the compressor's trailer) must still be read for the
-	// registry client to check the blob against its digest. A targeted
-	// read stops early on purpose: the first pass checked the blob.
-	if policy.targeted {
+	if policy.targeted && !verify {
 		return index, nil
 	}
-	if _, err := io.Copy(io.Discard, source); err != nil {
+	// The indexer stops at the tar's end; the rest (padding, the
+	// compressor's trailer with its CRC) is read to check both digests.
+	if _, err := io.Copy(io.Discard, uncompressed); err != nil {
+		return nil, digestMismatch(truncated(err))
+	}
+	if _, err := io.Copy(io.Discard, compressed); err != nil {
 		return nil, digestMismatch(err)
+	}
+	if err := uncompressed.check("diff ID", layer.diffID); err != nil {
+		return nil, err
+	}
+	if layer.digest != (v1.Hash{}) && !layer.digestVerified {
+		if err := compressed.check("digest", layer.digest); err != nil {
+			return nil, err
+		}
 	}
 	return index, nil
 }

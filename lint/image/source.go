@@ -9,8 +9,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +22,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // stored is an opened image: its config, and a way to read each layer as
@@ -39,6 +43,9 @@ type storedLayer struct {
 	digest v1.Hash // zero when not known without hashing (docker-save layers)
 	size   int64   // stored size, 0 when unknown
 	open   func() (io.ReadCloser, error)
+	// digestVerified says open's reader checks the digest itself
+	// (go-containerregistry's registry blobs), so the pass need not.
+	digestVerified bool
 }
 
 // UnresolvableError means the reference names no image for the platform:
@@ -129,7 +136,7 @@ func openRegistry(ctx context.Context, reference string, platform v1.Platform, j
 			return nil, classifyRegistryError(reference, err)
 		}
 		digest = chosen.Digest.String()
-		opened, err := fromV1Image(img, digest)
+		opened, err := fromV1Image(img, digest, true)
 		if err != nil {
 			return nil, classifyRegistryError(reference, err)
 		}
@@ -141,7 +148,7 @@ func openRegistry(ctx context.Context, reference string, platform v1.Platform, j
 			return nil, classifyRegistryError(reference, err)
 		}
 	}
-	opened, err := fromV1Image(img, digest)
+	opened, err := fromV1Image(img, digest, true)
 	if err != nil {
 		return nil, classifyRegistryError(reference, err)
 	}
@@ -192,7 +199,35 @@ func registryTransport() http.RoundTripper {
 	base.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	base.TLSHandshakeTimeout = 10 * time.Second
 	base.ResponseHeaderTimeout = 30 * time.Second
-	return base
+	return redirectLimit{base}
+}
+
+// maxRedirects is how many redirects one registry request may follow, as
+// net/http's default policy allows; go-containerregistry replaces that
+// policy with an SSRF check that has no count, so a blob redirecting to
+// itself would be followed until the timeout.
+const maxRedirects = 10
+
+// redirectLimit refuses a request that is the maxRedirects-th redirect of
+// a chain (each redirected request carries the response that caused it).
+type redirectLimit struct{ base http.RoundTripper }
+
+func (l redirectLimit) RoundTrip(req *http.Request) (*http.Response, error) {
+	hops := 0
+	for previous := req.Response; previous != nil && previous.Request != nil; previous = previous.Request.Response {
+		if hops++; hops > maxRedirects {
+			return nil, fmt.Errorf("%s: stopped after %d redirects", redactedURL(req), maxRedirects)
+		}
+	}
+	return l.base.RoundTrip(req)
+}
+
+// redactedURL is a request's URL without its query, where signed blob
+// URLs carry their credentials.
+func redactedURL(req *http.Request) string {
+	u := *req.URL
+	u.RawQuery, u.User = "", nil
+	return u.String()
 }
 
 // classifyRegistryError separates "the registry says there is no such
@@ -220,14 +255,25 @@ func classifyRegistryError(reference string, err error) error {
 }
 
 // fromV1Image wraps a go-containerregistry image whose layers are cheap to
-// open compressed (registry blobs, OCI layout files).
-func fromV1Image(img v1.Image, digest string) (*stored, error) {
+// open compressed (registry blobs, OCI layout files). verifiedBlobs says
+// the blobs are checked against their digests as they are read (registry
+// ones are; layout files are plain files).
+func fromV1Image(img v1.Image, digest string, verifiedBlobs bool) (*stored, error) {
 	manifest, err := img.Manifest()
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	if manifest.Config.Size > maxConfigSize {
 		return nil, fmt.Errorf("config %s is %d bytes, more than %d", manifest.Config.Digest, manifest.Config.Size, maxConfigSize)
+	}
+	if !verifiedBlobs {
+		raw, err := img.RawConfigFile()
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		if err := checkBlob("config", raw, manifest.Config.Digest); err != nil {
+			return nil, err
+		}
 	}
 	config, err := img.ConfigFile()
 	if err != nil {
@@ -247,7 +293,7 @@ func fromV1Image(img v1.Image, digest string) (*stored, error) {
 		}
 		opened.layers = append(opened.layers, storedLayer{
 			diffID: config.RootFS.DiffIDs[i], digest: descriptor.Digest, size: descriptor.Size,
-			open: layer.Compressed,
+			open: layer.Compressed, digestVerified: verifiedBlobs,
 		})
 	}
 	return opened, nil
@@ -257,6 +303,9 @@ func fromV1Image(img v1.Image, digest string) (*stored, error) {
 // whose ref.name annotation matches the reference's tag, else the only one,
 // else the one for the platform.
 func openLayout(dir, reference string, platform v1.Platform) (*stored, error) {
+	if err := checkLayoutFiles(dir); err != nil {
+		return nil, err
+	}
 	path, err := layout.FromPath(dir)
 	if err != nil {
 		return nil, fmt.Errorf("not an OCI image layout: %w", err)
@@ -286,7 +335,7 @@ func openLayout(dir, reference string, platform v1.Platform) (*stored, error) {
 			if err != nil {
 				return nil, err
 			}
-			opened, err := fromV1Image(img, chosen.Digest.String())
+			opened, err := fromV1Image(img, chosen.Digest.String(), false)
 			if err == nil && chosen.Platform != nil {
 				opened.platforms = indexPlatforms(manifest)
 			}
@@ -295,6 +344,44 @@ func openLayout(dir, reference string, platform v1.Platform) (*stored, error) {
 		return nil, fmt.Errorf("index entry %s has media type %q, not an image", chosen.Digest, chosen.MediaType)
 	}
 	return nil, errors.New("image indexes nested too deep")
+}
+
+// maxLayoutBlobs bounds the blobs of a layout that are checked: a layout
+// of a few images holds a few hundred.
+const maxLayoutBlobs = 1 << 16
+
+// checkLayoutFiles refuses a layout whose index or blobs are not regular
+// files (go-containerregistry opens them as they are: a FIFO would block,
+// a device never end), before any is opened. Symlinks are followed.
+func checkLayoutFiles(dir string) error {
+	for _, name := range []string{"oci-layout", "index.json"} {
+		if _, err := fileread.CheckRegular(filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	algorithms, err := os.ReadDir(filepath.Join(dir, "blobs"))
+	if err != nil {
+		return nil // no blobs: the index names none that can be read, and says so
+	}
+	count := 0
+	for _, algorithm := range algorithms {
+		blobs, err := os.ReadDir(filepath.Join(dir, "blobs", algorithm.Name()))
+		if err != nil {
+			continue
+		}
+		for _, blob := range blobs {
+			if count++; count > maxLayoutBlobs {
+				return fmt.Errorf("more than %d blobs: not an image layout a lint should read", maxLayoutBlobs)
+			}
+			if blob.Type().IsRegular() {
+				continue
+			}
+			if _, err := fileread.CheckRegular(filepath.Join(dir, "blobs", algorithm.Name(), blob.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 const refNameAnnotation = "org.opencontainers.image.ref.name"
@@ -344,9 +431,25 @@ func openTarball(file, reference string) (*stored, error) {
 	if err != nil {
 		return fail(err)
 	}
+	for _, member := range append([]string{descriptor.Config}, descriptor.Layers...) {
+		if err := checkMemberName(member); err != nil {
+			return fail(err)
+		}
+	}
 	data, err := archive.readSmall(descriptor.Config, maxConfigSize)
 	if err != nil {
 		return fail(fmt.Errorf("config: %w", err))
+	}
+	// Classic archives name the config by its digest (<hex>.json), OCI-in-tar
+	// ones by its blob path.
+	configName := strings.TrimSuffix(strings.Replace(strings.TrimPrefix(descriptor.Config, "blobs/"), "/", ":", 1), ".json")
+	if !strings.Contains(configName, ":") {
+		configName = "sha256:" + configName
+	}
+	if hash, err := v1.NewHash(configName); err == nil {
+		if err := checkBlob("config "+descriptor.Config, data, hash); err != nil {
+			return fail(err)
+		}
 	}
 	config, err := v1.ParseConfigFile(bytes.NewReader(data))
 	if err != nil {
@@ -372,6 +475,28 @@ func openTarball(file, reference string) (*stored, error) {
 		opened.layers = append(opened.layers, layer)
 	}
 	return opened, nil
+}
+
+// checkMemberName refuses what docker load refuses in manifest.json: a
+// member outside the archive (an absolute path, one climbing out with ..).
+func checkMemberName(member string) error {
+	clean := path.Clean(member)
+	if member == "" || path.IsAbs(member) || clean == ".." || strings.HasPrefix(clean, "../") {
+		return fmt.Errorf("manifest.json names the member %s, outside the archive (docker load refuses it)", strconv.Quote(member))
+	}
+	return nil
+}
+
+// checkBlob compares a small blob read whole with its digest.
+func checkBlob(what string, data []byte, expected v1.Hash) error {
+	computed, _, err := v1.SHA256(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	if expected.Algorithm == "sha256" && computed != expected {
+		return fmt.Errorf("%s: %w", what, &DigestError{What: "digest", Expected: expected, Computed: computed})
+	}
+	return nil
 }
 
 // isLayoutDir reports whether dir is an OCI image layout.

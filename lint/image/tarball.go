@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // maxTarballMembers bounds the outer tar of a docker-save file: real ones
@@ -37,7 +39,7 @@ type saveArchive struct {
 }
 
 func openSaveArchive(filePath string) (*saveArchive, error) {
-	file, err := os.Open(filePath)
+	file, err := fileread.Open(filePath)
 	if err != nil {
 		return nil, err
 	}

@@ -7,12 +7,16 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/modellint/modellint/internal/quantity"
 )
 
 // MaxFileSize bounds what one manifest file may hold. Generated bundles of
@@ -164,14 +168,101 @@ func (o *Object) Decode(into any, keys ...string) error {
 	if !ok {
 		return nil
 	}
+	prefix := strings.Join(keys, ".")
+	if suspicious := suspiciousQuantities(value, ""); len(suspicious) > 0 {
+		sort.Slice(suspicious, func(i, j int) bool { return suspicious[i].path < suspicious[j].path })
+		// Decode once with the suspicious strings swapped for a word that
+		// fails ParseQuantity at once: an error then means one of them sat
+		// where a quantity belongs, and the real decode would hang.
+		if err := decodeJSON(replaceStrings(value, suspicious, ""), into); err != nil {
+			if !errors.Is(err, resource.ErrFormatWrong) {
+				return o.invalid(prefix, err)
+			}
+			// Find which: the one whose swap alone still fails.
+			field := suspicious[0]
+			for _, candidate := range suspicious[:min(len(suspicious), 16)] {
+				if err := decodeJSON(replaceStrings(value, suspicious, candidate.path), into); errors.Is(err, resource.ErrFormatWrong) {
+					field = candidate
+					break
+				}
+			}
+			path := ConcatPath(prefix, field.path)
+			return &InvalidError{Object: o, Path: path, Message: path + ": " + quantity.Check(field.value).Error()}
+		}
+	}
+	if err := decodeJSON(value, into); err != nil {
+		return o.invalid(prefix, err)
+	}
+	return nil
+}
+
+func decodeJSON(value, into any) error {
 	raw, err := json.Marshal(value)
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(raw, into); err != nil {
-		return o.invalid(strings.Join(keys, "."), err)
+	return json.Unmarshal(raw, into)
+}
+
+// suspiciousString is a string of a document that would hang
+// resource.ParseQuantity, at its field path.
+type suspiciousString struct{ path, value string }
+
+// suspiciousQuantities finds the strings of a decoded
+// YAML value that quantity.Check refuses.
+func suspiciousQuantities(value any, path string) []suspiciousString {
+	var found []suspiciousString
+	switch v := value.(type) {
+	case string:
+		if quantity.Suspicious(v) {
+			found = append(found, suspiciousString{path, v})
+		}
+	case map[string]any:
+		for key, item := range v {
+			found = append(found, suspiciousQuantities(item, ConcatPath(path, key))...)
+		}
+	case []any:
+		for i, item := range v {
+			found = append(found, suspiciousQuantities(item, fmt.Sprintf("%s[%d]", path, i))...)
+		}
 	}
-	return nil
+	return found
+}
+
+// replaceStrings copies value with the suspicious strings replaced by a
+// word ParseQuantity refuses at once; with only set, that path alone is,
+// and the others become "0", which decodes as a string and as a quantity.
+func replaceStrings(value any, suspicious []suspiciousString, only string) any {
+	swap := map[string]string{}
+	for _, s := range suspicious {
+		swap[s.path] = "not-a-quantity"
+		if only != "" && s.path != only {
+			swap[s.path] = "0"
+		}
+	}
+	var replace func(value any, path string) any
+	replace = func(value any, path string) any {
+		switch v := value.(type) {
+		case string:
+			if replacement, ok := swap[path]; ok {
+				return replacement
+			}
+		case map[string]any:
+			copied := make(map[string]any, len(v))
+			for key, item := range v {
+				copied[key] = replace(item, ConcatPath(path, key))
+			}
+			return copied
+		case []any:
+			copied := make([]any, len(v))
+			for i, item := range v {
+				copied[i] = replace(item, fmt.Sprintf("%s[%d]", path, i))
+			}
+			return copied
+		}
+		return value
+	}
+	return replace(value, "")
 }
 
 // InvalidError is an object the API server would reject because a field has

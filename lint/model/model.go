@@ -43,6 +43,9 @@ type Model struct {
 	// Links are symlinks that point outside Dir or at nothing; they are
 	// not followed (a container that mounts only Dir cannot follow them either).
 	Links []Link
+	// Special are FIFOs, devices and sockets in Dir, which no server can
+	// load a model from; they are listed, never opened.
+	Special []Special
 	// Bytes is the size of all Files.
 	Bytes int64
 
@@ -260,7 +263,7 @@ func loadTree(t *tree, display string, options LoadOptions) (*Model, error) {
 	if err := l.markLFSPointers(); err != nil {
 		return nil, err
 	}
-	model.Files, model.Links = t.files, t.links
+	model.Files, model.Links, model.Special = t.files, t.links, t.special
 	for _, file := range t.files {
 		model.Bytes += file.Size
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // Limits of one directory walk. A dir beyond them is not read at all: a
@@ -45,6 +47,14 @@ type Link struct {
 	Weight bool
 }
 
+// Special is an entry of a model dir that is neither a file, a directory
+// nor a symlink: a FIFO, a device, a socket. A server's open of it blocks
+// (a FIFO), never ends (/dev/zero) or fails, so it is never read here.
+type Special struct {
+	Path string
+	Kind string // "a named pipe (FIFO)", "a character device" …
+}
+
 // tree is a bounded, cycle-safe listing of a model dir. Symlinks are
 // followed only when they resolve inside the dir, so a link to / neither
 // hangs nor escapes.
@@ -62,6 +72,7 @@ type tree struct {
 	dirs    map[string]bool // relative dir paths, "" for the root
 	subdirs map[string][]string
 	links   []Link
+	special []Special
 	visited map[string]bool
 }
 
@@ -87,6 +98,7 @@ func walkTree(root string) (*tree, error) {
 func (t *tree) sort() {
 	sort.Slice(t.files, func(i, j int) bool { return t.files[i].Path < t.files[j].Path })
 	sort.Slice(t.links, func(i, j int) bool { return t.links[i].Path < t.links[j].Path })
+	sort.Slice(t.special, func(i, j int) bool { return t.special[i].Path < t.special[j].Path })
 }
 
 // enter records a dir of the listing at rel, real being its path with no
@@ -158,6 +170,8 @@ func (t *tree) walk(dir, rel string, depth int) error {
 				if err := t.add(File{Path: relPath, Size: info.Size(), Mode: info.Mode()}); err != nil {
 					return err
 				}
+			} else {
+				t.special = append(t.special, Special{Path: relPath, Kind: fileread.Kind(info.Mode())})
 			}
 			continue
 		}
@@ -168,7 +182,8 @@ func (t *tree) walk(dir, rel string, depth int) error {
 			continue
 		}
 		if !mode.IsRegular() {
-			continue // sockets, devices: nothing a server loads
+			t.special = append(t.special, Special{Path: relPath, Kind: fileread.Kind(mode)})
+			continue
 		}
 		info, err := entry.Info()
 		if err != nil {

@@ -8,10 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/render/helm"
 	"github.com/modellint/modellint/lint/render/kustomize"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // Options say how charts and overlays are rendered. Kustomize overlays take
@@ -34,6 +37,8 @@ type Options struct {
 	// KustomizeLoadRestrictor "none" lets an overlay read files outside
 	// its own tree (kustomize --load-restrictor LoadRestrictionsNone).
 	KustomizeLoadRestrictor string
+	// RenderTimeout bounds rendering one Helm chart (0: helm.DefaultRenderTimeout).
+	RenderTimeout time.Duration
 }
 
 // IsChart reports whether dir is a Helm chart.
@@ -52,7 +57,7 @@ func IsChartArchive(path string) bool {
 	if !strings.HasSuffix(path, ".tgz") && !strings.HasSuffix(path, ".tar.gz") {
 		return false
 	}
-	file, err := os.Open(path)
+	file, err := fileread.Open(path)
 	if err != nil {
 		return false
 	}
@@ -96,6 +101,7 @@ func Render(paths []string, options Options) ([]*manifest.File, []error) {
 				ValuesFiles: options.HelmValues, Set: options.HelmSet,
 				ReleaseName: options.ReleaseName, Namespace: options.Namespace, IncludeTests: options.HelmIncludeTests,
 				KubeVersion: options.KubeVersion, APIVersions: options.APIVersions,
+				Timeout: options.RenderTimeout,
 			})
 		case IsOverlay(path):
 			rendered, err = kustomize.Build(path, path, options.KustomizeLoadRestrictor)

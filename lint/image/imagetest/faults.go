@@ -38,6 +38,8 @@ const (
 	Stall Fault = "stall"
 	// Corrupt forwards the body with one byte flipped (the length is kept).
 	Corrupt Fault = "corrupt"
+	// RedirectSelf answers 307 with the request's own URL as the location.
+	RedirectSelf Fault = "redirect-self"
 )
 
 // FaultProxy is a reverse proxy on loopback in front of a Registry that
@@ -116,6 +118,8 @@ func (p *FaultProxy) serve(w http.ResponseWriter, r *http.Request, forward *http
 		http.Error(w, "injected failure", http.StatusInternalServerError)
 	case Reset, Stall, Corrupt:
 		p.damage(w, r, forward, fault)
+	case RedirectSelf:
+		http.Redirect(w, r, r.URL.String(), http.StatusTemporaryRedirect)
 	default:
 		forward.ServeHTTP(w, r)
 	}

@@ -270,6 +270,9 @@ type checker struct {
 	arch     string
 	// via is the chain of wrapper scripts being followed.
 	via []Hop
+	// libraryDirs are the ld.so.conf directories, read once.
+	libraryDirs     []string
+	libraryDirsRead bool
 }
 
 // problem records p with the wrapper chain that led to it and the layer
@@ -675,15 +678,36 @@ func (c *checker) findLibrary(soname string, info *elfinfo.Info, binary string) 
 	return nil, searched
 }
 
-// configuredLibraryDirs reads /etc/ld.so.conf and the files it includes.
+// Bounds on reading ld.so.conf and what it includes: ldconfig reads each
+// file once, and real configurations are a dozen files of a line or two.
+const (
+	maxLibraryConfFiles = 256
+	maxLibraryConfBytes = 4 << 20
+	maxLibraryConfDirs  = 1024
+)
+
+// configuredLibraryDirs reads /etc/ld.so.conf and the files it includes,
+// each once (a file including its own directory is read once, not again
+// for every file of it).
 func (c *checker) configuredLibraryDirs() []string {
+	if c.libraryDirsRead {
+		return c.libraryDirs
+	}
+	c.libraryDirsRead = true
 	var dirs []string
+	visited := map[string]bool{}
+	var bytesRead int
 	var read func(file string, depth int)
 	read = func(file string, depth int) {
-		data, ok := c.img.ReadText(file)
-		if !ok || depth > 4 {
+		if visited[file] || depth > 4 || len(visited) >= maxLibraryConfFiles || bytesRead > maxLibraryConfBytes {
 			return
 		}
+		visited[file] = true
+		data, ok := c.img.ReadText(file)
+		if !ok {
+			return
+		}
+		bytesRead += len(data)
 		for _, line := range strings.Split(string(data), "\n") {
 			line = strings.TrimSpace(line)
 			if comment := strings.IndexByte(line, '#'); comment >= 0 {
@@ -705,12 +729,13 @@ func (c *checker) configuredLibraryDirs() []string {
 						read(path.Join(path.Dir(pattern), name), depth+1)
 					}
 				}
-			case strings.HasPrefix(line, "/"):
+			case strings.HasPrefix(line, "/") && len(dirs) < maxLibraryConfDirs:
 				dirs = append(dirs, line)
 			}
 		}
 	}
 	read("/etc/ld.so.conf", 0)
+	c.libraryDirs = dirs
 	return dirs
 }
 

@@ -390,7 +390,11 @@ func scanStream(c *countingReader, size int64, imports map[string]bool) error {
 		case 0x85, 0x86, 0x87: // TUPLE1..3
 			pop(int(op - 0x84))
 			err = push(other)
-		case proto, 0x95, 0x98: // PROTO, FRAME (arguments read above), READONLY_BUFFER
+		case 0x95: // FRAME: the unpickler reads the whole frame first
+			if length := littleEndian(arg); length > uint64(size-c.n) {
+				return invalid(c.n-9, "FRAME of %d bytes reaches past the end (%d bytes left)", length, size-c.n)
+			}
+		case proto, 0x98: // PROTO (argument read above), READONLY_BUFFER
 		default:
 			return invalid(c.n-1, "unknown opcode %#x", op)
 		}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -34,6 +35,9 @@ type Options struct {
 	// IncludeTests keeps test hooks (helm.sh/hook: test), which `helm
 	// install` never creates as part of the release.
 	IncludeTests bool
+	// Timeout bounds rendering when it runs in a child process (Isolate);
+	// 0 means DefaultRenderTimeout.
+	Timeout time.Duration
 	// KubeVersion is .Capabilities.KubeVersion (helm --kube-version);
 	// DefaultKubeVersion when empty.
 	KubeVersion string
@@ -99,7 +103,7 @@ func Render(chartPath, display string, options Options) ([]*manifest.File, error
 	r.top, r.values = top, values
 	r.collectTemplates(top)
 
-	rendered, err := r.render()
+	rendered, err := r.render(chartPath)
 	if err != nil {
 		return nil, err
 	}
@@ -294,9 +298,31 @@ func (r *renderer) chartValues(c *chart.Chart) *valuesFile {
 	return nil
 }
 
-// render runs Helm's engine as `helm template` does (client-only, the
-// bundled Kubernetes version, install of revision 1).
-func (r *renderer) render() (map[string]string, error) {
+// render runs Helm's engine, in a bounded child process when the
+// executable serves one.
+func (r *renderer) render(chartPath string) (map[string]string, error) {
+	caps, err := capabilities(r.options)
+	if err != nil {
+		return nil, err
+	}
+	if r.top.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(r.top.Metadata.KubeVersion, caps.KubeVersion.String()) {
+		return nil, fmt.Errorf("%s: chart requires kubeVersion %s, incompatible with Kubernetes %s (set --kube-version)", path.Join(r.display, "Chart.yaml"),
+			r.top.Metadata.KubeVersion, caps.KubeVersion.String())
+	}
+	render := r.engineRender
+	if isolated {
+		render = func() (map[string]string, error) { return r.renderInChild(chartPath) }
+	}
+	rendered, err := render()
+	if err != nil {
+		return nil, r.renderError(err)
+	}
+	return rendered, nil
+}
+
+// engineRender runs Helm's engine as `helm template` does (client-only,
+// the bundled Kubernetes version or --kube-version, install of revision 1).
+func (r *renderer) engineRender() (map[string]string, error) {
 	release := chartutil.ReleaseOptions{Name: r.options.ReleaseName, Namespace: r.options.Namespace, Revision: 1, IsInstall: true}
 	if release.Name == "" {
 		release.Name = DefaultReleaseName
@@ -310,17 +336,9 @@ func (r *renderer) render() (map[string]string, error) {
 	}
 	renderValues, err := chartutil.ToRenderValuesWithSchemaValidation(r.top, r.values, release, caps, false)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", r.display, oneLine(err.Error()))
+		return nil, err
 	}
-	if r.top.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(r.top.Metadata.KubeVersion, caps.KubeVersion.String()) {
-		return nil, fmt.Errorf("%s: chart requires kubeVersion %s, incompatible with Kubernetes %s (set --kube-version)", path.Join(r.display, "Chart.yaml"),
-			r.top.Metadata.KubeVersion, caps.KubeVersion.String())
-	}
-	rendered, err := engine.Engine{}.Render(r.top, renderValues)
-	if err != nil {
-		return nil, r.renderError(err)
-	}
-	return rendered, nil
+	return engine.Engine{}.Render(r.top, renderValues)
 }
 
 // helmLocation finds the template Helm's message is about:

@@ -57,7 +57,13 @@ func (r *renderer) renderMarked(markHelpers bool) (map[string]string, error) {
 			template.file.Data = template.source
 		}
 	}()
-	return r.render()
+	// In process even when isolated: the plain render, bounded, has shown
+	// that these templates end.
+	rendered, err := r.engineRender()
+	if err != nil {
+		return nil, r.renderError(err)
+	}
+	return rendered, nil
 }
 
 func (r *renderer) hasLiteral(file, line int) bool {

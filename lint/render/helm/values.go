@@ -2,7 +2,6 @@ package helm
 
 import (
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 
@@ -10,6 +9,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/modellint/modellint/lint/manifest"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // valuesFile is a values file read with the positions of its fields.
@@ -38,7 +39,7 @@ func userValues(valuesFiles, set []string) (map[string]any, []*valuesFile, error
 	merged := map[string]any{}
 	var files []*valuesFile
 	for _, path := range valuesFiles {
-		source, err := os.ReadFile(path)
+		source, err := fileread.Regular(path, manifest.MaxFileSize)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
 		}

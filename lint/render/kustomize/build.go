@@ -3,7 +3,6 @@ package kustomize
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/modellint/modellint/lint/manifest"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // Build builds the kustomization in dir as `kustomize build` does, in-process
@@ -32,7 +33,7 @@ func Build(dir, display, loadRestrictor string) ([]*manifest.File, error) {
 	default:
 		return nil, fmt.Errorf("kustomize load restrictor %q: want none or rootOnly", loadRestrictor)
 	}
-	root, err := readTree(dir, display, nil, map[string]bool{})
+	root, err := readTree(dir, display, nil, newTreeWalk())
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +99,7 @@ func Build(dir, display, loadRestrictor string) ([]*manifest.File, error) {
 	var files []*manifest.File
 	for _, g := range groups {
 		fileDisplay := root.displayOf(g.source)
-		source, err := os.ReadFile(g.source)
+		source, err := fileread.Regular(g.source, manifest.MaxFileSize)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fileDisplay, unwrapPathError(err))
 		}

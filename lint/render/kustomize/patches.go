@@ -1,8 +1,8 @@
 package kustomize
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/modellint/modellint/lint/manifest"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // patch is one patch a kustomization applies, parsed with positions, so a
@@ -71,10 +73,12 @@ func (k *kustomization) addPatch(fieldPath, file, inline string, target map[stri
 	var source []byte
 	if file != "" {
 		full := filepath.Join(k.dir, filepath.FromSlash(file))
-		data, err := os.ReadFile(full)
+		data, err := fileread.Regular(full, manifest.MaxFileSize)
 		switch {
 		case err == nil:
 			source, p.file = data, path.Join(k.display, file)
+		case fileread.IsNotRegular(err) || errors.As(err, new(*fileread.TooLargeError)):
+			return fmt.Errorf("%s: patch %s: %w", k.file, file, err)
 		case isRemote(file):
 			return fmt.Errorf("%s: patch %s is remote: modellint builds overlays offline and does not fetch it", k.file, file)
 		case inline == "" && strings.ContainsAny(file, "\n:"):

@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/kustomize/api/konfig"
 
 	"github.com/modellint/modellint/lint/manifest"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // kustomization is one kustomization file of an overlay's tree, read before
@@ -45,9 +47,25 @@ func FileName(dir string) string {
 	return ""
 }
 
+// maxTreeNodes bounds the kustomizations one overlay's tree may hold,
+// counted per path that reaches them: real overlays hold a few dozen, while
+// a base listed several times by every level of a deep chain multiplies
+// (8 spellings of ../base over 6 levels are 262,144 paths), and kustomize
+// builds a base once per path too.
+const maxTreeNodes = 1000
+
+// treeWalk is the state of one readTree: the directories on the current
+// path (to refuse cycles) and the nodes read so far.
+type treeWalk struct {
+	visiting map[string]bool
+	nodes    int
+}
+
+func newTreeWalk() *treeWalk { return &treeWalk{visiting: map[string]bool{}} }
+
 // readTree reads the kustomization in dir and, recursively, those of the
 // directories it includes.
-func readTree(dir, display string, parent *kustomization, visiting map[string]bool) (*kustomization, error) {
+func readTree(dir, display string, parent *kustomization, walk *treeWalk) (*kustomization, error) {
 	absolute, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", display, err)
@@ -56,15 +74,19 @@ func readTree(dir, display string, parent *kustomization, visiting map[string]bo
 	if name == "" {
 		return nil, fmt.Errorf("%s: no kustomization.yaml", display)
 	}
-	if visiting[absolute] {
+	if walk.visiting[absolute] {
 		return nil, fmt.Errorf("%s: includes itself", path.Join(display, name))
 	}
-	visiting[absolute] = true
-	defer delete(visiting, absolute)
+	if walk.nodes++; walk.nodes > maxTreeNodes {
+		return nil, fmt.Errorf("%s: the overlay includes more than %d kustomizations counted along every path "+
+			"(a base listed many times, perhaps under different spellings such as ../base and ../base/)", path.Join(display, name), maxTreeNodes)
+	}
+	walk.visiting[absolute] = true
+	defer delete(walk.visiting, absolute)
 
 	k := &kustomization{dir: absolute, display: display, file: path.Join(display, name), path: filepath.Join(absolute, name),
 		parent: parent, resources: map[string]bool{}}
-	source, err := os.ReadFile(filepath.Join(dir, name))
+	source, err := fileread.Regular(filepath.Join(dir, name), manifest.MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", k.file, unwrapPathError(err))
 	}
@@ -91,7 +113,7 @@ func readTree(dir, display string, parent *kustomization, visiting map[string]bo
 			if !ok {
 				continue
 			}
-			if err := k.include(text, field, visiting); err != nil {
+			if err := k.include(text, field, walk); err != nil {
 				return nil, err
 			}
 		}
@@ -103,17 +125,21 @@ func readTree(dir, display string, parent *kustomization, visiting map[string]bo
 }
 
 // include records one resources/bases/components entry.
-func (k *kustomization) include(entry, field string, visiting map[string]bool) error {
+func (k *kustomization) include(entry, field string, walk *treeWalk) error {
 	target := filepath.Join(k.dir, filepath.FromSlash(entry))
 	info, err := os.Stat(target)
 	switch {
 	case err == nil && info.IsDir():
-		child, err := readTree(target, path.Join(k.display, entry), k, visiting)
+		child, err := readTree(target, path.Join(k.display, entry), k, walk)
 		if err != nil {
 			return err
 		}
 		child.component = field == "components"
 		k.children = append(k.children, child)
+	case err == nil && !info.Mode().IsRegular():
+		// kustomize would open it and wait on a FIFO, or read a device
+		// without end.
+		return fmt.Errorf("%s: %s entry %s: %w", k.file, field, entry, &fileread.NotRegularError{Path: entry, Mode: info.Mode()})
 	case err == nil:
 		k.resources[target] = true
 	case isRemote(entry):
@@ -186,7 +212,7 @@ func (k *kustomization) withComponents() []*kustomization {
 // (its bases and components, transitively), as absolute paths: an overlay
 // lints them as part of itself.
 func Includes(dir string) ([]string, error) {
-	root, err := readTree(dir, dir, nil, map[string]bool{})
+	root, err := readTree(dir, dir, nil, newTreeWalk())
 	if err != nil {
 		return nil, err
 	}

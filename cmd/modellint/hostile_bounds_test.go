@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestHostileBounds lints small inputs that once hung a run, blew its work
+// up exponentially or read without end: each ends within the time and
+// memory limits, in a one-line error naming the input or in the finding
+// that is the right answer.
+func TestHostileBounds(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	write := func(name, content string) string {
+		os.MkdirAll(filepath.Dir(path(name)), 0o755)
+		if err := os.WriteFile(path(name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path(name)
+	}
+	fifo := func(name string) string {
+		os.MkdirAll(filepath.Dir(path(name)), 0o755)
+		if err := syscall.Mkfifo(path(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path(name)
+	}
+	zero := func(name string) string {
+		os.MkdirAll(filepath.Dir(path(name)), 0o755)
+		if err := os.Symlink("/dev/zero", path(name)); err != nil {
+			t.Fatal(err)
+		}
+		return path(name)
+	}
+	deployment := func(resources string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: q}\nspec:\n  template:\n    spec:\n      containers:\n" +
+			"      - name: c\n        image: example.com/serve:1\n        env: [{name: X, value: \"1e-999999999\"}]\n" +
+			"        resources:\n" + resources
+	}
+	plain := write("plain/deploy.yaml", deployment("          limits: {memory: 1Gi}\n"))
+	chart := filepath.Join(charts, "serving", "tfserving")
+
+	cases := []struct {
+		name string
+		args func() []string
+		exit int
+		want string // in the error after the input, or in the report
+		// input is what the error must name ("" for the last argument).
+		input string
+	}{
+		{"cpu 1e-999999999", func() []string {
+			return []string{"-f", "github", write("cpu.yaml", deployment("          limits: {cpu: \"1e-999999999\", memory: 1Gi}\n"))}
+		}, exitFindings, "resources.limits.cpu: quantity \"1e-999999999\" has an exponent beyond", ""},
+		{"memory 1E999999999", func() []string {
+			return []string{"-f", "github", write("memory.yaml", deployment("          requests: {memory: \"1E999999999\"}\n"))}
+		}, exitFindings, "resources.requests.memory: quantity \"1E999999999\"", ""},
+		{"model.maxSize 1e-999999999", func() []string {
+			return []string{"-c", write("maxsize.yaml", "model: {maxSize: \"1e-999999999\"}\n"), plain}
+		}, exitError, "exponent beyond", "maxsize.yaml"},
+		{"node allocatable 1e999999999", func() []string {
+			return []string{"--cluster", write("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  allocatable: {cpu: \"1e999999999\"}\n"), plain}
+		}, exitError, "allocatable.cpu: quantity", "nodes.yaml"},
+		{"kustomize base under 8 spellings, 6 levels", func() []string {
+			write("dag/l0/kustomization.yaml", "resources: [deploy.yaml]\n")
+			write("dag/l0/deploy.yaml", deployment("          limits: {memory: 1Gi}\n"))
+			for level := 1; level <= 6; level++ {
+				below := fmt.Sprintf("l%d", level-1)
+				spellings := []string{"../" + below, "../" + below + "/", "./../" + below, "../" + below + "/.", "../" + below + "//",
+					"./../" + below + "/", "../../dag/" + below, "../" + below + "/./"}
+				write(fmt.Sprintf("dag/l%d/kustomization.yaml", level), "resources:\n- "+strings.Join(spellings, "\n- ")+"\n")
+			}
+			return []string{path("dag/l6")}
+		}, exitError, "more than 1000 kustomizations", "/dag/l"},
+		{"300 MiB kustomization.yaml", func() []string {
+			file := write("bigk/kustomization.yaml", "resources: [")
+			os.Truncate(file, 300<<20)
+			return []string{path("bigk")}
+		}, exitError, "300 MiB", "kustomization.yaml"},
+		{"FIFO as PATH", func() []string { return []string{fifo("pipe.yaml")} }, exitError, "named pipe", ""},
+		{"FIFO as a discovered .modellint.yaml", func() []string {
+			fifo("found/.modellint.yaml")
+			return []string{write("found/sub/deploy.yaml", deployment("          limits: {memory: 1Gi}\n"))}
+		}, exitError, "named pipe", ".modellint.yaml"},
+		{"FIFO as a kustomize resource", func() []string {
+			write("fifores/kustomization.yaml", "resources: [pipe.yaml]\n")
+			fifo("fifores/pipe.yaml")
+			return []string{path("fifores")}
+		}, exitError, "named pipe", "pipe.yaml"},
+		{"FIFO as --helm-values", func() []string { return []string{"--helm-values", fifo("values.yaml"), chart} }, exitError, "named pipe", "values.yaml"},
+		{"FIFO as --image REF=FILE", func() []string {
+			return []string{"--image", "example.com/serve:1=" + fifo("image.tar"), plain}
+		}, exitError, "named pipe", "image.tar"},
+		{"FIFO as -c", func() []string { return []string{"-c", fifo("config.yaml"), plain} }, exitError, "named pipe", "config.yaml"},
+		{"FIFO as --baseline", func() []string { return []string{"--baseline", fifo("baseline.json"), plain} }, exitError, "named pipe", "baseline.json"},
+		{"PATH symlinked to /dev/zero", func() []string { return []string{zero("zero.yaml")} }, exitError, "character device", ""},
+		{"-c /dev/zero", func() []string { return []string{"-c", zero("zero-config.yaml"), plain} }, exitError, "character device", "zero-config.yaml"},
+		{"--baseline /dev/zero", func() []string { return []string{"--baseline", zero("zero-baseline.json"), plain} }, exitError, "character device", "zero-baseline.json"},
+		{"--helm-values /dev/zero", func() []string { return []string{"--helm-values", zero("zero-values.yaml"), chart} }, exitError, "character device", "zero-values.yaml"},
+		{"truncated docker-save tar as PATH", func() []string {
+			return []string{write("broken.tar", strings.Repeat("x", 700))}
+		}, exitError, "not a docker-save or OCI image tarball", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := c.args()
+			input := c.input
+			if input == "" {
+				input = args[len(args)-1]
+			}
+			output := runHostile(t, append([]string{"--no-color", "--no-cache"}, args...), c.exit)
+			t.Log(output)
+			if c.exit == exitError && !strings.Contains(output, input) {
+				t.Errorf("error %q does not name %s", output, input)
+			}
+			if !strings.Contains(output, c.want) {
+				t.Errorf("output %q does not contain %q", truncate(output, 4000), c.want)
+			}
+		})
+	}
+}
+
+// TestHostileCharts renders charts whose templates never end or grow
+// without bound: each is a one-line error naming the chart, within the
+// bounds of the render's child process.
+func TestHostileCharts(t *testing.T) {
+	cases := []struct {
+		name, template, values, want string
+	}{
+		{"tpl calling itself", "{{ tpl .Values.loop . }}\n", "loop: '{{ tpl .Values.loop . }}'\n", "rendering"},
+		{"nested until loops", "{{ range until 1000000 }}{{ range until 1000000 }}{{ end }}{{ end }}\n", "", "did not finish within 2s"},
+		{"repeat 1000000000", "data: {{ repeat 1000000000 \"x\" }}\n", "", "rendering"},
+		{"include recursion", "{{ define \"r\" }}{{ include \"r\" . }}{{ include \"r\" . }}{{ end }}{{ include \"r\" . }}\n", "", "nested reference"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			chart := t.TempDir()
+			os.WriteFile(filepath.Join(chart, "Chart.yaml"), []byte("apiVersion: v2\nname: hostile\nversion: 0.1.0\n"), 0o644)
+			os.WriteFile(filepath.Join(chart, "values.yaml"), []byte(c.values), 0o644)
+			os.MkdirAll(filepath.Join(chart, "templates"), 0o755)
+			os.WriteFile(filepath.Join(chart, "templates", "cm.yaml"), []byte(c.template), 0o644)
+			output := runHostile(t, []string{"--no-color", "--render-timeout", "2s", chart}, exitError)
+			t.Log(truncate(output, 400))
+			if !strings.Contains(output, chart) || !strings.Contains(output, c.want) {
+				t.Errorf("error %q does not name %s and say %q", truncate(output, 2000), chart, c.want)
+			}
+			if len(output) > 1<<10 {
+				t.Errorf("error of %d bytes, want at most 1 KiB", len(output))
+			}
+		})
+	}
+}
+
+// TestHostileModelEntries lints model dirs with a FIFO or a device where a
+// file belongs: a finding naming it, never a blocked open.
+func TestHostileModelEntries(t *testing.T) {
+	dir := t.TempDir()
+	triton := filepath.Join(dir, "repository", "resnet")
+	os.MkdirAll(filepath.Join(triton, "1"), 0o755)
+	os.WriteFile(filepath.Join(triton, "1", "model.onnx"), []byte("onnx"), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(triton, "config.pbtxt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	output := runHostile(t, []string{"--no-color", "-f", "github", triton}, exitFindings)
+	if !strings.Contains(output, "config.pbtxt is a named pipe (FIFO), not a file") {
+		t.Errorf("output %q does not report the FIFO config.pbtxt", truncate(output, 4000))
+	}
+
+	device := filepath.Join(dir, "llm")
+	os.MkdirAll(device, 0o755)
+	os.WriteFile(filepath.Join(device, "config.json"), []byte(`{"model_type": "llama"}`), 0o644)
+	if err := syscall.Mknod(filepath.Join(device, "model.safetensors"), syscall.S_IFCHR|0o644, 1<<8|5); err != nil {
+		t.Skipf("cannot make a device node here: %v", err)
+	}
+	output = runHostile(t, []string{"--no-color", "-f", "github", device}, exitFindings)
+	if !strings.Contains(output, "model.safetensors is a character device, not a file") {
+		t.Errorf("output %q does not report the device model.safetensors", truncate(output, 4000))
+	}
+}
+
+// TestHostilePickleFrame lints a model whose pickle opens a FRAME of 2^63
+// bytes: the unpickler fails on it, so MDL140 says the file could not be
+// scanned rather than passing it.
+func TestHostilePickleFrame(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bert")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"model_type": "bert"}`), 0o644)
+	frame := []byte{0x80, 0x04, 0x95, 0, 0, 0, 0, 0, 0, 0, 0x80, 'N', '.'}
+	os.WriteFile(filepath.Join(dir, "pytorch_model.bin"), frame, 0o644)
+	output := runHostile(t, []string{"--no-color", "-f", "github", dir}, exitClean)
+	if !strings.Contains(output, "MDL140") || !strings.Contains(output, "FRAME of 9223372036854775808 bytes") {
+		t.Errorf("output %q does not report the FRAME", truncate(output, 4000))
+	}
+}
+
+// TestHostileMessages checks that what libraries log and what hostile
+// values hold never break the one-line error rule.
+func TestHostileMessages(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.yaml")
+	os.WriteFile(config, []byte("failOn: \""+strings.Repeat("x", 10<<20)+"\"\n"), 0o644)
+	output := runHostile(t, []string{"--no-color", "-c", config, dir}, exitError)
+	if len(output) > 1100 || !strings.Contains(output, config) {
+		t.Errorf("error of %d bytes %q, want one naming %s of at most about 1 KB", len(output), truncate(output, 200), config)
+	}
+
+	// Helm's loader logs every symlink it follows in a chart.
+	chart := filepath.Join(dir, "chart")
+	os.MkdirAll(filepath.Join(chart, "templates"), 0o755)
+	os.WriteFile(filepath.Join(chart, "Chart.yaml"), []byte("apiVersion: v2\nname: linked\nversion: 0.1.0\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: linked}\ndata: {a: b}\n"), 0o644)
+	if err := os.Symlink(filepath.Join(dir, "cm.yaml"), filepath.Join(chart, "templates", "cm.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "--no-color", chart)
+	cmd.Env = append(os.Environ(), "MODELLINT_TEST_AS_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
+		t.Errorf("%v, stderr %q; want exit 0 and nothing on stderr", err, stderr.String())
+	}
+}
