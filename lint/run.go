@@ -243,36 +243,29 @@ func (r *Result) evaluate(rule *Rule, target *Target, set *manifest.Set, config 
 // reportInvalid turns objects the API server would reject into MDL002
 // findings: the run goes on, and the object is not silently passed.
 func (r *Result) reportInvalid(invalid []*manifest.InvalidError, rules []*Rule) {
-	rule := ruleByID(rules, InvalidRuleID)
-	if rule == nil {
-		return
-	}
-	for _, problem := range invalid {
-		object := problem.Object
-		file, pos := object.Where(problem.Path)
-		r.Findings = append(r.Findings, Finding{
-			RuleID: rule.ID, RuleName: rule.Name, Severity: rule.Severity,
-			Message: problem.Message + ": the API server rejects the object, so nothing of it is deployed; " +
-				"fix the value (modellint does not check the rest of this object until then)",
-			Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
-			Target:   object.ID(),
-		})
-	}
+	r.reportRejected(invalid, rules, ": the API server rejects the object, so nothing of it is deployed; "+
+		"fix the value (modellint does not check the rest of this object until then)")
 }
 
 // reportUnknown turns fields the API server's strict validation rejects
 // into MDL002 findings; the rest of the object was linted as read.
 func (r *Result) reportUnknown(unknown []*manifest.InvalidError, rules []*Rule) {
+	r.reportRejected(unknown, rules, "; remove it or move it where the API defines it")
+}
+
+// reportRejected reports each problem as MDL002 at its field, its message
+// followed by advice.
+func (r *Result) reportRejected(problems []*manifest.InvalidError, rules []*Rule, advice string) {
 	rule := ruleByID(rules, InvalidRuleID)
 	if rule == nil {
 		return
 	}
-	for _, problem := range unknown {
+	for _, problem := range problems {
 		object := problem.Object
 		file, pos := object.Where(problem.Path)
 		r.Findings = append(r.Findings, Finding{
 			RuleID: rule.ID, RuleName: rule.Name, Severity: rule.Severity,
-			Message:  problem.Message + "; remove it or move it where the API defines it",
+			Message:  problem.Message + advice,
 			Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
 			Target:   object.ID(),
 		})
