@@ -166,7 +166,7 @@ type serviceLink struct {
 func linkingServices(pass *lint.Pass) []serviceLink {
 	namespace := pass.Workload().Object.Namespace
 	var links []serviceLink
-	for _, object := range pass.Objects.OfKinds("Service") {
+	for _, object := range pass.Objects.OfKindsIn(namespace, "Service") {
 		if object.Kind != "Service" || object.Group() != "" {
 			continue
 		}
