@@ -24,6 +24,9 @@ type Set struct {
 	ofKind  map[string][]int              // kind → indexes into Objects
 	// inNamespace is ofKind by namespace ("" for objects written without one).
 	inNamespace map[string]map[string][]int
+
+	derivedMu sync.Mutex
+	derived   map[string]any // see Derived
 }
 
 // NewSet indexes the objects of the files and extracts their workloads.
@@ -96,6 +99,24 @@ func decodeAll(objects []*Object) []decodedObject {
 	close(next)
 	wg.Wait()
 	return decoded
+}
+
+// Derived returns what compute derives from the objects, computed once per
+// set and key: a rule that reads the same objects for every workload of a
+// namespace (the Services whose links the kubelet injects) derives them
+// once per namespace, not once per workload.
+func (s *Set) Derived(key string, compute func() any) any {
+	s.derivedMu.Lock()
+	defer s.derivedMu.Unlock()
+	if value, ok := s.derived[key]; ok {
+		return value
+	}
+	if s.derived == nil {
+		s.derived = map[string]any{}
+	}
+	value := compute()
+	s.derived[key] = value
+	return value
 }
 
 // Find returns the object of a kind with a name in a namespace. Objects
