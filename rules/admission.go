@@ -86,7 +86,7 @@ type namespaced[T any] struct {
 func namespaceObjects[T any](pass *lint.Pass, kind string) []namespaced[T] {
 	namespace := pass.Workload().Object.Namespace
 	var found []namespaced[T]
-	for _, object := range pass.Objects.OfKinds(kind) {
+	for _, object := range pass.Objects.OfKindsIn(namespace, kind) {
 		if object.Kind != kind || object.Group() != "" {
 			continue
 		}

@@ -81,7 +81,7 @@ func resourcePath(c *manifest.Container, list string, name corev1.ResourceName) 
 // or "defaultRequest". Namespaces that are not written match any namespace.
 func limitRangeDefault(pass *lint.Pass, field string, name corev1.ResourceName) (resource.Quantity, bool) {
 	namespace := pass.Workload().Object.Namespace
-	for _, object := range pass.Objects.OfKinds("LimitRange") {
+	for _, object := range pass.Objects.OfKindsIn(namespace, "LimitRange") {
 		if object.Kind != "LimitRange" || object.Group() != "" {
 			continue
 		}

@@ -451,7 +451,7 @@ func selectingService(pass *lint.Pass) string {
 	if len(labels) == 0 {
 		return ""
 	}
-	for _, object := range pass.Objects.OfKinds("Service") {
+	for _, object := range pass.Objects.OfKindsIn(w.Object.Namespace, "Service") {
 		if object.Kind != "Service" || object.Group() != "" {
 			continue
 		}

@@ -165,8 +165,14 @@ type serviceLink struct {
 // written) that have a cluster IP and a port.
 func linkingServices(pass *lint.Pass) []serviceLink {
 	namespace := pass.Workload().Object.Namespace
+	return pass.Objects.Derived("service links in "+namespace, func() any {
+		return namespaceServiceLinks(pass.Objects, namespace)
+	}).([]serviceLink)
+}
+
+func namespaceServiceLinks(objects *manifest.Set, namespace string) []serviceLink {
 	var links []serviceLink
-	for _, object := range pass.Objects.OfKinds("Service") {
+	for _, object := range objects.OfKindsIn(namespace, "Service") {
 		if object.Kind != "Service" || object.Group() != "" {
 			continue
 		}

@@ -180,6 +180,12 @@ func BenchmarkVersion(b *testing.B) {
 	benchmarkProcess(b, []string{"version"}, exitClean)
 }
 
+// BenchmarkModelOnly is start-up plus a small model dir, no manifests:
+// what a model-only run pays for the packages it links but does not use.
+func BenchmarkModelOnly(b *testing.B) {
+	benchmarkProcess(b, []string{"--offline", "--no-color", "../../testdata/models/saved_model_half_plus_two_cpu"}, exitClean)
+}
+
 // TestScaleManifests keeps the generated manifests honest on a slice of
 // them: they lint without errors, every workload is a target, and the
 // generated references resolve where they are meant to.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -70,6 +71,8 @@ type Object struct {
 	Name       string
 	Namespace  string
 	Value      map[string]any
+
+	strict *strictDecoding // see decodeStrict
 }
 
 // Group is the API group of the object ("" for the core group).
@@ -162,8 +165,20 @@ func lookupKey(value any, key string) (any, bool) {
 
 // Decode decodes the value at keys (the whole object when none) into a
 // k8s.io/api type through JSON, as the API server would. A value of the wrong
-// type is an *InvalidError that names the field.
+// type is an *InvalidError that names the field. into must be zero.
 func (o *Object) Decode(into any, keys ...string) error {
+	// A workload decoded strictly is read off its typed object; into is
+	// zero, as json.Unmarshal would leave it for a field not written.
+	if typed, ok := o.typedField(keys); ok {
+		target := reflect.ValueOf(into)
+		if typed.Kind() == reflect.Pointer && !typed.IsNil() && target.Type() == typed.Type() {
+			typed = typed.Elem()
+		}
+		if target.Kind() == reflect.Pointer && !target.IsNil() && target.Elem().Type() == typed.Type() {
+			target.Elem().Set(typed)
+			return nil
+		}
+	}
 	value, ok := o.Lookup(keys...)
 	if !ok {
 		return nil

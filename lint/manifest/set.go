@@ -2,7 +2,9 @@ package manifest
 
 import (
 	"errors"
+	"runtime"
 	"sort"
+	"sync"
 )
 
 // Set is every object of one lint run, indexed for the cross-object checks
@@ -20,15 +22,25 @@ type Set struct {
 	byKind  map[string]map[string]*Object // kind → "namespace/name" → object
 	byName  map[string]map[string]*Object // kind → name → first object of that name
 	ofKind  map[string][]int              // kind → indexes into Objects
+	// inNamespace is ofKind by namespace ("" for objects written without one).
+	inNamespace map[string]map[string][]int
+
+	derivedMu sync.Mutex
+	derived   map[string]any // see Derived
 }
 
 // NewSet indexes the objects of the files and extracts their workloads.
 func NewSet(files []*File) (*Set, error) {
 	set := &Set{Files: files, byKind: map[string]map[string]*Object{}, byName: map[string]map[string]*Object{},
-		ofKind: map[string][]int{}}
+		ofKind: map[string][]int{}, inNamespace: map[string]map[string][]int{}}
 	for _, file := range files {
 		for _, object := range file.Objects {
 			set.ofKind[object.Kind] = append(set.ofKind[object.Kind], len(set.Objects))
+			if set.inNamespace[object.Kind] == nil {
+				set.inNamespace[object.Kind] = map[string][]int{}
+			}
+			byNamespace := set.inNamespace[object.Kind]
+			byNamespace[object.Namespace] = append(byNamespace[object.Namespace], len(set.Objects))
 			set.Objects = append(set.Objects, object)
 			if set.byKind[object.Kind] == nil {
 				set.byKind[object.Kind] = map[string]*Object{}
@@ -38,20 +50,73 @@ func NewSet(files []*File) (*Set, error) {
 			if _, seen := set.byName[object.Kind][object.Name]; !seen {
 				set.byName[object.Kind][object.Name] = object
 			}
-			set.Unknown = append(set.Unknown, UnknownFields(object)...)
-			workloads, err := Workloads(object)
-			var invalid *InvalidError
-			if errors.As(err, &invalid) {
-				set.Invalid = append(set.Invalid, invalid)
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			set.Workloads = append(set.Workloads, workloads...)
 		}
 	}
+	decoded := decodeAll(set.Objects)
+	for i := range set.Objects {
+		set.Unknown = append(set.Unknown, decoded[i].unknown...)
+		var invalid *InvalidError
+		if errors.As(decoded[i].err, &invalid) {
+			set.Invalid = append(set.Invalid, invalid)
+			continue
+		}
+		if decoded[i].err != nil {
+			return nil, decoded[i].err
+		}
+		set.Workloads = append(set.Workloads, decoded[i].workloads...)
+	}
 	return set, nil
+}
+
+// decodedObject is what NewSet reads off one object.
+type decodedObject struct {
+	unknown   []*InvalidError
+	workloads []*Workload
+	err       error
+}
+
+// decodeAll decodes the objects on every CPU, each on its own (objects of
+// one List share only their document, which is read), and returns the
+// outcomes in the order of the objects, whatever the scheduling.
+func decodeAll(objects []*Object) []decodedObject {
+	decoded := make([]decodedObject, len(objects))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(objects)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				d := &decoded[i]
+				d.unknown = UnknownFields(objects[i])
+				d.workloads, d.err = Workloads(objects[i])
+			}
+		}()
+	}
+	for i := range objects {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return decoded
+}
+
+// Derived returns what compute derives from the objects, computed once per
+// set and key: a rule that reads the same objects for every workload of a
+// namespace (the Services whose links the kubelet injects) derives them
+// once per namespace, not once per workload.
+func (s *Set) Derived(key string, compute func() any) any {
+	s.derivedMu.Lock()
+	defer s.derivedMu.Unlock()
+	if value, ok := s.derived[key]; ok {
+		return value
+	}
+	if s.derived == nil {
+		s.derived = map[string]any{}
+	}
+	value := compute()
+	s.derived[key] = value
+	return value
 }
 
 // Find returns the object of a kind with a name in a namespace. Objects
@@ -82,6 +147,28 @@ func (s *Set) OfKinds(kinds ...string) []*Object {
 	if len(kinds) > 1 {
 		sort.Ints(indexes)
 	}
+	return s.objectsAt(indexes)
+}
+
+// OfKindsIn is OfKinds for a workload of a namespace: the objects of that
+// namespace and those written without one (which `kubectl apply -n` puts in
+// any); every object of the kinds when namespace is "". A rule that looks
+// up, per workload, the Services of its namespace does not walk the
+// Services of every namespace.
+func (s *Set) OfKindsIn(namespace string, kinds ...string) []*Object {
+	if namespace == "" {
+		return s.OfKinds(kinds...)
+	}
+	var indexes []int
+	for _, kind := range kinds {
+		indexes = append(indexes, s.inNamespace[kind][namespace]...)
+		indexes = append(indexes, s.inNamespace[kind][""]...)
+	}
+	sort.Ints(indexes)
+	return s.objectsAt(indexes)
+}
+
+func (s *Set) objectsAt(indexes []int) []*Object {
 	objects := make([]*Object, len(indexes))
 	for i, index := range indexes {
 		objects[i] = s.Objects[index]

@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -41,9 +42,31 @@ var podSecurityFields = map[string]bool{"fsGroup": true, "fsGroupChangePolicy": 
 // Objects of other kinds (CRDs, whose schemas modellint does not hold) have
 // none. The object is still linted as it would be read leniently.
 func UnknownFields(o *Object) []*InvalidError {
+	return o.decodeStrict().unknown
+}
+
+// strictDecoding is the one strict decode of a built-in object: its unknown
+// fields and, when it decoded with neither a type error nor an unknown
+// field, the typed object.
+type strictDecoding struct {
+	unknown []*InvalidError
+	// typed is what json.Unmarshal would give too: without unknown fields
+	// no key differs from its field but in case (a strict decode is case
+	// sensitive, a lenient one is not) and no key is dropped, so Decode
+	// reads the typed object instead of converting the value again. It is
+	// nil otherwise, and Decode converts as before.
+	typed any
+}
+
+// decodeStrict decodes the object strictly once and keeps the outcome.
+func (o *Object) decodeStrict() *strictDecoding {
+	if o.strict != nil {
+		return o.strict
+	}
+	o.strict = &strictDecoding{}
 	newType, ok := builtInTypes[o.Group()+"/"+o.Kind]
 	if !ok || o.Group() != "" && !strings.HasSuffix(o.APIVersion, "/v1") {
-		return nil // an older API version of the group has other fields
+		return o.strict // an older API version of the group has other fields
 	}
 	value := any(o.Value)
 	if suspicious := suspiciousQuantities(value, ""); len(suspicious) > 0 {
@@ -53,13 +76,23 @@ func UnknownFields(o *Object) []*InvalidError {
 	}
 	raw, err := json.Marshal(value)
 	if err != nil {
-		return nil
+		return o.strict
 	}
-	strict, err := kjson.UnmarshalStrict(raw, newType(), kjson.DisallowUnknownFields)
+	typed := newType()
+	strict, err := kjson.UnmarshalStrict(raw, typed, kjson.DisallowUnknownFields)
 	if err != nil {
-		return nil // a type error: Decode reports it
+		return o.strict // a type error: Decode reports it
 	}
-	var problems []*InvalidError
+	if len(strict) == 0 {
+		if o.Kind != "ConfigMap" && o.Kind != "Secret" {
+			// Workloads are decoded again (their pod spec, controller and
+			// template metadata), Services and claims once per workload of
+			// their namespace; ConfigMaps and Secrets never are, so their
+			// data is not kept twice.
+			o.strict.typed = typed
+		}
+		return o.strict
+	}
 	for _, problem := range strict {
 		field, found := strings.CutPrefix(problem.Error(), "unknown field ")
 		if !found {
@@ -70,9 +103,57 @@ func UnknownFields(o *Object) []*InvalidError {
 		if name := field[strings.LastIndexByte(field, '.')+1:]; podSecurityFields[name] && strings.Contains(field, "].securityContext.") {
 			message += "; " + name + " belongs in the pod's securityContext, not a container's"
 		}
-		problems = append(problems, &InvalidError{Object: o, Path: o.knownPrefix(field), Message: message})
+		o.strict.unknown = append(o.strict.unknown, &InvalidError{Object: o, Path: o.knownPrefix(field), Message: message})
 	}
-	return problems
+	return o.strict
+}
+
+// typedField returns the field of the strictly decoded object at keys
+// (JSON field names), if the object has one and every key names a struct
+// field on the way.
+func (o *Object) typedField(keys []string) (reflect.Value, bool) {
+	if o.strict == nil || o.strict.typed == nil {
+		return reflect.Value{}, false
+	}
+	value := reflect.ValueOf(o.strict.typed)
+	for _, key := range keys {
+		for value.Kind() == reflect.Pointer {
+			if value.IsNil() {
+				return reflect.Value{}, false
+			}
+			value = value.Elem()
+		}
+		if value.Kind() != reflect.Struct {
+			return reflect.Value{}, false
+		}
+		var ok bool
+		if value, ok = jsonField(value, key); !ok {
+			return reflect.Value{}, false
+		}
+	}
+	return value, true
+}
+
+// jsonField is the field encoding/json decodes key into, looking through
+// embedded structs without a JSON name (TypeMeta, VolumeSource).
+func jsonField(value reflect.Value, key string) (reflect.Value, bool) {
+	structType := value.Type()
+	for i := range structType.NumField() {
+		field := structType.Field(i)
+		name, _, _ := strings.Cut(field.Tag.Get("json"), ",")
+		if name == "-" || !field.IsExported() {
+			continue
+		}
+		if name == key {
+			return value.Field(i), true
+		}
+		if name == "" && field.Anonymous && field.Type.Kind() == reflect.Struct {
+			if inner, ok := jsonField(value.Field(i), key); ok {
+				return inner, true
+			}
+		}
+	}
+	return reflect.Value{}, false
 }
 
 // knownPrefix is the longest prefix of a field path that was written, so

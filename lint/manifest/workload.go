@@ -2,11 +2,13 @@ package manifest
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/modellint/modellint/lint/server"
@@ -272,6 +274,7 @@ func IsWorkloadKind(o *Object) bool {
 // Workloads extracts every pod template of an object. Objects of other kinds
 // yield none.
 func Workloads(o *Object) ([]*Workload, error) {
+	o.decodeStrict() // a workload of a built-in kind is then read off the typed object
 	key := o.Group() + "/" + o.Kind
 	if extract, ok := multiTemplateKinds[key]; ok {
 		return extract(o)
@@ -308,6 +311,8 @@ func splitPath(path string) []string {
 	return strings.Split(path, ".")
 }
 
+var objectMetaType = reflect.TypeOf(metav1.ObjectMeta{})
+
 // newWorkload decodes the pod spec at specPath; nil when the object has none.
 func newWorkload(o *Object, component, specPath, metaPath string) (*Workload, error) {
 	if _, ok := o.Lookup(splitPath(specPath)...); !ok {
@@ -317,7 +322,9 @@ func newWorkload(o *Object, component, specPath, metaPath string) (*Workload, er
 	if err := o.Decode(&w.Spec, splitPath(specPath)...); err != nil {
 		return nil, err
 	}
-	if metaPath != "" {
+	if typed, ok := o.typedField(splitPath(metaPath)); ok && metaPath != "" && typed.Type() == objectMetaType {
+		w.TemplateAnnotations = typed.Interface().(metav1.ObjectMeta).Annotations
+	} else if metaPath != "" {
 		var meta struct {
 			Annotations map[string]string `json:"annotations"`
 		}

@@ -1,0 +1,111 @@
+package manifest
+
+import (
+	"encoding/json"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kjson "sigs.k8s.io/json"
+)
+
+// The ways to turn a converted object into k8s.io/api types, on one
+// Deployment of the scale benchmark: what Object.Decode did per field it
+// was asked for (encoding/json there and back), the one strict decode the
+// unknown-field check does and Decode now reads workloads off, and
+// apimachinery's unstructured converter, lenient and with unknown fields
+// reported. The converter matches keys case-sensitively, where
+// encoding/json does not, so it would read some manifests differently.
+// go test -run '^$' -bench Compare ./lint/manifest
+
+const compareDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: m
+  namespace: n
+  labels: {app: m}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: m}
+  template:
+    metadata:
+      labels: {app: m}
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.1
+          args: [--model, /models/m, --port, "8000", --served-model-name, m]
+          env:
+            - name: LOG_LEVEL
+              valueFrom: {configMapKeyRef: {name: settings-1, key: log-level}}
+            - name: HF_TOKEN
+              valueFrom: {secretKeyRef: {name: token-1, key: token}}
+          ports: [{containerPort: 8000, name: http}]
+          readinessProbe:
+            httpGet: {path: /health, port: http}
+          livenessProbe:
+            httpGet: {path: /health, port: 8001}
+            periodSeconds: 10
+          resources:
+            requests: {cpu: "4", memory: 8Gi, nvidia.com/gpu: 1}
+            limits: {memory: 16Gi, nvidia.com/gpu: 1}
+          volumeMounts: [{name: models, mountPath: /models}]
+      volumes:
+        - name: models
+          persistentVolumeClaim: {claimName: models-1}
+`
+
+func compareValue(b *testing.B) map[string]any {
+	file, err := Load("d.yaml", []byte(compareDeployment))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return file.Objects[0].Value
+}
+
+func BenchmarkCompareJSONRoundTrip(b *testing.B) {
+	value := compareValue(b)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		raw, _ := json.Marshal(value)
+		var d appsv1.Deployment
+		if err := json.Unmarshal(raw, &d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCompareKJSONStrict(b *testing.B) {
+	value := compareValue(b)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		raw, _ := json.Marshal(value)
+		var d appsv1.Deployment
+		if _, err := kjson.UnmarshalStrict(raw, &d, kjson.DisallowUnknownFields); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCompareFromUnstructured(b *testing.B) {
+	value := compareValue(b)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var d appsv1.Deployment
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(value, &d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCompareFromUnstructuredStrict(b *testing.B) {
+	value := compareValue(b)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var d appsv1.Deployment
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(value, &d, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
