@@ -17,6 +17,7 @@ import (
 	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/render"
 )
 
 // inputs is what discovery found under the PATHs.
@@ -174,7 +175,7 @@ func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
 	w.seen[real] = true
 	patterns = append(patterns[:len(patterns):len(patterns)], dirPatterns(dir)...)
 
-	chart := false
+	chart, kustomization := false, ""
 	switch {
 	case isModelDir(dir):
 		w.found.modelDirs = append(w.found.modelDirs, displayPath(dir))
@@ -185,6 +186,9 @@ func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
 		// overlay uses (Run drops their plain copies); the rest is walked.
 		w.found.renderDirs = append(w.found.renderDirs, displayPath(dir))
 		chart = hasFile(dir, "Chart.yaml")
+		if !chart {
+			kustomization = render.OverlayFile(dir)
+		}
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -218,8 +222,8 @@ func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
 			w.dir(file, root, patterns)
 			continue
 		}
-		if chart && chartOwnFiles[name] {
-			continue
+		if chart && chartOwnFiles[name] || name == kustomization {
+			continue // read by the render
 		}
 		if info.Mode().IsRegular() && strings.EqualFold(filepath.Ext(name), ".tar") && isImageSource(file) {
 			// An image an earlier CI step saved: matched to the manifests
@@ -267,7 +271,11 @@ func (w *walker) file(path string, info fs.FileInfo, walked bool) {
 	}
 	source, err := readManifest(path, name, info)
 	if err != nil {
-		w.fail(name, err)
+		if link := displayPath(path); link != name {
+			w.fail(link, fmt.Errorf("symlink to %s: %w", name, err))
+		} else {
+			w.fail(name, err)
+		}
 		return
 	}
 	w.pending = append(w.pending, pendingLoad{path: name, source: source, unit: w.unit, walked: walked})

@@ -69,9 +69,11 @@ func (o *Object) decodeStrict() *strictDecoding {
 		return o.strict // an older API version of the group has other fields
 	}
 	value := any(o.Value)
-	if suspicious := suspiciousQuantities(value, ""); len(suspicious) > 0 {
+	suspicious := suspiciousQuantities(value, "")
+	if len(suspicious) > 0 {
 		// Keys are what is checked here: a value that would hang
-		// ParseQuantity is swapped for "0" (Decode reports it).
+		// ParseQuantity is swapped for "0"; Decode reports it, so the typed
+		// object, which holds the swap, is not kept.
 		value = replaceStrings(value, suspicious, "\x00")
 	}
 	raw, err := json.Marshal(value)
@@ -84,7 +86,7 @@ func (o *Object) decodeStrict() *strictDecoding {
 		return o.strict // a type error: Decode reports it
 	}
 	if len(strict) == 0 {
-		if o.Kind != "ConfigMap" && o.Kind != "Secret" {
+		if o.Kind != "ConfigMap" && o.Kind != "Secret" && len(suspicious) == 0 {
 			// Workloads are decoded again (their pod spec, controller and
 			// template metadata), Services and claims once per workload of
 			// their namespace; ConfigMaps and Secrets never are, so their

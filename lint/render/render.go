@@ -47,6 +47,9 @@ func IsChart(dir string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
+// OverlayFile is the name of dir's kustomization file, "" when none.
+func OverlayFile(dir string) string { return kustomize.FileName(dir) }
+
 // IsOverlay reports whether dir holds a kustomization.
 func IsOverlay(dir string) bool { return kustomize.FileName(dir) != "" }
 
