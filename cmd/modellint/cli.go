@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
+
+	"github.com/modellint/modellint/lint/report"
 )
 
 // The command line as Go CLIs lay it out (spf13/cobra over pflag): `modellint
@@ -121,7 +123,7 @@ func writeHelp(cmd *cobra.Command, out io.Writer) error {
 		text = cmd.Short
 	}
 	for _, paragraph := range strings.Split(text, "\n\n") {
-		fmt.Fprintln(out, strings.Join(wrapText(paragraph, terminalWidth(out)-1), "\n"))
+		fmt.Fprintln(out, strings.Join(report.Wrap(paragraph, terminalWidth(out)-1), "\n"))
 		fmt.Fprintln(out)
 	}
 	return writeUsage(cmd, out)
@@ -137,7 +139,7 @@ func writeUsage(cmd *cobra.Command, out io.Writer) error {
 		b.WriteString("\nCommands:\n")
 		for _, sub := range cmd.Commands() {
 			if sub.IsAvailableCommand() || sub.Name() == "help" {
-				for i, line := range wrapText(sub.Short, width-16) {
+				for i, line := range report.Wrap(sub.Short, width-16) {
 					name := ""
 					if i == 0 {
 						name = sub.Name()
@@ -175,7 +177,7 @@ func writeUsage(cmd *cobra.Command, out io.Writer) error {
 		b.WriteString("\n" + title + ":\n" + flagUsages(set, width))
 	}
 	if cmd.HasAvailableSubCommands() {
-		b.WriteString("\n" + strings.Join(wrapText("Run \"modellint help COMMAND\" for a command's own help, \"modellint explain RULE\" for a rule's.", width-1), "\n") + "\n")
+		b.WriteString("\n" + strings.Join(report.Wrap("Run \"modellint help COMMAND\" for a command's own help, \"modellint explain RULE\" for a rule's.", width-1), "\n") + "\n")
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
@@ -214,7 +216,7 @@ func flagUsages(set *pflag.FlagSet, width int) string {
 	usageWidth := max(30, width-nameWidth-6)
 	var b strings.Builder
 	for _, r := range rows {
-		lines := wrapText(r.usage, usageWidth)
+		lines := report.Wrap(r.usage, usageWidth)
 		for i, line := range lines {
 			left := ""
 			if i == 0 {
@@ -224,22 +226,4 @@ func flagUsages(set *pflag.FlagSet, width int) string {
 		}
 	}
 	return b.String()
-}
-
-// wrapText breaks text into lines of at most width characters at spaces.
-func wrapText(text string, width int) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(text) {
-		switch {
-		case line == "":
-			line = word
-		case len(line)+1+len(word) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = word
-		}
-	}
-	return append(lines, line)
 }

@@ -109,6 +109,9 @@ func plural(n int, singular, pluralForm string) string {
 	return fmt.Sprintf("%d %s", n, pluralForm)
 }
 
+// Wrap is wrapWords for the command's help, so help and reports wrap alike.
+func Wrap(text string, width int) []string { return wrapWords(text, width) }
+
 // wrapWords breaks text into lines of at most width columns at spaces. A
 // word longer than width (a long path) is broken after its slashes, else
 // where the width ends; existing line breaks are kept.
