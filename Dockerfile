@@ -15,9 +15,10 @@ ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/modellint ./cmd/modellint
 
 FROM debian:bookworm-slim
-# CA certificates, for images read from registries.
+# CA certificates, for images read from registries; ISA-L's igzip, which
+# inflates gzip layers about 2× faster than the in-process decoder.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends ca-certificates \
+    && apt-get install -y --no-install-recommends ca-certificates isal \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/modellint /usr/local/bin/modellint
 RUN useradd --create-home --uid 10001 modellint

@@ -50,6 +50,9 @@ type ImageOptions struct {
 	// MaxLayerBytes bounds what one layer may expand to (0: 32× its
 	// stored size, at least 512 MiB).
 	MaxLayerBytes int64
+	// Inflate is how gzip layers are inflated: auto (igzip or unpigz when
+	// on PATH, else in process), go, igzip or unpigz.
+	Inflate string
 }
 
 // timedOut names --timeout when it is what stopped reading a local image
@@ -98,6 +101,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		Progress:    options.Image.Progress,
 
 		MaxLayerBytes: options.Image.MaxLayerBytes,
+		Inflate:       options.Image.Inflate,
 	}
 	if options.Image.CacheDir != "" {
 		readOptions.Cache = &image.Cache{Dir: options.Image.CacheDir}

@@ -37,8 +37,27 @@ func addImageFlags(set *pflag.FlagSet, options *lint.ImageOptions) {
 	set.Var(&cacheDirFlag{options: options}, "cache-dir", "where per-layer image indexes are cached")
 	set.Var(&noCacheFlag{options}, "no-cache", "read every image layer, without the layer cache")
 	set.Lookup("no-cache").NoOptDefVal = "true"
+	set.Var(&inflateFlag{options}, "inflate",
+		"how gzip layers are inflated: auto (ISA-L's igzip or pigz's unpigz when on PATH, the fastest; else in process), go, igzip or unpigz")
 	set.Var(&layerSizeFlag{options}, "max-layer-size",
 		"the most one image layer may expand to, e.g. 64Gi (default: 32× its compressed size, at least 512Mi): a larger layer is refused as a decompression bomb")
+}
+
+type inflateFlag struct{ options *lint.ImageOptions }
+
+func (f *inflateFlag) String() string {
+	if f.options.Inflate == "" {
+		return image.InflateAuto
+	}
+	return f.options.Inflate
+}
+func (f *inflateFlag) Type() string { return "HOW" }
+func (f *inflateFlag) Set(value string) error {
+	if _, err := image.InflaterPath(value); err != nil {
+		return err
+	}
+	f.options.Inflate = value
+	return nil
 }
 
 type layerSizeFlag struct{ options *lint.ImageOptions }

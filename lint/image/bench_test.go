@@ -45,9 +45,10 @@ func benchDir(b *testing.B) string {
 
 // BenchmarkImageLint lints a 2 GiB, 50,000-file, 10-layer gzip docker-save
 // image and compares it with the floor of decompressing every layer once,
-// one after another, with gzip -dc. It reports the cold ratio (empty layer
-// cache), the warm ratio (the same image plus one new top layer, base
-// layers cached), and modellint's peak RSS.
+// one after another, with gzip -dc (and pigz -dc when installed). It
+// reports the cold ratio (empty layer cache) with the default inflater and
+// in process (--inflate go), the warm ratio (the same image plus one new
+// top layer, base layers cached), and modellint's peak RSS.
 func BenchmarkImageLint(b *testing.B) {
 	if _, err := exec.LookPath("gzip"); err != nil {
 		b.Skip("gzip is not installed: it measures the floor")
@@ -61,21 +62,18 @@ func BenchmarkImageLint(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		floor := time.Duration(0)
-		for _, layer := range layers {
-			start := time.Now()
-			cmd := exec.Command("gzip", "-dc", layer)
-			cmd.Stdout = io.Discard
-			if err := cmd.Run(); err != nil {
-				b.Fatal(err)
-			}
-			floor += time.Since(start)
+		floor := decompressAll(b, "gzip", layers)
+		if _, err := exec.LookPath("pigz"); err == nil {
+			pigz := decompressAll(b, "pigz", layers)
+			b.ReportMetric(pigz.Seconds(), "pigz-floor-s")
 		}
+		inProcess, _ := runLint(b, binary, filepath.Join(b.TempDir(), "cache"), v1, "--inflate", "go")
 		cache := filepath.Join(b.TempDir(), "cache")
 		cold, coldRSS := runLint(b, binary, cache, v1)
 		warm, warmRSS := runLint(b, binary, cache, v2)
 		b.ReportMetric(floor.Seconds(), "floor-s")
 		b.ReportMetric(cold.Seconds(), "cold-s")
+		b.ReportMetric(inProcess.Seconds(), "cold-go-s")
 		b.ReportMetric(warm.Seconds(), "warm-s")
 		b.ReportMetric(cold.Seconds()/floor.Seconds(), "cold/floor")
 		b.ReportMetric(warm.Seconds()/floor.Seconds(), "warm/floor")
@@ -83,11 +81,29 @@ func BenchmarkImageLint(b *testing.B) {
 	}
 }
 
+// decompressAll is the floor: each layer decompressed by program -dc, one
+// after another.
+func decompressAll(b *testing.B, program string, layers []string) time.Duration {
+	b.Helper()
+	total := time.Duration(0)
+	for _, layer := range layers {
+		start := time.Now()
+		cmd := exec.Command(program, "-dc", layer)
+		cmd.Stdout = io.Discard
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(start)
+	}
+	return total
+}
+
 // runLint runs modellint on an image tarball and returns its wall time and
 // peak RSS.
-func runLint(b *testing.B, binary, cache, tarball string) (time.Duration, int64) {
+func runLint(b *testing.B, binary, cache, tarball string, flags ...string) (time.Duration, int64) {
 	b.Helper()
-	cmd := exec.Command(binary, "--offline", "--cache-dir", cache, "-f", "json", tarball)
+	args := append([]string{"--offline", "--cache-dir", cache, "-f", "json"}, flags...)
+	cmd := exec.Command(binary, append(args, tarball)...)
 	cmd.Stdout = io.Discard
 	stderr, _ := cmd.StderrPipe()
 	start := time.Now()

@@ -3,6 +3,7 @@ package image
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,7 +38,7 @@ func FuzzIndexLayer(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0})
 	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		stream, _, err := decompress(bytes.NewReader(data))
+		stream, _, err := decompress(context.Background(), bytes.NewReader(data), "")
 		if err != nil {
 			return
 		}

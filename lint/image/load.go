@@ -46,6 +46,11 @@ type Options struct {
 	// MaxLayerBytes bounds what one layer may expand to; 0 allows 32× its
 	// stored size (at least 512 MiB), far above real layers.
 	MaxLayerBytes int64
+	// Inflate is how gzip layers are inflated: one of InflateChoices
+	// ("" is InflateAuto).
+	Inflate string
+
+	inflater string // the program Inflate resolved to; "" in process
 }
 
 // Progress is told how layer reading advances.
@@ -113,6 +118,11 @@ func Open(ctx context.Context, reference, source string, options Options) (*Imag
 	if options.Platform.OS == "" {
 		options.Platform = DefaultPlatform
 	}
+	inflater, err := InflaterPath(options.Inflate)
+	if err != nil {
+		return nil, err
+	}
+	options.inflater = inflater
 	img := &Image{Reference: reference, Source: source, Platform: options.Platform}
 	// The timeout covers resolving the manifest and config only: a layer
 	// download may take longer, and go-containerregistry keeps the context
@@ -121,7 +131,6 @@ func Open(ctx context.Context, reference, source string, options Options) (*Imag
 	defer cancel()
 	timer := time.AfterFunc(options.Timeout, cancel)
 	var opened *stored
-	var err error
 	switch {
 	case source == "" || source == SourceRegistry:
 		img.Source = SourceRegistry
@@ -368,7 +377,7 @@ func streamLayer(ctx context.Context, layer storedLayer, policy *capturePolicy, 
 		stored = &countingReader{reader: reader, progress: progress}
 	}
 	compressed := newHashingReader(ctx, stored, 0, nil)
-	stream, _, err := decompress(compressed)
+	stream, _, err := decompress(ctx, compressed, options.inflater)
 	if err != nil {
 		return nil, truncated(err)
 	}
