@@ -3,6 +3,9 @@ package lint
 import (
 	"io"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
 
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/manifest"
@@ -117,15 +120,21 @@ func Run(options Options) (*Result, error) {
 		}
 	}
 	modelFindings := map[*model.Model][]Finding{}
+	var all []*evaluated
 	for _, target := range modelPhase {
-		modelFindings[target.Model] = result.evaluateAll(options.Rules, target, set, config, options.Cluster)
+		done := evaluateAll(options.Rules, target, set, config, options.Cluster)
+		modelFindings[target.Model] = done.findings
+		all = append(all, done)
 	}
 	for _, target := range workloadPhase {
 		for _, link := range target.Links {
 			link.ModelFindings = modelFindings[link.Model]
 		}
-		result.evaluateAll(options.Rules, target, units.of(target), config, options.Cluster)
 	}
+	all = append(all, evaluateParallel(workloadPhase, func(target *Target) *evaluated {
+		return evaluateAll(options.Rules, target, units.of(target), config, options.Cluster)
+	})...)
+	result.addEvaluated(all)
 	result.reportInvalid(set.Invalid, options.Rules)
 	result.reportUnknown(set.Unknown, options.Rules)
 	suppressor := newSuppressor(config, set, options.Now, options.Rules)
@@ -203,44 +212,100 @@ func (r *Result) checkStdin(paths []string, files []*manifest.File) {
 	}
 }
 
-// evaluateAll runs the rules that apply to a target and returns their findings.
-func (r *Result) evaluateAll(rules []*Rule, target *Target, set *manifest.Set, config *Config, nodes *cluster.Facts) []Finding {
-	var findings []Finding
-	// The records of one target share its name and file: a run of 10,000
-	// workloads records a million evaluations.
-	named := Evaluation{Target: target.Name(), File: target.File(), Line: target.Line()}
+// evaluated is what the rules found on one target, and how each ended.
+// The records are kept compact while the run holds every object in memory
+// (10,000 workloads record ~400,000 of them) and become Evaluations at the
+// end, once.
+type evaluated struct {
+	target   *Target
+	findings []Finding
+	records  []record
+}
+
+// record is one rule's end on the target of its evaluated.
+type record struct {
+	rule   *Rule
+	status Status
+	reason string // why it was skipped
+}
+
+// evaluateAll runs the rules that apply to a target.
+func evaluateAll(rules []*Rule, target *Target, set *manifest.Set, config *Config, nodes *cluster.Facts) *evaluated {
+	out := &evaluated{target: target}
 	for _, rule := range rules {
 		if rule.Check == nil || !rule.appliesTo(target) {
 			continue // rules the engine reports itself (MDL001, MDL002), or another kind of target
 		}
-		findings = append(findings, r.evaluate(rule, target, named, set, config, nodes)...)
+		out.evaluate(rule, set, config, nodes)
 	}
-	return findings
+	return out
 }
 
-func (r *Result) evaluate(rule *Rule, target *Target, evaluation Evaluation, set *manifest.Set, config *Config, nodes *cluster.Facts) []Finding {
-	evaluation.RuleID = rule.ID
+func (e *evaluated) evaluate(rule *Rule, set *manifest.Set, config *Config, nodes *cluster.Facts) {
+	target := e.target
 	if missing := target.missingFacts(rule); missing != "" {
-		evaluation.Status, evaluation.Reason = StatusSkip, missing
-		r.Evaluations = append(r.Evaluations, evaluation)
-		return nil
+		e.records = append(e.records, record{rule: rule, status: StatusSkip, reason: missing})
+		return
 	}
 	pass := &Pass{Rule: rule, Target: target, Objects: set, Config: config, Cluster: nodes}
 	rule.Check(pass)
 	if target.Baked != nil {
 		target.Baked.locate(pass.findings)
 	}
+	end := record{rule: rule, status: StatusPass}
 	switch {
 	case len(pass.findings) > 0:
-		evaluation.Status = StatusFail
+		end.status = StatusFail
 	case pass.skipReason != "":
-		evaluation.Status, evaluation.Reason = StatusSkip, pass.skipReason
-	default:
-		evaluation.Status = StatusPass
+		end.status, end.reason = StatusSkip, pass.skipReason
 	}
-	r.Findings = append(r.Findings, pass.findings...)
-	r.Evaluations = append(r.Evaluations, evaluation)
-	return pass.findings
+	e.findings = append(e.findings, pass.findings...)
+	e.records = append(e.records, end)
+}
+
+// evaluateParallel evaluates the targets on every CPU. Each target's rules
+// run in order on one goroutine; the results come back in target order, so
+// the report does not depend on the schedule.
+func evaluateParallel(targets []*Target, work func(*Target) *evaluated) []*evaluated {
+	results := make([]*evaluated, len(targets))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(targets), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = work(targets[i])
+			}
+		}()
+	}
+	for i := range targets {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+// addEvaluated appends the findings and, as Evaluations, the records of
+// each target; the records of one target share its name and file.
+func (r *Result) addEvaluated(all []*evaluated) {
+	findings, records := len(r.Findings), len(r.Evaluations)
+	for _, e := range all {
+		findings += len(e.findings)
+		records += len(e.records)
+	}
+	r.Findings = slices.Grow(r.Findings, findings-len(r.Findings))
+	r.Evaluations = slices.Grow(r.Evaluations, records-len(r.Evaluations))
+	for _, e := range all {
+		r.Findings = append(r.Findings, e.findings...)
+		named := Evaluation{Target: e.target.Name(), File: e.target.File(), Line: e.target.Line()}
+		for _, end := range e.records {
+			evaluation := named
+			evaluation.RuleID, evaluation.Status, evaluation.Reason = end.rule.ID, end.status, end.reason
+			r.Evaluations = append(r.Evaluations, evaluation)
+		}
+	}
 }
 
 // reportInvalid turns objects the API server would reject into MDL002

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -217,5 +218,34 @@ func TestScaleManifests(t *testing.T) {
 	}
 	if counts["MDL002"] != 0 {
 		t.Errorf("the generated manifests are invalid: %v", counts)
+	}
+}
+
+// TestParallelRunIsDeterministic: the rules run on every CPU, and the
+// reports are byte-identical to a run on one.
+func TestParallelRunIsDeterministic(t *testing.T) {
+	dir := writeScaleManifests(t, 40)
+	reports := map[int]map[string][]byte{}
+	for _, procs := range []int{1, 8} {
+		out := t.TempDir()
+		previous := runtime.GOMAXPROCS(procs)
+		code := run(scaleArgs(dir, out), nil, io.Discard, io.Discard)
+		runtime.GOMAXPROCS(previous)
+		if code != exitFindings {
+			t.Fatalf("GOMAXPROCS=%d: exit %d", procs, code)
+		}
+		reports[procs] = map[string][]byte{}
+		for _, name := range []string{"report.json", "report.sarif", "report.xml"} {
+			data, err := os.ReadFile(filepath.Join(out, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reports[procs][name] = data
+		}
+	}
+	for name, data := range reports[1] {
+		if !bytes.Equal(data, reports[8][name]) {
+			t.Errorf("%s differs between GOMAXPROCS=1 and GOMAXPROCS=8", name)
+		}
 	}
 }
