@@ -37,9 +37,10 @@ const (
 )
 
 // findingsFamilies are the packages under lint/ that come after the rules:
-// report renders a lint.Result and baseline records and suppresses its
-// findings, so both import the engine, which a loader may not.
-var findingsFamilies = map[string]bool{"report": true, "baseline": true}
+// report renders a lint.Result, baseline records and suppresses its
+// findings and fix applies their fixes, so they import the engine, which a
+// loader may not.
+var findingsFamilies = map[string]bool{"report": true, "baseline": true, "fix": true}
 
 // testOnly packages build fixtures for tests and must not reach the binary.
 var testOnly = map[string]bool{"lint/image/imagetest": true, "lint/model/gguf/gguftest": true}

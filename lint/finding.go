@@ -100,6 +100,8 @@ type Finding struct {
 	// Image locates an image finding inside the image, besides the
 	// manifest line a user edits.
 	Image *ImageLocation `json:"image,omitempty"`
+	// Fix is the edit that resolves the finding, when the rule has one.
+	Fix *Fix `json:"fix,omitempty"`
 }
 
 // ImageLocation is where in an image a finding is: the reference, the layer

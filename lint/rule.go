@@ -47,6 +47,8 @@ type Rule struct {
 	Artifact Artifact
 	Needs    []Fact
 	Doc      Doc
+	// Fixes says whether the rule's findings carry a fix, and how safe.
+	Fixes FixSafety
 	// Check inspects one target and reports through the pass. Rules never
 	// read files: everything they need is in the pass.
 	Check func(*Pass)

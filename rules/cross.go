@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/modellint/modellint/lint"
@@ -65,7 +66,7 @@ func linkField(link *lint.Link) string {
 
 var memoryBelowModel = &lint.Rule{
 	ID: "MDL401", Name: "memory-below-model", Severity: lint.Error,
-	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactModel},
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactModel}, Fixes: lint.FixSafe,
 	Doc: lint.Doc{
 		Summary: "The memory limit is below what the server needs to hold the linked model.",
 		Why: "A model server holds the model in memory. TF Serving reserves 1.2× the bytes of each version dir before it " +
@@ -117,21 +118,50 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 				"(exit 137) while it loads the model, and restarts forever; raise limits.memory to at least %s",
 				describe(c), limit.String(), humanBytes(need.Bytes), humanBytes(bytes), what, need.Formula(),
 				quantityCeil(need.Bytes))
+			// The fix covers a version swap too, which would be the next finding.
+			fixMemoryLimit(pass, c, limit, max(need.Bytes, swapBytes(estimates, link.Model, c, bytes, copies)))
 			continue
 		}
-		largest := largestResidentVersion(link.Model)
-		if c.Runtime.Name != "tensorflow-serving" || largest == 0 {
-			continue
-		}
-		swap := estimateMemory(estimates, bytes+largest, 1, copies)
-		if limit.Value() < swap.Bytes {
+		if swap := swapBytes(estimates, link.Model, c, bytes, copies); limit.Value() < swap {
 			pass.ReportSeverity(lint.Warning, field, "%s: memory limit %s holds the %s model (estimated %s) but not a "+
 				"version swap, when TF Serving loads the next version before it unloads this one (estimated %s: %s): "+
 				"the pod is OOMKilled when a new version is published; raise limits.memory to %s, or serve new "+
 				"versions with a rollout instead of in place", describe(c), limit.String(), humanBytes(bytes),
-				humanBytes(need.Bytes), humanBytes(swap.Bytes), swap.Formula(), quantityCeil(swap.Bytes))
+				humanBytes(need.Bytes), humanBytes(swap), estimateMemory(estimates, bytes+largestResidentVersion(link.Model), 1, copies).Formula(),
+				quantityCeil(swap))
+			fixMemoryLimit(pass, c, limit, swap)
 		}
 	}
+}
+
+// swapBytes is what TF Serving needs while it loads a new version beside
+// the largest resident one; 0 for other servers.
+func swapBytes(estimates lint.EstimateConfig, m *model.Model, c *manifest.Container, bytes int64, copies int) int64 {
+	largest := largestResidentVersion(m)
+	if c.Runtime.Name != "tensorflow-serving" || largest == 0 {
+		return 0
+	}
+	return estimateMemory(estimates, bytes+largest, 1, copies).Bytes
+}
+
+// fixMemoryLimit raises limits.memory to the estimate, and the request
+// with it when it equalled the limit (a Guaranteed pod stays Guaranteed).
+func fixMemoryLimit(pass *lint.Pass, c *manifest.Container, limit resource.Quantity, need int64) {
+	if !fixable(c) {
+		return
+	}
+	value := memoryToWrite(need)
+	object := pass.Workload().Object
+	edits, suggestion := setField(object, c.Path+".resources.limits.memory", value, sameQuantity(limit))
+	if request, ok := c.Resources.Requests[corev1.ResourceMemory]; ok && request.Cmp(limit) == 0 && len(edits) > 0 {
+		requestEdits, requestSuggestion := setField(object, c.Path+".resources.requests.memory", value, sameQuantity(request))
+		if len(requestEdits) == 0 {
+			edits = nil
+		}
+		edits = append(edits, requestEdits...)
+		suggestion = "limits:\n  " + suggestion + "requests:\n  " + requestSuggestion
+	}
+	pass.Fix("raise the memory limit to "+value+", the estimate rounded up", suggestion, edits...)
 }
 
 func largestResidentVersion(m *model.Model) int64 {
@@ -152,7 +182,7 @@ func quantityCeil(bytes int64) string {
 
 var startupBudgetBelowLoad = &lint.Rule{
 	ID: "MDL402", Name: "startup-budget-below-load", Severity: lint.Error,
-	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactModel},
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactModel}, Fixes: lint.FixSafe,
 	Doc: lint.Doc{
 		Summary: "The probes kill the container before the linked model can have loaded.",
 		Why: "The kubelet restarts a container whose startupProbe (or, without one, livenessProbe) fails for " +
@@ -197,7 +227,46 @@ func checkStartupBudget(pass *lint.Pass) {
 			describe(c), kind, budget, probe.InitialDelaySeconds, period, orDefault(probe.FailureThreshold, defaultFailureThreshold),
 			humanBytes(bytes), what, load, humanBytes(bytes), estimates.LoadMiBPerSecond, estimates.StartupSeconds,
 			budgetFix(kind, threshold))
+		fixStartupBudget(pass, c, kind, probe, load)
 	}
+}
+
+// addStartupProbe fixes a container that has only a livenessProbe with a
+// startupProbe on the same handler (the process-health endpoint the
+// server answers), at its period, allowing seconds to start.
+func addStartupProbe(pass *lint.Pass, c *manifest.Container, liveness *corev1.Probe, seconds float64) {
+	if !fixable(c) {
+		return
+	}
+	period := orDefault(liveness.PeriodSeconds, defaultPeriodSeconds)
+	startup := corev1.Probe{ProbeHandler: liveness.ProbeHandler, PeriodSeconds: period,
+		FailureThreshold: int32(math.Ceil(seconds / float64(period)))}
+	block := probeBlock("startupProbe", startup)
+	pass.Fix(fmt.Sprintf("add a startupProbe on the livenessProbe's handler with failureThreshold %d (%ds at periodSeconds %d)",
+		startup.FailureThreshold, startup.FailureThreshold*period, period), block, addBlock(pass.Workload().Object, c.Path, block)...)
+}
+
+// fixStartupBudget raises the startupProbe's failureThreshold to cover the
+// load, or adds a startupProbe on the liveness probe's handler (the
+// process-health endpoint the server already answers) that does.
+func fixStartupBudget(pass *lint.Pass, c *manifest.Container, kind string, probe *corev1.Probe, load float64) {
+	if !fixable(c) {
+		return
+	}
+	object := pass.Workload().Object
+	period := orDefault(probe.PeriodSeconds, defaultPeriodSeconds)
+	if kind == "startupProbe" {
+		threshold := int32(math.Ceil((load - float64(probe.InitialDelaySeconds)) / float64(period)))
+		var matches func(string) bool
+		if probe.FailureThreshold != 0 {
+			matches = sameInt(int64(probe.FailureThreshold))
+		}
+		edits, suggestion := setField(object, c.Path+".startupProbe.failureThreshold", strconv.Itoa(int(threshold)), matches)
+		pass.Fix(fmt.Sprintf("raise the startupProbe's failureThreshold to %d (%ds at periodSeconds %d)", threshold, threshold*period, period),
+			suggestion, edits...)
+		return
+	}
+	addStartupProbe(pass, c, probe, load)
 }
 
 func budgetFix(kind string, threshold int32) string {

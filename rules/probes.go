@@ -338,7 +338,7 @@ func orSlash(path string) string {
 
 var startupProbeMissing = &lint.Rule{
 	ID: "MDL203", Name: "startup-probe-missing", Severity: lint.Warning,
-	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest}, Fixes: lint.FixSafe,
 	Doc: lint.Doc{
 		Summary: "A model server has a livenessProbe, no startupProbe, and the liveness budget is shorter than a model load.",
 		Why: "Liveness starts checking after initialDelaySeconds and restarts the container after failureThreshold failures, " +
@@ -397,6 +397,15 @@ func checkStartupProbe(pass *lint.Pass) {
 				"periodSeconds × failureThreshold ≥ %d, or raise initialDelaySeconds",
 			describe(c), budget, liveness.InitialDelaySeconds, orDefault(liveness.PeriodSeconds, defaultPeriodSeconds),
 			orDefault(liveness.FailureThreshold, defaultFailureThreshold), minimum, minimum)
+		// Sized for the linked model's load too, which MDL402 would ask next.
+		seconds := float64(minimum)
+		for _, link := range linkedModels(pass) {
+			if link.Container == c {
+				bytes, _ := servedBytes(link.Model)
+				seconds = max(seconds, estimateLoadSeconds(pass.Config.Estimates(), bytes))
+			}
+		}
+		addStartupProbe(pass, c, liveness, seconds)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 var imageTagMutable = &lint.Rule{
 	ID: "MDL208", Name: "image-tag-mutable", Severity: lint.Warning,
-	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest}, Fixes: lint.FixSafe,
 	Doc: lint.Doc{
 		Summary: "An image is referenced by :latest or without a tag (warning), or by a tag without a digest (info).",
 		Why: "Tags move. A pod rescheduled after a push to :latest (the tag used when none is written) runs a different " +
@@ -103,10 +103,30 @@ func checkImageTag(pass *lint.Pass) {
 				"%s: image %q is pinned by tag only, and a tag can be moved to another build; add the digest (%s@sha256:…) "+
 					"so every node runs the image that was tested", c.Label(), c.Image, c.Image)
 		}
+		if ref.Digest == "" {
+			fixImageDigest(pass, c, path)
+		}
 	}
 	if !checked {
 		pass.Skip("no container names an image")
 	}
+}
+
+// fixImageDigest pins the image to the digest its registry resolved the
+// reference to in this run (the index's, so every platform still pulls):
+// the image that was linted is the image that runs.
+func fixImageDigest(pass *lint.Pass, c *manifest.Container, path string) {
+	img := pass.Target.Images[c.Image]
+	if img == nil || img.Resolved == "" || !fixable(c) {
+		return
+	}
+	pinned := c.Image + "@" + img.Resolved
+	edit, ok := pass.Workload().Object.ReplaceScalar(path, sameText(c.Image), pinned)
+	var edits []manifest.Edit
+	if ok {
+		edits = append(edits, edit)
+	}
+	pass.Fix("pin the image to the digest its registry serves for it now, "+img.Resolved, "image: "+pinned+"\n", edits...)
 }
 
 var configRefMissing = &lint.Rule{

@@ -26,7 +26,7 @@ const fewReplicas = 2
 
 var rolloutUnsafe = &lint.Rule{
 	ID: "MDL207", Name: "rollout-unsafe", Severity: lint.Warning,
-	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest}, Fixes: lint.FixSafe,
 	Doc: lint.Doc{
 		Summary: "A model server's rollout can take serving capacity down before new pods have loaded the model.",
 		Why: "A new model-server pod needs its whole model load time before it can serve. A rolling update that removes " +
@@ -83,7 +83,9 @@ func checkRollout(pass *lint.Pass) {
 	switch {
 	case w.RollingUpdate != nil:
 		rolling := w.RollingUpdate
-		checkMaxUnavailable(pass, rolling.Path+".maxUnavailable", rolling.MaxUnavailable, rolling.DefaultMaxUnavailable, replicas, replicasFrom)
+		if checkMaxUnavailable(pass, rolling.Path+".maxUnavailable", rolling.MaxUnavailable, rolling.DefaultMaxUnavailable, replicas, replicasFrom) {
+			fixMaxUnavailable(pass, rolling.Path, rolling.MaxUnavailable, rolling.MaxSurge, rolling.DefaultMaxSurge, replicas)
+		}
 	case w.Deployment != nil:
 		spec := w.Deployment.Spec
 		switch spec.Strategy.Type {
@@ -95,11 +97,13 @@ func checkRollout(pass *lint.Pass) {
 						"including a GPU if it uses one, for one extra pod)")
 			}
 		default:
-			var maxUnavailable *intstr.IntOrString
+			var maxUnavailable, maxSurge *intstr.IntOrString
 			if spec.Strategy.RollingUpdate != nil {
-				maxUnavailable = spec.Strategy.RollingUpdate.MaxUnavailable
+				maxUnavailable, maxSurge = spec.Strategy.RollingUpdate.MaxUnavailable, spec.Strategy.RollingUpdate.MaxSurge
 			}
-			checkMaxUnavailable(pass, "spec.strategy.rollingUpdate.maxUnavailable", maxUnavailable, intstr.FromString(defaultMaxUnavailablePercent), replicas, replicasFrom)
+			if checkMaxUnavailable(pass, "spec.strategy.rollingUpdate.maxUnavailable", maxUnavailable, intstr.FromString(defaultMaxUnavailablePercent), replicas, replicasFrom) {
+				fixMaxUnavailable(pass, "spec.strategy.rollingUpdate", maxUnavailable, maxSurge, intstr.FromString(defaultMaxUnavailablePercent), replicas)
+			}
 		}
 		checkProgressDeadline(pass, serving, spec.ProgressDeadlineSeconds)
 	case w.StatefulSet != nil:
@@ -141,17 +145,19 @@ func podsPhrase(n int, replicas int32) string {
 
 // checkMaxUnavailable reports a maxUnavailable that removes serving pods
 // before their replacements are Ready.
-func checkMaxUnavailable(pass *lint.Pass, path string, value *intstr.IntOrString, defaultValue intstr.IntOrString, replicas int32, replicasFrom string) {
+// checkMaxUnavailable reports a maxUnavailable that takes too much of the
+// serving capacity away; it returns whether it did.
+func checkMaxUnavailable(pass *lint.Pass, path string, value *intstr.IntOrString, defaultValue intstr.IntOrString, replicas int32, replicasFrom string) bool {
 	written := true
 	if value == nil {
 		value, written = &defaultValue, false
 	}
 	unavailable, err := intstr.GetScaledValueFromIntOrPercent(value, int(replicas), false)
 	if err != nil || unavailable < 1 {
-		return
+		return false
 	}
 	if replicas > fewReplicas && int32(unavailable) < replicas {
-		return
+		return false
 	}
 	setting := "maxUnavailable " + value.String()
 	switch {
@@ -167,6 +173,26 @@ func checkMaxUnavailable(pass *lint.Pass, path string, value *intstr.IntOrString
 	pass.Report(path,
 		"%s with %s%s lets a rollout take %s down before the replacements have loaded the model; "+
 			"set maxUnavailable: 0 and maxSurge: 1", setting, plural(int(replicas), "replica"), replicasFrom, capacity)
+	return true
+}
+
+// fixMaxUnavailable sets maxUnavailable: 0 under the rolling-update
+// mapping at path, and maxSurge: 1 where it resolves to no pod (both 0 is
+// a rollout the API server refuses).
+func fixMaxUnavailable(pass *lint.Pass, path string, maxUnavailable, maxSurge *intstr.IntOrString, defaultSurge intstr.IntOrString, replicas int32) {
+	fields := []field{{key: "maxUnavailable", value: "0"}}
+	if maxUnavailable != nil {
+		fields[0].matches = sameText(maxUnavailable.String())
+	}
+	surge := defaultSurge
+	if maxSurge != nil {
+		surge = *maxSurge
+	}
+	if pods, err := intstr.GetScaledValueFromIntOrPercent(&surge, int(replicas), true); err == nil && pods < 1 {
+		fields = append(fields, field{key: "maxSurge", value: "1", matches: sameText(surge.String())})
+	}
+	edits, suggestion := setFields(pass.Workload().Object, path, fields)
+	pass.Fix("set maxUnavailable: 0, so a rollout starts each new pod before it stops an old one", suggestion, edits...)
 }
 
 // checkProgressDeadline reports a progress deadline shorter than the time the

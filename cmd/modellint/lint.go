@@ -39,6 +39,7 @@ type lintFlags struct {
 	color      string
 	failEmpty  bool
 	baseline   baselineFlags
+	fix        fixFlags
 }
 
 // lintCommand is the root command's job: lint the PATHs.
@@ -73,6 +74,8 @@ func (l *lintCommand) define(set *pflag.FlagSet) {
 	set.BoolVar(&flags.failEmpty, "fail-if-empty", false, "exit 2 when the PATHs hold nothing to lint")
 	addBaselineFlags(set, &flags.baseline)
 	inGroup(set, "Inputs", "model", "cluster", "exclude", "fail-if-empty", "baseline", "write-baseline")
+
+	addFixFlags(set, &flags.fix)
 
 	addImageFlags(set, &options.Image)
 	inGroup(set, "Images", "image", "offline", "platform", "image-timeout", "timeout", "cache-dir", "no-cache")
@@ -150,6 +153,19 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	result, err := lint.Run(options)
 	if err == nil {
 		err = applyBaseline(flags.baseline, result, stderr)
+	}
+	if err == nil && (flags.fix.apply || flags.fix.diff) {
+		var done bool
+		var code int
+		if done, code, err = runFixes(flags.fix, result, stdout, stderr); done && err == nil {
+			return code
+		}
+		if err == nil {
+			// What remains after the fixes, as a run without them reports it.
+			if result, err = lint.Run(options); err == nil {
+				err = applyBaseline(flags.baseline, result, stderr)
+			}
+		}
 	}
 	if err != nil {
 		// A layer read may fail with a registry's answer quoted in the error.

@@ -18,7 +18,11 @@ type Image struct {
 	// reference it was mapped to, or a tarball or layout path.
 	Source string
 	// Digest is the manifest digest when it is known without hashing.
-	Digest   string
+	Digest string
+	// Resolved is the digest a registry resolved the reference to (the
+	// index's for a multi-platform image): what pinning the reference
+	// with @sha256:… writes. "" for tarballs and layouts.
+	Resolved string
 	Platform v1.Platform
 	// Platforms are the platforms of the index Platform was chosen from
 	// (attestations left out); nil for a single-platform image, whose

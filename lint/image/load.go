@@ -170,6 +170,7 @@ func Open(ctx context.Context, reference, source string, options Options) (*Imag
 	}
 	defer opened.close()
 	img.Digest, img.Config, img.Platforms = opened.digest, opened.config, opened.platforms
+	img.Resolved = opened.resolved
 	for _, layer := range opened.layers {
 		entry := Layer{DiffID: layer.diffID.String(), Size: layer.size}
 		if layer.digest != (v1.Hash{}) {

@@ -30,6 +30,10 @@ import (
 // it is stored (compressed or not).
 type stored struct {
 	digest string // the manifest digest, "" when it is not known without hashing
+	// resolved is what a registry resolved the reference to: the index's
+	// digest for a multi-platform image, else the manifest's; "" for
+	// local sources.
+	resolved string
 	// platforms are those of the index the image was chosen from; nil
 	// for an image pulled by its own manifest.
 	platforms []v1.Platform
@@ -141,6 +145,7 @@ func openRegistry(ctx context.Context, reference string, platform v1.Platform, j
 			return nil, classifyRegistryError(reference, err)
 		}
 		opened.platforms = indexPlatforms(manifest)
+		opened.resolved = descriptor.Digest.String()
 		return opened, nil
 	} else {
 		img, err = descriptor.Image()
@@ -152,6 +157,7 @@ func openRegistry(ctx context.Context, reference string, platform v1.Platform, j
 	if err != nil {
 		return nil, classifyRegistryError(reference, err)
 	}
+	opened.resolved = digest
 	return opened, nil
 }
 

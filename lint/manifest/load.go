@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -36,20 +37,25 @@ type File struct {
 	// one per rendered chart or overlay. Objects refer only to objects of
 	// their own unit, so two example dirs linted together stay apart.
 	Unit int
+	// Rendered is output of a Helm chart or Kustomize overlay: its
+	// positions point into the files it was rendered from, and fixes are
+	// never applied to it.
+	Rendered bool
 
-	lineStarts []int
+	lineStartsOnce sync.Once
+	lineStarts     []int
 }
 
 // Line returns the text of a 1-based line, without its newline.
 func (f *File) Line(n int) string {
-	if f.lineStarts == nil {
+	f.lineStartsOnce.Do(func() {
 		f.lineStarts = []int{0}
 		for i, b := range f.Source {
 			if b == '\n' {
 				f.lineStarts = append(f.lineStarts, i+1)
 			}
 		}
-	}
+	})
 	if n < 1 || n > len(f.lineStarts) {
 		return ""
 	}

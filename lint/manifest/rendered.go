@@ -22,7 +22,7 @@ func LoadRendered(path string, source, rendered []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	file.Source = source
+	file.Source, file.Rendered = source, true
 	return file, nil
 }
 

@@ -56,6 +56,8 @@ type jsonFinding struct {
 	Location    jsonLocation     `json:"location"`
 	Target      string           `json:"target"`
 	Suppression *jsonSuppression `json:"suppression,omitempty"`
+	// Fix is what --fix would change, or a suggestion to make by hand.
+	Fix *lint.Fix `json:"fix,omitempty"`
 }
 
 type jsonLocation struct {
@@ -109,6 +111,7 @@ func writeJSON(w io.Writer, result *lint.Result, options Options) error {
 				Column: finding.Location.Column, Path: finding.Location.Path,
 			},
 			Target: finding.Target,
+			Fix:    finding.Fix,
 		}
 		if finding.Suppression != nil {
 			converted.Suppression = &jsonSuppression{Kind: finding.Suppression.Kind, Reason: finding.Suppression.Reason}

@@ -93,8 +93,21 @@ func ruleText(rule *lint.Rule, width int) string {
 	section("Bad example", rule.Doc.Bad, verbatim)
 	section("Good example", rule.Doc.Good, verbatim)
 	section("Fix", rule.Doc.Fix, prose)
+	section("Automatic fix", autoFix(rule), prose)
 	section("References", strings.Join(rule.Doc.References, "\n"), verbatim)
 	return out.String()
+}
+
+// autoFix says what --fix does for the rule's findings.
+func autoFix(rule *lint.Rule) string {
+	switch rule.Fixes {
+	case lint.FixSafe:
+		return "safe: --fix applies it (--diff shows it) where the field is written in a plain file; in Helm or Kustomize " +
+			"output, or in flow style it cannot edit, the finding carries it as a suggestion (JSON, SARIF, the Markdown summary)."
+	case lint.FixUnsafe:
+		return "unsafe: it changes behaviour beyond the finding, so --fix applies it only with --unsafe-fixes."
+	}
+	return ""
 }
 
 // ruleMarkdown is a rule's documentation as Markdown, shared by
@@ -116,6 +129,9 @@ func ruleMarkdown(rule *lint.Rule) string {
 	example("Good", rule.Doc.Good)
 	if fix := markdownProse(rule.Doc.Fix); fix != "" {
 		out.WriteString("\n**Fix:** " + fix + "\n")
+	}
+	if fix := autoFix(rule); fix != "" {
+		out.WriteString("\n**Automatic fix:** " + markdownProse(fix) + "\n")
 	}
 	if len(rule.Doc.References) > 0 {
 		out.WriteString("\n**References:**\n\n")

@@ -115,6 +115,7 @@ type sarifResult struct {
 	// Properties carry where inside an image a finding is (reference,
 	// layer diff ID, in-image path): the location is the manifest line.
 	Properties *sarifResultProperties `json:"properties,omitempty"`
+	Fixes      []sarifFix             `json:"fixes,omitempty"`
 }
 
 type sarifResultProperties struct {
@@ -277,6 +278,7 @@ func sarifResultOf(finding lint.Finding, ruleIndex int, fingerprint string) sari
 		Message:             sarifMessage{Text: firstNonEmpty(finding.Message, finding.RuleName, finding.RuleID)},
 		Locations:           []sarifLocation{location},
 		PartialFingerprints: map[string]string{sarifFingerprint: fingerprint},
+		Fixes:               sarifFixesOf(finding.Fix),
 	}
 	if finding.Image != nil {
 		converted.Properties = &sarifResultProperties{Image: finding.Image}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fixModel writes a TF Serving model dir whose variables are 3 GiB
+// (sparse): large enough for MDL401 and MDL402 on the fixtures.
+func fixModel(t *testing.T) string {
+	t.Helper()
+	source := "../../testdata/models/saved_model_half_plus_two_cpu"
+	versions, err := filepath.Glob(filepath.Join(source, "*", "saved_model.pb"))
+	if err != nil || len(versions) == 0 {
+		t.Fatalf("no SavedModel under %s", source)
+	}
+	dir := filepath.Join(t.TempDir(), "resnet")
+	version := filepath.Dir(versions[0])
+	for _, name := range []string{"saved_model.pb", "variables/variables.index", "variables/variables.data-00000-of-00001", "assets/foo.txt"} {
+		data, err := os.ReadFile(filepath.Join(version, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "1"), name, string(data))
+	}
+	if err := os.Truncate(filepath.Join(dir, "1", "variables", "variables.data-00000-of-00001"), 3<<30); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestFixGolden applies --fix to each fixture under testdata/fix (and to
+// its CRLF copy; the model-* ones linked to a 3 GiB model) and compares the file with after.yaml: only the named
+// values change or the new fields appear, comments, quoting, flow style
+// and blank lines stay. A second --fix changes nothing, and --diff then
+// says so with exit 0.
+func TestFixGolden(t *testing.T) {
+	cases, err := filepath.Glob("testdata/fix/*/before.yaml")
+	if err != nil || len(cases) == 0 {
+		t.Fatal("no fixtures under testdata/fix")
+	}
+	model := fixModel(t)
+	for _, before := range cases {
+		name := filepath.Base(filepath.Dir(before))
+		for _, lineEnd := range []string{"\n", "\r\n"} {
+			label := name
+			if lineEnd == "\r\n" {
+				label += "/crlf"
+			}
+			t.Run(label, func(t *testing.T) {
+				read := func(path string) string {
+					data, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return strings.ReplaceAll(string(data), "\n", lineEnd)
+				}
+				dir := t.TempDir()
+				file := writeFile(t, dir, "deploy.yaml", read(before))
+				want := read(filepath.Join(filepath.Dir(before), "after.yaml"))
+				args := []string{"--offline", "--no-color"}
+				if strings.HasPrefix(name, "model-") {
+					args = append(args, "--model", model+":/models/resnet")
+				}
+
+				code, diff, _ := lintArgs(t, "", append(args, "--diff", dir)...)
+				if changes := want != read(before); (code == exitFindings) != changes || (diff != "") != changes {
+					t.Errorf("--diff: exit %d, diff %q; want a diff: %v", code, diff, changes)
+				}
+				if unchanged := read(before); readFile(t, file) != unchanged {
+					t.Fatal("--diff changed the file")
+				}
+				lintArgs(t, "", append(args, "--fix", dir)...)
+				if got := readFile(t, file); got != want {
+					t.Errorf("after --fix:\n%s\nwant:\n%s", got, want)
+				}
+				if code, diff, _ := lintArgs(t, "", append(args, "--diff", dir)...); code != exitClean && code != exitFindings || diff != "" {
+					t.Errorf("a second --diff: exit %d, diff:\n%s", code, diff)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package lint
+
+import "github.com/modellint/modellint/lint/manifest"
+
+// Fixes: what a finding already says to do, as edits of the file the user
+// wrote (see manifest.Edit), applied by --fix and offered in the reports.
+
+// FixSafety says whether a rule's fix can change behaviour beyond its finding.
+type FixSafety string
+
+const (
+	// FixNone: the rule offers no fix.
+	FixNone FixSafety = ""
+	// FixSafe fixes do what the finding asks and nothing else: raising a
+	// limit, adding a startupProbe, pinning the digest that was read.
+	FixSafe FixSafety = "safe"
+	// FixUnsafe fixes change how the workload behaves (a probe path, a
+	// strategy): --fix applies them only with --unsafe-fixes.
+	FixUnsafe FixSafety = "unsafe"
+)
+
+// Fix is one finding's fix. Without edits it is a suggestion to make by
+// hand: the field is in rendered output, flow style or not written at all.
+type Fix struct {
+	Description string          `json:"description"`
+	Safety      FixSafety       `json:"safety"`
+	Edits       []manifest.Edit `json:"edits,omitempty"`
+	// Suggestion is the YAML the fix writes, for the reports (a GitHub
+	// suggestion block, the job summary) and for fixes without edits.
+	Suggestion string `json:"suggestion,omitempty"`
+}
+
+// Applicable reports whether --fix may apply the fix.
+func (f *Fix) Applicable(unsafe bool) bool {
+	return f != nil && len(f.Edits) > 0 && (f.Safety == FixSafe || (unsafe && f.Safety == FixUnsafe))
+}
+
+// Fix attaches a fix to the finding the pass reported last. Edits that the
+// rule could not make leave it a suggestion.
+func (p *Pass) Fix(description, suggestion string, edits ...manifest.Edit) {
+	if len(p.findings) == 0 {
+		return
+	}
+	safety := p.Rule.Fixes
+	if safety == FixNone {
+		safety = FixSafe
+	}
+	p.findings[len(p.findings)-1].Fix = &Fix{Description: description, Safety: safety, Edits: edits, Suggestion: suggestion}
+}

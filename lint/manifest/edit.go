@@ -1,0 +1,261 @@
+package manifest
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Fixes are byte-range edits of the file a user wrote, never a
+// re-serialisation: comments, key order, quoting, indentation and blank
+// lines stay as they were. An edit is offered only where the text around
+// it is plain enough to be sure of (a block mapping, a scalar on its key's
+// line, ASCII before the column); elsewhere the fix stays a suggestion.
+
+// Edit replaces the bytes [Start, End) of File with Text.
+type Edit struct {
+	File  string `json:"file"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	Text  string `json:"text"`
+	// Line and Column (1-based) are where Start is, for reports.
+	Line   int `json:"line"`
+	Column int `json:"column"`
+	// EndLine and EndColumn are where End is.
+	EndLine   int `json:"endLine"`
+	EndColumn int `json:"endColumn"`
+}
+
+// editable reports whether the object's fields can be edited in its file:
+// rendered output (a Helm template, a Kustomize build) is not what the user
+// edits, and the path must be written in the object's own document.
+func (o *Object) editable(path string) (Position, bool) {
+	if o.File == nil || o.File.Rendered || o.File.Path == "" || o.File.Path == "<stdin>" {
+		return Position{}, false
+	}
+	full := o.FullPath(path)
+	pos, ok := o.Doc.positions[full]
+	if !ok || o.Doc.elsewhere[full] != "" {
+		return Position{}, false
+	}
+	return pos, true
+}
+
+// offset turns a 1-based line and column into a byte offset, when every
+// byte before the column on that line is ASCII (YAML columns count
+// characters).
+func (f *File) offset(pos Position) (int, bool) {
+	f.Line(1) // builds lineStarts
+	if pos.Line < 1 || pos.Line > len(f.lineStarts) || pos.Column < 1 {
+		return 0, false
+	}
+	start := f.lineStarts[pos.Line-1]
+	end := start + pos.Column - 1
+	if end > len(f.Source) {
+		return 0, false
+	}
+	for _, b := range f.Source[start:end] {
+		if b >= utf8.RuneSelf {
+			return 0, false
+		}
+	}
+	return end, true
+}
+
+// position turns a byte offset back into a line and column.
+func (f *File) position(offset int) Position {
+	f.Line(1)
+	line := 1
+	for line < len(f.lineStarts) && f.lineStarts[line] <= offset {
+		line++
+	}
+	return Position{Line: line, Column: offset - f.lineStarts[line-1] + 1}
+}
+
+func (f *File) edit(start, end int, text string) Edit {
+	from, to := f.position(start), f.position(end)
+	return Edit{File: f.Path, Start: start, End: end, Text: text,
+		Line: from.Line, Column: from.Column, EndLine: to.Line, EndColumn: to.Column}
+}
+
+// ReplaceScalar returns the edit that rewrites the scalar value of the field
+// at path (relative to the object) as text, when the value is written on
+// its key's line and matches says it is the value the rule read.
+func (o *Object) ReplaceScalar(path string, matches func(written string) bool, text string) (Edit, bool) {
+	pos, ok := o.editable(path)
+	if !ok {
+		return Edit{}, false
+	}
+	source := o.File.Source
+	start, ok := o.File.offset(pos)
+	if !ok {
+		return Edit{}, false
+	}
+	valueStart, valueEnd, ok := scalarAfterKey(source, start)
+	if !ok {
+		return Edit{}, false
+	}
+	written := string(source[valueStart:valueEnd])
+	if !matches(unquote(written)) {
+		return Edit{}, false // not the value the rule read: leave it to the user
+	}
+	if quote := written[0]; (quote == '"' || quote == '\'') && !strings.ContainsAny(text, "\"'\\") {
+		text = string(quote) + text + string(quote) // keep the file's quoting
+	}
+	return o.File.edit(valueStart, valueEnd, text), true
+}
+
+// scalarAfterKey finds the value of "key: value" starting at a key, when the
+// value is a plain or quoted scalar on the same line.
+func scalarAfterKey(source []byte, at int) (int, int, bool) {
+	i, ok := skipScalar(source, at, true)
+	if !ok || i >= len(source) || source[i] != ':' {
+		return 0, 0, false
+	}
+	i++
+	for i < len(source) && (source[i] == ' ' || source[i] == '\t') {
+		i++
+	}
+	if i >= len(source) || source[i] == '\n' || source[i] == '\r' || source[i] == '#' {
+		return 0, 0, false
+	}
+	switch source[i] {
+	case '{', '[', '|', '>', '&', '*', '!':
+		return 0, 0, false // a collection, a block scalar, an anchor, alias or tag
+	}
+	end, ok := skipScalar(source, i, false)
+	return i, end, ok
+}
+
+// skipScalar returns the end of the scalar at i: a quoted one up to its
+// closing quote, a plain one up to ": " (a key), " #", a flow indicator or
+// the end of the line.
+func skipScalar(source []byte, i int, key bool) (int, bool) {
+	if i >= len(source) {
+		return 0, false
+	}
+	switch quote := source[i]; quote {
+	case '"', '\'':
+		for j := i + 1; j < len(source); j++ {
+			switch {
+			case source[j] == '\n':
+				return 0, false
+			case quote == '"' && source[j] == '\\':
+				j++
+			case source[j] == quote && quote == '\'' && j+1 < len(source) && source[j+1] == '\'':
+				j++
+			case source[j] == quote:
+				return j + 1, true
+			}
+		}
+		return 0, false
+	}
+	j := i
+	for j < len(source) {
+		c := source[j]
+		if c == '\n' || c == '\r' || c == ',' || c == '}' || c == ']' {
+			break
+		}
+		if c == '#' && j > i && (source[j-1] == ' ' || source[j-1] == '\t') {
+			break
+		}
+		if key && c == ':' && (j+1 == len(source) || source[j+1] == ' ' || source[j+1] == '\t' || source[j+1] == '\n' || source[j+1] == '\r') {
+			break
+		}
+		j++
+	}
+	for j > i && (source[j-1] == ' ' || source[j-1] == '\t') {
+		j--
+	}
+	return j, j > i
+}
+
+// unquote reads a quoted scalar's text; escapes other than \" and '' are
+// left as written, which is enough to compare with the values rules read.
+func unquote(text string) string {
+	if len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"' {
+		return strings.ReplaceAll(text[1:len(text)-1], `\"`, `"`)
+	}
+	if len(text) >= 2 && text[0] == '\'' && text[len(text)-1] == '\'' {
+		return strings.ReplaceAll(text[1:len(text)-1], "''", "'")
+	}
+	return text
+}
+
+// AddFields returns the edit that adds fields to the block mapping at path
+// (relative to the object; "" for the object itself): block is their YAML
+// at indentation zero, two spaces a level, "\n" line ends. The lines go
+// after the mapping's last line, at its fields' indentation, with the
+// file's line ends.
+func (o *Object) AddFields(path, block string) (Edit, bool) {
+	if _, ok := o.editable(path); !ok {
+		return Edit{}, false
+	}
+	full := o.FullPath(path)
+	prefix := full
+	if prefix != "" {
+		prefix += "."
+	}
+	// The mapping's fields: where they start and how deep its content goes.
+	indent, last := -1, 0
+	for field, pos := range o.Doc.positions {
+		if !strings.HasPrefix(field, prefix) || field == full || o.Doc.elsewhere[field] != "" {
+			continue
+		}
+		if rest := field[len(prefix):]; !strings.ContainsAny(rest, ".[") {
+			if indent == -1 || pos.Column-1 != indent {
+				if indent != -1 {
+					return Edit{}, false // fields at two indentations: a flow mapping, or not one mapping
+				}
+				indent = pos.Column - 1
+			}
+		}
+		last = max(last, pos.Line)
+	}
+	if indent < 0 || last == 0 {
+		return Edit{}, false
+	}
+	file := o.File
+	file.Line(1)
+	// Each field must start its line (after "- " for a sequence item's first
+	// field): a field after another on one line is flow style.
+	for field, pos := range o.Doc.positions {
+		if !strings.HasPrefix(field, prefix) || strings.ContainsAny(field[len(prefix):], ".[") || field == full {
+			continue
+		}
+		before := strings.TrimLeft(file.Line(pos.Line)[:min(pos.Column-1, len(file.Line(pos.Line)))], " ")
+		if before != "" && strings.Trim(before, "- ") != "" {
+			return Edit{}, false
+		}
+	}
+	// Past the last field's line: the lines deeper than the fields (a nested
+	// value, a block scalar) still belong to the mapping; blank lines and
+	// comments after it do not.
+	end := last
+	for line := last + 1; line <= len(file.lineStarts); line++ {
+		text := strings.TrimRight(file.Line(line), "\r")
+		trimmed := strings.TrimLeft(text, " ")
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		if len(text)-len(trimmed) <= indent || strings.HasPrefix(trimmed, "---") {
+			break
+		}
+		end = line
+	}
+	newline := "\n"
+	if strings.Contains(string(file.Source), "\r\n") {
+		newline = "\r\n"
+	}
+	var text strings.Builder
+	at := len(file.Source)
+	if end < len(file.lineStarts) {
+		at = file.lineStarts[end]
+	} else if len(file.Source) > 0 && file.Source[len(file.Source)-1] != '\n' {
+		text.WriteString(newline) // the last line had no line end
+	}
+	pad := strings.Repeat(" ", indent)
+	for _, line := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
+		text.WriteString(pad + line + newline)
+	}
+	return file.edit(at, at, text.String()), true
+}
