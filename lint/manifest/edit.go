@@ -169,7 +169,7 @@ func skipScalar(source []byte, i int, key bool) (int, bool) {
 	return j, j > i
 }
 
-// unquote reads a quoted scalar's text; escapes other than \" and '' are
+// unquote reads a quoted scalar's text; escapes other than \" and ” are
 // left as written, which is enough to compare with the values rules read.
 func unquote(text string) string {
 	if len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"' {
