@@ -25,25 +25,47 @@ type Fix struct {
 	Description string          `json:"description"`
 	Safety      FixSafety       `json:"safety"`
 	Edits       []manifest.Edit `json:"edits,omitempty"`
+	// Moves rename files of a model dir (into a version dir); never files
+	// inside an image.
+	Moves []Move `json:"moves,omitempty"`
 	// Suggestion is the YAML the fix writes, for the reports (a GitHub
 	// suggestion block, the job summary) and for fixes without edits.
 	Suggestion string `json:"suggestion,omitempty"`
 }
 
+// Move renames a file or directory.
+type Move struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
 // Applicable reports whether --fix may apply the fix.
 func (f *Fix) Applicable(unsafe bool) bool {
-	return f != nil && len(f.Edits) > 0 && (f.Safety == FixSafe || (unsafe && f.Safety == FixUnsafe))
+	return f != nil && len(f.Edits)+len(f.Moves) > 0 && (f.Safety == FixSafe || (unsafe && f.Safety == FixUnsafe))
 }
 
 // Fix attaches a fix to the finding the pass reported last. Edits that the
 // rule could not make leave it a suggestion.
 func (p *Pass) Fix(description, suggestion string, edits ...manifest.Edit) {
+	p.attachFix(&Fix{Description: description, Edits: edits, Suggestion: suggestion})
+}
+
+// FixMoves attaches a fix that renames files of the model dir the pass
+// lints; a model baked into an image is not the user's to move.
+func (p *Pass) FixMoves(description string, moves ...Move) {
+	if p.Target.Baked != nil {
+		moves = nil
+	}
+	p.attachFix(&Fix{Description: description, Moves: moves})
+}
+
+func (p *Pass) attachFix(fix *Fix) {
 	if len(p.findings) == 0 {
 		return
 	}
-	safety := p.Rule.Fixes
-	if safety == FixNone {
-		safety = FixSafe
+	fix.Safety = p.Rule.Fixes
+	if fix.Safety == FixNone {
+		fix.Safety = FixSafe
 	}
-	p.findings[len(p.findings)-1].Fix = &Fix{Description: description, Safety: safety, Edits: edits, Suggestion: suggestion}
+	p.findings[len(p.findings)-1].Fix = fix
 }

@@ -95,20 +95,13 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 	gpu := pass.Config.GPUResourceName()
 	for _, link := range linkedModels(pass) {
 		c := link.Container
-		if (c.Runtime.Name == "vllm" || c.Runtime.Name == "tgi") && requestsGPU(c, gpu) {
-			continue
-		}
 		limit, ok := c.Resources.Limits[corev1.ResourceMemory]
 		if !ok {
 			continue // no limit at all is MDL205
 		}
-		bytes, what := servedBytes(link.Model)
-		if ggufs, problem := ggufFor(link); problem.kind == ggufFine && len(ggufs) > 0 {
-			// The dir may hold other quantizations: the server loads the file it is given.
-			bytes, what = ggufWeights(ggufs).bytes, link.Model.Dir+"/"+ggufs[0].Path
-			if c.Runtime.Name == "llama.cpp" && requestsGPU(c, gpu) && allLayersOnGPU(pass, c) {
-				continue // the weights are copied to the GPU; host memory keeps only the file's page cache
-			}
+		bytes, what, judged := hostModelBytes(pass, link, gpu)
+		if !judged {
+			continue
 		}
 		copies := link.Invocation.CopiesCount()
 		need := estimateMemory(estimates, bytes, 1, copies)
@@ -142,6 +135,46 @@ func swapBytes(estimates lint.EstimateConfig, m *model.Model, c *manifest.Contai
 		return 0
 	}
 	return estimateMemory(estimates, bytes+largest, 1, copies).Bytes
+}
+
+// hostModelBytes is what of the linked model the server holds in host
+// memory, and where that figure comes from; false for the servers whose
+// weights go to the GPU (vLLM and TGI with a GPU, llama.cpp with every layer
+// offloaded), which MDL401 does not judge.
+func hostModelBytes(pass *lint.Pass, link *lint.Link, gpu string) (int64, string, bool) {
+	c := link.Container
+	if (c.Runtime.Name == "vllm" || c.Runtime.Name == "tgi") && requestsGPU(c, gpu) {
+		return 0, "", false
+	}
+	bytes, what := servedBytes(link.Model)
+	if ggufs, problem := ggufFor(link); problem.kind == ggufFine && len(ggufs) > 0 {
+		// The dir may hold other quantizations: the server loads the file it is given.
+		bytes, what = ggufWeights(ggufs).bytes, link.Model.Dir+"/"+ggufs[0].Path
+		if c.Runtime.Name == "llama.cpp" && requestsGPU(c, gpu) && allLayersOnGPU(pass, c) {
+			return 0, "", false // the weights are copied to the GPU; host memory keeps only the file's page cache
+		}
+	}
+	return bytes, what, true
+}
+
+// modelMemoryNeed is the memory limit MDL401 asks of a container for its
+// linked model, the version swap included; false when none is linked or
+// MDL401 does not judge it.
+func modelMemoryNeed(pass *lint.Pass, c *manifest.Container) (int64, bool) {
+	gpu := pass.Config.GPUResourceName()
+	estimates := pass.Config.Estimates()
+	for _, link := range linkedModels(pass) {
+		if link.Container != c {
+			continue
+		}
+		bytes, _, judged := hostModelBytes(pass, link, gpu)
+		if !judged {
+			return 0, false
+		}
+		copies := link.Invocation.CopiesCount()
+		return max(estimateMemory(estimates, bytes, 1, copies).Bytes, swapBytes(estimates, link.Model, c, bytes, copies)), true
+	}
+	return 0, false
 }
 
 // fixMemoryLimit raises limits.memory to the estimate, and the request
@@ -266,7 +299,8 @@ func fixStartupBudget(pass *lint.Pass, c *manifest.Container, kind string, probe
 			suggestion, edits...)
 		return
 	}
-	addStartupProbe(pass, c, probe, load)
+	// As MDL203 sizes it, so the two fixes add the same probe.
+	addStartupProbe(pass, c, probe, max(load, float64(pass.Config.MinStartupSeconds())))
 }
 
 func budgetFix(kind string, threshold int32) string {
@@ -365,7 +399,7 @@ func checkModelPath(pass *lint.Pass) {
 
 var probeTargetMismatch = &lint.Rule{
 	ID: "MDL404", Name: "probe-target-mismatch", Severity: lint.Error,
-	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest},
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest}, Fixes: lint.FixUnsafe,
 	Doc: lint.Doc{
 		Summary: "A readiness or startup probe asks for another model than the server serves, or sends HTTP to its gRPC port.",
 		Why: "TF Serving answers /v1/models/NAME only for the --model_name it serves (default \"model\" in its image); " +
@@ -426,9 +460,17 @@ func checkProbeModelName(pass *lint.Pass, c *manifest.Container, invocation *ser
 	if m == nil || m[1] == name {
 		return
 	}
+	fixed := strings.Replace(probePath, "/models/"+m[1], "/models/"+name, 1)
 	pass.Report(c.Path+"."+kind+".httpGet.path", "%s: %s checks %s, but the server serves model %q (%s): the probe gets "+
 		"404 forever and the pod never becomes Ready; use %s", describe(c), kind, probePath, name,
-		invocation.ModelName.From, strings.Replace(probePath, "/models/"+m[1], "/models/"+name, 1))
+		invocation.ModelName.From, fixed)
+	// Unsafe: which name is the mistake, the probe's or the server's, is the user's call.
+	var edits []manifest.Edit
+	suggestion := "path: " + fixed + "\n"
+	if fixable(c) {
+		edits, suggestion = setField(pass.Workload().Object, c.Path+"."+kind+".httpGet.path", fixed, sameText(probePath))
+	}
+	pass.Fix("point the "+kind+" at the served model, "+fixed, suggestion, edits...)
 }
 
 func checkProbeGRPCPort(pass *lint.Pass, c *manifest.Container, kind string, port intstr.IntOrString) {

@@ -15,7 +15,7 @@ import (
 // versions and what it finds there.
 
 var versionDirMissing = &lint.Rule{
-	ID: "MDL101", Name: "version-dir-missing", Severity: lint.Error,
+	ID: "MDL101", Name: "version-dir-missing", Severity: lint.Error, Fixes: lint.FixUnsafe,
 	Artifact: lint.ArtifactModel, Needs: []lint.Fact{lint.FactModel},
 	Doc: lint.Doc{
 		Summary: "A TF Serving base path has no numeric version directory (e.g. saved_model.pb sits directly in it).",
@@ -63,6 +63,12 @@ func checkVersionDirMissing(pass *lint.Pass) {
 			"%s is directly in the base path %s, which holds no numeric version directory: TF Serving logs "+
 				"\"No versions of servable <name> found under base path %s\" forever and never opens its ports; move %s into %s%s",
 			path.Base(looseFile(m.Loose)), m.Dir, m.Dir, joinAnd(contents), m.Path("1")+"/", versionLikeName(m.Dir))
+		var moves []lint.Move
+		for _, name := range contents {
+			name = strings.TrimSuffix(name, "/")
+			moves = append(moves, lint.Move{From: m.Path(name), To: m.Path(path.Join("1", name))})
+		}
+		pass.FixMoves("move "+joinAnd(contents)+" into "+m.Path("1")+"/, the version dir TF Serving loads", moves...)
 	case len(m.Versions) > 0:
 		pass.ReportFile(m.Path(m.Versions[0].Path),
 			"%s is a file, and the base path %s has no numeric version directory: TF Serving reads %s as version %d and fails "+

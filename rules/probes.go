@@ -144,7 +144,7 @@ func flagPort(c *manifest.Container, flag string, fallback int32) int32 {
 
 var livenessChecksModel = &lint.Rule{
 	ID: "MDL202", Name: "liveness-checks-model", Severity: lint.Error,
-	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest}, Fixes: lint.FixUnsafe,
 	Doc: lint.Doc{
 		Summary: "A model server's livenessProbe checks whether the model is loaded, or is identical to its readinessProbe.",
 		Why: "A liveness failure restarts the container. Model-readiness endpoints (/v1/models/NAME, /v2/health/ready, " +
@@ -198,6 +198,7 @@ func checkLivenessChecksModel(pass *lint.Pass) {
 			pass.Report(c.Path+".livenessProbe."+field,
 				"%s: livenessProbe checks %s, which %s; keep this check in readinessProbe and point liveness at process health "+
 					"(e.g. %s)%s", describe(c), path, effect, suggestedLiveness(c), fix)
+			fixLivenessPath(pass, c, field, path)
 			continue
 		}
 		if readiness := c.ReadinessProbe; readiness != nil && sameHandler(liveness, readiness) && sameTiming(liveness, readiness) {
@@ -274,6 +275,21 @@ func suggestedLiveness(c *manifest.Container) string {
 		return "httpGet /v2/health/live"
 	}
 	return "a tcpSocket probe on the serving port"
+}
+
+// fixLivenessPath points an httpGet liveness probe at the server's
+// process-health path. Unsafe: liveness then passes while the model is not
+// loaded, which is the point, but it is a change of behaviour. A probe
+// that must change kind (TF Serving's tcpSocket) stays a suggestion.
+func fixLivenessPath(pass *lint.Pass, c *manifest.Container, field, path string) {
+	live, ok := strings.CutPrefix(suggestedLiveness(c), "httpGet ")
+	description := "point livenessProbe at process health (" + suggestedLiveness(c) + ")"
+	if !ok || field != "httpGet.path" || !fixable(c) {
+		pass.Fix(description, "livenessProbe:\n  "+suggestedLiveness(c)+"\n")
+		return
+	}
+	edits, suggestion := setField(pass.Workload().Object, c.Path+".livenessProbe.httpGet.path", live, sameText(path))
+	pass.Fix(description, suggestion, edits...)
 }
 
 func orDefault(value, fallback int32) int32 {

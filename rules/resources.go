@@ -17,7 +17,7 @@ import (
 
 var memoryLimitMissing = &lint.Rule{
 	ID: "MDL205", Name: "memory-limit-missing", Severity: lint.Error,
-	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
+	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest}, Fixes: lint.FixSafe,
 	Doc: lint.Doc{
 		Summary: "A model-server container sets no memory limit.",
 		Why: "A model server's memory is the model (often several GiB) plus per-request buffers that grow with load. " +
@@ -74,7 +74,28 @@ func checkMemoryLimit(pass *lint.Pass) {
 			"%s sets no memory limit: the node can run out of memory and the kernel OOM-kills the model server (exit 137) "+
 				"or the kubelet evicts pods; set resources.limits.memory to the model's need plus headroom%s",
 			describe(c), requestHint(c))
+		fixMissingMemoryLimit(pass, c)
 	}
+}
+
+// fixMissingMemoryLimit sets the limit MDL401 would ask for the linked
+// model; without a linked model there is no figure to write, and the fix
+// stays a suggestion.
+func fixMissingMemoryLimit(pass *lint.Pass, c *manifest.Container) {
+	need, ok := modelMemoryNeed(pass, c)
+	if !ok {
+		return
+	}
+	value := memoryToWrite(need)
+	if request, ok := c.Resources.Requests[corev1.ResourceMemory]; ok && request.Value() > need {
+		value = request.String() // the limit may not be below the request
+	}
+	var edits []manifest.Edit
+	var suggestion string
+	if fixable(c) {
+		edits, suggestion = setField(pass.Workload().Object, c.Path+".resources.limits.memory", value, nil)
+	}
+	pass.Fix("set the memory limit to "+value+", the linked model's estimate rounded up", suggestion, edits...)
 }
 
 // requestHint suggests the memory request as a starting point when there is one.

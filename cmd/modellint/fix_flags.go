@@ -43,8 +43,11 @@ func runFixes(flags fixFlags, result *lint.Result, stdout, stderr io.Writer) (do
 			fmt.Fprintf(stderr, "modellint: %s %s: not fixed: another fix edits the same lines; run --fix again\n", skipped.Location, skipped.RuleID)
 		}
 	}
+	moves := fix.Moves(result.Findings, flags.unsafe)
+	fixed += len(moves)
 	if flags.diff {
-		if changed > 0 {
+		fmt.Fprint(stdout, fix.DescribeMoves(moves))
+		if changed > 0 || len(moves) > 0 {
 			return true, exitFindings, nil
 		}
 		return true, exitClean, nil
@@ -53,6 +56,9 @@ func runFixes(flags fixFlags, result *lint.Result, stdout, stderr io.Writer) (do
 		if err := file.Write(); err != nil {
 			return true, exitError, fmt.Errorf("%s: %w", file.Path, err)
 		}
+	}
+	if err := fix.ApplyMoves(moves); err != nil {
+		return true, exitError, err
 	}
 	fmt.Fprintf(stderr, "modellint: fixed %s in %s\n", plural(fixed, "finding"), plural(changed, "file"))
 	return false, 0, nil

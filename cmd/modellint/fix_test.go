@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,7 +34,8 @@ func fixModel(t *testing.T) string {
 }
 
 // TestFixGolden applies --fix to each fixture under testdata/fix (and to
-// its CRLF copy; the model-* ones linked to a 3 GiB model) and compares the file with after.yaml: only the named
+// its CRLF copy; the model-* ones linked to a 3 GiB model, the unsafe-*
+// ones with --unsafe-fixes) and compares the file with after.yaml: only the named
 // values change or the new fields appear, comments, quoting, flow style
 // and blank lines stay. A second --fix changes nothing, and --diff then
 // says so with exit 0.
@@ -64,6 +67,9 @@ func TestFixGolden(t *testing.T) {
 				if strings.HasPrefix(name, "model-") {
 					args = append(args, "--model", model+":/models/resnet")
 				}
+				if strings.HasPrefix(name, "unsafe-") {
+					args = append(args, "--unsafe-fixes")
+				}
 
 				code, diff, _ := lintArgs(t, "", append(args, "--diff", dir)...)
 				if changes := want != read(before); (code == exitFindings) != changes || (diff != "") != changes {
@@ -80,6 +86,50 @@ func TestFixGolden(t *testing.T) {
 					t.Errorf("a second --diff: exit %d, diff:\n%s", code, diff)
 				}
 			})
+		}
+	}
+}
+
+// TestFixBrokenExample fixes the bundled broken example: what remains are
+// the findings with no fix that can be applied (listed), and with
+// --unsafe-fixes the model is moved into its version dir too.
+func TestFixBrokenExample(t *testing.T) {
+	for _, test := range []struct {
+		unsafe bool
+		remain []string
+	}{
+		// MDL208: the image is not read offline, so there is no digest to
+		// pin; MDL101 and MDL202 are unsafe (MDL202's TF Serving probe
+		// must change kind: a suggestion); MDL403 repeats MDL101; MDL204,
+		// MDL209 and MDL210 need a decision only the user can make.
+		{false, []string{"MDL101", "MDL202", "MDL204", "MDL208", "MDL209", "MDL210", "MDL210", "MDL403"}},
+		{true, []string{"MDL202", "MDL204", "MDL208", "MDL209", "MDL210", "MDL210"}},
+	} {
+		dir := filepath.Join(t.TempDir(), "broken")
+		if err := os.CopyFS(dir, os.DirFS("../../testdata/examples/broken")); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"--offline", "--no-color", "--fix", "-f", "json=" + filepath.Join(t.TempDir(), "report.json"), dir}
+		if test.unsafe {
+			args = append([]string{"--unsafe-fixes"}, args...)
+		}
+		code, _, stderr := lintArgs(t, "", args...)
+		if code != exitFindings || !strings.Contains(stderr, "fixed ") {
+			t.Fatalf("--fix: exit %d, stderr %q", code, stderr)
+		}
+		var report struct {
+			Findings []struct{ Rule string }
+		}
+		if err := json.Unmarshal([]byte(readFile(t, args[len(args)-2][len("json="):])), &report); err != nil {
+			t.Fatal(err)
+		}
+		var remain []string
+		for _, finding := range report.Findings {
+			remain = append(remain, finding.Rule)
+		}
+		slices.Sort(remain)
+		if !slices.Equal(remain, test.remain) {
+			t.Errorf("unsafe %v: after --fix %v remain, want %v", test.unsafe, remain, test.remain)
 		}
 	}
 }

@@ -41,7 +41,7 @@ type File struct {
 func Plan(findings []lint.Finding, unsafe bool) ([]*File, error) {
 	byFile := map[string][]lint.Finding{}
 	for _, finding := range findings {
-		if finding.Suppressed() || !finding.Fix.Applicable(unsafe) {
+		if finding.Suppressed() || !finding.Fix.Applicable(unsafe) || len(finding.Fix.Edits) == 0 {
 			continue
 		}
 		file := finding.Fix.Edits[0].File
@@ -94,8 +94,10 @@ func overlap(candidate, accepted []manifest.Edit) overlapKind {
 		for _, b := range accepted {
 			insertions := a.Start == a.End && b.Start == b.End
 			switch {
-			case insertions && a.Start == b.Start && firstLine(a.Text) == firstLine(b.Text):
+			case insertions && a.Start == b.Start && a.Text == b.Text:
 				kind = max(kind, sameAddition)
+			case insertions && a.Start == b.Start && firstLine(a.Text) == firstLine(b.Text):
+				return conflicting // the same key twice
 			case a.Start < b.End && b.Start < a.End,
 				a.Start == a.End && a.Start > b.Start && a.Start < b.End,
 				b.Start == b.End && b.Start > a.Start && b.Start < a.End:
@@ -187,6 +189,48 @@ func (f *File) Diff() string {
 		return ""
 	}
 	return text
+}
+
+// Moves are the renames the applicable fixes of findings ask for, in
+// order: a model dir's files into a version dir.
+func Moves(findings []lint.Finding, unsafe bool) []lint.Move {
+	var moves []lint.Move
+	for _, finding := range findings {
+		if !finding.Suppressed() && finding.Fix.Applicable(unsafe) {
+			moves = append(moves, finding.Fix.Moves...)
+		}
+	}
+	return moves
+}
+
+// DescribeMoves shows renames as git's diff does.
+func DescribeMoves(moves []lint.Move) string {
+	var out strings.Builder
+	for _, move := range moves {
+		fmt.Fprintf(&out, "rename from %s\nrename to %s\n", filepath.ToSlash(move.From), filepath.ToSlash(move.To))
+	}
+	return out.String()
+}
+
+// ApplyMoves makes the renames, creating the destination's dir. A source
+// that is gone or a destination that exists stops them with an error:
+// nothing is overwritten.
+func ApplyMoves(moves []lint.Move) error {
+	for _, move := range moves {
+		if _, err := os.Lstat(move.From); err != nil {
+			return err
+		}
+		if _, err := os.Lstat(move.To); err == nil {
+			return fmt.Errorf("%s exists; %s was not moved", move.To, move.From)
+		}
+		if err := os.MkdirAll(filepath.Dir(move.To), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(move.From, move.To); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

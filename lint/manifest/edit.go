@@ -23,6 +23,17 @@ type Edit struct {
 	// EndLine and EndColumn are where End is.
 	EndLine   int `json:"endLine"`
 	EndColumn int `json:"endColumn"`
+	// Review is the edit as a code-review suggestion: whole lines of the
+	// file and what they become.
+	Review Review `json:"review"`
+}
+
+// Review replaces lines StartLine..EndLine (1-based, inclusive) with Text
+// (its lines without line ends), as a GitHub ```suggestion block does.
+type Review struct {
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Text      string `json:"text"`
 }
 
 // editable reports whether the object's fields can be edited in its file:
@@ -74,7 +85,29 @@ func (f *File) position(offset int) Position {
 func (f *File) edit(start, end int, text string) Edit {
 	from, to := f.position(start), f.position(end)
 	return Edit{File: f.Path, Start: start, End: end, Text: text,
-		Line: from.Line, Column: from.Column, EndLine: to.Line, EndColumn: to.Column}
+		Line: from.Line, Column: from.Column, EndLine: to.Line, EndColumn: to.Column, Review: f.review(start, end, text)}
+}
+
+// review turns an edit into whole lines: an insertion at a line's start
+// is anchored on the line before it.
+func (f *File) review(start, end int, text string) Review {
+	first, last := f.position(start).Line, f.position(end).Line
+	if end > start && f.position(end).Column == 1 {
+		last-- // the edit ends at a line end
+	}
+	if start == end && f.position(start).Column == 1 && first > 1 {
+		first--
+		last = first
+	}
+	last = max(first, min(last, len(f.lineStarts)))
+	from := f.lineStarts[first-1]
+	to := len(f.Source)
+	if last < len(f.lineStarts) {
+		to = f.lineStarts[last]
+	}
+	changed := string(f.Source[from:start]) + text + string(f.Source[end:max(end, to)])
+	changed = strings.ReplaceAll(changed, "\r\n", "\n")
+	return Review{StartLine: first, EndLine: last, Text: strings.TrimSuffix(changed, "\n")}
 }
 
 // ReplaceScalar returns the edit that rewrites the scalar value of the field

@@ -67,6 +67,7 @@ func writeMarkdown(w io.Writer, result *lint.Result, options Options) error {
 			out.WriteString(row)
 		}
 	}
+	writeMarkdownFixes(&out, shown, options.SourceURL)
 	if len(suppressed) > 0 && out.Len() < markdownLimit {
 		fmt.Fprintf(&out, "\n<details><summary>%s</summary>\n\n", plural(len(suppressed), "suppressed finding", "suppressed findings"))
 		out.WriteString("| Rule | Location | Suppressed by | Message |\n| --- | --- | --- | --- |\n")
@@ -90,6 +91,34 @@ func writeMarkdown(w io.Writer, result *lint.Result, options Options) error {
 	}
 	_, err := io.WriteString(w, out.String())
 	return err
+}
+
+// writeMarkdownFixes lists the fixes of the findings shown: each edit as a
+// ```suggestion block of the lines it changes, which a review comment on
+// those lines turns into GitHub's "Commit suggestion" button, and a fix
+// that cannot be an edit as the YAML to write.
+func writeMarkdownFixes(out *strings.Builder, shown []lint.Finding, sourceURL string) {
+	header := false
+	for _, finding := range shown {
+		if finding.Fix == nil || out.Len() >= markdownLimit {
+			continue
+		}
+		if !header {
+			out.WriteString("\n### Fixes\n\n`modellint --fix` applies the safe ones; each block below is a review suggestion for the lines named.\n")
+			header = true
+		}
+		fmt.Fprintf(out, "\n**%s** %s (%s fix): %s\n", markdownText(finding.RuleID), markdownLocation(finding.Location, sourceURL),
+			markdownText(string(finding.Fix.Safety)), markdownText(finding.Fix.Description))
+		for _, edit := range finding.Fix.Edits {
+			fence := codeFence(edit.Review.Text)
+			fmt.Fprintf(out, "\nLines %d–%d of %s:\n\n%ssuggestion\n%s\n%s\n", edit.Review.StartLine, edit.Review.EndLine,
+				markdownText(edit.File), fence, edit.Review.Text, fence)
+		}
+		if len(finding.Fix.Edits) == 0 && finding.Fix.Suggestion != "" {
+			fence := codeFence(finding.Fix.Suggestion)
+			fmt.Fprintf(out, "\nTo write by hand:\n\n%syaml\n%s\n%s\n", fence, strings.TrimRight(finding.Fix.Suggestion, "\n"), fence)
+		}
+	}
 }
 
 // markdownRule links the rule to its documentation.

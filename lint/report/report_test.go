@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/rules"
 )
 
@@ -113,6 +114,10 @@ func testResult() *lint.Result {
 					"so set resources.limits.memory to at least 15Gi",
 				Location: lint.Location{File: servingFile, Line: 24, Column: 11, Path: "spec.template.spec.containers[0].resources.limits"},
 				Target:   tfServing,
+				Fix: &lint.Fix{Description: "set the memory limit to 15Gi", Safety: lint.FixSafe, Suggestion: "memory: 15Gi\n",
+					Edits: []manifest.Edit{{File: servingFile, Start: 612, End: 612, Text: "            memory: 15Gi\n",
+						Line: 25, Column: 1, EndLine: 25, EndColumn: 1,
+						Review: manifest.Review{StartLine: 24, EndLine: 24, Text: "          limits:\n            memory: 15Gi"}}}},
 			},
 		},
 		Evaluations: []lint.Evaluation{
