@@ -133,3 +133,34 @@ func TestFixBrokenExample(t *testing.T) {
 		}
 	}
 }
+
+// TestFixHelmValues: in a chart, the fix goes to the values-file line the
+// value came from, comment kept; the template is not touched, and what can
+// only be added to the template (MDL203's startupProbe) stays a suggestion.
+func TestFixHelmValues(t *testing.T) {
+	chart := filepath.Join(t.TempDir(), "chart")
+	if err := os.CopyFS(chart, os.DirFS("testdata/fix-helm/chart")); err != nil {
+		t.Fatal(err)
+	}
+	template := readFile(t, filepath.Join(chart, "templates", "deployment.yaml"))
+	values := readFile(t, filepath.Join(chart, "values.yaml"))
+	args := []string{"--offline", "--no-color"}
+	if code, _, stderr := lintArgs(t, "", append(args, "--fix", chart)...); code != exitClean || !strings.Contains(stderr, "fixed 1 finding in 1 file") {
+		t.Fatalf("--fix: exit %d, stderr %q", code, stderr)
+	}
+	want := strings.Replace(values, "maxUnavailable: 1  # lowered", "maxUnavailable: 0  # lowered", 1)
+	if got := readFile(t, filepath.Join(chart, "values.yaml")); got != want {
+		t.Errorf("values.yaml after --fix:\n%s\nwant:\n%s", got, want)
+	}
+	if readFile(t, filepath.Join(chart, "templates", "deployment.yaml")) != template {
+		t.Error("--fix edited the template")
+	}
+	// What remains is a warning: exit 0 at the default --fail-on error.
+	code, stdout, _ := lintArgs(t, "", append(args, "-f", "json", chart)...)
+	if code != exitClean || !strings.Contains(stdout, `"rule": "MDL203"`) || !strings.Contains(stdout, `"suggestion": "startupProbe:`) {
+		t.Errorf("MDL203 with its suggestion: exit %d\n%s", code, stdout)
+	}
+	if code, diff, _ := lintArgs(t, "", append(args, "--diff", chart)...); code != exitClean || diff != "" {
+		t.Errorf("a second --diff: exit %d\n%s", code, diff)
+	}
+}

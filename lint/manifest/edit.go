@@ -1,8 +1,11 @@
 package manifest
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // Fixes are byte-range edits of the file a user wrote, never a
@@ -112,20 +115,30 @@ func (f *File) review(start, end int, text string) Review {
 
 // ReplaceScalar returns the edit that rewrites the scalar value of the field
 // at path (relative to the object) as text, when the value is written on
-// its key's line and matches says it is the value the rule read.
+// its key's line and matches says it is the value the rule read. In
+// rendered output the edit goes where the value was written: the values
+// file or Kustomize patch the field was traced to, or the template's own
+// line when it holds the value literally under the same key (never a
+// template expression, which matches nothing).
 func (o *Object) ReplaceScalar(path string, matches func(written string) bool, text string) (Edit, bool) {
-	pos, ok := o.editable(path)
+	file, pos, templated, ok := o.editTarget(path)
 	if !ok {
 		return Edit{}, false
 	}
-	source := o.File.Source
-	start, ok := o.File.offset(pos)
+	source := file.Source
+	start, ok := file.offset(pos)
 	if !ok {
 		return Edit{}, false
 	}
 	valueStart, valueEnd, ok := scalarAfterKey(source, start)
 	if !ok {
 		return Edit{}, false
+	}
+	if templated {
+		keyEnd, _ := skipScalar(source, start, true)
+		if key := unquote(string(source[start:keyEnd])); key != lastPathKey(path) {
+			return Edit{}, false
+		}
 	}
 	written := string(source[valueStart:valueEnd])
 	if !matches(unquote(written)) {
@@ -134,7 +147,48 @@ func (o *Object) ReplaceScalar(path string, matches func(written string) bool, t
 	if quote := written[0]; (quote == '"' || quote == '\'') && !strings.ContainsAny(text, "\"'\\") {
 		text = string(quote) + text + string(quote) // keep the file's quoting
 	}
-	return o.File.edit(valueStart, valueEnd, text), true
+	return file.edit(valueStart, valueEnd, text), true
+}
+
+// editTarget is the file a field's value was written in and where: the
+// object's own file, or for rendered output the file the field was traced
+// to (read again, within the manifest size bound). templated says the
+// position is a line of the rendered template itself.
+func (o *Object) editTarget(path string) (file *File, pos Position, templated, ok bool) {
+	if o.File == nil || o.File.Path == "" || o.File.Path == "<stdin>" {
+		return nil, Position{}, false, false
+	}
+	full := o.FullPath(path)
+	if pos, ok = o.Doc.positions[full]; !ok {
+		return nil, Position{}, false, false
+	}
+	other := o.Doc.elsewhere[full]
+	switch {
+	case other == "" && !o.File.Rendered:
+		return o.File, pos, false, true
+	case other == "":
+		return o.File, pos, true, true
+	case !o.File.Rendered:
+		return nil, Position{}, false, false
+	}
+	source, err := fileread.Regular(other, MaxFileSize)
+	if err != nil {
+		return nil, Position{}, false, false
+	}
+	return &File{Path: other, Source: source}, pos, false, true
+}
+
+// lastPathKey is the last map key of a field path ("spec.replicas" →
+// "replicas", `limits["nvidia.com/gpu"]` → "nvidia.com/gpu").
+func lastPathKey(path string) string {
+	if strings.HasSuffix(path, `"]`) {
+		if i := strings.LastIndex(path, `["`); i >= 0 {
+			if key, err := strconv.Unquote(path[i+1 : len(path)-1]); err == nil {
+				return key
+			}
+		}
+	}
+	return path[strings.LastIndexAny(path, ".]")+1:]
 }
 
 // scalarAfterKey finds the value of "key: value" starting at a key, when the
