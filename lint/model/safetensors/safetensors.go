@@ -203,7 +203,9 @@ const headerBuffer = 1 << 20
 // parseHeader decodes the JSON header one tensor at a time, keeping what
 // each says in a few machine words.
 func parseHeader(header *io.SectionReader) (*File, error) {
-	valid, err := validUTF8(io.NewSectionReader(header, 0, header.Size()))
+	// Most headers are a few KiB: the buffers are no larger than the header.
+	bufferSize := int(min(header.Size(), headerBuffer))
+	valid, err := validUTF8(io.NewSectionReader(header, 0, header.Size()), bufferSize)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +222,7 @@ func parseHeader(header *io.SectionReader) (*File, error) {
 	if first[0] != '{' {
 		return nil, invalid("InvalidHeaderStart", "the header does not start with '{'")
 	}
-	decoder := jsontext.NewDecoder(bufio.NewReaderSize(io.NewSectionReader(header, 0, header.Size()), headerBuffer),
+	decoder := jsontext.NewDecoder(bufio.NewReaderSize(io.NewSectionReader(header, 0, header.Size()), bufferSize),
 		// Names are not tracked for duplicates: a million of them would
 		// be held at once, and a repeated one is handled below.
 		jsontext.AllowDuplicateNames(true))
@@ -355,8 +357,8 @@ func check(name string, info tensorInfo) (span, error) {
 }
 
 // validUTF8 reports whether r's bytes are UTF-8, read a buffer at a time.
-func validUTF8(r io.Reader) (bool, error) {
-	buffer := make([]byte, headerBuffer)
+func validUTF8(r io.Reader, size int) (bool, error) {
+	buffer := make([]byte, max(size, 2*utf8.UTFMax))
 	carry := 0 // bytes of a rune cut by the end of the last read
 	for {
 		n, err := io.ReadFull(r, buffer[carry:])
@@ -386,7 +388,7 @@ func validUTF8(r io.Reader) (bool, error) {
 // trailing counts the bytes after the JSON header up to its last
 // non-space: the library allows only spaces there (writers pad with them).
 func trailing(r io.Reader) (int, error) {
-	buffer := make([]byte, 64<<10)
+	buffer := make([]byte, 512)
 	read, last := 0, 0
 	for {
 		n, err := r.Read(buffer)
