@@ -20,9 +20,9 @@ const (
 	scaleVersions = 100_000
 )
 
-// writeSafetensors writes a .safetensors file of F16 tensors of one
-// element each, named by name(i); the data is left to grow sparse.
-func writeSafetensors(tb testing.TB, file string, tensors int, name func(int) string) {
+// writeSafetensors writes a .safetensors file of F16 tensors of elements
+// each, named by name(i); the data is left to grow sparse.
+func writeSafetensors(tb testing.TB, file string, tensors, elements int, name func(int) string) {
 	tb.Helper()
 	var header strings.Builder
 	header.WriteString("{")
@@ -30,7 +30,7 @@ func writeSafetensors(tb testing.TB, file string, tensors int, name func(int) st
 		if i > 0 {
 			header.WriteString(",")
 		}
-		fmt.Fprintf(&header, `%q:{"dtype":"F16","shape":[1],"data_offsets":[%d,%d]}`, name(i), 2*i, 2*i+2)
+		fmt.Fprintf(&header, `%q:{"dtype":"F16","shape":[%d],"data_offsets":[%d,%d]}`, name(i), elements, 2*elements*i, 2*elements*(i+1))
 	}
 	header.WriteString("}")
 	out, err := os.Create(file)
@@ -42,7 +42,7 @@ func writeSafetensors(tb testing.TB, file string, tensors int, name func(int) st
 	if _, err := out.Write(append(prefix, header.String()...)); err != nil {
 		tb.Fatal(err)
 	}
-	if err := out.Truncate(int64(8 + header.Len() + 2*tensors)); err != nil {
+	if err := out.Truncate(int64(8 + header.Len() + 2*elements*tensors)); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -53,7 +53,7 @@ func writeMillionTensors(tb testing.TB) string {
 	dir := filepath.Join(tb.TempDir(), "llm")
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"model_type": "llama", "torch_dtype": "float16"}`), 0o644)
-	writeSafetensors(tb, filepath.Join(dir, "model.safetensors"), scaleTensors, func(i int) string {
+	writeSafetensors(tb, filepath.Join(dir, "model.safetensors"), scaleTensors, 1, func(i int) string {
 		return fmt.Sprintf("model.layers.%d.mlp.weight", i)
 	})
 	return dir
@@ -61,7 +61,7 @@ func writeMillionTensors(tb testing.TB) string {
 
 // writeShardedCheckpoint is a model dir with a model.safetensors.index.json
 // of scaleShards shards, each present with the one tensor the index maps
-// to it.
+// to it (of 2 MiB, left sparse).
 func writeShardedCheckpoint(tb testing.TB) string {
 	dir := filepath.Join(tb.TempDir(), "llm")
 	os.MkdirAll(dir, 0o755)
@@ -75,7 +75,7 @@ func writeShardedCheckpoint(tb testing.TB) string {
 			index.WriteString(",\n")
 		}
 		fmt.Fprintf(&index, "  %q: %q", tensor, shard)
-		writeSafetensors(tb, filepath.Join(dir, shard), 1, func(int) string { return tensor })
+		writeSafetensors(tb, filepath.Join(dir, shard), 1, 1<<20, func(int) string { return tensor })
 	}
 	index.WriteString("\n}}\n")
 	os.WriteFile(filepath.Join(dir, "model.safetensors.index.json"), []byte(index.String()), 0o644)

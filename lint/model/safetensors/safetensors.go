@@ -175,7 +175,17 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 	if length > uint64(size-8) {
 		return nil, invalid("InvalidHeaderLength", "the header length is %d bytes but the file has only %d after it (truncated file?)", length, size-8)
 	}
-	file, err := parseHeader(io.NewSectionReader(r, 8, int64(length)))
+	header := io.NewSectionReader(r, 8, int64(length))
+	if length <= headerBuffer {
+		// A header of a few KiB is read at once rather than in the
+		// passes below, each a read of the file.
+		data := make([]byte, length)
+		if _, err := io.ReadFull(header, data); err != nil {
+			return nil, err
+		}
+		header = io.NewSectionReader(bytes.NewReader(data), 0, int64(length))
+	}
+	file, err := parseHeader(header)
 	if err != nil {
 		return nil, err
 	}
