@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 
+	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/lint/render/helm"
 )
 
@@ -36,7 +37,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCommand(stdin, stdout, stderr, &code)
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
-		fmt.Fprintf(stderr, "modellint: %v (see modellint --help)\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "modellint: %s (see modellint --help)\n", message.Line(err.Error()))
 		return exitError
 	}
 	return code

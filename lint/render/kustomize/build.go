@@ -15,6 +15,8 @@ import (
 	"github.com/modellint/modellint/lint/manifest"
 
 	"github.com/modellint/modellint/internal/fileread"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // Build builds the kustomization in dir as `kustomize build` does, in-process
@@ -31,7 +33,7 @@ func Build(dir, display, loadRestrictor string) ([]*manifest.File, error) {
 	case "none", "loadrestrictionsnone":
 		options.LoadRestrictions = types.LoadRestrictionsNone
 	default:
-		return nil, fmt.Errorf("kustomize load restrictor %q: want none or rootOnly", loadRestrictor)
+		return nil, fmt.Errorf("kustomize load restrictor %s: want none or rootOnly", message.Quote(loadRestrictor))
 	}
 	root, err := readOverlay(dir, display)
 	if err != nil {
