@@ -46,8 +46,9 @@ func Run(options Options) (*Result, error) {
 	result := &Result{Rules: options.Rules}
 	found := discover(options.Paths, options.Stdin, excludes(options, config), options.Outputs)
 	result.InputErrors, result.Notes = found.errors, found.notes
-	rendered, renderErrors := renderInputs(found.renderDirs, options)
+	rendered, renderNotes, renderErrors := renderInputs(found.renderDirs, options)
 	result.InputErrors = append(result.InputErrors, renderErrors...)
+	result.Notes = append(result.Notes, renderNotes...)
 	files := append(withoutRendered(found.manifests, rendered), rendered...)
 	set, err := manifest.NewSet(files)
 	if err != nil {
