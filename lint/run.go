@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 
@@ -70,6 +71,13 @@ func Run(options Options) (*Result, error) {
 	}
 	modelTargets, modelErrors := loadModels(dirs)
 	result.InputErrors = append(result.InputErrors, modelErrors...)
+	for _, target := range modelTargets {
+		if m := target.Model; m.UnreadVersions > 0 {
+			result.Notes = append(result.Notes, fmt.Sprintf("%s: %d versions, more than the %d whose SavedModels are read: "+
+				"the %d oldest are listed, not read (TF Serving's default policy loads the latest only)",
+				m.Dir, len(m.Versions), model.MaxReadVersions, m.UnreadVersions))
+		}
+	}
 	linker.addModels(modelTargets)
 	for _, target := range modelTargets {
 		result.Files = append(result.Files, target.File())
