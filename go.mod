@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/go-git/go-git/v5 v5.19.3
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/go-containerregistry v0.22.1
 	github.com/klauspost/compress v1.20.4
 	github.com/olekukonko/tablewriter v1.1.5

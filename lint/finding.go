@@ -3,6 +3,8 @@ package lint
 import (
 	"fmt"
 	"strings"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // Severity orders findings; the zero value is Info so that an unset severity
@@ -36,7 +38,7 @@ func ParseSeverity(name string) (Severity, error) {
 	case "info", "note":
 		return Info, nil
 	}
-	return Info, fmt.Errorf("unknown severity %q (want error, warning or info)", name)
+	return Info, fmt.Errorf("unknown severity %s (want error, warning or info)", message.Quote(name))
 }
 
 // MarshalText lets severities appear by name in JSON and YAML.

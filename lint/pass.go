@@ -5,6 +5,8 @@ import (
 
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/manifest"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // The pass: what a rule reads and how it reports.
@@ -45,7 +47,7 @@ func (p *Pass) ReportSeverity(severity Severity, path, format string, args ...an
 		RuleID:   p.Rule.ID,
 		RuleName: p.Rule.Name,
 		Severity: severity,
-		Message:  fmt.Sprintf(format, args...),
+		Message:  findingMessage(format, args),
 		Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(path)},
 		Target:   p.Target.Name(),
 	})
@@ -79,7 +81,7 @@ func (p *Pass) ReportFileSeverity(severity Severity, file, format string, args .
 		RuleID:   p.Rule.ID,
 		RuleName: p.Rule.Name,
 		Severity: severity,
-		Message:  fmt.Sprintf(format, args...),
+		Message:  findingMessage(format, args),
 		Location: Location{File: file},
 		Target:   p.Target.Name(),
 	})
@@ -88,3 +90,10 @@ func (p *Pass) ReportFileSeverity(severity Severity, file, format string, args .
 // Skip marks the rule as not applicable to the target, with the reason
 // (e.g. "no model-server container"). Findings reported before are kept.
 func (p *Pass) Skip(reason string) { p.skipReason = reason }
+
+// findingMessage formats a finding's message, bounded: a rule may quote a
+// manifest's value (an image name of megabytes) that must not become a
+// report line of megabytes.
+func findingMessage(format string, args []any) string {
+	return message.Cap(fmt.Sprintf(format, args...), message.MaxFinding)
+}

@@ -20,10 +20,10 @@ func isRenderArchive(path string) bool { return render.IsChartArchive(path) }
 // fields are placed on the template, values-file or patch lines that wrote
 // them. Each chart or overlay is its own unit, numbered after the PATHs'.
 // A chart or overlay that fails to render is an input error; the others
-// are still rendered.
-func renderInputs(dirs []string, options Options) ([]*manifest.File, []InputError) {
+// are still rendered. What Helm and Kustomize logged comes back as notes.
+func renderInputs(dirs []string, options Options) ([]*manifest.File, []string, []InputError) {
 	if len(dirs) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	renderOptions := options.Render
 	if renderOptions.KustomizeLoadRestrictor == "" && options.Config != nil {
@@ -34,7 +34,7 @@ func renderInputs(dirs []string, options Options) ([]*manifest.File, []InputErro
 	for i, path := range options.Render.HelmValues {
 		renderOptions.HelmValues[i] = displayPath(path)
 	}
-	files, errs := render.Render(dirs, renderOptions)
+	files, notes, errs := render.Render(dirs, renderOptions)
 	for _, file := range files {
 		file.Unit += len(options.Paths)
 	}
@@ -42,7 +42,7 @@ func renderInputs(dirs []string, options Options) ([]*manifest.File, []InputErro
 	for _, err := range errs {
 		problems = append(problems, inputErrorOf(err))
 	}
-	return files, problems
+	return files, notes, problems
 }
 
 // withoutRendered drops the plain copies of files a render read (an

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 	"runtime"
@@ -49,8 +50,9 @@ func Run(options Options) (*Result, error) {
 	result := &Result{Rules: options.Rules}
 	found := discover(options.Paths, options.Stdin, excludes(options, config), options.Outputs)
 	result.InputErrors, result.Notes = found.errors, found.notes
-	rendered, renderErrors := renderInputs(found.renderDirs, options)
+	rendered, renderNotes, renderErrors := renderInputs(found.renderDirs, options)
 	result.InputErrors = append(result.InputErrors, renderErrors...)
+	result.Notes = append(result.Notes, renderNotes...)
 	files := append(withoutRendered(found.manifests, rendered), rendered...)
 	set, err := manifest.NewSet(files)
 	if err != nil {
@@ -72,6 +74,13 @@ func Run(options Options) (*Result, error) {
 	}
 	modelTargets, modelErrors := loadModels(dirs)
 	result.InputErrors = append(result.InputErrors, modelErrors...)
+	for _, target := range modelTargets {
+		if m := target.Model; m.UnreadVersions > 0 {
+			result.Notes = append(result.Notes, fmt.Sprintf("%s: %d versions, more than the %d whose SavedModels are read: "+
+				"the %d oldest are listed, not read (TF Serving's default policy loads the latest only)",
+				m.Dir, len(m.Versions), model.MaxReadVersions, m.UnreadVersions))
+		}
+	}
 	linker.addModels(modelTargets)
 	for _, target := range modelTargets {
 		result.Files = append(result.Files, target.File())

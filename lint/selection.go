@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // FindRule finds a rule by ID (case-insensitive) or name.
@@ -29,7 +31,7 @@ func SelectRules(all []*Rule, config *Config, enable, disable []string) ([]*Rule
 		for _, name := range names {
 			rule := FindRule(all, strings.TrimSpace(name))
 			if rule == nil {
-				return fmt.Errorf("%s: no rule %q (modellint rules lists them)", source, name)
+				return fmt.Errorf("%s: no rule %s (modellint rules lists them)", source, message.Quote(name))
 			}
 			enabled[rule.ID] = on
 		}
@@ -39,7 +41,7 @@ func SelectRules(all []*Rule, config *Config, enable, disable []string) ([]*Rule
 		settings := config.Rules[id]
 		rule := FindRule(all, id)
 		if rule == nil {
-			return nil, fmt.Errorf("%s: rules: no rule %q", config.Path, id)
+			return nil, fmt.Errorf("%s: rules: no rule %s", config.Path, message.Quote(id))
 		}
 		if settings.Severity != "" {
 			rule.Severity, _ = ParseSeverity(settings.Severity)
@@ -83,7 +85,7 @@ func OnlyRules(all []*Rule, config *Config, names []string) ([]*Rule, error) {
 	for _, name := range names {
 		rule := FindRule(all, strings.TrimSpace(name))
 		if rule == nil {
-			return nil, fmt.Errorf("--enable-only: no rule %q (modellint rules lists them)", name)
+			return nil, fmt.Errorf("--enable-only: no rule %s (modellint rules lists them)", message.Quote(name))
 		}
 		wanted[rule.ID] = true
 	}

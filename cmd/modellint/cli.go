@@ -12,6 +12,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/modellint/modellint/lint/report"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // The command line as Go CLIs lay it out (spf13/cobra over pflag): `modellint
@@ -93,7 +95,7 @@ func applyEnv(set *pflag.FlagSet) error {
 			return
 		}
 		if setErr := set.Set(flag.Name, value); setErr != nil {
-			err = fmt.Errorf("%s=%q: %v", name, value, setErr)
+			err = fmt.Errorf("%s=%s: %v", name, message.Quote(value), setErr)
 		}
 	})
 	return err

@@ -11,6 +11,8 @@ import (
 
 	"github.com/modellint/modellint/lint/report"
 	"github.com/modellint/modellint/rules"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // version is set at build time: -ldflags "-X main.version=v1.2.3".
@@ -71,7 +73,7 @@ func explainCommand(stdout io.Writer) *cobra.Command {
 		RunE: func(_ *cobra.Command, args []string) error {
 			rule := rules.Lookup(rules.All(), args[0])
 			if rule == nil {
-				return fmt.Errorf("no rule %q (modellint rules lists them)", args[0])
+				return fmt.Errorf("no rule %s (modellint rules lists them)", message.Quote(args[0]))
 			}
 			return report.Explain(stdout, rule)
 		},

@@ -44,6 +44,19 @@ func TestHostileBounds(t *testing.T) {
 			"      - name: c\n        image: example.com/serve:1\n        env: [{name: X, value: \"1e-999999999\"}]\n" +
 			"        resources:\n" + resources
 	}
+	// dag is an overlay of the given levels, each listing the one below
+	// under 8 spellings: kustomize would build the base 8^levels times.
+	dag := func(name string, levels int) string {
+		write(name+"/l0/kustomization.yaml", "resources: [deploy.yaml]\n")
+		write(name+"/l0/deploy.yaml", deployment("          limits: {memory: 1Gi}\n"))
+		for level := 1; level <= levels; level++ {
+			below := fmt.Sprintf("l%d", level-1)
+			spellings := []string{"../" + below, "../" + below + "/", "./../" + below, "../" + below + "/.", "../" + below + "//",
+				"./../" + below + "/", "../../" + name + "/" + below, "../" + below + "/./"}
+			write(fmt.Sprintf("%s/l%d/kustomization.yaml", name, level), "resources:\n- "+strings.Join(spellings, "\n- ")+"\n")
+		}
+		return path(fmt.Sprintf("%s/l%d", name, levels))
+	}
 	plain := write("plain/deploy.yaml", deployment("          limits: {memory: 1Gi}\n"))
 	chart := filepath.Join(charts, "serving", "tfserving")
 
@@ -67,17 +80,10 @@ func TestHostileBounds(t *testing.T) {
 		{"node allocatable 1e999999999", func() []string {
 			return []string{"--cluster", write("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  allocatable: {cpu: \"1e999999999\"}\n"), plain}
 		}, exitError, "allocatable.cpu: quantity", "nodes.yaml"},
-		{"kustomize base under 8 spellings, 6 levels", func() []string {
-			write("dag/l0/kustomization.yaml", "resources: [deploy.yaml]\n")
-			write("dag/l0/deploy.yaml", deployment("          limits: {memory: 1Gi}\n"))
-			for level := 1; level <= 6; level++ {
-				below := fmt.Sprintf("l%d", level-1)
-				spellings := []string{"../" + below, "../" + below + "/", "./../" + below, "../" + below + "/.", "../" + below + "//",
-					"./../" + below + "/", "../../dag/" + below, "../" + below + "/./"}
-				write(fmt.Sprintf("dag/l%d/kustomization.yaml", level), "resources:\n- "+strings.Join(spellings, "\n- ")+"\n")
-			}
-			return []string{path("dag/l6")}
-		}, exitError, "more than 1000 kustomizations", "/dag/l"},
+		{"kustomize base under 8 spellings, 6 levels", func() []string { return []string{dag("dag6", 6)} },
+			exitError, "builds more than 1000 kustomizations", "/dag6/l6/kustomization.yaml"},
+		{"kustomize base under 8 spellings, 10 levels", func() []string { return []string{dag("dag10", 10)} },
+			exitError, "builds more than 1000 kustomizations", "/dag10/l10/kustomization.yaml"},
 		{"300 MiB kustomization.yaml", func() []string {
 			file := write("bigk/kustomization.yaml", "resources: [")
 			os.Truncate(file, 300<<20)
@@ -210,19 +216,30 @@ func TestHostileMessages(t *testing.T) {
 		t.Errorf("error of %d bytes %q, want one naming %s of at most about 1 KB", len(output), truncate(output, 200), config)
 	}
 
-	// Helm's loader logs every symlink it follows in a chart.
+	// Helm's loader logs every symlink it follows in a chart, and its
+	// engine, in the render's child process, a value it cannot merge: -v
+	// notes, one line each, and nothing on stderr.
 	chart := filepath.Join(dir, "chart")
 	os.MkdirAll(filepath.Join(chart, "templates"), 0o755)
 	os.WriteFile(filepath.Join(chart, "Chart.yaml"), []byte("apiVersion: v2\nname: linked\nversion: 0.1.0\n"), 0o644)
+	os.WriteFile(filepath.Join(chart, "values.yaml"), []byte("a: 1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: linked}\ndata: {a: b}\n"), 0o644)
 	if err := os.Symlink(filepath.Join(dir, "cm.yaml"), filepath.Join(chart, "templates", "cm.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "--no-color", chart)
+	cmd := exec.Command(os.Args[0], "--no-color", "-v", "--helm-set", "a.b=1", chart)
 	cmd.Env = append(os.Environ(), "MODELLINT_TEST_AS_MAIN=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
 		t.Errorf("%v, stderr %q; want exit 0 and nothing on stderr", err, stderr.String())
+	}
+	for _, note := range []string{
+		"  " + chart + ": found symbolic link in path: " + filepath.Join(chart, "templates", "cm.yaml") + " resolves to",
+		"  " + chart + ": warning: skipped value for linked.a: Not a table.\n",
+	} {
+		if !strings.Contains(stdout.String(), note) {
+			t.Errorf("-v output %q does not note %q", stdout.String(), note)
+		}
 	}
 }

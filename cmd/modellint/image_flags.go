@@ -13,6 +13,8 @@ import (
 	"github.com/modellint/modellint/internal/quantity"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // offlineEnv turns registry lookups off by default, for air-gapped CI.
@@ -72,7 +74,7 @@ func (f *layerSizeFlag) Type() string { return "SIZE" }
 func (f *layerSizeFlag) Set(value string) error {
 	size, err := quantity.Parse(value)
 	if err != nil || size.Sign() <= 0 {
-		return fmt.Errorf("want a positive size such as 64Gi, got %s", quantity.Quote(value))
+		return fmt.Errorf("want a positive size such as 64Gi, got %s", message.Quote(value))
 	}
 	f.options.MaxLayerBytes = size.Value()
 	return nil
@@ -85,13 +87,13 @@ func (f *imageSourceFlag) Type() string   { return "REF[=SOURCE]" }
 func (f *imageSourceFlag) Set(value string) error {
 	ref, source, found := strings.Cut(value, "=")
 	if ref == "" || (found && source == "") {
-		return fmt.Errorf("want REF=SOURCE or REF, got %q", value)
+		return fmt.Errorf("want REF=SOURCE or REF, got %s", message.Quote(value))
 	}
 	if !found {
 		source = image.SourceRegistry
 	}
 	if _, err := name.ParseReference(ref); err != nil {
-		return fmt.Errorf("%q is not a valid image reference (%v); write it as the manifests' image: field does, e.g. registry.example.com/ml/model:1.0", ref, err)
+		return fmt.Errorf("%s is not a valid image reference (%v); write it as the manifests' image: field does, e.g. registry.example.com/ml/model:1.0", message.Quote(ref), err)
 	}
 	if source != image.SourceRegistry && !strings.HasPrefix(source, "docker://") {
 		if _, err := os.Stat(source); err != nil {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -17,6 +16,8 @@ import (
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/report"
 	"github.com/modellint/modellint/rules"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // output is one -f/--format value: a format and where it goes ("" = stdout).
@@ -100,7 +101,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	config, err := loadConfig(flags.configPath, paths)
 	if err == nil && flags.configPath == "" {
 		for _, warning := range otherConfigs(paths, config.Path) {
-			fmt.Fprintf(stderr, "modellint: warning: %s\n", warning)
+			printWarning(stderr, warning)
 		}
 	}
 	if err != nil {
@@ -180,7 +181,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		printError(stderr, errors.New(problem.String()))
 	}
 	for _, unused := range result.Unused {
-		fmt.Fprintf(stderr, "modellint: warning: %s\n", unused)
+		printWarning(stderr, unused)
 	}
 	empty := len(result.Files) == 0 && len(result.InputErrors) == 0
 	if empty && flags.failEmpty {
@@ -292,7 +293,7 @@ func parseOutputs(values []string) ([]output, error) {
 	for _, value := range values {
 		format, file, _ := strings.Cut(value, "=")
 		if !knownFormat(format) {
-			return nil, fmt.Errorf("--format %q: unknown format (want one of %s)", format, strings.Join(report.Formats, ", "))
+			return nil, fmt.Errorf("--format %s: unknown format (want one of %s)", message.Quote(format), strings.Join(report.Formats, ", "))
 		}
 		if file == "" || file == "-" {
 			file = ""
@@ -345,7 +346,7 @@ func useColor(mode string, noColor bool, stdout io.Writer) (bool, error) {
 		return false, nil
 	case "auto", "":
 	default:
-		return false, fmt.Errorf("--color %q: want auto, always or never", mode)
+		return false, fmt.Errorf("--color %s: want auto, always or never", message.Quote(mode))
 	}
 	if noColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false, nil
@@ -406,28 +407,17 @@ func oneLine(message string) string {
 	return strings.Join(strings.Fields(message), " ")
 }
 
-// maxErrorLine bounds the error line: a chart's include recursion quotes
-// itself a thousand times, and a hostile value may be megabytes.
-const maxErrorLine = 1000
-
 // printError writes err as the one line a failed run ends with: on one
-// line, at most about maxErrorLine bytes (its start, which names the
+// line, at most about message.MaxLine bytes (its start, which names the
 // input, and its end, which says what went wrong, around a count of what
 // was left out), credentials a registry's answer may quote removed.
 func printError(stderr io.Writer, err error) {
-	message := image.RedactCredentials(oneLine(err.Error()))
-	if len(message) > maxErrorLine {
-		head, tail := maxErrorLine*6/10, maxErrorLine*3/10
-		for head > 0 && !utf8.RuneStart(message[head]) {
-			head--
-		}
-		start := len(message) - tail
-		for start < len(message) && !utf8.RuneStart(message[start]) {
-			start++
-		}
-		message = fmt.Sprintf("%s … (%d bytes left out) … %s", message[:head], start-head, message[start:])
-	}
-	fmt.Fprintf(stderr, "modellint: %s\n", message)
+	fmt.Fprintf(stderr, "modellint: %s\n", message.Line(image.RedactCredentials(oneLine(err.Error()))))
+}
+
+// printWarning writes a warning as one line, bounded as an error is.
+func printWarning(stderr io.Writer, warning string) {
+	fmt.Fprintf(stderr, "modellint: warning: %s\n", message.Line(warning))
 }
 
 // modelFlag parses --model DIR[:MOUNTPATH] into model mappings.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/lint/render/helm"
 )
 
@@ -47,7 +48,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCommand(stdin, stdout, stderr, &code)
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
-		fmt.Fprintf(stderr, "modellint: %v (see modellint --help)\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "modellint: %s (see modellint --help)\n", message.Line(err.Error()))
 		return exitError
 	}
 	return code

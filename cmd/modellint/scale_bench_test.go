@@ -10,7 +10,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/rules"
@@ -135,13 +137,27 @@ func runProcess(b *testing.B, args []string, want ...int) int64 {
 	return kib << 10
 }
 
+// benchmarkProcess reports the subprocess's peak RSS (peak-MiB) and its
+// CPU time per run (cpu-s, user and system, with the render children it
+// waited for).
 func benchmarkProcess(b *testing.B, args []string, want ...int) {
 	var peak int64
+	before := childrenCPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		peak = max(peak, runProcess(b, args, want...))
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+	b.ReportMetric((childrenCPU()-before).Seconds()/float64(b.N), "cpu-s")
+}
+
+// childrenCPU is the CPU time of the subprocesses waited for so far.
+func childrenCPU() time.Duration {
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &usage); err != nil {
+		return 0
+	}
+	return time.Duration(usage.Utime.Nano() + usage.Stime.Nano())
 }
 
 // scaleArgs lints the directory with every report format written.

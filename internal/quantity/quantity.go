@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // Bounds on a quantity string, far beyond any real one: resources are
@@ -31,7 +33,7 @@ func Check(s string) error {
 		return nil
 	}
 	if len(number) > MaxDigits {
-		return fmt.Errorf("quantity %s has %d digits, more than the %d a quantity can use", Quote(s), len(number), MaxDigits)
+		return fmt.Errorf("quantity %s has %d digits, more than the %d a quantity can use", message.Quote(s), len(number), MaxDigits)
 	}
 	if len(suffix) < 2 || (suffix[0] != 'e' && suffix[0] != 'E') {
 		return nil
@@ -41,7 +43,7 @@ func Check(s string) error {
 		return nil
 	}
 	if value, err := strconv.Atoi(exponent); err != nil || value > MaxExponent {
-		return fmt.Errorf("quantity %s has an exponent beyond ±%d: no resource is that large or small", Quote(s), MaxExponent)
+		return fmt.Errorf("quantity %s has an exponent beyond ±%d: no resource is that large or small", message.Quote(s), MaxExponent)
 	}
 	return nil
 }
@@ -76,13 +78,4 @@ func split(s string) (number, suffix string) {
 		return "", ""
 	}
 	return rest[:end], rest[end:]
-}
-
-// Quote quotes a value for a message, at most 80 characters of it.
-func Quote(value string) string {
-	const limit = 80
-	if len(value) > limit {
-		return strconv.Quote(value[:limit]) + fmt.Sprintf("… (%d more bytes)", len(value)-limit)
-	}
-	return strconv.Quote(value)
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/internal/quantity"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // MaxFileBytes bounds the nodes file: a few thousand nodes fit, a wrong
@@ -109,7 +111,7 @@ func parse(data []byte) (*Facts, error) {
 		}
 		nodes = list.Items
 	default:
-		return nil, fmt.Errorf("kind %q is not a Node, NodeList or List (want kubectl get nodes -o yaml)", header.Kind)
+		return nil, fmt.Errorf("kind %s is not a Node, NodeList or List (want kubectl get nodes -o yaml)", message.Quote(header.Kind))
 	}
 	if len(nodes) == 0 {
 		return nil, errors.New("no nodes in it")

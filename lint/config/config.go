@@ -13,6 +13,8 @@ import (
 
 	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/internal/quantity"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // FileNames are looked for, in this order, in each directory walked up
@@ -207,8 +209,8 @@ func Load(path string) (*Config, error) {
 	switch strings.ToLower(config.FailOn) {
 	case "", "error", "warning", "info", "none", "never":
 	default:
-		return nil, fmt.Errorf("%s: failOn: %q is not a severity (want error, warning, info or none)",
-			positionsOf(data).at(path, "failOn"), config.FailOn)
+		return nil, fmt.Errorf("%s: failOn: %s is not a severity (want error, warning, info or none)",
+			positionsOf(data).at(path, "failOn"), message.Quote(config.FailOn))
 	}
 	for i, ignore := range config.Ignore {
 		if ignore.Rule == "" {
@@ -231,7 +233,7 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("%s: model.maxSize: %w", path, err)
 		}
 		if size, err := quantity.Parse(config.Model.MaxSize); err != nil || size.Sign() <= 0 {
-			return nil, fmt.Errorf("%s: model.maxSize: %s is not a positive quantity such as 2Gi", path, quantity.Quote(config.Model.MaxSize))
+			return nil, fmt.Errorf("%s: model.maxSize: %s is not a positive quantity such as 2Gi", path, message.Quote(config.Model.MaxSize))
 		}
 	}
 	return config, nil

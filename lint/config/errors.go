@@ -13,6 +13,8 @@ import (
 	"github.com/agnivade/levenshtein"
 	yamlv3 "go.yaml.in/yaml/v3"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // The config's own errors are written the way its YAML reads: at the key's
@@ -87,14 +89,14 @@ func decodeErrors(file string, data []byte, strict []error, err error) error {
 		if known == nil || slices.Contains(known, key) {
 			continue
 		}
-		message := fmt.Sprintf("unknown key %q", key)
+		text := "unknown key " + message.Quote(key)
 		if parent := parentPath(path); parent != "" {
-			message += " in " + parent
+			text += " in " + parent
 		}
 		if suggestion := nearestKey(key, known); suggestion != "" {
-			message += fmt.Sprintf(" (did you mean %s?)", suggestion)
+			text += fmt.Sprintf(" (did you mean %s?)", suggestion)
 		}
-		lines = append(lines, positions.at(file, path)+": "+message)
+		lines = append(lines, positions.at(file, path)+": "+text)
 	}
 	for _, problem := range strict {
 		var field kjson.FieldError

@@ -5,6 +5,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // ModelMapping ties a model dir on disk to the path it is mounted at in
@@ -18,10 +20,10 @@ type ModelMapping struct {
 func ParseModelMapping(value string) (ModelMapping, error) {
 	dir, mount, _ := strings.Cut(value, ":")
 	if dir == "" {
-		return ModelMapping{}, fmt.Errorf("--model %q: want DIR[:MOUNTPATH]", value)
+		return ModelMapping{}, fmt.Errorf("--model %s: want DIR[:MOUNTPATH]", message.Quote(value))
 	}
 	if mount != "" && !strings.HasPrefix(mount, "/") {
-		return ModelMapping{}, fmt.Errorf("--model %q: MOUNTPATH must be absolute", value)
+		return ModelMapping{}, fmt.Errorf("--model %s: MOUNTPATH must be absolute", message.Quote(value))
 	}
 	return ModelMapping{Path: filepath.ToSlash(filepath.Clean(dir)), MountPath: path.Clean(mount)}, nil
 }

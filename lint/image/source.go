@@ -12,7 +12,6 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +23,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
 	"github.com/modellint/modellint/internal/fileread"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // stored is an opened image: its config, and a way to read each layer as
@@ -82,7 +83,7 @@ var DefaultPlatform = v1.Platform{OS: "linux", Architecture: "amd64"}
 func ParsePlatform(value string) (v1.Platform, error) {
 	platform, err := v1.ParsePlatform(value)
 	if err != nil || platform.OS == "" || platform.Architecture == "" {
-		return v1.Platform{}, fmt.Errorf("platform %q: want os/arch[/variant], e.g. linux/amd64", value)
+		return v1.Platform{}, fmt.Errorf("platform %s: want os/arch[/variant], e.g. linux/amd64", message.Quote(value))
 	}
 	return *platform, nil
 }
@@ -419,7 +420,7 @@ func chooseLayoutEntry(reference string, manifest *v1.IndexManifest, platform v1
 	if hasPlatforms {
 		return choosePlatform(reference, manifest, platform)
 	}
-	return nil, fmt.Errorf("index.json lists %d images and none is annotated %s=%q", len(entries), refNameAnnotation, reference)
+	return nil, fmt.Errorf("index.json lists %d images and none is annotated %s=%s", len(entries), refNameAnnotation, message.Quote(reference))
 }
 
 // openTarball reads a docker-save archive (both the classic layout and
@@ -488,7 +489,7 @@ func openTarball(file, reference string) (*stored, error) {
 func checkMemberName(member string) error {
 	clean := path.Clean(member)
 	if member == "" || path.IsAbs(member) || clean == ".." || strings.HasPrefix(clean, "../") {
-		return fmt.Errorf("manifest.json names the member %s, outside the archive (docker load refuses it)", strconv.Quote(member))
+		return fmt.Errorf("manifest.json names the member %s, outside the archive (docker load refuses it)", message.Quote(member))
 	}
 	return nil
 }

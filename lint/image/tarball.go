@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/modellint/modellint/internal/fileread"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // maxTarballMembers bounds the outer tar of a docker-save file: real ones
@@ -84,14 +86,14 @@ func (a *saveArchive) open(memberName string) (*io.SectionReader, error) {
 	for hops := 0; hops < 16; hops++ {
 		member, ok := a.members[memberName]
 		if !ok {
-			return nil, fmt.Errorf("no member %q in the archive", memberName)
+			return nil, fmt.Errorf("no member %s in the archive", message.Quote(memberName))
 		}
 		if member.link == "" {
 			return io.NewSectionReader(a.file, member.offset, member.size), nil
 		}
 		memberName = member.link
 	}
-	return nil, fmt.Errorf("member %q: link loop", memberName)
+	return nil, fmt.Errorf("member %s: link loop", message.Quote(memberName))
 }
 
 func (a *saveArchive) readSmall(memberName string, limit int64) ([]byte, error) {
@@ -133,7 +135,7 @@ func (a *saveArchive) descriptor(ref string) (*tarball.Descriptor, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("the archive holds %d images and none is tagged %q", len(manifest), ref)
+	return nil, fmt.Errorf("the archive holds %d images and none is tagged %s", len(manifest), message.Quote(ref))
 }
 
 // SourceTags returns the references a docker-save tarball is tagged with

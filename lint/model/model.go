@@ -66,6 +66,10 @@ type Model struct {
 	// A layout without versions is one model: 1, and all its bytes.
 	ResidentVersions int
 	ResidentBytes    int64
+	// UnreadVersions counts the version dirs, the oldest, whose content
+	// was not read because the base path holds more than MaxReadVersions:
+	// they are listed (name, number, bytes) with SavedModel nil.
+	UnreadVersions int
 	// WeightBytes and Parameters are exact, from headers (safetensors,
 	// variables.index, ONNX), for what the server loads; 0 when unknown,
 	// also when a header they need is in Unread.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -488,5 +489,34 @@ func TestGGUF(t *testing.T) {
 	}
 	if h := m.GGUF[1].Header; h.BlockCount != 2 || h.HeadCountKV != 2 || h.Parameters == 0 || m.WeightBytes != 0 {
 		t.Errorf("header %+v, model weight bytes %d: a dir's GGUF files are alternatives, not summed", h, m.WeightBytes)
+	}
+}
+
+// TestReadVersionLimit: past the bound, the newest versions' SavedModels
+// are read (the resident latest among them) and the oldest only listed.
+func TestReadVersionLimit(t *testing.T) {
+	defer func(limit int) { readVersionLimit = limit }(readVersionLimit)
+	readVersionLimit = 2
+	graph, err := os.ReadFile("../../testdata/models/saved_model_half_plus_two_cpu/00000123/saved_model.pb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, version := range []string{"1", "2", "10", "3", "20"} {
+		os.MkdirAll(filepath.Join(dir, version), 0o755)
+		os.WriteFile(filepath.Join(dir, version, "saved_model.pb"), graph, 0o644)
+	}
+	m, err := Load(dir, "half_plus_two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read []string
+	for _, version := range m.Versions {
+		if version.SavedModel != nil {
+			read = append(read, version.Name)
+		}
+	}
+	if len(m.Versions) != 5 || m.UnreadVersions != 3 || !slices.Equal(read, []string{"10", "20"}) || !m.Versions[4].Resident {
+		t.Errorf("%d versions, %d unread, read %v; want 5, 3 unread, read [10 20] with 20 resident", len(m.Versions), m.UnreadVersions, read)
 	}
 }

@@ -26,11 +26,6 @@ func (l *loader) readTFServing() error {
 		}
 		version := Version{Name: name, Path: name, Number: number, IsDir: true}
 		version.Bytes, version.Files = l.tree.bytesUnder(name)
-		saved, err := l.readSavedModelDir(name)
-		if err != nil {
-			return err
-		}
-		version.SavedModel = saved
 		m.Versions = append(m.Versions, version)
 	}
 	for _, name := range files {
@@ -47,8 +42,36 @@ func (l *loader) readTFServing() error {
 		latest.Resident = true
 		m.ResidentVersions, m.ResidentBytes = 1, latest.Bytes
 	}
+	// The newest versions are read, the latest (resident) among them.
+	read := 0
+	for i := len(m.Versions) - 1; i >= 0; i-- {
+		version := &m.Versions[i]
+		if !version.IsDir {
+			continue
+		}
+		if read == readVersionLimit {
+			m.UnreadVersions++
+			continue
+		}
+		saved, err := l.readSavedModelDir(version.Path)
+		if err != nil {
+			return err
+		}
+		version.SavedModel = saved
+		read++
+	}
 	return nil
 }
+
+// MaxReadVersions bounds the version dirs of a TF Serving base path whose
+// SavedModels are read: a real base path keeps a handful, the default
+// policy loads only the latest, and every version read is a graph parsed
+// and held (~10 KiB each for the smallest model); 100,000 of them would
+// take half a minute and a GiB. Older ones are listed only.
+const MaxReadVersions = 1000
+
+// readVersionLimit is MaxReadVersions; tests lower it.
+var readVersionLimit = MaxReadVersions
 
 // sortVersions orders versions by number, then by name.
 func sortVersions(versions []Version) {

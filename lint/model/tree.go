@@ -87,7 +87,7 @@ func walkTree(root string) (*tree, error) {
 	}
 	t := newTree()
 	t.root, t.realRoot = root, realRoot
-	if err := t.walk(root, "", 0); err != nil {
+	if err := t.walk(root, realRoot, "", 0); err != nil {
 		return nil, err
 	}
 	t.sort()
@@ -123,11 +123,10 @@ func (t *tree) enter(real, rel string, depth int) (bool, error) {
 	return true, nil
 }
 
-func (t *tree) walk(dir, rel string, depth int) error {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return err
-	}
+// walk lists dir, at rel in the listing; real is dir's path with no links
+// in it, known from the parent's (resolving each dir's path again would be
+// a stat of every component of it, for each of 100,000 version dirs).
+func (t *tree) walk(dir, real, rel string, depth int) error {
 	if ok, err := t.enter(real, rel, depth); !ok {
 		return err
 	}
@@ -161,7 +160,7 @@ func (t *tree) walk(dir, rel string, depth int) error {
 				return err
 			}
 			if info.IsDir() {
-				if err := t.walk(resolved, relPath, depth+1); err != nil {
+				if err := t.walk(resolved, resolved, relPath, depth+1); err != nil {
 					return err
 				}
 				continue
@@ -176,7 +175,7 @@ func (t *tree) walk(dir, rel string, depth int) error {
 			continue
 		}
 		if entry.IsDir() {
-			if err := t.walk(full, relPath, depth+1); err != nil {
+			if err := t.walk(full, filepath.Join(real, name), relPath, depth+1); err != nil {
 				return err
 			}
 			continue

@@ -5,8 +5,10 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/modellint/modellint/lint/render/kustomize"
 
 	"github.com/modellint/modellint/internal/fileread"
+	"github.com/modellint/modellint/internal/message"
 )
 
 // Options say how charts and overlays are rendered. Kustomize overlays take
@@ -88,28 +91,21 @@ func IsChartArchive(path string) bool {
 // as part of that one, not again on its own: its findings would be counted
 // twice, and a base is often incomplete by design. Each rendered file's Unit
 // is the index of its path; a path that fails to render is one error, and
-// the others are still rendered.
-func Render(paths []string, options Options) ([]*manifest.File, []error) {
+// the others are still rendered. What Helm and Kustomize log while a path
+// renders comes back as notes, a line each, named by the path.
+func Render(paths []string, options Options) ([]*manifest.File, []string, []error) {
 	includedBy := bases(paths)
 	var files []*manifest.File
+	var notes []string
 	var errs []error
-	var err error
 	for unit, path := range paths {
 		var rendered []*manifest.File
-		switch {
-		case includedBy[path] != "":
-			rendered = []*manifest.File{{Path: path, Skipped: []string{"Kustomize base of " + includedBy[path] + ", linted as part of it"}}}
-		case IsChart(path) || IsChartArchive(path):
-			rendered, err = helm.Render(path, path, helm.Options{
-				ValuesFiles: options.HelmValues, Set: options.HelmSet,
-				ReleaseName: options.ReleaseName, Namespace: options.Namespace, IncludeTests: options.HelmIncludeTests,
-				KubeVersion: options.KubeVersion, APIVersions: options.APIVersions,
-				Timeout: options.RenderTimeout,
-			})
-		case IsOverlay(path):
-			rendered, err = kustomize.Build(path, path, options.KustomizeLoadRestrictor)
-		default:
-			err = fmt.Errorf("%s: neither a Helm chart nor a Kustomize overlay", path)
+		var err error
+		logged := captureLog(func() { rendered, err = renderOne(path, includedBy, options) })
+		// The chart's values are coalesced both here and in the render's
+		// child process, each warning of it logged twice.
+		for _, line := range slices.Compact(logged) {
+			notes = append(notes, path+": "+line)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -120,7 +116,48 @@ func Render(paths []string, options Options) ([]*manifest.File, []error) {
 		}
 		files = append(files, rendered...)
 	}
-	return withoutRepeatedSources(files), errs
+	return withoutRepeatedSources(files), notes, errs
+}
+
+// renderOne renders one chart or overlay.
+func renderOne(path string, includedBy map[string]string, options Options) (rendered []*manifest.File, err error) {
+	switch {
+	case includedBy[path] != "":
+		rendered = []*manifest.File{{Path: path, Skipped: []string{"Kustomize base of " + includedBy[path] + ", linted as part of it"}}}
+	case IsChart(path) || IsChartArchive(path):
+		rendered, err = helm.Render(path, path, helm.Options{
+			ValuesFiles: options.HelmValues, Set: options.HelmSet,
+			ReleaseName: options.ReleaseName, Namespace: options.Namespace, IncludeTests: options.HelmIncludeTests,
+			KubeVersion: options.KubeVersion, APIVersions: options.APIVersions,
+			Timeout: options.RenderTimeout,
+		})
+	case IsOverlay(path):
+		rendered, err = kustomize.Build(path, path, options.KustomizeLoadRestrictor)
+	default:
+		err = fmt.Errorf("%s: neither a Helm chart nor a Kustomize overlay", path)
+	}
+	return rendered, err
+}
+
+// captureLog runs render with the standard logger, which Helm's chart
+// loader and engine and Kustomize write warnings to ("found symbolic link
+// in path", "[INFO] Missing required value"), writing into a bounded
+// collector instead of stderr, which is for a failed run's one error line,
+// and returns what was logged. Paths render one at a time, so each line
+// belongs to the path it is returned with.
+func captureLog(render func()) []string {
+	writer, flags, prefix := log.Writer(), log.Flags(), log.Prefix()
+	defer func() {
+		log.SetOutput(writer)
+		log.SetFlags(flags)
+		log.SetPrefix(prefix)
+	}()
+	lines := &message.Lines{}
+	log.SetOutput(lines)
+	log.SetFlags(0)
+	log.SetPrefix("")
+	render()
+	return lines.Lines()
 }
 
 // withoutRepeatedSources drops the second copy of a file without objects (a

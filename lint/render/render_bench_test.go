@@ -16,7 +16,7 @@ func BenchmarkRender(b *testing.B) {
 		b.Run(fixture.name, func(b *testing.B) {
 			paths := []string{filepath.Join(testdata, fixture.path)}
 			for b.Loop() {
-				if _, errs := Render(paths, Options{}); errs != nil {
+				if _, _, errs := Render(paths, Options{}); errs != nil {
 					b.Fatal(errs)
 				}
 			}

@@ -1,8 +1,10 @@
 package render
 
 import (
+	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,7 +45,7 @@ func TestIsChartArchive(t *testing.T) {
 func TestRenderLintsBasesThroughOverlays(t *testing.T) {
 	serving := filepath.Join(testdata, "kustomize/serving")
 	base := filepath.Join(serving, "base")
-	files, errs := Render([]string{base, filepath.Join(serving, "overlays/dev"), filepath.Join(serving, "overlays/prod")}, Options{})
+	files, _, errs := Render([]string{base, filepath.Join(serving, "overlays/dev"), filepath.Join(serving, "overlays/prod")}, Options{})
 	if errs != nil {
 		t.Fatal(errs)
 	}
@@ -68,7 +70,7 @@ func TestRenderLintsBasesThroughOverlays(t *testing.T) {
 // TestRenderOneLineErrors: each path that fails is one error, and the
 // paths after it are still rendered.
 func TestRenderOneLineErrors(t *testing.T) {
-	files, errs := Render([]string{filepath.Join(testdata, "kustomize/remote-base"),
+	files, _, errs := Render([]string{filepath.Join(testdata, "kustomize/remote-base"),
 		filepath.Join(testdata, "charts/broken/required-value"), filepath.Join(testdata, "kustomize/serving/overlays/prod")}, Options{})
 	if len(errs) != 2 || !strings.Contains(errs[0].Error(), "is a remote base") || !strings.Contains(errs[1].Error(), "model.name is required") {
 		t.Errorf("errors: %v", errs)
@@ -82,5 +84,43 @@ func TestRenderOneLineErrors(t *testing.T) {
 	}
 	if objects != 2 {
 		t.Errorf("%d objects rendered after the failing paths, want the overlay's 2", objects)
+	}
+}
+
+// TestLibraryLogNotes: what Helm's loader and Kustomize log while a path
+// renders comes back as notes naming the path, one line each, and the
+// standard logger writes where it did before.
+func TestLibraryLogNotes(t *testing.T) {
+	dir := t.TempDir()
+	chart := filepath.Join(dir, "linked")
+	os.MkdirAll(filepath.Join(chart, "templates"), 0o755)
+	os.WriteFile(filepath.Join(chart, "Chart.yaml"), []byte("apiVersion: v2\nname: linked\nversion: 0.1.0\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: linked}\ndata: {a: b}\n"), 0o644)
+	if err := os.Symlink(filepath.Join(dir, "cm.yaml"), filepath.Join(chart, "templates", "cm.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	overlay := filepath.Join(dir, "vars")
+	os.MkdirAll(overlay, 0o755)
+	os.WriteFile(filepath.Join(overlay, "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n"), 0o644)
+	os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte("resources: [cm.yaml]\n"+
+		"vars:\n- name: UNUSED\n  objref: {kind: ConfigMap, name: settings, apiVersion: v1}\n  fieldref: {fieldpath: data.a}\n"), 0o644)
+
+	var before strings.Builder
+	log.SetOutput(&before)
+	defer log.SetOutput(os.Stderr)
+	_, notes, errs := Render([]string{chart, overlay}, Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	want := []string{
+		chart + ": found symbolic link in path: " + filepath.Join(chart, "templates", "cm.yaml") + " resolves to " + filepath.Join(dir, "cm.yaml") + ". Contents of linked file included and used",
+		overlay + ": well-defined vars that were never replaced: UNUSED",
+	}
+	if !slices.Equal(notes, want) {
+		t.Errorf("notes:\n  %s\nwant:\n  %s", strings.Join(notes, "\n  "), strings.Join(want, "\n  "))
+	}
+	log.Print("after")
+	if before.String() != "after\n" && !strings.HasSuffix(before.String(), " after\n") {
+		t.Errorf("the standard logger wrote %q, want only what was logged after the render", before.String())
 	}
 }

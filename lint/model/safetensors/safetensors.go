@@ -1,23 +1,31 @@
 // Package safetensors reads the header of a .safetensors file — an 8-byte
 // little-endian length and a JSON table of tensors — and checks it the way
 // the safetensors library does on load, so a file that would fail there
-// fails here with the same error name. It reads 8 + length bytes and never
-// the tensor data; the JSON index of sharded checkpoints
-// (model.safetensors.index.json) is read too.
+// fails here with the same error name. It streams the 8 + length bytes of
+// the header, keeping a few words per tensor, and never reads the tensor
+// data; the JSON index of sharded checkpoints (model.safetensors.index.json)
+// is read too.
 package safetensors
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // MaxHeader is the safetensors library's MAX_HEADER_SIZE: a longer header
@@ -56,11 +64,97 @@ type File struct {
 	Metadata map[string]string
 }
 
-// tensorInfo is one header entry.
+// tensorInfo is one header entry: {"dtype": "F16", "shape": [2, 3],
+// "data_offsets": [0, 12]}, numbers as written.
 type tensorInfo struct {
-	DType       string             `json:"dtype"`
-	Shape       []json.Number      `json:"shape"`
-	DataOffsets [2]json.RawMessage `json:"data_offsets"`
+	DType       string
+	Shape       []string
+	DataOffsets []string
+}
+
+// readTensor reads one header entry's object, refusing a field the
+// library does not know (its serde struct denies unknown fields) and a
+// missing one. A field given twice takes the later value.
+func readTensor(decoder *jsontext.Decoder, name string) (tensorInfo, error) {
+	var info tensorInfo
+	fail := func(format string, args ...any) (tensorInfo, error) {
+		return tensorInfo{}, invalid("InvalidHeaderDeserialization", "tensor %q: %s", name, fmt.Sprintf(format, args...))
+	}
+	if kind := decoder.PeekKind(); kind != '{' {
+		if _, err := decoder.ReadValue(); err != nil {
+			return fail("%v", err)
+		}
+		return fail("want an object, got %s", kind)
+	}
+	if _, err := decoder.ReadToken(); err != nil {
+		return fail("%v", err)
+	}
+	fields := []string{"dtype", "shape", "data_offsets"}
+	seen := make([]bool, len(fields))
+	for decoder.PeekKind() != '}' {
+		token, err := decoder.ReadToken()
+		if err != nil {
+			return fail("%v", err)
+		}
+		field := token.String()
+		switch field {
+		case "dtype":
+			value, err := decoder.ReadToken()
+			if err != nil {
+				return fail("%v", err)
+			}
+			if value.Kind() != '"' {
+				return fail("dtype is %s, not a string", value.Kind())
+			}
+			info.DType = value.String()
+		case "shape", "data_offsets":
+			numbers, err := readNumbers(decoder)
+			if err != nil {
+				return fail("%s: %v", field, err)
+			}
+			if field == "shape" {
+				info.Shape = numbers
+			} else {
+				info.DataOffsets = numbers
+			}
+		default:
+			return fail("unknown field %q", field)
+		}
+		seen[slices.Index(fields, field)] = true
+	}
+	if _, err := decoder.ReadToken(); err != nil {
+		return fail("%v", err)
+	}
+	for i, field := range fields {
+		if !seen[i] {
+			return fail("missing field %s", field)
+		}
+	}
+	return info, nil
+}
+
+// readNumbers reads an array of numbers, each as written.
+func readNumbers(decoder *jsontext.Decoder) ([]string, error) {
+	token, err := decoder.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	if token.Kind() != '[' {
+		return nil, fmt.Errorf("%s, not a list", token.Kind())
+	}
+	numbers := []string{}
+	for decoder.PeekKind() != ']' {
+		token, err := decoder.ReadToken()
+		if err != nil {
+			return nil, err
+		}
+		if token.Kind() != '0' {
+			return nil, fmt.Errorf("holds %s, not a number", token.Kind())
+		}
+		numbers = append(numbers, token.String())
+	}
+	_, err = decoder.ReadToken()
+	return numbers, err
 }
 
 // Read checks the header of a file of size bytes. When the header itself
@@ -81,9 +175,15 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 	if length > uint64(size-8) {
 		return nil, invalid("InvalidHeaderLength", "the header length is %d bytes but the file has only %d after it (truncated file?)", length, size-8)
 	}
-	header := make([]byte, length)
-	if _, err := io.ReadFull(io.NewSectionReader(r, 8, int64(len(header))), header); err != nil {
-		return nil, err
+	header := io.NewSectionReader(r, 8, int64(length))
+	if length <= headerBuffer {
+		// A header of a few KiB is read at once rather than in the
+		// passes below, each a read of the file.
+		data := make([]byte, length)
+		if _, err := io.ReadFull(header, data); err != nil {
+			return nil, err
+		}
+		header = io.NewSectionReader(bytes.NewReader(data), 0, int64(length))
 	}
 	file, err := parseHeader(header)
 	if err != nil {
@@ -96,90 +196,121 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 	return file, nil
 }
 
+// span is one tensor's place in the data buffer; dtype indexes dtypeNames.
 type span struct {
 	name       string
 	begin, end uint64
+	dtype      uint8
 }
 
-func parseHeader(header []byte) (*File, error) {
-	if !utf8.Valid(header) {
+// dtypeNames are dtypeBits' keys, sorted, so a span keeps its dtype in a byte.
+var dtypeNames = slices.Sorted(maps.Keys(dtypeBits))
+
+// headerBuffer is how much of the header is read at a time: a header of
+// a million tensors is ~80 MB, streamed rather than held.
+const headerBuffer = 1 << 20
+
+// parseHeader decodes the JSON header one tensor at a time, keeping what
+// each says in a few machine words.
+func parseHeader(header *io.SectionReader) (*File, error) {
+	// Most headers are a few KiB: the buffers are no larger than the header.
+	bufferSize := int(min(header.Size(), headerBuffer))
+	valid, err := validUTF8(io.NewSectionReader(header, 0, header.Size()), bufferSize)
+	if err != nil {
+		return nil, err
+	}
+	if !valid {
 		return nil, invalid("InvalidHeader", "the header is not UTF-8")
 	}
-	if len(header) == 0 || header[0] != '{' {
+	var first [1]byte
+	if header.Size() == 0 {
 		return nil, invalid("InvalidHeaderStart", "the header does not start with '{'")
 	}
-	var entries map[string]json.RawMessage
-	decoder := json.NewDecoder(bytes.NewReader(header))
-	decoder.UseNumber()
-	if err := decoder.Decode(&entries); err != nil {
+	if _, err := header.ReadAt(first[:], 0); err != nil {
+		return nil, err
+	}
+	if first[0] != '{' {
+		return nil, invalid("InvalidHeaderStart", "the header does not start with '{'")
+	}
+	decoder := jsontext.NewDecoder(bufio.NewReaderSize(io.NewSectionReader(header, 0, header.Size()), bufferSize),
+		// Names are not tracked for duplicates: a million of them would
+		// be held at once, and a repeated one is handled below.
+		jsontext.AllowDuplicateNames(true))
+	if _, err := decoder.ReadToken(); err != nil {
 		return nil, invalid("InvalidHeaderDeserialization", "%v", err)
 	}
-	if rest := bytes.TrimRight(header[decoder.InputOffset():], " "); len(rest) > 0 {
-		return nil, invalid("InvalidHeaderDeserialization", "%d bytes of non-space after the JSON header", len(rest))
-	}
 	file := &File{}
-	dtypes := map[string]bool{}
 	var spans []span
-	for name, raw := range entries {
+	for decoder.PeekKind() != '}' {
+		token, err := decoder.ReadToken()
+		if err != nil {
+			return nil, invalid("InvalidHeaderDeserialization", "%v", err)
+		}
+		name := token.String()
 		if name == "__metadata__" {
-			if err := json.Unmarshal(raw, &file.Metadata); err != nil {
+			value, err := decoder.ReadValue()
+			if err != nil {
+				return nil, invalid("InvalidHeaderDeserialization", "%v", err)
+			}
+			file.Metadata = nil // a repeated key replaces the earlier value, as in a map
+			if err := json.Unmarshal(value, &file.Metadata); err != nil {
 				return nil, invalid("InvalidHeaderDeserialization", "__metadata__ must map strings to strings: %v", err)
 			}
 			continue
 		}
-		var info tensorInfo
-		tensorDecoder := json.NewDecoder(bytes.NewReader(raw))
-		tensorDecoder.UseNumber()
-		tensorDecoder.DisallowUnknownFields()
-		if err := tensorDecoder.Decode(&info); err != nil {
-			return nil, invalid("InvalidHeaderDeserialization", "tensor %q: %v", name, err)
+		info, err := readTensor(decoder, name)
+		if err != nil {
+			return nil, err
 		}
-		bitsPerElement, ok := dtypeBits[info.DType]
-		if !ok {
-			return nil, invalid("InvalidHeaderDeserialization", "tensor %q has unknown dtype %q", name, info.DType)
+		tensor, err := check(name, info)
+		if err != nil {
+			return nil, err
 		}
-		elements := uint64(1)
-		for _, dim := range info.Shape {
-			size, err := strconv.ParseUint(dim.String(), 10, 64)
-			if err != nil {
-				return nil, invalid("InvalidHeaderDeserialization", "tensor %q has shape entry %s", name, dim)
-			}
-			hi, lo := bits.Mul64(elements, size)
-			if hi != 0 {
-				return nil, invalid("ValidationOverflow", "tensor %q has more elements than fit in 64 bits", name)
-			}
-			elements = lo
+		spans = append(spans, tensor)
+	}
+	if _, err := decoder.ReadToken(); err != nil {
+		return nil, invalid("InvalidHeaderDeserialization", "%v", err)
+	}
+	end := decoder.InputOffset()
+	if rest, err := trailing(io.NewSectionReader(header, end, header.Size()-end)); err != nil {
+		return nil, err
+	} else if rest > 0 {
+		return nil, invalid("InvalidHeaderDeserialization", "%d bytes of non-space after the JSON header", rest)
+	}
+
+	// A name listed twice is one tensor, the later entry's, as when the
+	// library reads the header into a map.
+	slices.SortStableFunc(spans, func(a, b span) int { return strings.Compare(a.name, b.name) })
+	kept := spans[:0]
+	for i, s := range spans {
+		if i+1 < len(spans) && spans[i+1].name == s.name {
+			continue
 		}
-		hi, totalBits := bits.Mul64(elements, bitsPerElement)
-		if hi != 0 || elements > math.MaxInt64 {
-			return nil, invalid("ValidationOverflow", "tensor %q is larger than 2^64 bits", name)
-		}
-		if totalBits%8 != 0 {
-			return nil, invalid("MisalignedSlice", "tensor %q (%s %v) is %d bits, not a whole number of bytes", name, info.DType, info.Shape, totalBits)
-		}
-		begin, err1 := offset(info.DataOffsets[0])
-		end, err2 := offset(info.DataOffsets[1])
-		if err1 != nil || err2 != nil || begin > end {
-			return nil, invalid("InvalidOffset", "tensor %q has data_offsets [%s, %s]", name, info.DataOffsets[0], info.DataOffsets[1])
-		}
-		if end-begin != totalBits/8 {
-			return nil, invalid("TensorInvalidInfo", "tensor %q is %s %v, %d bytes, but its data_offsets span %d bytes", name, info.DType, info.Shape, totalBits/8, end-begin)
-		}
-		spans = append(spans, span{name: name, begin: begin, end: end})
-		file.Tensors = append(file.Tensors, name)
-		file.Parameters += int64(elements)
+		kept = append(kept, s)
+	}
+	spans = kept
+	file.Tensors = make([]string, len(spans))
+	var dtypes [256]bool
+	for i, s := range spans {
+		file.Tensors[i] = s.name
+		dtypes[s.dtype] = true
+		file.Parameters += int64((s.end - s.begin) * 8 / dtypeBits[dtypeNames[s.dtype]])
 		if file.Parameters < 0 {
 			return nil, invalid("ValidationOverflow", "more than 2^63 parameters")
 		}
-		dtypes[info.DType] = true
+	}
+	for i, name := range dtypeNames {
+		if dtypes[i] {
+			file.DTypes = append(file.DTypes, name)
+		}
 	}
 	// The library requires the tensors, sorted by offset, to tile the data
 	// buffer from 0 without gaps or overlaps.
-	sort.Slice(spans, func(i, j int) bool {
-		if spans[i].begin != spans[j].begin {
-			return spans[i].begin < spans[j].begin
+	slices.SortFunc(spans, func(a, b span) int {
+		if a.begin != b.begin {
+			return cmp.Compare(a.begin, b.begin)
 		}
-		return spans[i].name < spans[j].name
+		return strings.Compare(a.name, b.name)
 	})
 	next := uint64(0)
 	for _, s := range spans {
@@ -192,16 +323,98 @@ func parseHeader(header []byte) (*File, error) {
 		return nil, invalid("ValidationOverflow", "the data buffer is larger than 2^63 bytes")
 	}
 	file.ParameterBytes = int64(next)
-	sort.Strings(file.Tensors)
-	for dtype := range dtypes {
-		file.DTypes = append(file.DTypes, dtype)
-	}
-	sort.Strings(file.DTypes)
 	return file, nil
 }
 
-func offset(raw json.RawMessage) (uint64, error) {
-	return strconv.ParseUint(string(bytes.TrimSpace(raw)), 10, 64)
+// check validates one tensor entry as the library does.
+func check(name string, info tensorInfo) (span, error) {
+	bitsPerElement, ok := dtypeBits[info.DType]
+	if !ok {
+		return span{}, invalid("InvalidHeaderDeserialization", "tensor %q has unknown dtype %q", name, info.DType)
+	}
+	elements := uint64(1)
+	for _, dim := range info.Shape {
+		size, err := strconv.ParseUint(dim, 10, 64)
+		if err != nil {
+			return span{}, invalid("InvalidHeaderDeserialization", "tensor %q has shape entry %s", name, dim)
+		}
+		hi, lo := bits.Mul64(elements, size)
+		if hi != 0 {
+			return span{}, invalid("ValidationOverflow", "tensor %q has more elements than fit in 64 bits", name)
+		}
+		elements = lo
+	}
+	hi, totalBits := bits.Mul64(elements, bitsPerElement)
+	if hi != 0 || elements > math.MaxInt64 {
+		return span{}, invalid("ValidationOverflow", "tensor %q is larger than 2^64 bits", name)
+	}
+	if totalBits%8 != 0 {
+		return span{}, invalid("MisalignedSlice", "tensor %q (%s %v) is %d bits, not a whole number of bytes", name, info.DType, info.Shape, totalBits)
+	}
+	if len(info.DataOffsets) != 2 {
+		return span{}, invalid("InvalidOffset", "tensor %q has data_offsets [%s], not [begin, end]", name, strings.Join(info.DataOffsets, ", "))
+	}
+	begin, err1 := strconv.ParseUint(info.DataOffsets[0], 10, 64)
+	end, err2 := strconv.ParseUint(info.DataOffsets[1], 10, 64)
+	if err1 != nil || err2 != nil || begin > end {
+		return span{}, invalid("InvalidOffset", "tensor %q has data_offsets [%s, %s]", name, info.DataOffsets[0], info.DataOffsets[1])
+	}
+	if end-begin != totalBits/8 {
+		return span{}, invalid("TensorInvalidInfo", "tensor %q is %s %v, %d bytes, but its data_offsets span %d bytes", name, info.DType, info.Shape, totalBits/8, end-begin)
+	}
+	dtype, _ := slices.BinarySearch(dtypeNames, info.DType)
+	return span{name: name, begin: begin, end: end, dtype: uint8(dtype)}, nil
+}
+
+// validUTF8 reports whether r's bytes are UTF-8, read a buffer at a time.
+func validUTF8(r io.Reader, size int) (bool, error) {
+	buffer := make([]byte, max(size, 2*utf8.UTFMax))
+	carry := 0 // bytes of a rune cut by the end of the last read
+	for {
+		n, err := io.ReadFull(r, buffer[carry:])
+		chunk := buffer[:carry+n]
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return utf8.Valid(chunk), nil
+		}
+		if err != nil {
+			return false, err
+		}
+		cut := len(chunk)
+		for back := 1; back <= utf8.UTFMax && back <= len(chunk); back++ {
+			if utf8.RuneStart(chunk[len(chunk)-back]) {
+				if !utf8.FullRune(chunk[len(chunk)-back:]) {
+					cut = len(chunk) - back
+				}
+				break
+			}
+		}
+		if !utf8.Valid(chunk[:cut]) {
+			return false, nil
+		}
+		carry = copy(buffer, chunk[cut:])
+	}
+}
+
+// trailing counts the bytes after the JSON header up to its last
+// non-space: the library allows only spaces there (writers pad with them).
+func trailing(r io.Reader) (int, error) {
+	buffer := make([]byte, 512)
+	read, last := 0, 0
+	for {
+		n, err := r.Read(buffer)
+		for i, c := range buffer[:n] {
+			if c != ' ' {
+				last = read + i + 1
+			}
+		}
+		read += n
+		if err == io.EOF {
+			return last, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 }
 
 // Index is a sharded checkpoint's model.safetensors.index.json.

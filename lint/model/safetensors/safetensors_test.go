@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -121,4 +122,52 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("accepted a header that does not tile the file: %+v for %d bytes", got, len(data))
 		}
 	})
+}
+
+// TestLongHeader reads a header longer than the read buffer, with runes
+// cut by the buffer's edges: valid when they are whole, InvalidHeader when
+// one is not; a name listed twice is the later entry, as in the library's map.
+func TestLongHeader(t *testing.T) {
+	var header strings.Builder
+	header.WriteString(`{"a":{"dtype":"U8","shape":[5],"data_offsets":[0,5]},`)
+	for i := 0; header.Len() < 3*headerBuffer; i++ {
+		fmt.Fprintf(&header, `"é%06d":{"dtype":"U8","shape":[1],"data_offsets":[%d,%d]},`, i, 2+i, 3+i)
+	}
+	tensors := strings.Count(header.String(), "dtype")
+	header.WriteString(`"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}`)
+	data := file(header.String(), tensors+1)
+	got, err := read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Tensors) != tensors || got.Parameters != int64(tensors+1) {
+		t.Errorf("%d tensors, %d parameters; want %d and %d", len(got.Tensors), got.Parameters, tensors, tensors+1)
+	}
+	broken := bytes.Clone(data)
+	broken[8+2*headerBuffer+10] = 0xff
+	if _, err := read(broken); err == nil || !strings.Contains(err.Error(), "InvalidHeader: the header is not UTF-8") {
+		t.Errorf("err = %v, want InvalidHeader", err)
+	}
+}
+
+// BenchmarkReadMillionTensors reads a header of 10^6 tensors (~80 MB).
+func BenchmarkReadMillionTensors(b *testing.B) {
+	var header strings.Builder
+	header.WriteString("{")
+	const tensors = 1_000_000
+	for i := 0; i < tensors; i++ {
+		if i > 0 {
+			header.WriteString(",")
+		}
+		fmt.Fprintf(&header, `"model.layers.%d.mlp.weight":{"dtype":"F16","shape":[1],"data_offsets":[%d,%d]}`, i, 2*i, 2*i+2)
+	}
+	header.WriteString("}")
+	data := file(header.String(), 2*tensors)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := read(data); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

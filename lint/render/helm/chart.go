@@ -19,6 +19,8 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 
 	"github.com/modellint/modellint/lint/manifest"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // Options say how a chart is rendered; the zero value renders it as `helm
@@ -61,7 +63,7 @@ func capabilities(options Options) (*chartutil.Capabilities, error) {
 	}
 	kubeVersion, err := chartutil.ParseKubeVersion(version)
 	if err != nil {
-		return nil, fmt.Errorf("--kube-version %q: %w", version, err)
+		return nil, fmt.Errorf("--kube-version %s: %w", message.Quote(version), err)
 	}
 	caps.KubeVersion = *kubeVersion
 	caps.APIVersions = append(caps.APIVersions, options.APIVersions...)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/exec"
 	"strconv"
@@ -16,6 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // Go templates cannot be bounded from inside: Helm's engine offers no hook
@@ -62,6 +65,9 @@ type renderRequest struct {
 type renderResponse struct {
 	Rendered map[string]string
 	Error    string
+	// Log is what the engine logged in the child, bounded; the parent
+	// logs it again, where its caller collects it.
+	Log []string
 }
 
 // ServeRender renders the chart a request on stdin names and writes the
@@ -74,11 +80,14 @@ func ServeRender(stdin io.Reader, stdout io.Writer) int {
 		return 2
 	}
 	var response renderResponse
+	logged := &message.Lines{}
+	log.SetOutput(logged)
+	log.SetFlags(0)
 	rendered, err := renderInProcess(request.Chart, request.Options)
 	if err != nil {
 		response.Error = err.Error()
 	}
-	response.Rendered = rendered
+	response.Rendered, response.Log = rendered, logged.Lines()
 	if err := json.NewEncoder(stdout).Encode(&response); err != nil {
 		return 2
 	}
@@ -166,6 +175,9 @@ func (r *renderer) renderInChild(chartPath string) (map[string]string, error) {
 	var response renderResponse
 	if err := json.Unmarshal(stdout.Bytes(), &response); err != nil {
 		return nil, fmt.Errorf("rendering produced more than %d MiB or no answer", maxRenderOutput>>20)
+	}
+	for _, line := range response.Log {
+		log.Print(line)
 	}
 	if response.Error != "" {
 		return nil, errors.New(response.Error)

@@ -15,6 +15,8 @@ import (
 	"github.com/modellint/modellint/lint/manifest"
 
 	"github.com/modellint/modellint/internal/fileread"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // Build builds the kustomization in dir as `kustomize build` does, in-process
@@ -31,9 +33,9 @@ func Build(dir, display, loadRestrictor string) ([]*manifest.File, error) {
 	case "none", "loadrestrictionsnone":
 		options.LoadRestrictions = types.LoadRestrictionsNone
 	default:
-		return nil, fmt.Errorf("kustomize load restrictor %q: want none or rootOnly", loadRestrictor)
+		return nil, fmt.Errorf("kustomize load restrictor %s: want none or rootOnly", message.Quote(loadRestrictor))
 	}
-	root, err := readTree(dir, display, nil, newTreeWalk())
+	root, err := readOverlay(dir, display)
 	if err != nil {
 		return nil, err
 	}
@@ -133,15 +135,16 @@ func Build(dir, display, loadRestrictor string) ([]*manifest.File, error) {
 // as files without objects: an inline ignore comment there is read like one
 // in a manifest.
 func (k *kustomization) sourceFiles() []*manifest.File {
-	files := []*manifest.File{{Path: k.file, Source: k.source}}
-	for _, p := range k.patches {
-		if !p.inline {
-			files = append(files, &manifest.File{Path: p.file, Source: p.source})
+	var files []*manifest.File
+	k.each(func(node *kustomization) bool {
+		files = append(files, &manifest.File{Path: node.file, Source: node.source})
+		for _, p := range node.patches {
+			if !p.inline {
+				files = append(files, &manifest.File{Path: p.file, Source: p.source})
+			}
 		}
-	}
-	for _, child := range k.children {
-		files = append(files, child.sourceFiles()...)
-	}
+		return true
+	})
 	return files
 }
 

@@ -143,3 +143,81 @@ func TestIsRemote(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedBase builds an overlay that reaches one base along several
+// paths and spellings: the base is read once, kustomize builds it once per
+// path (two prefixed copies of its object), and each copy's fields trace
+// to the base's file.
+func TestSharedBase(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		path := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("base/kustomization.yaml", "resources: [pod.yaml]\n")
+	write("base/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: serve:1}]\n")
+	write("a/kustomization.yaml", "namePrefix: a-\nresources: [../base]\n")
+	write("b/kustomization.yaml", "namePrefix: b-\nresources: [./../base/]\n")
+	write("top/kustomization.yaml", "resources: [../a, ../b/]\n")
+
+	walk := newTreeWalk()
+	root, err := readTree(filepath.Join(dir, "top"), "top", nil, walk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(walk.read) != 4 || root.builds != 5 {
+		t.Errorf("read %d kustomizations counting %d builds, want 4 and 5", len(walk.read), root.builds)
+	}
+	files, err := Build(filepath.Join(dir, "top"), "top", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	sources := 0
+	for _, file := range files {
+		for _, object := range file.Objects {
+			names = append(names, file.Path+":"+object.Name)
+		}
+		if file.Path == "base/kustomization.yaml" {
+			sources++
+		}
+	}
+	if want := []string{"base/pod.yaml:a-p", "base/pod.yaml:b-p"}; !slices.Equal(names, want) {
+		t.Errorf("objects %v, want %v", names, want)
+	}
+	if sources != 1 {
+		t.Errorf("base/kustomization.yaml listed %d times among the source files, want once", sources)
+	}
+}
+
+// TestBuildBudget refuses a chain whose levels each list the next under
+// eight spellings before kustomize would build the bottom 8^n times,
+// having read each directory once.
+func TestBuildBudget(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "l0"), 0o755)
+	os.WriteFile(filepath.Join(dir, "l0", "kustomization.yaml"), []byte("namePrefix: x-\n"), 0o644)
+	for level := 1; level <= 10; level++ {
+		below := fmt.Sprintf("l%d", level-1)
+		spellings := []string{"../" + below, "../" + below + "/", "./../" + below, "../" + below + "/.", "../" + below + "//",
+			"./../" + below + "/", "../../" + filepath.Base(dir) + "/" + below, "../" + below + "/./"}
+		os.MkdirAll(filepath.Join(dir, fmt.Sprintf("l%d", level)), 0o755)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("l%d", level), "kustomization.yaml"), []byte("resources:\n- "+strings.Join(spellings, "\n- ")+"\n"), 0o644)
+	}
+	walk := newTreeWalk()
+	_, err := readTree(filepath.Join(dir, "l10"), "l10", nil, walk)
+	if budget, ok := err.(*buildBudgetError); !ok || budget.at != "l4/kustomization.yaml" {
+		t.Errorf("error %v, want the budget passed at l4/kustomization.yaml", err)
+	}
+	_, err = Build(filepath.Join(dir, "l10"), "l10", "")
+	want := "l10/kustomization.yaml: the overlay builds more than 1000 kustomizations counted along every path, passing the bound at l4/kustomization.yaml"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v, want one starting %q", err, want)
+	}
+	if len(walk.read) != 4 {
+		t.Errorf("read %d kustomizations, want 4 (l0 to l3) before l4 passed the budget", len(walk.read))
+	}
+}

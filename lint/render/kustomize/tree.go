@@ -32,6 +32,9 @@ type kustomization struct {
 	// resources are the absolute paths of the files it lists as resources.
 	resources map[string]bool
 	children  []*kustomization
+	// builds counts the kustomizations building this one goes through,
+	// itself included, once per path (a child listed twice counts twice).
+	builds int
 	// component is true for a directory included under components:.
 	component bool
 	patches   []*patch
@@ -47,45 +50,73 @@ func FileName(dir string) string {
 	return ""
 }
 
-// maxTreeNodes bounds the kustomizations one overlay's tree may hold,
-// counted per path that reaches them: real overlays hold a few dozen, while
-// a base listed several times by every level of a deep chain multiplies
-// (8 spellings of ../base over 6 levels are 262,144 paths), and kustomize
-// builds a base once per path too.
-const maxTreeNodes = 1000
+// maxTreeBuilds bounds the kustomizations one overlay's build goes
+// through, counted once per path that reaches them, as kustomize builds a
+// base once for every entry that lists it: real overlays count a few
+// dozen, while a base listed several times by every level of a deep chain
+// multiplies (8 spellings of ../base over 6 levels are 299,593 builds).
+// The tree itself is read once per directory, so the count costs nothing
+// but arithmetic and the bound is met before kustomize starts.
+const maxTreeBuilds = 1000
 
 // treeWalk is the state of one readTree: the directories on the current
-// path (to refuse cycles) and the nodes read so far.
+// path (to refuse cycles) and the kustomizations read so far, by clean
+// absolute directory, so ../base, ../base/ and ./../base are one read.
 type treeWalk struct {
 	visiting map[string]bool
-	nodes    int
+	read     map[string]*kustomization
 }
 
-func newTreeWalk() *treeWalk { return &treeWalk{visiting: map[string]bool{}} }
+func newTreeWalk() *treeWalk {
+	return &treeWalk{visiting: map[string]bool{}, read: map[string]*kustomization{}}
+}
+
+// buildBudgetError is a tree that passed maxTreeBuilds, at the
+// kustomization where it did.
+type buildBudgetError struct{ at string }
+
+func (e *buildBudgetError) Error() string {
+	return fmt.Sprintf("%s: builds more than %d kustomizations", e.at, maxTreeBuilds)
+}
+
+// readOverlay reads the tree of the overlay in dir, named display.
+func readOverlay(dir, display string) (*kustomization, error) {
+	root, err := readTree(dir, display, nil, newTreeWalk())
+	var budget *buildBudgetError
+	if errors.As(err, &budget) {
+		return nil, fmt.Errorf("%s: the overlay builds more than %d kustomizations counted along every path, "+
+			"passing the bound at %s (a base listed many times, perhaps under different spellings such as ../base and ../base/)",
+			path.Join(display, FileName(dir)), maxTreeBuilds, budget.at)
+	}
+	return root, err
+}
 
 // readTree reads the kustomization in dir and, recursively, those of the
-// directories it includes.
+// directories it includes. A directory already read is shared: the result
+// is a DAG, each node keeping the parent of the first path that reached it.
 func readTree(dir, display string, parent *kustomization, walk *treeWalk) (*kustomization, error) {
 	absolute, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", display, err)
 	}
+	if walk.visiting[absolute] {
+		return nil, fmt.Errorf("%s: includes itself", path.Join(display, FileName(dir)))
+	}
+	if k := walk.read[absolute]; k != nil {
+		return k, nil
+	}
 	name := FileName(dir)
 	if name == "" {
 		return nil, fmt.Errorf("%s: no kustomization.yaml", display)
 	}
-	if walk.visiting[absolute] {
-		return nil, fmt.Errorf("%s: includes itself", path.Join(display, name))
-	}
-	if walk.nodes++; walk.nodes > maxTreeNodes {
-		return nil, fmt.Errorf("%s: the overlay includes more than %d kustomizations counted along every path "+
-			"(a base listed many times, perhaps under different spellings such as ../base and ../base/)", path.Join(display, name), maxTreeNodes)
+	if len(walk.read) >= maxTreeBuilds {
+		return nil, fmt.Errorf("%s: the overlay includes more than %d kustomizations", path.Join(display, name), maxTreeBuilds)
 	}
 	walk.visiting[absolute] = true
 	defer delete(walk.visiting, absolute)
 
 	k := &kustomization{dir: absolute, display: display, file: path.Join(display, name), path: filepath.Join(absolute, name),
-		parent: parent, resources: map[string]bool{}}
+		parent: parent, resources: map[string]bool{}, builds: 1}
 	source, err := fileread.Regular(filepath.Join(dir, name), manifest.MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", k.file, unwrapPathError(err))
@@ -121,6 +152,7 @@ func readTree(dir, display string, parent *kustomization, walk *treeWalk) (*kust
 	if err := k.readPatches(); err != nil {
 		return nil, err
 	}
+	walk.read[absolute] = k
 	return k, nil
 }
 
@@ -136,6 +168,9 @@ func (k *kustomization) include(entry, field string, walk *treeWalk) error {
 		}
 		child.component = field == "components"
 		k.children = append(k.children, child)
+		if k.builds += child.builds; k.builds > maxTreeBuilds {
+			return &buildBudgetError{at: k.file}
+		}
 	case err == nil && !info.Mode().IsRegular():
 		// kustomize would open it and wait on a FIFO, or read a device
 		// without end.
@@ -165,15 +200,38 @@ func isRemote(entry string) bool {
 // owner is the kustomization that lists file as a resource, or generates
 // objects in it (file is then the kustomization itself); nil when none does.
 func (k *kustomization) owner(file string) *kustomization {
-	if k.resources[file] || k.path == file {
-		return k
-	}
-	for _, child := range k.children {
-		if owner := child.owner(file); owner != nil {
-			return owner
+	var owner *kustomization
+	k.each(func(node *kustomization) bool {
+		if node.resources[file] || node.path == file {
+			owner = node
 		}
+		return owner == nil
+	})
+	return owner
+}
+
+// each calls visit on every kustomization of the tree once, depth first in
+// the order they are listed (the order of the first path to each), until
+// visit returns false.
+func (k *kustomization) each(visit func(*kustomization) bool) {
+	seen := map[*kustomization]bool{}
+	var walk func(*kustomization) bool
+	walk = func(node *kustomization) bool {
+		if seen[node] {
+			return true
+		}
+		seen[node] = true
+		if !visit(node) {
+			return false
+		}
+		for _, child := range node.children {
+			if !walk(child) {
+				return false
+			}
+		}
+		return true
 	}
-	return nil
+	walk(k)
 }
 
 // chain lists the kustomizations whose patches and transformers apply to the
@@ -212,19 +270,17 @@ func (k *kustomization) withComponents() []*kustomization {
 // (its bases and components, transitively), as absolute paths: an overlay
 // lints them as part of itself.
 func Includes(dir string) ([]string, error) {
-	root, err := readTree(dir, dir, nil, newTreeWalk())
+	root, err := readOverlay(dir, dir)
 	if err != nil {
 		return nil, err
 	}
 	var dirs []string
-	var walk func(*kustomization)
-	walk = func(k *kustomization) {
-		for _, child := range k.children {
-			dirs = append(dirs, child.dir)
-			walk(child)
+	root.each(func(k *kustomization) bool {
+		if k != root {
+			dirs = append(dirs, k.dir)
 		}
-	}
-	walk(root)
+		return true
+	})
 	return dirs, nil
 }
 
