@@ -7,6 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/modellint/modellint/lint/image/imagetest"
 )
 
 // fixModel writes a TF Serving model dir whose variables are 3 GiB
@@ -162,5 +167,47 @@ func TestFixHelmValues(t *testing.T) {
 	}
 	if code, diff, _ := lintArgs(t, "", append(args, "--diff", chart)...); code != exitClean || diff != "" {
 		t.Errorf("a second --diff: exit %d\n%s", code, diff)
+	}
+}
+
+// TestFixPinsDigest: MDL208's fix pins the image to the digest the
+// registry resolved it to in this run — the index's for a multi-platform
+// image, so nodes of every architecture still pull it.
+func TestFixPinsDigest(t *testing.T) {
+	registry := imagetest.StartRegistry(t)
+	built, err := imagetest.Build(&imagetest.ImageSpec{
+		Ref:       "registry.example.com/serving/app:1.0",
+		Platforms: []string{"linux/amd64", "linux/arm64"},
+		Config:    imagetest.ConfigSpec{Entrypoint: []string{"/usr/bin/serve"}},
+		Layers:    []imagetest.LayerSpec{{Files: []imagetest.FileSpec{{Path: "/usr/bin/serve", ELF: "stub-amd64"}}}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := registry.Ref("serving/app:1.0")
+	if err := imagetest.Push(ref, built); err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := name.ParseReference(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := remote.Head(parsed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !head.MediaType.IsIndex() {
+		t.Fatalf("pushed %s, not an index", head.MediaType)
+	}
+	dir := t.TempDir()
+	file := writeFile(t, dir, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: app}\nspec:\n  containers:\n"+
+		"    - name: app\n      image: "+ref+"  # the build under test\n")
+	// Registry lookups are off in the tests unless an image is mapped.
+	if code, _, stderr := lintArgs(t, "", "--no-color", "--fix", "--image", ref+"=registry", "--cache-dir", t.TempDir(), dir); code == exitError {
+		t.Fatalf("--fix: %s", stderr)
+	}
+	want := "      image: " + ref + "@" + head.Digest.String() + "  # the build under test\n"
+	if got := readFile(t, file); !strings.HasSuffix(got, want) {
+		t.Errorf("after --fix:\n%s\nwant it to end with:\n%s", got, want)
 	}
 }
