@@ -56,6 +56,14 @@ type jsonFinding struct {
 	Location    jsonLocation     `json:"location"`
 	Target      string           `json:"target"`
 	Suppression *jsonSuppression `json:"suppression,omitempty"`
+	Related     []jsonRelated    `json:"related,omitempty"`
+}
+
+// jsonRelated is another line a finding names: the template line that
+// included the helper the finding is placed in.
+type jsonRelated struct {
+	jsonLocation
+	Message string `json:"message"`
 }
 
 type jsonLocation struct {
@@ -109,6 +117,12 @@ func writeJSON(w io.Writer, result *lint.Result, options Options) error {
 				Column: finding.Location.Column, Path: finding.Location.Path,
 			},
 			Target: finding.Target,
+		}
+		for _, related := range finding.Related {
+			converted.Related = append(converted.Related, jsonRelated{
+				jsonLocation: jsonLocation{File: related.File, Line: related.Line, Column: related.Column, Path: related.Path},
+				Message:      related.Message,
+			})
 		}
 		if finding.Suppression != nil {
 			converted.Suppression = &jsonSuppression{Kind: finding.Suppression.Kind, Reason: finding.Suppression.Reason}

@@ -110,6 +110,7 @@ type sarifResult struct {
 	Level               string             `json:"level"`
 	Message             sarifMessage       `json:"message"`
 	Locations           []sarifLocation    `json:"locations"`
+	RelatedLocations    []sarifLocation    `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string  `json:"partialFingerprints"`
 	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
 	// Properties carry where inside an image a finding is (reference,
@@ -122,6 +123,9 @@ type sarifResultProperties struct {
 }
 
 type sarifLocation struct {
+	// ID and Message are set on related locations only.
+	ID               *int                   `json:"id,omitempty"`
+	Message          *sarifMessage          `json:"message,omitempty"`
 	PhysicalLocation sarifPhysicalLocation  `json:"physicalLocation"`
 	LogicalLocations []sarifLogicalLocation `json:"logicalLocations,omitempty"`
 }
@@ -278,6 +282,9 @@ func sarifResultOf(finding lint.Finding, ruleIndex int, fingerprint string) sari
 		Locations:           []sarifLocation{location},
 		PartialFingerprints: map[string]string{sarifFingerprint: fingerprint},
 	}
+	for i, related := range finding.Related {
+		converted.RelatedLocations = append(converted.RelatedLocations, sarifRelatedLocation(i, related))
+	}
 	if finding.Image != nil {
 		converted.Properties = &sarifResultProperties{Image: finding.Image}
 	}
@@ -291,6 +298,23 @@ func sarifResultOf(finding lint.Finding, ruleIndex int, fingerprint string) sari
 		converted.Suppressions = []sarifSuppression{{Kind: kind, Justification: finding.Suppression.Reason}}
 	}
 	return converted
+}
+
+// sarifRelatedLocation is a related line with its id (what a message's
+// [text](id) link would name) and what it is.
+func sarifRelatedLocation(id int, related lint.RelatedLocation) sarifLocation {
+	uri, baseID := sarifURI(related.File)
+	location := sarifLocation{
+		ID:      &id,
+		Message: &sarifMessage{Text: related.Message},
+		PhysicalLocation: sarifPhysicalLocation{
+			ArtifactLocation: sarifArtifactLocation{URI: uri, URIBaseID: baseID},
+		},
+	}
+	if related.Line > 0 {
+		location.PhysicalLocation.Region = &sarifRegion{StartLine: related.Line, StartColumn: related.Column}
+	}
+	return location
 }
 
 // sarifURI turns a report path into a URI reference: relative paths are

@@ -75,6 +75,7 @@ func (t *templateFile) parse() {
 		t.lines = strings.Split(string(t.source), "\n")
 		t.literal = literalLines(string(t.source))
 		t.actions = valueActions(t.name, string(t.source))
+		t.calls = helperCalls(t.name, string(t.source))
 		t.parsed = true
 	}
 }
@@ -86,6 +87,24 @@ func (t *templateFile) literalAt(line int) string {
 		return ""
 	}
 	return t.literal[line]
+}
+
+// lastCall is the last of calls after the line from and up to the line to
+// (to 0: to the end).
+func lastCall(calls []int, from, to int) int {
+	line := 0
+	for _, call := range calls {
+		if call > from && (to == 0 || call <= to) {
+			line = call
+		}
+	}
+	return line
+}
+
+// callsAt are the lines that call a helper.
+func (t *templateFile) callsAt() []int {
+	t.parse()
+	return t.calls
 }
 
 // actionsAt are the values paths of the output actions on a line.
@@ -121,8 +140,9 @@ func (r *renderer) relocate(file *manifest.File, template *templateFile, rendere
 			})
 			continue
 		}
-		trace := newDocTrace(r, doc, origins, lines)
+		trace := newDocTrace(r, template, doc, origins, lines)
 		doc.Relocate(trace.where)
+		doc.SetCalls(trace.calls)
 	}
 }
 
@@ -158,7 +178,10 @@ func kindLine(source []byte, kind string, n int) int {
 
 // docTrace relocates the fields of one rendered document.
 type docTrace struct {
-	r       *renderer
+	r *renderer
+	// self is the template rendered; lines another file wrote came from a
+	// helper it called.
+	self    *templateFile
 	doc     *manifest.Document
 	origins []lineOrigin
 	lines   []string // the rendered text
@@ -167,6 +190,10 @@ type docTrace struct {
 	// runRoots caches the field path under which a run of generated lines
 	// sits (see runRoot).
 	runRoots map[int]*string
+	// calls are the template lines that called the helper a field was
+	// placed in, by field path; callLines caches them by rendered line.
+	calls     map[string]manifest.Call
+	callLines map[int]int
 }
 
 type fieldAt struct {
@@ -174,8 +201,9 @@ type fieldAt struct {
 	pos  manifest.Position
 }
 
-func newDocTrace(r *renderer, doc *manifest.Document, origins []lineOrigin, lines []string) *docTrace {
-	t := &docTrace{r: r, doc: doc, origins: origins, lines: lines, runRoots: map[int]*string{}}
+func newDocTrace(r *renderer, self *templateFile, doc *manifest.Document, origins []lineOrigin, lines []string) *docTrace {
+	t := &docTrace{r: r, self: self, doc: doc, origins: origins, lines: lines, runRoots: map[int]*string{},
+		calls: map[string]manifest.Call{}, callLines: map[int]int{}}
 	for path, pos := range doc.Fields() {
 		t.ordered = append(t.ordered, fieldAt{path, pos})
 	}
@@ -215,12 +243,67 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 		renderedLine := t.lines[rendered.Line-1]
 		renderedIndent := len(renderedLine) - len(strings.TrimLeft(renderedLine, " "))
 		column := max(rendered.Column-renderedIndent+template.indentAt(origin.line), 1)
+		t.recordCall(path, rendered.Line, origin)
 		return template.display, manifest.Position{Line: origin.line, Column: column}, true
 	}
 	if file, pos, ok := t.generatedValue(path, origin); ok {
 		return file, pos, true
 	}
+	t.recordCall(path, rendered.Line, origin)
 	return template.display, manifest.Position{Line: origin.line, Column: template.indentAt(origin.line) + 1}, true
+}
+
+// recordCall notes, for a field placed on a helper's line, the line of the
+// rendered template that called the helper.
+func (t *docTrace) recordCall(path string, renderedLine int, origin lineOrigin) {
+	if origin.file == t.self.index {
+		return
+	}
+	if line := t.callLine(renderedLine); line > 0 {
+		t.calls[path] = manifest.Call{File: t.self.display,
+			Position: manifest.Position{Line: line, Column: t.self.indentAt(line) + 1}}
+	}
+}
+
+// callLine finds the template line whose helper call wrote a rendered line:
+// the helper's output sits between the marks of two lines of the template
+// itself, the one before the call and the one that ends it, and the call is
+// the last helper call on the lines between (in a range, the lines between
+// may wrap around to the top of its body). It returns 0 when there is none.
+func (t *docTrace) callLine(renderedLine int) int {
+	if line, ok := t.callLines[renderedLine]; ok {
+		return line
+	}
+	before, after := 0, 0
+	for i := renderedLine - 1; i >= 1; i-- {
+		if origin := t.origin(i); origin.file == t.self.index {
+			before = origin.line
+			break
+		} else if origin.lastFile == t.self.index {
+			before = origin.lastLine
+			break
+		}
+	}
+	for i := renderedLine; i <= len(t.origins); i++ {
+		origin := t.origin(i)
+		if origin.lastFile == t.self.index {
+			after = origin.lastLine
+			break
+		}
+		if origin.file == t.self.index {
+			after = origin.line
+			break
+		}
+	}
+	// The call is the last one before the line that ends it.
+	line := 0
+	if after == 0 || after > before {
+		line = lastCall(t.self.callsAt(), before, after)
+	} else if line = lastCall(t.self.callsAt(), 0, after); line == 0 { // the range started over
+		line = lastCall(t.self.callsAt(), before, 0)
+	}
+	t.callLines[renderedLine] = line
+	return line
 }
 
 // passedValue places a field written on a template line of its own at the
