@@ -2,10 +2,14 @@ package manifest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +34,36 @@ var builtInTypes = map[string]func() any{
 	"batch/CronJob":          func() any { return &batchv1.CronJob{} },
 }
 
+// crdTypes are the serving CRDs checked the same way, with the project's
+// own API types, by "group/Kind"; only their version v1 (an older version
+// has other fields). KubeRay generates its CRDs' schemas from these types
+// and keeps no unknown fields anywhere in them, so the API server rejects
+// exactly what a strict decode does. Other serving CRDs are not here: their
+// API modules are not served, or (Argo Rollouts) the CRD's schema is not the
+// types' (it lets unknown fields through under resources, and rewrites the
+// template metadata's).
+var crdTypes = map[string]func() any{
+	"ray.io/RayCluster": func() any { return &rayv1.RayCluster{} },
+	"ray.io/RayJob":     func() any { return &rayv1.RayJob{} },
+	"ray.io/RayService": func() any { return &rayv1.RayService{} },
+}
+
+// strictType returns the type an object is strictly decoded into, if any,
+// and whether it is a CRD's.
+func strictType(o *Object) (newType func() any, crd bool) {
+	key := o.Group() + "/" + o.Kind
+	if o.Group() != "" && !strings.HasSuffix(o.APIVersion, "/v1") {
+		return nil, false // an older API version of the group has other fields
+	}
+	if newType, ok := builtInTypes[key]; ok {
+		return newType, false
+	}
+	if newType, ok := crdTypes[key]; ok {
+		return newType, true
+	}
+	return nil, false
+}
+
 // podSecurityFields exist only in the pod's securityContext; written in a
 // container's, they are the most common unknown field.
 var podSecurityFields = map[string]bool{"fsGroup": true, "fsGroupChangePolicy": true, "supplementalGroups": true,
@@ -39,8 +73,9 @@ var podSecurityFields = map[string]bool{"fsGroup": true, "fsGroupChangePolicy": 
 // under strict field validation (the default of kubectl apply and of
 // server-side apply): a field the type does not have — fsGroup in a
 // container's securityContext, a misspelt key — rejects the whole object.
-// Objects of other kinds (CRDs, whose schemas modellint does not hold) have
-// none. The object is still linted as it would be read leniently.
+// The serving CRDs of crdTypes are decoded with their projects' types; other
+// CRDs, whose schemas modellint does not hold, have none. The object is
+// still linted as it would be read leniently.
 func UnknownFields(o *Object) []*InvalidError {
 	return o.decodeStrict().unknown
 }
@@ -56,6 +91,10 @@ type strictDecoding struct {
 	// reads the typed object instead of converting the value again. It is
 	// nil otherwise, and Decode converts as before.
 	typed any
+	// invalid is, for a CRD, the field of the wrong type that the strict
+	// decode stopped at: nothing else decodes a CRD's every field, so it is
+	// reported from here (a built-in object's is reported by Decode).
+	invalid *InvalidError
 }
 
 // decodeStrict decodes the object strictly once and keeps the outcome.
@@ -64,9 +103,9 @@ func (o *Object) decodeStrict() *strictDecoding {
 		return o.strict
 	}
 	o.strict = &strictDecoding{}
-	newType, ok := builtInTypes[o.Group()+"/"+o.Kind]
-	if !ok || o.Group() != "" && !strings.HasSuffix(o.APIVersion, "/v1") {
-		return o.strict // an older API version of the group has other fields
+	newType, crd := strictType(o)
+	if newType == nil {
+		return o.strict
 	}
 	value := any(o.Value)
 	suspicious := suspiciousQuantities(value, "")
@@ -83,7 +122,14 @@ func (o *Object) decodeStrict() *strictDecoding {
 	typed := newType()
 	strict, err := kjson.UnmarshalStrict(raw, typed, kjson.DisallowUnknownFields)
 	if err != nil {
-		return o.strict // a type error: Decode reports it
+		if crd && len(suspicious) == 0 {
+			// Decode again, leniently, for the error that names the field.
+			var invalid *InvalidError
+			if errors.As(o.Decode(newType()), &invalid) {
+				o.strict.invalid = invalid
+			}
+		}
+		return o.strict // a built-in's type error: Decode reports it
 	}
 	if len(strict) == 0 {
 		if o.Kind != "ConfigMap" && o.Kind != "Secret" && len(suspicious) == 0 {
@@ -104,10 +150,98 @@ func (o *Object) decodeStrict() *strictDecoding {
 		message := fmt.Sprintf("unknown field %s: %s has no such field, so strict field validation (the default of kubectl apply) rejects the object", field, o.Kind)
 		if name := field[strings.LastIndexByte(field, '.')+1:]; podSecurityFields[name] && strings.Contains(field, "].securityContext.") {
 			message += "; " + name + " belongs in the pod's securityContext, not a container's"
+		} else if suggestion := nearestField(reflect.TypeOf(typed), field); suggestion != "" {
+			message += fmt.Sprintf(" (did you mean %s?)", suggestion)
 		}
 		o.strict.unknown = append(o.strict.unknown, &InvalidError{Object: o, Path: o.knownPrefix(field), Message: message})
 	}
 	return o.strict
+}
+
+// InvalidCRD is, for a serving CRD decoded with its project's types, the
+// field of the wrong type that makes the API server reject it; nil when
+// there is none or the kind is not one of them.
+func InvalidCRD(o *Object) *InvalidError { return o.decodeStrict().invalid }
+
+// nearestField is the field of the struct holding an unknown field (path as
+// the strict decode names it, "spec.headGroupSpec.rayStartParam") whose
+// JSON name is close to the unknown one: a different case, or at most a
+// third of its letters changed. "" when none is.
+func nearestField(root reflect.Type, path string) string {
+	keys := strings.Split(indexPattern.ReplaceAllString(path, ""), ".")
+	structType := root
+	for _, key := range keys[:len(keys)-1] {
+		field, ok := jsonFieldType(structElem(structType), key)
+		if !ok {
+			return ""
+		}
+		structType = field
+	}
+	structType = structElem(structType)
+	if structType.Kind() != reflect.Struct {
+		return ""
+	}
+	unknown := keys[len(keys)-1]
+	best, bestDistance := "", len(unknown)/3+1
+	for _, name := range jsonNames(structType) {
+		if strings.EqualFold(name, unknown) {
+			return name
+		}
+		if d := levenshtein.ComputeDistance(unknown, name); d < bestDistance {
+			best, bestDistance = name, d
+		}
+	}
+	return best
+}
+
+// indexPattern matches the sequence indexes of a field path.
+var indexPattern = regexp.MustCompile(`\[\d+\]`)
+
+// structElem looks through pointers, slices and maps to the type they hold.
+func structElem(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	return t
+}
+
+// jsonFieldType is the type of the struct field encoding/json decodes key
+// into, looking through embedded structs without a JSON name.
+func jsonFieldType(structType reflect.Type, key string) (reflect.Type, bool) {
+	if structType.Kind() != reflect.Struct {
+		return nil, false
+	}
+	for i := range structType.NumField() {
+		field := structType.Field(i)
+		name, _, _ := strings.Cut(field.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !field.IsExported():
+		case name == key:
+			return field.Type, true
+		case name == "" && field.Anonymous:
+			if inner, ok := jsonFieldType(structElem(field.Type), key); ok {
+				return inner, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// jsonNames are the JSON names of a struct's fields, embedded ones included.
+func jsonNames(structType reflect.Type) []string {
+	var names []string
+	for i := range structType.NumField() {
+		field := structType.Field(i)
+		name, _, _ := strings.Cut(field.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !field.IsExported():
+		case name == "" && field.Anonymous && structElem(field.Type).Kind() == reflect.Struct:
+			names = append(names, jsonNames(structElem(field.Type))...)
+		case name != "":
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // typedField returns the field of the strictly decoded object at keys

@@ -1,0 +1,164 @@
+package manifest
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// rayClusterHead is a RayCluster whose head group holds the lines a case
+// changes.
+func rayClusterHead(apiVersion, headGroup string) string {
+	return "apiVersion: " + apiVersion + `
+kind: RayCluster
+metadata:
+  name: llm
+spec:
+  headGroupSpec:
+` + headGroup + `
+    template:
+      spec:
+        containers:
+          - name: ray-head
+            image: rayproject/ray:2.49.0
+`
+}
+
+// TestStrictServingCRDs: the KubeRay kinds are decoded with KubeRay's own
+// types, so a field the CRD does not have is MDL002 at its line, with the
+// field it was meant to be, and a value of the wrong type rejects the
+// object; other versions and other CRDs are not judged.
+func TestStrictServingCRDs(t *testing.T) {
+	cases := []struct {
+		name, source string
+		unknown      string // the message of the one unknown field, "" for none
+		line         int
+		invalid      string // the message of the type error, "" for none
+	}{
+		{name: "valid", source: rayClusterHead("ray.io/v1", "    rayStartParams: {dashboard-host: 0.0.0.0}")},
+		{
+			name:    "misspelt field",
+			source:  rayClusterHead("ray.io/v1", "    rayStartParam: {dashboard-host: 0.0.0.0}"),
+			unknown: "unknown field spec.headGroupSpec.rayStartParam: RayCluster has no such field, so strict field validation (the default of kubectl apply) rejects the object (did you mean rayStartParams?)",
+			line:    7,
+		},
+		{
+			name:    "field of another object",
+			source:  rayClusterHead("ray.io/v1", "    replicas: 1"),
+			unknown: "unknown field spec.headGroupSpec.replicas: RayCluster has no such field, so strict field validation (the default of kubectl apply) rejects the object",
+			line:    7,
+		},
+		{
+			name: "pod field in a container's securityContext",
+			source: strings.Replace(rayClusterHead("ray.io/v1", "    rayStartParams: {}"), "image: rayproject/ray:2.49.0",
+				"image: rayproject/ray:2.49.0\n            securityContext: {fsGroup: 1000}", 1),
+			unknown: "unknown field spec.headGroupSpec.template.spec.containers[0].securityContext.fsGroup: RayCluster has no such field, so strict field validation (the default of kubectl apply) rejects the object; fsGroup belongs in the pod's securityContext, not a container's",
+			line:    13,
+		},
+		{
+			name:    "number where the API wants a string",
+			source:  rayClusterHead("ray.io/v1", "    rayStartParams: {num-cpus: 1}"),
+			invalid: "spec.headGroupSpec.rayStartParams: a number where the API expects string",
+		},
+		{name: "older version", source: rayClusterHead("ray.io/v1alpha1", "    rayStartParam: {}")},
+		{name: "other CRD", source: "apiVersion: example.com/v1\nkind: RayCluster\nmetadata: {name: x}\nspec: {headGroupSpc: {}}\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			file, err := Load("ray.yaml", []byte(c.source))
+			if err != nil {
+				t.Fatal(err)
+			}
+			object := file.Objects[0]
+			unknown := UnknownFields(object)
+			switch {
+			case c.unknown == "" && len(unknown) > 0:
+				t.Errorf("unknown fields %v, want none", unknown)
+			case c.unknown != "" && len(unknown) != 1:
+				t.Errorf("unknown fields %v, want one: %s", unknown, c.unknown)
+			case c.unknown != "":
+				if unknown[0].Message != c.unknown {
+					t.Errorf("message\n %s\nwant\n %s", unknown[0].Message, c.unknown)
+				}
+				if _, pos := object.Where(unknown[0].Path); pos.Line != c.line {
+					t.Errorf("at line %d, want %d", pos.Line, c.line)
+				}
+			}
+			_, err = Workloads(object)
+			var invalid *InvalidError
+			switch {
+			case c.invalid == "" && err != nil:
+				t.Errorf("Workloads: %v, want no error", err)
+			case c.invalid != "" && !errors.As(err, &invalid):
+				t.Errorf("Workloads: %v, want the object rejected: %s", err, c.invalid)
+			case c.invalid != "" && invalid.Message != c.invalid:
+				t.Errorf("rejected with\n %s\nwant\n %s", invalid.Message, c.invalid)
+			}
+		})
+	}
+}
+
+// TestNearestField: a misspelt built-in field names the one meant, through
+// embedded structs and sequences; a field far from every name names none.
+func TestNearestField(t *testing.T) {
+	deployment := builtInTypes["apps/Deployment"]()
+	cases := map[string]string{
+		"spec.replica":    "replicas",
+		"metadata.Labels": "labels",
+		"spec.template.spec.containers[0].imagePullPolicyy":        "imagePullPolicy",
+		"spec.template.spec.containers[0].securityContext.fsGroup": "",
+		"spec.nothingLikeIt":   "",
+		"spec.replicas.deeper": "",
+	}
+	for path, want := range cases {
+		if got := nearestField(reflect.TypeOf(deployment), path); got != want {
+			t.Errorf("nearestField(%s) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestKubeRaySamplesDecodeStrictly lints the samples KubeRay ships in its
+// API module, real objects of every Ray kind: none has an unknown field or
+// a value of the wrong type, as the API server that installed KubeRay's
+// CRDs accepts them all.
+func TestKubeRaySamplesDecodeStrictly(t *testing.T) {
+	output, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/ray-project/kuberay/ray-operator").Output()
+	if err != nil {
+		t.Fatalf("find the KubeRay module: %v", err)
+	}
+	samples, err := filepath.Glob(filepath.Join(strings.TrimSpace(string(output)), "config", "samples", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rayObjects := 0
+	for _, sample := range samples {
+		data, err := os.ReadFile(sample)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, err := Load(filepath.Base(sample), data)
+		if err != nil {
+			t.Errorf("%s: %v", sample, err)
+			continue
+		}
+		for _, object := range file.Objects {
+			if _, crd := strictType(object); !crd {
+				continue
+			}
+			rayObjects++
+			for _, unknown := range UnknownFields(object) {
+				t.Errorf("%s: %v", filepath.Base(sample), unknown)
+			}
+			if _, err := Workloads(object); err != nil {
+				t.Errorf("%s: %v", filepath.Base(sample), err)
+			}
+		}
+	}
+	if rayObjects < 50 {
+		t.Errorf("only %d KubeRay objects in %d samples", rayObjects, len(samples))
+	}
+}
