@@ -28,8 +28,9 @@ var manifestInvalid = &lint.Rule{
 			"modellint reports it instead of stopping, and does not check the rest of that object until it is fixed. " +
 			"A field the API does not have (`fsGroup` in a container's securityContext, a misspelt key) is rejected " +
 			"too, by strict field validation, the default of `kubectl apply`: modellint decodes the built-in kinds " +
-			"with the Kubernetes API types, and KubeRay's RayCluster, RayJob and RayService (ray.io/v1) with " +
-			"KubeRay's own, naming the field that was probably meant.",
+			"with the Kubernetes API types, KubeRay's RayCluster, RayJob and RayService (ray.io/v1) with " +
+			"KubeRay's own, and an Argo Rollout's pod template as its CRD checks it, naming the field that was " +
+			"probably meant.",
 		Bad:        "volumes:\n  - name: data\n    fc:\n      lun: <ADD LUN ID Here>",
 		Good:       "volumes:\n  - name: data\n    fc:\n      lun: 0",
 		Fix:        "Give the field a value of the type the Kubernetes API defines (a number, not a string; a list, not a scalar).",

@@ -105,6 +105,9 @@ func (o *Object) decodeStrict() *strictDecoding {
 	o.strict = &strictDecoding{}
 	newType, crd := strictType(o)
 	if newType == nil {
+		if template, ok := podTemplateCRDs[o.Group()+"/"+o.Kind]; ok && o.APIVersion == template.apiVersion {
+			o.strict.unknown = o.templateUnknownFields(template)
+		}
 		return o.strict
 	}
 	value := any(o.Value)
@@ -141,21 +144,97 @@ func (o *Object) decodeStrict() *strictDecoding {
 		}
 		return o.strict
 	}
+	o.strict.unknown = o.unknownFields(strict, reflect.TypeOf(typed), "")
+	return o.strict
+}
+
+// unknownFields turns the strict decode's complaints into findings at the
+// fields; prefix is the path of the decoded value inside the object.
+func (o *Object) unknownFields(strict []error, typed reflect.Type, prefix string) []*InvalidError {
+	var unknown []*InvalidError
 	for _, problem := range strict {
 		field, found := strings.CutPrefix(problem.Error(), "unknown field ")
 		if !found {
 			continue
 		}
-		field = strings.Trim(field, `"`)
+		relative := strings.Trim(field, `"`)
+		field = ConcatPath(prefix, relative)
 		message := fmt.Sprintf("unknown field %s: %s has no such field, so strict field validation (the default of kubectl apply) rejects the object", field, o.Kind)
 		if name := field[strings.LastIndexByte(field, '.')+1:]; podSecurityFields[name] && strings.Contains(field, "].securityContext.") {
 			message += "; " + name + " belongs in the pod's securityContext, not a container's"
-		} else if suggestion := nearestField(reflect.TypeOf(typed), field); suggestion != "" {
+		} else if suggestion := nearestField(typed, relative); suggestion != "" {
 			message += fmt.Sprintf(" (did you mean %s?)", suggestion)
 		}
-		o.strict.unknown = append(o.strict.unknown, &InvalidError{Object: o, Path: o.knownPrefix(field), Message: message})
+		unknown = append(unknown, &InvalidError{Object: o, Path: o.knownPrefix(field), Message: message})
 	}
-	return o.strict
+	return unknown
+}
+
+// podTemplateCRD is a CRD whose schema holds a pod template as the core
+// types define it, checked with those types; schemaless are the template's
+// fields the CRD lets through unchecked (x-kubernetes-preserve-unknown-fields).
+type podTemplateCRD struct {
+	apiVersion string
+	path       string
+	schemaless []string
+}
+
+// podTemplateCRDs are checked for their pod template only, by "group/Kind".
+// Argo Rollouts' API module weighs 4 MB of binary, and its CRD's schema is
+// not its types' anyway; the CRD it publishes (in that module) checks the
+// template as the core PodTemplateSpec but for volumes (and resources,
+// whose maps take any key anyway).
+var podTemplateCRDs = map[string]podTemplateCRD{
+	"argoproj.io/Rollout": {apiVersion: "argoproj.io/v1alpha1", path: "spec.template", schemaless: []string{"spec.volumes"}},
+}
+
+var podTemplateSpecType = reflect.TypeOf(corev1.PodTemplateSpec{})
+
+// templateUnknownFields decodes the pod template of a podTemplateCRDs kind
+// strictly and returns its unknown fields. A field of the wrong type is for
+// Decode to report, when the pod spec is read.
+func (o *Object) templateUnknownFields(template podTemplateCRD) []*InvalidError {
+	value, ok := o.Lookup(splitPath(template.path)...)
+	if !ok {
+		return nil
+	}
+	fields, ok := value.(map[string]any)
+	if !ok {
+		return nil
+	}
+	checked := without(fields, template.schemaless)
+	if len(suspiciousQuantities(checked, "")) > 0 {
+		return nil // Decode reports a value that would hang ParseQuantity
+	}
+	raw, err := json.Marshal(checked)
+	if err != nil {
+		return nil
+	}
+	strict, err := kjson.UnmarshalStrict(raw, &corev1.PodTemplateSpec{}, kjson.DisallowUnknownFields)
+	if err != nil {
+		return nil
+	}
+	return o.unknownFields(strict, podTemplateSpecType, template.path)
+}
+
+// without copies fields, leaving out the field paths given (as deep as
+// needed), and shares everything else.
+func without(fields map[string]any, paths []string) map[string]any {
+	copied := make(map[string]any, len(fields))
+	for key, value := range fields {
+		copied[key] = value
+	}
+	for _, path := range paths {
+		head, rest, nested := strings.Cut(path, ".")
+		if !nested {
+			delete(copied, head)
+			continue
+		}
+		if inner, ok := copied[head].(map[string]any); ok {
+			copied[head] = without(inner, []string{rest})
+		}
+	}
+	return copied
 }
 
 // InvalidCRD is, for a serving CRD decoded with its project's types, the
