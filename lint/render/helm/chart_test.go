@@ -317,3 +317,25 @@ func TestHelperCallLines(t *testing.T) {
 		t.Errorf("objects %v, want the two ranged Deployments", objects)
 	}
 }
+
+// TestHelperCallLinesOrigins: the call of each rendered helper line is
+// the last helper call between the template's marks around it, also when a
+// range starts over between them, and 0 for the template's own lines.
+func TestHelperCallLinesOrigins(t *testing.T) {
+	self := &templateFile{index: 0, parsed: true, calls: []int{3, 7}}
+	own := func(line int) lineOrigin { return lineOrigin{file: 0, line: line, lastFile: -1} }
+	helper := func(line int) lineOrigin { return lineOrigin{file: 1, line: line, lastFile: -1} }
+	closing := func(line, including int) lineOrigin {
+		return lineOrigin{file: 1, line: line, lastFile: 0, lastLine: including}
+	}
+	origins := []lineOrigin{
+		own(1), own(2), helper(10), closing(11, 3), // first pass of a range: the call on line 3
+		own(5), helper(20), helper(21), // the call on line 7, ended by the next pass's first mark
+		own(1), own(2), helper(10), closing(11, 3), own(5), helper(20), // last pass: no mark after
+	}
+	got := helperCallLines(self, origins)
+	want := []int{0, 0, 3, 3, 0, 7, 7, 0, 0, 3, 3, 0, 7}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("helperCallLines = %v, want %v", got, want)
+	}
+}

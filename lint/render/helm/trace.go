@@ -129,6 +129,10 @@ func (t *templateFile) indentAt(line int) int {
 func (r *renderer) relocate(file *manifest.File, template *templateFile, rendered string, origins []lineOrigin) {
 	lines := strings.Split(rendered, "\n")
 	ofKind := map[string]int{} // documents of each kind seen so far
+	var callLines []int
+	if origins != nil {
+		callLines = helperCallLines(template, origins)
+	}
 	for _, doc := range file.Documents() {
 		if origins == nil {
 			kind, _ := manifest.ValueAt(doc.Value, "kind")
@@ -140,7 +144,7 @@ func (r *renderer) relocate(file *manifest.File, template *templateFile, rendere
 			})
 			continue
 		}
-		trace := newDocTrace(r, template, doc, origins, lines)
+		trace := newDocTrace(r, template, doc, origins, lines, callLines)
 		doc.Relocate(trace.where)
 		doc.SetCalls(trace.calls)
 	}
@@ -191,9 +195,10 @@ type docTrace struct {
 	// sits (see runRoot).
 	runRoots map[int]*string
 	// calls are the template lines that called the helper a field was
-	// placed in, by field path; callLines caches them by rendered line.
+	// placed in, by field path; callLines are those calls by rendered line
+	// (see helperCallLines).
 	calls     map[string]manifest.Call
-	callLines map[int]int
+	callLines []int
 }
 
 type fieldAt struct {
@@ -201,9 +206,9 @@ type fieldAt struct {
 	pos  manifest.Position
 }
 
-func newDocTrace(r *renderer, self *templateFile, doc *manifest.Document, origins []lineOrigin, lines []string) *docTrace {
+func newDocTrace(r *renderer, self *templateFile, doc *manifest.Document, origins []lineOrigin, lines []string, callLines []int) *docTrace {
 	t := &docTrace{r: r, self: self, doc: doc, origins: origins, lines: lines, runRoots: map[int]*string{},
-		calls: map[string]manifest.Call{}, callLines: map[int]int{}}
+		calls: map[string]manifest.Call{}, callLines: callLines}
 	for path, pos := range doc.Fields() {
 		t.ordered = append(t.ordered, fieldAt{path, pos})
 	}
@@ -259,51 +264,55 @@ func (t *docTrace) recordCall(path string, renderedLine int, origin lineOrigin) 
 	if origin.file == t.self.index {
 		return
 	}
-	if line := t.callLine(renderedLine); line > 0 {
+	if renderedLine < 1 || renderedLine > len(t.callLines) {
+		return
+	}
+	if line := t.callLines[renderedLine-1]; line > 0 {
 		t.calls[path] = manifest.Call{File: t.self.display,
 			Position: manifest.Position{Line: line, Column: t.self.indentAt(line) + 1}}
 	}
 }
 
-// callLine finds the template line whose helper call wrote a rendered line:
-// the helper's output sits between the marks of two lines of the template
-// itself, the one before the call and the one that ends it, and the call is
-// the last helper call on the lines between (in a range, the lines between
-// may wrap around to the top of its body). It returns 0 when there is none.
-func (t *docTrace) callLine(renderedLine int) int {
-	if line, ok := t.callLines[renderedLine]; ok {
-		return line
+// helperCallLines finds, for every rendered line, the template line whose
+// helper call wrote it (0 for none): the helper's output sits between the
+// marks of two lines of the template itself, the one before the call and
+// the one that ends it, and the call is the last helper call on the lines
+// between (in a range, the lines between may wrap around to the top of its
+// body). Two passes over the render, so a template that is one include of a
+// long helper costs no more than its lines.
+func helperCallLines(self *templateFile, origins []lineOrigin) []int {
+	// after is the template line whose mark ends the line or comes next: a
+	// helper's last line ends with the including line's mark.
+	after := make([]int, len(origins))
+	next := 0
+	for i := len(origins) - 1; i >= 0; i-- {
+		switch origin := origins[i]; {
+		case origin.lastFile == self.index:
+			next = origin.lastLine
+		case origin.file == self.index:
+			next = origin.line
+		}
+		after[i] = next
 	}
-	before, after := 0, 0
-	for i := renderedLine - 1; i >= 1; i-- {
-		if origin := t.origin(i); origin.file == t.self.index {
+	calls := self.callsAt()
+	lines := make([]int, len(origins))
+	before := 0 // the template line whose mark came last before the line
+	for i, origin := range origins {
+		if origin.file != self.index {
+			if after[i] == 0 || after[i] > before {
+				lines[i] = lastCall(calls, before, after[i])
+			} else if lines[i] = lastCall(calls, 0, after[i]); lines[i] == 0 { // the range started over
+				lines[i] = lastCall(calls, before, 0)
+			}
+		}
+		switch {
+		case origin.file == self.index:
 			before = origin.line
-			break
-		} else if origin.lastFile == t.self.index {
+		case origin.lastFile == self.index:
 			before = origin.lastLine
-			break
 		}
 	}
-	for i := renderedLine; i <= len(t.origins); i++ {
-		origin := t.origin(i)
-		if origin.lastFile == t.self.index {
-			after = origin.lastLine
-			break
-		}
-		if origin.file == t.self.index {
-			after = origin.line
-			break
-		}
-	}
-	// The call is the last one before the line that ends it.
-	line := 0
-	if after == 0 || after > before {
-		line = lastCall(t.self.callsAt(), before, after)
-	} else if line = lastCall(t.self.callsAt(), 0, after); line == 0 { // the range started over
-		line = lastCall(t.self.callsAt(), before, 0)
-	}
-	t.callLines[renderedLine] = line
-	return line
+	return lines
 }
 
 // passedValue places a field written on a template line of its own at the
