@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/agnivade/levenshtein"
@@ -129,6 +130,7 @@ func (o *Object) decodeStrict() *strictDecoding {
 			// Decode again, leniently, for the error that names the field.
 			var invalid *InvalidError
 			if errors.As(o.Decode(newType()), &invalid) {
+				o.narrowToMapEntry(invalid, reflect.TypeOf(typed))
 				o.strict.invalid = invalid
 			}
 		}
@@ -235,6 +237,53 @@ func without(fields map[string]any, paths []string) map[string]any {
 		}
 	}
 	return copied
+}
+
+// narrowToMapEntry narrows a type error in a map, which encoding/json names
+// by the map's field, to the first entry (in the file) whose value does not
+// decode, so the finding names the key and lands on its line: `num-gpus: 1`
+// in rayStartParams, whose values KubeRay's schema wants as strings.
+func (o *Object) narrowToMapEntry(invalid *InvalidError, root reflect.Type) {
+	value, ok := o.Lookup(splitPath(invalid.Path)...)
+	entries, isMap := value.(map[string]any)
+	if !ok || !isMap {
+		return
+	}
+	mapType := root
+	for _, key := range strings.Split(indexPattern.ReplaceAllString(invalid.Path, ""), ".") {
+		if mapType, ok = jsonFieldType(structElem(mapType), key); !ok {
+			return
+		}
+	}
+	for mapType.Kind() == reflect.Pointer {
+		mapType = mapType.Elem()
+	}
+	if mapType.Kind() != reflect.Map {
+		return
+	}
+	keys := make([]string, 0, len(entries))
+	for key := range entries {
+		keys = append(keys, key)
+	}
+	line := func(key string) int { return o.Doc.Locate(o.FullPath(JoinPath(invalid.Path, key))).Line }
+	sort.Slice(keys, func(i, j int) bool {
+		if line(keys[i]) != line(keys[j]) {
+			return line(keys[i]) < line(keys[j])
+		}
+		return keys[i] < keys[j]
+	})
+	for _, key := range keys {
+		raw, err := json.Marshal(entries[key])
+		if err != nil {
+			return
+		}
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(json.Unmarshal(raw, reflect.New(mapType.Elem()).Interface()), &typeErr) {
+			invalid.Path = JoinPath(invalid.Path, key)
+			invalid.Message = fmt.Sprintf("%s: a %s where the API expects %s", invalid.Path, typeErr.Value, typeErr.Type)
+			return
+		}
+	}
 }
 
 // InvalidCRD is, for a serving CRD decoded with its project's types, the

@@ -67,7 +67,8 @@ func TestStrictServingCRDs(t *testing.T) {
 		{
 			name:    "number where the API wants a string",
 			source:  rayClusterHead("ray.io/v1", "    rayStartParams: {num-cpus: 1}"),
-			invalid: "spec.headGroupSpec.rayStartParams: a number where the API expects string",
+			invalid: "spec.headGroupSpec.rayStartParams.num-cpus: a number where the API expects string",
+			line:    7,
 		},
 		{name: "older version", source: rayClusterHead("ray.io/v1alpha1", "    rayStartParam: {}")},
 		{name: "other CRD", source: "apiVersion: example.com/v1\nkind: RayCluster\nmetadata: {name: x}\nspec: {headGroupSpc: {}}\n"},
@@ -102,6 +103,10 @@ func TestStrictServingCRDs(t *testing.T) {
 				t.Errorf("Workloads: %v, want the object rejected: %s", err, c.invalid)
 			case c.invalid != "" && invalid.Message != c.invalid:
 				t.Errorf("rejected with\n %s\nwant\n %s", invalid.Message, c.invalid)
+			case c.invalid != "":
+				if _, pos := object.Where(invalid.Path); pos.Line != c.line {
+					t.Errorf("rejected at line %d, want %d", pos.Line, c.line)
+				}
 			}
 		})
 	}
