@@ -102,9 +102,21 @@ type Finding struct {
 	// Image locates an image finding inside the image, besides the
 	// manifest line a user edits.
 	Image *ImageLocation `json:"image,omitempty"`
+	// Related are other lines that explain the location: for a field a Helm
+	// helper wrote, the template line that included the helper.
+	Related []RelatedLocation `json:"related,omitempty"`
 	// Fix is the edit that resolves the finding, when the rule has one.
 	Fix *Fix `json:"fix,omitempty"`
 }
+
+// RelatedLocation is a line a finding names besides its own, with what it is.
+type RelatedLocation struct {
+	Location
+	Message string `json:"message"`
+}
+
+// IncludedFrom is the message of a related location that called a helper.
+const IncludedFrom = "the template line that includes the helper"
 
 // ImageLocation is where in an image a finding is: the reference, the layer
 // that wrote the path (its diff ID), and the in-image path.

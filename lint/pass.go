@@ -50,7 +50,22 @@ func (p *Pass) ReportSeverity(severity Severity, path, format string, args ...an
 		Message:  findingMessage(format, args),
 		Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(path)},
 		Target:   p.Target.Name(),
+		Related:  helperCall(object, path),
 	})
+}
+
+// helperCall is, for a field a Helm helper wrote, the template line that
+// included the helper: the finding is placed in the helper, and the call
+// tells which template (and which of its ranged objects) it is about.
+func helperCall(object *manifest.Object, path string) []RelatedLocation {
+	call, ok := object.CalledFrom(path)
+	if !ok {
+		return nil
+	}
+	return []RelatedLocation{{
+		Location: Location{File: call.File, Line: call.Line, Column: call.Column},
+		Message:  IncludedFrom,
+	}}
 }
 
 // ReportImage records a finding about an image: at a manifest field when the

@@ -345,6 +345,7 @@ func (r *Result) reportRejected(problems []*manifest.InvalidError, rules []*Rule
 			Message:  problem.Message + advice,
 			Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
 			Target:   object.ID(),
+			Related:  helperCall(object, problem.Path),
 		})
 	}
 }

@@ -22,10 +22,15 @@ var manifestInvalid = &lint.Rule{
 	ID: lint.InvalidRuleID, Name: "manifest-invalid", Severity: lint.Error,
 	Artifact: lint.ArtifactMeta, Needs: []lint.Fact{lint.FactManifest},
 	Doc: lint.Doc{
-		Summary: "A workload has a field of the wrong type, so the API server rejects it.",
+		Summary: "A workload has a field of the wrong type, or one its API does not have, so the API server rejects it.",
 		Why: "`kubectl apply` fails with \"cannot unmarshal string into Go struct field\" and nothing of the object " +
 			"is deployed. It usually means a template placeholder or a quoted number reached the manifest. " +
-			"modellint reports it instead of stopping, and does not check the rest of that object until it is fixed.",
+			"modellint reports it instead of stopping, and does not check the rest of that object until it is fixed. " +
+			"A field the API does not have (`fsGroup` in a container's securityContext, a misspelt key) is rejected " +
+			"too, by strict field validation, the default of `kubectl apply`: modellint decodes the built-in kinds " +
+			"with the Kubernetes API types, KubeRay's RayCluster, RayJob and RayService (ray.io/v1) with " +
+			"KubeRay's own, and an Argo Rollout's pod template as its CRD checks it, naming the field that was " +
+			"probably meant.",
 		Bad:        "volumes:\n  - name: data\n    fc:\n      lun: <ADD LUN ID Here>",
 		Good:       "volumes:\n  - name: data\n    fc:\n      lun: 0",
 		Fix:        "Give the field a value of the type the Kubernetes API defines (a number, not a string; a list, not a scalar).",

@@ -38,6 +38,9 @@ type expectedFinding struct {
 	Message     string              `json:"message"`
 	Suppression *lint.Suppression   `json:"suppression,omitempty"`
 	Image       *lint.ImageLocation `json:"image,omitempty"`
+	// Related is the template line that included the helper the finding
+	// is placed in.
+	Related []lint.RelatedLocation `json:"related,omitempty"`
 }
 
 // expectedResult is the content of expected.json. Evaluations maps each
@@ -243,6 +246,7 @@ func toExpected(result *lint.Result, normalize func(string) string) expectedResu
 			Message:     normalize(finding.Message),
 			Suppression: finding.Suppression,
 			Image:       normalizeImage(finding.Image, normalize),
+			Related:     finding.Related,
 		})
 	}
 	for _, evaluation := range result.Evaluations {

@@ -27,6 +27,9 @@ type Document struct {
 	// elsewhere names the file of the positions that are not in File: only
 	// rendered documents have them (see Relocate).
 	elsewhere map[string]string
+	// calls are the template lines that called the helper a field was
+	// written by (see SetCalls): only rendered documents have them.
+	calls map[string]Call
 }
 
 // Locate returns the position of path, or of its nearest ancestor present in

@@ -8,6 +8,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(deployment))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, spec: {containers: [{name: a}]}}\n"))
 	f.Add([]byte("a: &a [1]\nb: [*a, *a]\n<<: *a\n"))
+	f.Add([]byte(rayClusterHead("ray.io/v1", "    rayStartParam: {num-cpus: 1}")))
+	f.Add([]byte(rollout))
 	f.Fuzz(func(t *testing.T, source []byte) {
 		file, err := Load("fuzz.yaml", source)
 		if err != nil {

@@ -177,3 +177,41 @@ func ValueAt(value any, path string) (any, bool) {
 	}
 	return value, true
 }
+
+// Call is the line of a template that included the helper (a Helm define)
+// which wrote a field: the field is placed in the helper, and the call says
+// which of the templates sharing the helper made this object.
+type Call struct {
+	File string
+	Position
+}
+
+// SetCalls records, once the document is relocated, the call behind each
+// field written by a helper, by field path.
+func (d *Document) SetCalls(calls map[string]Call) {
+	if len(calls) == 0 {
+		d.calls = nil
+		return
+	}
+	d.calls = calls
+}
+
+// CalledFrom returns the call of the helper that wrote path, looking at the
+// field Where places path at (path itself or its nearest written ancestor).
+func (d *Document) CalledFrom(path string) (Call, bool) {
+	if len(d.calls) == 0 {
+		return Call{}, false
+	}
+	for p := path; ; p = parentPath(p) {
+		if _, ok := d.positions[p]; ok {
+			call, found := d.calls[p]
+			return call, found
+		}
+		if p == "" {
+			return Call{}, false
+		}
+	}
+}
+
+// CalledFrom is Document.CalledFrom for a field path relative to the object.
+func (o *Object) CalledFrom(path string) (Call, bool) { return o.Doc.CalledFrom(o.FullPath(path)) }

@@ -2,10 +2,15 @@ package manifest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
+	"sort"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +35,36 @@ var builtInTypes = map[string]func() any{
 	"batch/CronJob":          func() any { return &batchv1.CronJob{} },
 }
 
+// crdTypes are the serving CRDs checked the same way, with the project's
+// own API types, by "group/Kind"; only their version v1 (an older version
+// has other fields). KubeRay generates its CRDs' schemas from these types
+// and keeps no unknown fields anywhere in them, so the API server rejects
+// exactly what a strict decode does. Other serving CRDs are not here: their
+// API modules are not served, or (Argo Rollouts) the CRD's schema is not the
+// types' (it lets unknown fields through under resources, and rewrites the
+// template metadata's).
+var crdTypes = map[string]func() any{
+	"ray.io/RayCluster": func() any { return &rayv1.RayCluster{} },
+	"ray.io/RayJob":     func() any { return &rayv1.RayJob{} },
+	"ray.io/RayService": func() any { return &rayv1.RayService{} },
+}
+
+// strictType returns the type an object is strictly decoded into, if any,
+// and whether it is a CRD's.
+func strictType(o *Object) (newType func() any, crd bool) {
+	key := o.Group() + "/" + o.Kind
+	if o.Group() != "" && !strings.HasSuffix(o.APIVersion, "/v1") {
+		return nil, false // an older API version of the group has other fields
+	}
+	if newType, ok := builtInTypes[key]; ok {
+		return newType, false
+	}
+	if newType, ok := crdTypes[key]; ok {
+		return newType, true
+	}
+	return nil, false
+}
+
 // podSecurityFields exist only in the pod's securityContext; written in a
 // container's, they are the most common unknown field.
 var podSecurityFields = map[string]bool{"fsGroup": true, "fsGroupChangePolicy": true, "supplementalGroups": true,
@@ -39,8 +74,9 @@ var podSecurityFields = map[string]bool{"fsGroup": true, "fsGroupChangePolicy": 
 // under strict field validation (the default of kubectl apply and of
 // server-side apply): a field the type does not have — fsGroup in a
 // container's securityContext, a misspelt key — rejects the whole object.
-// Objects of other kinds (CRDs, whose schemas modellint does not hold) have
-// none. The object is still linted as it would be read leniently.
+// The serving CRDs of crdTypes are decoded with their projects' types; other
+// CRDs, whose schemas modellint does not hold, have none. The object is
+// still linted as it would be read leniently.
 func UnknownFields(o *Object) []*InvalidError {
 	return o.decodeStrict().unknown
 }
@@ -56,6 +92,10 @@ type strictDecoding struct {
 	// reads the typed object instead of converting the value again. It is
 	// nil otherwise, and Decode converts as before.
 	typed any
+	// invalid is, for a CRD, the field of the wrong type that the strict
+	// decode stopped at: nothing else decodes a CRD's every field, so it is
+	// reported from here (a built-in object's is reported by Decode).
+	invalid *InvalidError
 }
 
 // decodeStrict decodes the object strictly once and keeps the outcome.
@@ -64,9 +104,12 @@ func (o *Object) decodeStrict() *strictDecoding {
 		return o.strict
 	}
 	o.strict = &strictDecoding{}
-	newType, ok := builtInTypes[o.Group()+"/"+o.Kind]
-	if !ok || o.Group() != "" && !strings.HasSuffix(o.APIVersion, "/v1") {
-		return o.strict // an older API version of the group has other fields
+	newType, crd := strictType(o)
+	if newType == nil {
+		if template, ok := podTemplateCRDs[o.Group()+"/"+o.Kind]; ok && o.APIVersion == template.apiVersion {
+			o.strict.unknown = o.templateUnknownFields(template)
+		}
+		return o.strict
 	}
 	value := any(o.Value)
 	suspicious := suspiciousQuantities(value, "")
@@ -83,7 +126,15 @@ func (o *Object) decodeStrict() *strictDecoding {
 	typed := newType()
 	strict, err := kjson.UnmarshalStrict(raw, typed, kjson.DisallowUnknownFields)
 	if err != nil {
-		return o.strict // a type error: Decode reports it
+		if crd && len(suspicious) == 0 {
+			// Decode again, leniently, for the error that names the field.
+			var invalid *InvalidError
+			if errors.As(o.Decode(newType()), &invalid) {
+				o.narrowToMapEntry(invalid, reflect.TypeOf(typed))
+				o.strict.invalid = invalid
+			}
+		}
+		return o.strict // a built-in's type error: Decode reports it
 	}
 	if len(strict) == 0 {
 		if o.Kind != "ConfigMap" && o.Kind != "Secret" && len(suspicious) == 0 {
@@ -95,19 +146,230 @@ func (o *Object) decodeStrict() *strictDecoding {
 		}
 		return o.strict
 	}
+	o.strict.unknown = o.unknownFields(strict, reflect.TypeOf(typed), "")
+	return o.strict
+}
+
+// unknownFields turns the strict decode's complaints into findings at the
+// fields; prefix is the path of the decoded value inside the object.
+func (o *Object) unknownFields(strict []error, typed reflect.Type, prefix string) []*InvalidError {
+	var unknown []*InvalidError
 	for _, problem := range strict {
 		field, found := strings.CutPrefix(problem.Error(), "unknown field ")
 		if !found {
 			continue
 		}
-		field = strings.Trim(field, `"`)
+		relative := strings.Trim(field, `"`)
+		field = ConcatPath(prefix, relative)
 		message := fmt.Sprintf("unknown field %s: %s has no such field, so strict field validation (the default of kubectl apply) rejects the object", field, o.Kind)
 		if name := field[strings.LastIndexByte(field, '.')+1:]; podSecurityFields[name] && strings.Contains(field, "].securityContext.") {
 			message += "; " + name + " belongs in the pod's securityContext, not a container's"
+		} else if suggestion := nearestField(typed, relative); suggestion != "" {
+			message += fmt.Sprintf(" (did you mean %s?)", suggestion)
 		}
-		o.strict.unknown = append(o.strict.unknown, &InvalidError{Object: o, Path: o.knownPrefix(field), Message: message})
+		unknown = append(unknown, &InvalidError{Object: o, Path: o.knownPrefix(field), Message: message})
 	}
-	return o.strict
+	return unknown
+}
+
+// podTemplateCRD is a CRD whose schema holds a pod template as the core
+// types define it, checked with those types; schemaless are the template's
+// fields the CRD lets through unchecked (x-kubernetes-preserve-unknown-fields).
+type podTemplateCRD struct {
+	apiVersion string
+	path       string
+	schemaless []string
+}
+
+// podTemplateCRDs are checked for their pod template only, by "group/Kind".
+// Argo Rollouts' API module weighs 4 MB of binary, and its CRD's schema is
+// not its types' anyway; the CRD it publishes (in that module) checks the
+// template as the core PodTemplateSpec but for volumes (and resources,
+// whose maps take any key anyway).
+var podTemplateCRDs = map[string]podTemplateCRD{
+	"argoproj.io/Rollout": {apiVersion: "argoproj.io/v1alpha1", path: "spec.template", schemaless: []string{"spec.volumes"}},
+}
+
+var podTemplateSpecType = reflect.TypeOf(corev1.PodTemplateSpec{})
+
+// templateUnknownFields decodes the pod template of a podTemplateCRDs kind
+// strictly and returns its unknown fields. A field of the wrong type is for
+// Decode to report, when the pod spec is read.
+func (o *Object) templateUnknownFields(template podTemplateCRD) []*InvalidError {
+	value, ok := o.Lookup(splitPath(template.path)...)
+	if !ok {
+		return nil
+	}
+	fields, ok := value.(map[string]any)
+	if !ok {
+		return nil
+	}
+	checked := without(fields, template.schemaless)
+	if len(suspiciousQuantities(checked, "")) > 0 {
+		return nil // Decode reports a value that would hang ParseQuantity
+	}
+	raw, err := json.Marshal(checked)
+	if err != nil {
+		return nil
+	}
+	strict, err := kjson.UnmarshalStrict(raw, &corev1.PodTemplateSpec{}, kjson.DisallowUnknownFields)
+	if err != nil {
+		return nil
+	}
+	return o.unknownFields(strict, podTemplateSpecType, template.path)
+}
+
+// without copies fields, leaving out the field paths given (as deep as
+// needed), and shares everything else.
+func without(fields map[string]any, paths []string) map[string]any {
+	copied := make(map[string]any, len(fields))
+	for key, value := range fields {
+		copied[key] = value
+	}
+	for _, path := range paths {
+		head, rest, nested := strings.Cut(path, ".")
+		if !nested {
+			delete(copied, head)
+			continue
+		}
+		if inner, ok := copied[head].(map[string]any); ok {
+			copied[head] = without(inner, []string{rest})
+		}
+	}
+	return copied
+}
+
+// narrowToMapEntry narrows a type error in a map, which encoding/json names
+// by the map's field, to the first entry (in the file) whose value does not
+// decode, so the finding names the key and lands on its line: `num-gpus: 1`
+// in rayStartParams, whose values KubeRay's schema wants as strings.
+func (o *Object) narrowToMapEntry(invalid *InvalidError, root reflect.Type) {
+	value, ok := o.Lookup(splitPath(invalid.Path)...)
+	entries, isMap := value.(map[string]any)
+	if !ok || !isMap {
+		return
+	}
+	mapType := root
+	for _, key := range strings.Split(indexPattern.ReplaceAllString(invalid.Path, ""), ".") {
+		if mapType, ok = jsonFieldType(structElem(mapType), key); !ok {
+			return
+		}
+	}
+	for mapType.Kind() == reflect.Pointer {
+		mapType = mapType.Elem()
+	}
+	if mapType.Kind() != reflect.Map {
+		return
+	}
+	keys := make([]string, 0, len(entries))
+	for key := range entries {
+		keys = append(keys, key)
+	}
+	line := func(key string) int { return o.Doc.Locate(o.FullPath(JoinPath(invalid.Path, key))).Line }
+	sort.Slice(keys, func(i, j int) bool {
+		if line(keys[i]) != line(keys[j]) {
+			return line(keys[i]) < line(keys[j])
+		}
+		return keys[i] < keys[j]
+	})
+	for _, key := range keys {
+		raw, err := json.Marshal(entries[key])
+		if err != nil {
+			return
+		}
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(json.Unmarshal(raw, reflect.New(mapType.Elem()).Interface()), &typeErr) {
+			invalid.Path = JoinPath(invalid.Path, key)
+			invalid.Message = fmt.Sprintf("%s: a %s where the API expects %s", invalid.Path, typeErr.Value, typeErr.Type)
+			return
+		}
+	}
+}
+
+// InvalidCRD is, for a serving CRD decoded with its project's types, the
+// field of the wrong type that makes the API server reject it; nil when
+// there is none or the kind is not one of them.
+func InvalidCRD(o *Object) *InvalidError { return o.decodeStrict().invalid }
+
+// nearestField is the field of the struct holding an unknown field (path as
+// the strict decode names it, "spec.headGroupSpec.rayStartParam") whose
+// JSON name is close to the unknown one: a different case, or at most a
+// third of its letters changed. "" when none is.
+func nearestField(root reflect.Type, path string) string {
+	keys := strings.Split(indexPattern.ReplaceAllString(path, ""), ".")
+	structType := root
+	for _, key := range keys[:len(keys)-1] {
+		field, ok := jsonFieldType(structElem(structType), key)
+		if !ok {
+			return ""
+		}
+		structType = field
+	}
+	structType = structElem(structType)
+	if structType.Kind() != reflect.Struct {
+		return ""
+	}
+	unknown := keys[len(keys)-1]
+	best, bestDistance := "", len(unknown)/3+1
+	for _, name := range jsonNames(structType) {
+		if strings.EqualFold(name, unknown) {
+			return name
+		}
+		if d := levenshtein.ComputeDistance(unknown, name); d < bestDistance {
+			best, bestDistance = name, d
+		}
+	}
+	return best
+}
+
+// indexPattern matches the sequence indexes of a field path.
+var indexPattern = regexp.MustCompile(`\[\d+\]`)
+
+// structElem looks through pointers, slices and maps to the type they hold.
+func structElem(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	return t
+}
+
+// jsonFieldType is the type of the struct field encoding/json decodes key
+// into, looking through embedded structs without a JSON name.
+func jsonFieldType(structType reflect.Type, key string) (reflect.Type, bool) {
+	if structType.Kind() != reflect.Struct {
+		return nil, false
+	}
+	for i := range structType.NumField() {
+		field := structType.Field(i)
+		name, _, _ := strings.Cut(field.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !field.IsExported():
+		case name == key:
+			return field.Type, true
+		case name == "" && field.Anonymous:
+			if inner, ok := jsonFieldType(structElem(field.Type), key); ok {
+				return inner, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// jsonNames are the JSON names of a struct's fields, embedded ones included.
+func jsonNames(structType reflect.Type) []string {
+	var names []string
+	for i := range structType.NumField() {
+		field := structType.Field(i)
+		name, _, _ := strings.Cut(field.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !field.IsExported():
+		case name == "" && field.Anonymous && structElem(field.Type).Kind() == reflect.Struct:
+			names = append(names, jsonNames(structElem(field.Type))...)
+		case name != "":
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // typedField returns the field of the strictly decoded object at keys

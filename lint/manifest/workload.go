@@ -274,7 +274,12 @@ func IsWorkloadKind(o *Object) bool {
 // Workloads extracts every pod template of an object. Objects of other kinds
 // yield none.
 func Workloads(o *Object) ([]*Workload, error) {
-	o.decodeStrict() // a workload of a built-in kind is then read off the typed object
+	// A workload of a built-in kind is then read off the typed object; a
+	// serving CRD whose strict decode met a field of the wrong type is
+	// rejected by the API server as a whole.
+	if invalid := o.decodeStrict().invalid; invalid != nil {
+		return nil, invalid
+	}
 	key := o.Group() + "/" + o.Kind
 	if extract, ok := multiTemplateKinds[key]; ok {
 		return extract(o)

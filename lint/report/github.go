@@ -81,6 +81,9 @@ func githubAnnotation(command string, finding lint.Finding) string {
 	if where := objectPath(finding); where != "" {
 		message += "\n" + where
 	}
+	for _, related := range finding.Related {
+		message += "\n" + relatedText(related)
+	}
 	return "::" + command + " " + strings.Join(properties, ",") + "::" + githubData(message)
 }
 

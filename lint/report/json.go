@@ -56,8 +56,16 @@ type jsonFinding struct {
 	Location    jsonLocation     `json:"location"`
 	Target      string           `json:"target"`
 	Suppression *jsonSuppression `json:"suppression,omitempty"`
+	Related     []jsonRelated    `json:"related,omitempty"`
 	// Fix is what --fix would change, or a suggestion to make by hand.
 	Fix *lint.Fix `json:"fix,omitempty"`
+}
+
+// jsonRelated is another line a finding names: the template line that
+// included the helper the finding is placed in.
+type jsonRelated struct {
+	jsonLocation
+	Message string `json:"message"`
 }
 
 type jsonLocation struct {
@@ -112,6 +120,12 @@ func writeJSON(w io.Writer, result *lint.Result, options Options) error {
 			},
 			Target: finding.Target,
 			Fix:    finding.Fix,
+		}
+		for _, related := range finding.Related {
+			converted.Related = append(converted.Related, jsonRelated{
+				jsonLocation: jsonLocation{File: related.File, Line: related.Line, Column: related.Column, Path: related.Path},
+				Message:      related.Message,
+			})
 		}
 		if finding.Suppression != nil {
 			converted.Suppression = &jsonSuppression{Kind: finding.Suppression.Kind, Reason: finding.Suppression.Reason}

@@ -227,6 +227,9 @@ func findingLine(finding lint.Finding) string {
 	if finding.Location.Path != "" {
 		line += " (" + finding.Location.Path + ")"
 	}
+	for _, related := range finding.Related {
+		line += "; " + relatedText(related)
+	}
 	return line
 }
 

@@ -163,6 +163,9 @@ func markdownMessage(finding lint.Finding) string {
 	if where := objectPath(finding); where != "" {
 		message += "<br>" + markdownText(where)
 	}
+	for _, related := range finding.Related {
+		message += "<br>" + markdownText(relatedText(related))
+	}
 	return message
 }
 

@@ -75,6 +75,11 @@ const (
 	router      = "Deployment/default/router"
 	batchInfer  = "Job/ml/batch-infer"
 	needsImage  = "needs image facts, which this run does not have"
+	// helpersFile and chartTemplate are a chart's helper and the template
+	// that includes it.
+	helpersFile   = "chart/templates/_helpers.tpl"
+	chartTemplate = "chart/templates/deployment.yaml"
+	llmServer     = "Deployment/default/llm-mistral"
 )
 
 // testResult has every shape a report must handle: findings with and without
@@ -132,6 +137,25 @@ func testResult() *lint.Result {
 			{RuleID: "MDL401", Target: router, File: servingFile, Line: 40, Status: lint.StatusSkip, Reason: needsImage},
 		},
 		Notes: []string{"deploy/serving.yaml:52: ConfigMap/default/tf-config (v1): no pod template, only used for references"},
+	}
+}
+
+// helperResult is a finding in a Helm helper, with the template line that
+// includes the helper as its related location.
+func helperResult() *lint.Result {
+	return &lint.Result{
+		Rules: testRules(),
+		Files: []string{chartTemplate},
+		Findings: []lint.Finding{{
+			RuleID: "MDL205", RuleName: "memory-limit-missing", Severity: lint.Error,
+			Message:  `container "vllm" sets no memory limit; set resources.limits.memory`,
+			Location: lint.Location{File: helpersFile, Line: 20, Column: 1, Path: "spec.template.spec.containers[0].resources.limits"},
+			Target:   llmServer,
+			Related: []lint.RelatedLocation{{
+				Location: lint.Location{File: chartTemplate, Line: 36, Column: 13}, Message: lint.IncludedFrom,
+			}},
+		}},
+		Evaluations: []lint.Evaluation{{RuleID: "MDL205", Target: llmServer, File: chartTemplate, Line: 3, Status: lint.StatusFail}},
 	}
 }
 
@@ -196,6 +220,12 @@ func outputs() []output {
 		{"findings.json", format("json", testResult(), testOptions)},
 		{"findings.sarif", format("sarif", testResult(), testOptions)},
 		{"findings.junit.xml", format("junit", testResult(), testOptions)},
+		{"helper.table.txt", format("table", helperResult(), testOptions)},
+		{"helper.json", format("json", helperResult(), testOptions)},
+		{"helper.sarif", format("sarif", helperResult(), testOptions)},
+		{"helper.junit.xml", format("junit", helperResult(), testOptions)},
+		{"helper.github.txt", format("github", helperResult(), testOptions)},
+		{"helper.md", format("markdown", helperResult(), testOptions)},
 		{"clean.table.txt", format("table", cleanResult(), testOptions)},
 		{"clean.json", format("json", cleanResult(), Options{ToolVersion: "dev"})},
 		{"clean.sarif", format("sarif", cleanResult(), Options{ToolVersion: "dev"})},

@@ -110,6 +110,7 @@ type sarifResult struct {
 	Level               string             `json:"level"`
 	Message             sarifMessage       `json:"message"`
 	Locations           []sarifLocation    `json:"locations"`
+	RelatedLocations    []sarifLocation    `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string  `json:"partialFingerprints"`
 	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
 	// Properties carry where inside an image a finding is (reference,
@@ -123,6 +124,9 @@ type sarifResultProperties struct {
 }
 
 type sarifLocation struct {
+	// ID and Message are set on related locations only.
+	ID               *int                   `json:"id,omitempty"`
+	Message          *sarifMessage          `json:"message,omitempty"`
 	PhysicalLocation sarifPhysicalLocation  `json:"physicalLocation"`
 	LogicalLocations []sarifLogicalLocation `json:"logicalLocations,omitempty"`
 }
@@ -280,6 +284,9 @@ func sarifResultOf(finding lint.Finding, ruleIndex int, fingerprint string) sari
 		PartialFingerprints: map[string]string{sarifFingerprint: fingerprint},
 		Fixes:               sarifFixesOf(finding.Fix),
 	}
+	for i, related := range finding.Related {
+		converted.RelatedLocations = append(converted.RelatedLocations, sarifRelatedLocation(i, related))
+	}
 	if finding.Image != nil {
 		converted.Properties = &sarifResultProperties{Image: finding.Image}
 	}
@@ -293,6 +300,23 @@ func sarifResultOf(finding lint.Finding, ruleIndex int, fingerprint string) sari
 		converted.Suppressions = []sarifSuppression{{Kind: kind, Justification: finding.Suppression.Reason}}
 	}
 	return converted
+}
+
+// sarifRelatedLocation is a related line with its id (what a message's
+// [text](id) link would name) and what it is.
+func sarifRelatedLocation(id int, related lint.RelatedLocation) sarifLocation {
+	uri, baseID := sarifURI(related.File)
+	location := sarifLocation{
+		ID:      &id,
+		Message: &sarifMessage{Text: related.Message},
+		PhysicalLocation: sarifPhysicalLocation{
+			ArtifactLocation: sarifArtifactLocation{URI: uri, URIBaseID: baseID},
+		},
+	}
+	if related.Line > 0 {
+		location.PhysicalLocation.Region = &sarifRegion{StartLine: related.Line, StartColumn: related.Column}
+	}
+	return location
 }
 
 // sarifURI turns a report path into a URI reference: relative paths are

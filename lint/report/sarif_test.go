@@ -24,6 +24,7 @@ func sarifSamples(t *testing.T) map[string][]byte {
 	t.Helper()
 	samples := map[string]*lint.Result{
 		"findings": testResult(),
+		"helper":   helperResult(),
 		"clean":    cleanResult(),
 		"real":     realResult(t),
 		"empty":    {},

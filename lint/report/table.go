@@ -163,10 +163,22 @@ func messageCell(finding lint.Finding, width int, paint painter) string {
 	if finding.Location.Path != "" {
 		where = append(where, wrapPath(finding.Location.Path, width-len(indent))...)
 	}
+	for _, related := range finding.Related {
+		where = append(where, wrapWords(relatedText(related), width-len(indent))...)
+	}
 	for _, line := range where {
 		lines = append(lines, indent+paint.paint(ansiDim, line))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// relatedText is a related location as the text reports show it:
+// "included from templates/deployment.yaml:30".
+func relatedText(related lint.RelatedLocation) string {
+	if related.Message == lint.IncludedFrom {
+		return "included from " + related.Location.String()
+	}
+	return related.Message + ": " + related.Location.String()
 }
 
 func padRight(text string, width int) string {

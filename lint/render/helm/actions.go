@@ -3,6 +3,7 @@ package helm
 import (
 	"maps"
 	"slices"
+	"strings"
 	"text/template/parse"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -114,4 +115,72 @@ func joinKeys(path string, keys []string) string {
 		path = manifest.JoinPath(path, key)
 	}
 	return path
+}
+
+// helperCalls returns the 1-based lines of a template's output actions that
+// call a helper ({{ include "x" . }}, {{ template "x" . }}), in order. A
+// template that does not parse yields none.
+func helperCalls(name, source string) []int {
+	tree := parse.New(name)
+	tree.Mode = parse.SkipFuncCheck
+	treeSet := map[string]*parse.Tree{}
+	if _, err := tree.Parse(source, "{{", "}}", treeSet); err != nil {
+		return nil
+	}
+	lines := map[int]bool{}
+	lineOf := func(pos parse.Pos) int { return 1 + strings.Count(source[:min(int(pos), len(source))], "\n") }
+	var walk func(node parse.Node)
+	walk = func(node parse.Node) {
+		switch n := node.(type) {
+		case *parse.ListNode:
+			if n == nil {
+				return
+			}
+			for _, child := range n.Nodes {
+				walk(child)
+			}
+		case *parse.ActionNode:
+			if len(n.Pipe.Decl) == 0 && callsInclude(n.Pipe) {
+				lines[lineOf(n.Pos)] = true
+			}
+		case *parse.TemplateNode:
+			lines[lineOf(n.Pos)] = true
+		case *parse.IfNode:
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.List)
+			walk(n.ElseList)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(treeSet)) {
+		walk(treeSet[name].Root)
+	}
+	return slices.Sorted(maps.Keys(lines))
+}
+
+// callsInclude reports whether a pipeline calls include, in any command or
+// nested pipeline (`{{ include "x" . | nindent 4 }}`, `{{ tpl (include "x" .) . }}`).
+func callsInclude(pipe *parse.PipeNode) bool {
+	if pipe == nil {
+		return false
+	}
+	for _, cmd := range pipe.Cmds {
+		for _, arg := range cmd.Args {
+			switch a := arg.(type) {
+			case *parse.IdentifierNode:
+				if a.Ident == "include" {
+					return true
+				}
+			case *parse.PipeNode:
+				if callsInclude(a) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -179,6 +179,7 @@ type templateFile struct {
 	lines   []string
 	literal []string
 	actions map[int][]string
+	calls   []int // lines that call a helper
 	parsed  bool
 }
 

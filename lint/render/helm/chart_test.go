@@ -170,13 +170,18 @@ func TestReadMarks(t *testing.T) {
 	literal := func(_, line int) bool { return line != 2 }
 	got := readMarks(marked, "x:\n  a: 1\n  b: 2\ny: 3", literal)
 	want := []lineOrigin{
-		{file: 0, line: 1, run: 0},
-		{file: 0, line: 2, generated: true, run: 1},
-		{file: 0, line: 2, generated: true, run: 1},
-		{file: 0, line: 3, run: 2},
+		{file: 0, line: 1, run: 0, lastFile: -1},
+		{file: 0, line: 2, generated: true, run: 1, lastFile: -1},
+		{file: 0, line: 2, generated: true, run: 1, lastFile: -1},
+		{file: 0, line: 3, run: 2, lastFile: -1},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("readMarks = %v, want %v", got, want)
+	}
+	// A helper's last line carries its mark, then the including line's.
+	helper := readMarks("x:⟦0:1⟧\n  a: 1⟦1:4⟧⟦0:2⟧", "x:\n  a: 1", literal)
+	if len(helper) != 2 || helper[1].file != 1 || helper[1].line != 4 || helper[1].lastFile != 0 || helper[1].lastLine != 2 {
+		t.Errorf("readMarks of a helper's last line = %v, want its own mark 1:4 and the including line 0:2 last", helper)
 	}
 	if readMarks(marked, "x:\n  a: 1\n  b: 2\ny: 3\n", literal) != nil {
 		t.Error("output with other lines than the real one was trusted")
@@ -254,5 +259,83 @@ func TestKindLineFallback(t *testing.T) {
 		if got := kindLine(source, c.kind, c.n); got != c.want {
 			t.Errorf("kindLine(%s, %d) = %d, want %d", c.kind, c.n, got, c.want)
 		}
+	}
+}
+
+// TestHelperCallLines renders a range over two model specs whose pod spec a
+// helper writes: each object's pod-spec fields are placed on the helper's
+// lines and name the template line that includes the helper; the fields the
+// template writes itself stay on its own lines, per object.
+func TestHelperCallLines(t *testing.T) {
+	const (
+		chartDir = "../../../testdata/scenarios/helm-helper-pod-spec/chart"
+		template = "chart/templates/deployment.yaml"
+		helpers  = "chart/templates/_helpers.tpl"
+	)
+	files, err := Render(chartDir, "chart", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type placed struct {
+		file       string
+		line       int
+		calledFrom int // 0: not written by a helper
+	}
+	want := map[string]placed{
+		"metadata.name": {template, 6, 0},
+		`metadata.labels["app.kubernetes.io/name"]`:                    {helpers, 2, 8},
+		`spec.selector.matchLabels["app.kubernetes.io/name"]`:          {helpers, 2, 14},
+		"spec.progressDeadlineSeconds":                                 {template, 11, 0},
+		"spec.template.spec":                                           {template, 19, 0},
+		"spec.template.spec.containers[0].image":                       {helpers, 9, 20},
+		"spec.template.spec.containers[0].securityContext.fsGroup":     {helpers, 15, 20},
+		"spec.template.spec.containers[0].readinessProbe.httpGet.port": {helpers, 24, 20},
+		"spec.template.spec.volumes[0].emptyDir":                       {helpers, 29, 20},
+	}
+	var objects []string
+	for _, file := range files {
+		for _, object := range file.Objects {
+			objects = append(objects, object.ID())
+			for path, w := range want {
+				file, pos := object.Doc.Where(path)
+				call, called := object.Doc.CalledFrom(path)
+				got := placed{file: file, line: pos.Line}
+				if called {
+					if call.File != template {
+						t.Errorf("%s %s: included from %s, want %s", object.ID(), path, call.File, template)
+					}
+					got.calledFrom = call.Line
+				}
+				if got != w {
+					t.Errorf("%s %s: at %s:%d included from line %d, want %s:%d included from line %d",
+						object.ID(), path, got.file, got.line, got.calledFrom, w.file, w.line, w.calledFrom)
+				}
+			}
+		}
+	}
+	if fmt.Sprint(objects) != "[Deployment/release-name-llama Deployment/release-name-qwen]" {
+		t.Errorf("objects %v, want the two ranged Deployments", objects)
+	}
+}
+
+// TestHelperCallLinesOrigins: the call of each rendered helper line is
+// the last helper call between the template's marks around it, also when a
+// range starts over between them, and 0 for the template's own lines.
+func TestHelperCallLinesOrigins(t *testing.T) {
+	self := &templateFile{index: 0, parsed: true, calls: []int{3, 7}}
+	own := func(line int) lineOrigin { return lineOrigin{file: 0, line: line, lastFile: -1} }
+	helper := func(line int) lineOrigin { return lineOrigin{file: 1, line: line, lastFile: -1} }
+	closing := func(line, including int) lineOrigin {
+		return lineOrigin{file: 1, line: line, lastFile: 0, lastLine: including}
+	}
+	origins := []lineOrigin{
+		own(1), own(2), helper(10), closing(11, 3), // first pass of a range: the call on line 3
+		own(5), helper(20), helper(21), // the call on line 7, ended by the next pass's first mark
+		own(1), own(2), helper(10), closing(11, 3), own(5), helper(20), // last pass: no mark after
+	}
+	got := helperCallLines(self, origins)
+	want := []int{0, 0, 3, 3, 0, 7, 7, 0, 0, 3, 3, 0, 7}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("helperCallLines = %v, want %v", got, want)
 	}
 }

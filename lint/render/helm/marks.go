@@ -194,6 +194,10 @@ type lineOrigin struct {
 	// run numbers the group of output lines one template line accounts for:
 	// the lines its action generated, ending with the one carrying its mark.
 	run int
+	// lastFile and lastLine are the last mark of a line that carries
+	// several: a helper's last line ends with the helper's mark, then the
+	// mark of the template line that included it. lastFile is -1 otherwise.
+	lastFile, lastLine int
 }
 
 // readMarks attributes every line of a render to a template line, from the
@@ -252,11 +256,18 @@ func markOrigins(marked string, literal func(file, line int) bool) []lineOrigin 
 	lines := strings.Split(marked, "\n")
 	type found struct{ file, line int }
 	own := make([]*found, len(lines))
+	last := make([]*found, len(lines))
 	for i, text := range lines {
-		if m := markPattern.FindStringSubmatch(text); m != nil {
+		marks := markPattern.FindAllStringSubmatch(text, -1)
+		for j, m := range marks {
 			file, _ := strconv.Atoi(m[1])
 			line, _ := strconv.Atoi(m[2])
-			own[i] = &found{file, line}
+			switch j {
+			case 0:
+				own[i] = &found{file, line}
+			case len(marks) - 1:
+				last[i] = &found{file, line}
+			}
 		}
 	}
 	origins := make([]lineOrigin, len(lines))
@@ -270,6 +281,10 @@ func markOrigins(marked string, literal func(file, line int) bool) []lineOrigin 
 	run := 0
 	first := true
 	for i := range origins {
+		origins[i].lastFile = -1
+		if last[i] != nil {
+			origins[i].lastFile, origins[i].lastLine = last[i].file, last[i].line
+		}
 		origins[i].run = run
 		origins[i].generated = !first || origins[i].file < 0 || !literal(origins[i].file, origins[i].line)
 		first = own[i] != nil

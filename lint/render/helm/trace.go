@@ -75,6 +75,7 @@ func (t *templateFile) parse() {
 		t.lines = strings.Split(string(t.source), "\n")
 		t.literal = literalLines(string(t.source))
 		t.actions = valueActions(t.name, string(t.source))
+		t.calls = helperCalls(t.name, string(t.source))
 		t.parsed = true
 	}
 }
@@ -86,6 +87,24 @@ func (t *templateFile) literalAt(line int) string {
 		return ""
 	}
 	return t.literal[line]
+}
+
+// lastCall is the last of calls after the line from and up to the line to
+// (to 0: to the end).
+func lastCall(calls []int, from, to int) int {
+	line := 0
+	for _, call := range calls {
+		if call > from && (to == 0 || call <= to) {
+			line = call
+		}
+	}
+	return line
+}
+
+// callsAt are the lines that call a helper.
+func (t *templateFile) callsAt() []int {
+	t.parse()
+	return t.calls
 }
 
 // actionsAt are the values paths of the output actions on a line.
@@ -110,6 +129,10 @@ func (t *templateFile) indentAt(line int) int {
 func (r *renderer) relocate(file *manifest.File, template *templateFile, rendered string, origins []lineOrigin) {
 	lines := strings.Split(rendered, "\n")
 	ofKind := map[string]int{} // documents of each kind seen so far
+	var callLines []int
+	if origins != nil {
+		callLines = helperCallLines(template, origins)
+	}
 	for _, doc := range file.Documents() {
 		if origins == nil {
 			kind, _ := manifest.ValueAt(doc.Value, "kind")
@@ -121,8 +144,9 @@ func (r *renderer) relocate(file *manifest.File, template *templateFile, rendere
 			})
 			continue
 		}
-		trace := newDocTrace(r, doc, origins, lines)
+		trace := newDocTrace(r, template, doc, origins, lines, callLines)
 		doc.Relocate(trace.where)
+		doc.SetCalls(trace.calls)
 	}
 }
 
@@ -158,7 +182,10 @@ func kindLine(source []byte, kind string, n int) int {
 
 // docTrace relocates the fields of one rendered document.
 type docTrace struct {
-	r       *renderer
+	r *renderer
+	// self is the template rendered; lines another file wrote came from a
+	// helper it called.
+	self    *templateFile
 	doc     *manifest.Document
 	origins []lineOrigin
 	lines   []string // the rendered text
@@ -167,6 +194,11 @@ type docTrace struct {
 	// runRoots caches the field path under which a run of generated lines
 	// sits (see runRoot).
 	runRoots map[int]*string
+	// calls are the template lines that called the helper a field was
+	// placed in, by field path; callLines are those calls by rendered line
+	// (see helperCallLines).
+	calls     map[string]manifest.Call
+	callLines []int
 }
 
 type fieldAt struct {
@@ -174,8 +206,9 @@ type fieldAt struct {
 	pos  manifest.Position
 }
 
-func newDocTrace(r *renderer, doc *manifest.Document, origins []lineOrigin, lines []string) *docTrace {
-	t := &docTrace{r: r, doc: doc, origins: origins, lines: lines, runRoots: map[int]*string{}}
+func newDocTrace(r *renderer, self *templateFile, doc *manifest.Document, origins []lineOrigin, lines []string, callLines []int) *docTrace {
+	t := &docTrace{r: r, self: self, doc: doc, origins: origins, lines: lines, runRoots: map[int]*string{},
+		calls: map[string]manifest.Call{}, callLines: callLines}
 	for path, pos := range doc.Fields() {
 		t.ordered = append(t.ordered, fieldAt{path, pos})
 	}
@@ -215,12 +248,71 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 		renderedLine := t.lines[rendered.Line-1]
 		renderedIndent := len(renderedLine) - len(strings.TrimLeft(renderedLine, " "))
 		column := max(rendered.Column-renderedIndent+template.indentAt(origin.line), 1)
+		t.recordCall(path, rendered.Line, origin)
 		return template.display, manifest.Position{Line: origin.line, Column: column}, true
 	}
 	if file, pos, ok := t.generatedValue(path, origin); ok {
 		return file, pos, true
 	}
+	t.recordCall(path, rendered.Line, origin)
 	return template.display, manifest.Position{Line: origin.line, Column: template.indentAt(origin.line) + 1}, true
+}
+
+// recordCall notes, for a field placed on a helper's line, the line of the
+// rendered template that called the helper.
+func (t *docTrace) recordCall(path string, renderedLine int, origin lineOrigin) {
+	if origin.file == t.self.index {
+		return
+	}
+	if renderedLine < 1 || renderedLine > len(t.callLines) {
+		return
+	}
+	if line := t.callLines[renderedLine-1]; line > 0 {
+		t.calls[path] = manifest.Call{File: t.self.display,
+			Position: manifest.Position{Line: line, Column: t.self.indentAt(line) + 1}}
+	}
+}
+
+// helperCallLines finds, for every rendered line, the template line whose
+// helper call wrote it (0 for none): the helper's output sits between the
+// marks of two lines of the template itself, the one before the call and
+// the one that ends it, and the call is the last helper call on the lines
+// between (in a range, the lines between may wrap around to the top of its
+// body). Two passes over the render, so a template that is one include of a
+// long helper costs no more than its lines.
+func helperCallLines(self *templateFile, origins []lineOrigin) []int {
+	// after is the template line whose mark ends the line or comes next: a
+	// helper's last line ends with the including line's mark.
+	after := make([]int, len(origins))
+	next := 0
+	for i := len(origins) - 1; i >= 0; i-- {
+		switch origin := origins[i]; {
+		case origin.lastFile == self.index:
+			next = origin.lastLine
+		case origin.file == self.index:
+			next = origin.line
+		}
+		after[i] = next
+	}
+	calls := self.callsAt()
+	lines := make([]int, len(origins))
+	before := 0 // the template line whose mark came last before the line
+	for i, origin := range origins {
+		if origin.file != self.index {
+			if after[i] == 0 || after[i] > before {
+				lines[i] = lastCall(calls, before, after[i])
+			} else if lines[i] = lastCall(calls, 0, after[i]); lines[i] == 0 { // the range started over
+				lines[i] = lastCall(calls, before, 0)
+			}
+		}
+		switch {
+		case origin.file == self.index:
+			before = origin.line
+		case origin.lastFile == self.index:
+			before = origin.lastLine
+		}
+	}
+	return lines
 }
 
 // passedValue places a field written on a template line of its own at the

@@ -13,7 +13,8 @@ import (
 )
 
 // Locations lists, for every rendered object, where each of its fields is
-// placed: the golden files show at a glance which line a finding would name.
+// placed (and, for a field a helper wrote, the template line that included
+// the helper): the golden files show at a glance which line a finding would name.
 func Locations(files []*manifest.File) string {
 	var out strings.Builder
 	for _, file := range files {
@@ -31,10 +32,15 @@ func Locations(files []*manifest.File) string {
 			sort.Strings(paths)
 			for _, path := range paths {
 				where, pos := object.Doc.Where(path)
-				if path == "" {
-					path = "(object)"
+				name := path
+				if name == "" {
+					name = "(object)"
 				}
-				fmt.Fprintf(&out, "    %-62s %s:%d:%d\n", path, where, pos.Line, pos.Column)
+				line := fmt.Sprintf("    %-62s %s:%d:%d", name, where, pos.Line, pos.Column)
+				if call, ok := object.Doc.CalledFrom(path); ok {
+					line += fmt.Sprintf(" (included from %s:%d)", call.File, call.Line)
+				}
+				fmt.Fprintln(&out, line)
 			}
 		}
 	}
