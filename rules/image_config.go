@@ -32,8 +32,11 @@ var cudaDriverTooOld = &lint.Rule{
 			"at the first CUDA call (\"CUDA driver version is insufficient for CUDA runtime version\") when the driver is older " +
 			"than its CUDA major's minor-version-compatibility floor; between that floor and the toolkit's own minimum it runs " +
 			"with limited features (warning). The minimum drivers are NVIDIA's published table (CUDA Toolkit release notes, " +
-			"Table 3). An image without a toolkit of its own (a plain python base with pip's torch) is judged by the CUDA " +
-			"the torch wheel was built with (torch/version.py, cuda = '12.1'), since the wheel carries its CUDA runtime. " +
+			"Table 3). An image without a toolkit of its own (a plain python base with pip's torch) is judged by the newest CUDA " +
+			"a framework its Python imports was built with, since the wheel carries its CUDA runtime: torch/version.py " +
+			"(cuda = '12.1'), TensorFlow's tensorflow/python/platform/build_info.py (cuda_version), onnxruntime's " +
+			"capi/build_and_package_info.py (cuda_version), jax's jax_cuda12_plugin/jax_cuda12_pjrt wheels (CUDA 12), or " +
+			"NVIDIA's CUDA wheels (nvidia_cuda_runtime_cu12-12.1.105.dist-info: CUDA 12.1). " +
 			"The check runs for containers that request GPUs. The driver is cluster.nvidiaDriver, else the oldest " +
 			"among the --cluster nodes the pod may land on (GPU Feature Discovery's nvidia.com/cuda.driver.major, " +
 			".minor and .rev labels); the check is skipped when neither says." + offlineNote,
@@ -131,8 +134,9 @@ func orUnknown(v cuda.Version) string {
 
 // imageCUDA finds the CUDA toolkit an image was built with: the env and
 // labels NVIDIA's base images set, else the toolkit's version file, else
-// the CUDA a framework wheel the container's Python imports was built
-// with (torch's version.py), which brings its own CUDA runtime.
+// the newest CUDA a framework wheel the container's Python imports was
+// built with (torch's version.py, TensorFlow's and onnxruntime's build
+// info, jax's and NVIDIA's CUDA wheels), which brings its own CUDA runtime.
 func imageCUDA(c *imageCheck) (cuda.Toolkit, bool) {
 	toolkit, found := cuda.FromEnv(c.img.Env(), configLabels(c))
 	if found {
@@ -145,12 +149,11 @@ func imageCUDA(c *imageCheck) (cuda.Toolkit, bool) {
 			return toolkit, found
 		}
 	}
-	if framework, ok := frameworkCUDA(c); ok && framework.CUDA != "" {
-		if version, parsed := cuda.ParseVersion(framework.CUDA); parsed {
-			toolkit.Version, toolkit.From = version, framework.Path+", "+framework.Name+" "+framework.Version
-			toolkit.FromFramework = true
-			return toolkit, true
-		}
+	if framework, ok := newestFrameworkCUDA(c); ok {
+		version, _ := cuda.ParseVersion(framework.CUDA)
+		toolkit.Version, toolkit.From = version, strings.TrimSpace(framework.Path+", "+framework.Name+" "+framework.Version)
+		toolkit.FromFramework = true
+		return toolkit, true
 	}
 	return toolkit, false
 }
@@ -161,6 +164,24 @@ func frameworkCUDA(c *imageCheck) (python.Framework, bool) {
 		return python.Framework{}, false
 	}
 	return c.bundle.Program.Frameworks[0], true
+}
+
+// newestFrameworkCUDA is the framework built with the newest CUDA among
+// those the container's Python has (the first of equals): its runtime is
+// the one that needs the newest driver.
+func newestFrameworkCUDA(c *imageCheck) (python.Framework, bool) {
+	if c.bundle == nil || c.bundle.Program == nil {
+		return python.Framework{}, false
+	}
+	var newest python.Framework
+	var newestVersion cuda.Version
+	for _, framework := range c.bundle.Program.Frameworks {
+		version, ok := cuda.ParseVersion(framework.CUDA)
+		if ok && (newestVersion == nil || version.Compare(newestVersion) > 0) {
+			newest, newestVersion = framework, version
+		}
+	}
+	return newest, newestVersion != nil
 }
 
 func configLabels(c *imageCheck) map[string]string {
