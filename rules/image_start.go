@@ -1,8 +1,12 @@
 package rules
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/launch/python"
 )
 
 // imageReferences are cited by the start-path rules.
@@ -102,10 +106,18 @@ var glibcTooOld = &lint.Rule{
 			"ELF tables of the start path's binaries (argv[0] or its interpreter) and of the libraries they need, found as " +
 			"ld.so searches (RPATH, LD_LIBRARY_PATH, RUNPATH, ld.so.conf, default dirs). A DT_NEEDED library that is in none " +
 			"of those directories is a warning (\"cannot open shared object file\"); the NVIDIA driver libraries the container " +
-			"toolkit mounts at run time (libcuda.so.1, libnvidia-*) are not expected in the image." + offlineNote,
+			"toolkit mounts at run time (libcuda.so.1, libnvidia-*) are not expected in the image.\n\n" +
+			"Python wheels with compiled extensions record the libc they were built for in their dist-info WHEEL file " +
+			"(Tag: cp311-cp311-manylinux_2_28_x86_64; manylinux1 = glibc 2.5, manylinux2010 = 2.12, manylinux2014 = 2.17; " +
+			"musllinux_1_2 = musl). pip on the image itself would pick a matching build, but a venv or site-packages " +
+			"copied from a build stage on a newer distribution keeps wheels the image's libc cannot load: the import fails " +
+			"with \"version `GLIBC_2.28' not found\". A wheel whose glibc is newer than the image's libc.so.6 (its newest " +
+			"GLIBC_ version), or that is built for the other libc (musllinux on glibc, manylinux on Alpine), is an error " +
+			"when the app imports it and a warning otherwise; pure wheels (py3-none-any) and wheels built on the machine " +
+			"(linux_x86_64) are not judged." + offlineNote,
 		Bad:        "# /app built on Debian 12 (glibc 2.36), image FROM debian:11 (glibc 2.31)\nimage: registry.example.com/serving/app:1.0",
 		Good:       "# /app built in a debian:11 stage, image FROM debian:11\nimage: registry.example.com/serving/app:1.1",
-		Fix:        "Build the binary in a stage with the same (or an older) glibc than the runtime image, or move the runtime image to a newer distribution.",
+		Fix:        "Build the binary (or pip install the wheels) in a stage with the same (or an older) glibc than the runtime image, or move the runtime image to a newer distribution.",
 		References: []string{"https://man7.org/linux/man-pages/man8/ld.so.8.html", "https://refspecs.linuxfoundation.org/LSB_5.0.0/LSB-Core-generic/LSB-Core-generic/symversion.html"},
 	},
 	Check: func(pass *lint.Pass) {
@@ -113,8 +125,61 @@ var glibcTooOld = &lint.Rule{
 			analysis := c.analyze(pass)
 			reportProblems(pass, c, analysis, pass.Rule.Severity, launch.VersionMissing)
 			reportProblems(pass, c, analysis, lint.Warning, launch.LibraryMissing)
+			reportWheels(pass, c)
 		}
 	},
+}
+
+// reportWheels reports the compiled wheels of the container's Python that
+// were built for a newer glibc than the image's, or for the other libc:
+// an error when the app imports them, a warning otherwise (only what
+// imports them fails).
+func reportWheels(pass *lint.Pass, c *imageCheck) {
+	if c.bundle == nil {
+		return
+	}
+	program := c.bundle.Program
+	if program == nil || program.Libc == nil || len(program.Wheels) == 0 {
+		return
+	}
+	libc := program.Libc
+	if !libc.Musl && libc.Glibc == "" {
+		if libc.Path != "" {
+			pass.Skip("the wheel tags are not checked: the GLIBC versions of " + libc.Path + " were not read")
+		}
+		return
+	}
+	for _, wheel := range program.Wheels {
+		var need, symptom string
+		switch {
+		case libc.Musl && wheel.Musl == "":
+			need = fmt.Sprintf("glibc %s (%s)", wheel.Glibc, wheel.Tag)
+			symptom = fmt.Sprintf("the image has musl (%s) and no glibc: importing it fails with \"ImportError: Error loading shared library libc.so.6\"", libc.Path)
+		case libc.Musl:
+			continue
+		case wheel.Glibc == "":
+			need = fmt.Sprintf("musl %s (%s)", wheel.Musl, wheel.Tag)
+			symptom = fmt.Sprintf("the image's libc is glibc %s (%s): importing it fails with \"ImportError: libc.musl-x86_64.so.1: cannot open shared object file\"", libc.Glibc, libc.Path)
+		case python.VersionBefore(libc.Glibc, wheel.Glibc):
+			need = fmt.Sprintf("glibc %s or newer (%s)", wheel.Glibc, wheel.Tag)
+			symptom = fmt.Sprintf("the image's %s is glibc %s: importing it fails with \"ImportError: %s: version `GLIBC_%s' not found\"", libc.Path, libc.Glibc, libc.Path, wheel.Glibc)
+		default:
+			continue
+		}
+		severity, subject := lint.Warning, "the installed wheel "+wheel.Dist+" "+wheel.Version
+		if wheel.Imported {
+			severity, subject = pass.Rule.Severity, "the app imports "+strings.Join(wheel.Modules, ", ")+", whose wheel "+wheel.Dist+" "+wheel.Version
+		}
+		location := lint.ImageLocation{Reference: c.img.Reference, Path: wheel.Path}
+		layer := ""
+		if node, err := c.img.FS().Stat(wheel.Path); err == nil {
+			location.Layer, layer = c.img.LayerDigest(node), c.img.LayerOf(node)
+		}
+		pass.ReportImage(severity, c.field(), location,
+			"%s: %s is built for %s, but %s %s; install the wheel in the image itself (pip picks the build for its libc) "+
+				"instead of copying it from a build stage with a newer libc, or base the image on a distribution whose libc "+
+				"the wheel supports", c.label(), subject, need, symptom, where(c.img, layer, wheel.Path))
+	}
 }
 
 var archMismatch = &lint.Rule{

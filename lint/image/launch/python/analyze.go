@@ -101,6 +101,13 @@ type Analysis struct {
 	// Frameworks are the frameworks installed for the interpreters that
 	// run, with the CUDA they were built for.
 	Frameworks []Framework
+	// Wheels are the compiled wheels installed for those interpreters, and
+	// Libc the image's C library they need to match.
+	Wheels []Wheel
+	Libc   *Libc
+	// imported are the top-level modules the app imports from the
+	// interpreters' installed packages.
+	imported map[string]bool
 }
 
 // Unchecked is one thing a check could not decide; Kind 0 concerns every
@@ -137,7 +144,7 @@ const maxFollowed = 64
 
 // Analyze checks what the runs of a container's start load.
 func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
-	a := &Analysis{}
+	a := &Analysis{imported: map[string]bool{}}
 	if img == nil || img.FS() == nil {
 		return a
 	}
@@ -345,6 +352,7 @@ func (c *checker) checkPython() {
 		}
 		executable = interpreter
 		scriptDir = path.Dir(resolved)
+		c.analysis.imported[consoleScriptModule(c.entry.Tool)] = true
 	}
 	spec := c.ctx.Spec
 	spec.Env, spec.WorkingDir = c.env, c.cwd
@@ -355,6 +363,8 @@ func (c *checker) checkPython() {
 	}
 	before := len(c.analysis.Problems)
 	c.frameworks(in)
+	c.wheels(in)
+	defer c.markImported()
 	for _, target := range c.entry.Targets {
 		if len(c.analysis.Problems) > before {
 			return // the program stops at the first target it cannot load
@@ -380,6 +390,17 @@ func (c *checker) checkPython() {
 			c.checkFile(target, in)
 		}
 	}
+}
+
+// consoleScriptModule is the package a console script imports first.
+func consoleScriptModule(tool string) string {
+	switch tool {
+	case "serve":
+		return "ray"
+	case "fastapi":
+		return "fastapi_cli"
+	}
+	return tool
 }
 
 // sysPath is the interpreter's import path with the entries that come first.
@@ -549,6 +570,9 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 			return
 		}
 		file = main.File
+	}
+	if installed(in, found.Entry) {
+		c.analysis.imported[top] = true
 	}
 	if installed(in, found.Entry) || !strings.HasSuffix(file, ".py") {
 		return // an installed package's imports are its own business
@@ -733,7 +757,9 @@ func (c *checker) checkImports(file, module string, in *Interpreter, first []str
 			c.problem(base)
 			continue
 		}
-		if depth == 0 && !installed(in, found.Entry) {
+		if installed(in, found.Entry) {
+			c.analysis.imported[top] = true
+		} else if depth == 0 {
 			stopped = c.follow(found, imp.Module, imp, in, first, file)
 		}
 	}
