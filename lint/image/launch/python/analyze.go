@@ -68,6 +68,9 @@ type Problem struct {
 	// Module is the module that is missing (the first dotted part not
 	// found).
 	Module string
+	// ServeApp is the Ray Serve application whose import_path names
+	// Target ("" for the start's own programs).
+	ServeApp string
 	// WorkingDir is the directory relative paths resolved from; Store
 	// says it is TorchServe's model store rather than the working dir.
 	WorkingDir string
@@ -137,6 +140,12 @@ type Context struct {
 	// EnvFromCluster names env variables whose value the kubelet resolves
 	// (valueFrom), unknown here.
 	EnvFromCluster []string
+	// ServeApps are the Ray Serve applications the container's Ray
+	// deploys (a RayService's serveConfigV2), imported by the Python the
+	// image's ray program runs.
+	ServeApps []ServeApp
+	// ServeConfigError says why the Serve config could not be read.
+	ServeConfigError string
 }
 
 // maxFollowed bounds the app modules read one level into the app.
@@ -175,6 +184,12 @@ func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
 			started = true
 		}
 	}
+	if ctx.ServeConfigError != "" {
+		a.Unchecked = append(a.Unchecked, Unchecked{Kind: ModuleMissing, Reason: ctx.ServeConfigError})
+	}
+	for _, app := range ctx.ServeApps {
+		a.checkServeApp(img, ctx, app)
+	}
 	for _, problems := range failing {
 		if !started || len(runs) == 1 {
 			a.Problems = append(a.Problems, problems...)
@@ -188,7 +203,24 @@ func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
 	return a
 }
 
+// checkServeApp checks a Ray Serve application's import_path in the
+// Python of the image's ray program, from the container's working dir.
+func (a *Analysis) checkServeApp(img *image.Image, ctx Context, app ServeApp) {
+	target, ok := serveTarget(app)
+	if !ok {
+		return
+	}
+	run := launch.Run{Argv: []string{"ray"}}
+	entry := Entry{Tool: "ray", Python: true, Targets: []Target{target}}
+	a.Entries++
+	c := &checker{r: &resolver{img: img, fs: img.FS()}, ctx: ctx, run: run, entry: entry, analysis: a, seen: map[string]bool{}, serveApp: app.Name}
+	c.check()
+	a.Needs = append(a.Needs, c.r.needs...)
+}
+
 type checker struct {
+	// serveApp is the Ray Serve application checked, "" for a run.
+	serveApp string
 	r        *resolver
 	ctx      Context
 	run      launch.Run
@@ -423,7 +455,7 @@ func installed(in *Interpreter, entry string) bool {
 }
 
 func (c *checker) problem(p Problem) {
-	p.Run, p.Tool, p.Program = c.run, c.entry.Tool, c.run.Argv[c.entry.Offset]
+	p.Run, p.Tool, p.Program, p.ServeApp = c.run, c.entry.Tool, c.run.Argv[c.entry.Offset], c.serveApp
 	if p.WorkingDir == "" {
 		p.WorkingDir = c.cwd
 	}

@@ -65,12 +65,12 @@ func TestWheels(t *testing.T) {
 			want: []string{"opencv_python_headless 4.10.0.84 glibc=2.17 musl= [cv2] imported"}},
 		{name: "glibc version from libc.so.6's version definitions",
 			files: `[{path: /lib/x86_64-linux-gnu/libc.so.6, elf: old-libc}, ` + wheel("tokenizers-0.20.0", "cp39-abi3-manylinux_2_34_x86_64") + `, {path: /app/main.py, content: "import numpy\n"}]`,
-			libc: "glibc 2.28 /lib/x86_64-linux-gnu/libc.so.6",
-			want: []string{"tokenizers 0.20.0 glibc=2.34 musl= [tokenizers]"}},
+			libc:  "glibc 2.28 /lib/x86_64-linux-gnu/libc.so.6",
+			want:  []string{"tokenizers 0.20.0 glibc=2.34 musl= [tokenizers]"}},
 		{name: "musl image",
 			files: `[{path: /lib/ld-musl-x86_64.so.1, elf: stub-amd64}, ` + wheel("numpy-2.1.0", "cp311-cp311-manylinux_2_17_x86_64") + `, {path: /app/main.py, content: "import numpy\n"}]`,
-			libc: "musl /lib/ld-musl-x86_64.so.1",
-			want: []string{"numpy 2.1.0 glibc=2.17 musl= [numpy] imported"}},
+			libc:  "musl /lib/ld-musl-x86_64.so.1",
+			want:  []string{"numpy 2.1.0 glibc=2.17 musl= [numpy] imported"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
