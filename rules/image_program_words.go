@@ -171,9 +171,23 @@ func workerClass(p python.Problem) string {
 	return p.Target
 }
 
+// otherSiteText says where the image installed the missing module for
+// another Python.
+func otherSiteText(p python.Problem) string {
+	if len(p.OtherSites) == 0 {
+		return ""
+	}
+	other := p.OtherSites[0]
+	dist := ""
+	if other.Dist != "" {
+		dist = ", installed by " + other.Dist
+	}
+	return fmt.Sprintf("; the image has %s (in %s%s), the packages of another Python than the one that runs", other.File, other.Dir, dist)
+}
+
 func otherABIText(p python.Problem) string {
 	if len(p.OtherABI) == 0 {
-		return ""
+		return otherSiteText(p)
 	}
 	return fmt.Sprintf("; the image has %s, built for another Python than %s, which it does not load", p.OtherABI[0], p.Interpreter.Version)
 }
@@ -218,6 +232,10 @@ func programFix(p python.Problem) string {
 			return "COPY the module into the Ray image's working dir " + p.WorkingDir + " or its site-packages, add its directory to " +
 				"PYTHONPATH, or ship it with the application's runtime_env (working_dir)"
 		}
+		if len(p.OtherSites) > 0 {
+			return fmt.Sprintf("install it into the Python that runs (%s -m pip install %s), or run the Python whose packages hold it",
+				p.Interpreter.Executable, python.Distribution(topLevel(p.Module)))
+		}
 		return "run from the directory that holds it (workingDir, --app-dir, gunicorn --chdir), add that directory to PYTHONPATH, or " +
 			"install it into " + p.Interpreter.Executable + " (pip install " + python.Distribution(topLevel(p.Module)) + ")"
 	}
@@ -226,6 +244,11 @@ func programFix(p python.Problem) string {
 	}
 	if local(p) {
 		return "add " + strings.ReplaceAll(p.Module, ".", "/") + ".py (or the package) to the image, or fix the import"
+	}
+	if len(p.OtherSites) > 0 {
+		return fmt.Sprintf("install %s into the interpreter that runs the app (%s -m pip install %s in the Dockerfile, not another "+
+			"Python's pip), or start the app with the Python whose packages hold it", python.Distribution(topLevel(p.Module)),
+			p.Interpreter.Executable, python.Distribution(topLevel(p.Module)))
 	}
 	return fmt.Sprintf("install %s into the interpreter that runs the app (%s -m pip install %s in the Dockerfile), or make the import "+
 		"optional with try/except ImportError", python.Distribution(topLevel(p.Module)), p.Interpreter.Executable, python.Distribution(topLevel(p.Module)))

@@ -87,6 +87,9 @@ type Problem struct {
 	// Elsewhere are where the image has a module of the missing name, in
 	// the working dir's subdirectories: the app copied to another place.
 	Elsewhere []string
+	// OtherSites are where the image installed the missing module for
+	// another Python than the one that runs.
+	OtherSites []OtherSite
 	// Layer and LayerDigest are of the file an import is in.
 	Layer, LayerDigest string
 }
@@ -589,7 +592,7 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 			return
 		}
 		c.problem(Problem{Kind: ModuleMissing, Reason: NotFound, Word: target.Word, Target: target.Name, Module: missing,
-			Interpreter: in, SysPath: entries, OtherABI: search.otherABI, Elsewhere: c.elsewhere(missing, in)})
+			Interpreter: in, SysPath: entries, OtherABI: search.otherABI, Elsewhere: c.elsewhere(missing, in), OtherSites: c.otherSite(missing, in)})
 		return
 	}
 	file := found.File
@@ -785,7 +788,7 @@ func (c *checker) checkImports(file, module string, in *Interpreter, first []str
 				c.unchecked(ImportMissing, "%s line %d: module %s is not in the image's import path, but %s", file, imp.Line, missing, unsure)
 				continue
 			}
-			base.Target, base.Module, base.OtherABI = imp.Module, missing, search.otherABI
+			base.Target, base.Module, base.OtherABI, base.OtherSites = imp.Module, missing, search.otherABI, c.otherSite(missing, in)
 			c.problem(base)
 			continue
 		}
