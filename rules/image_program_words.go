@@ -185,6 +185,14 @@ func otherSiteText(p python.Problem) string {
 	return fmt.Sprintf("; the image has %s (in %s%s), the packages of another Python than the one that runs", other.File, other.Dir, dist)
 }
 
+// runOther says how to start the Python whose packages hold a module.
+func runOther(other python.OtherSite) string {
+	if other.Python == "" {
+		return "start the app with the Python whose packages hold it"
+	}
+	return fmt.Sprintf("start the app with %s, whose packages hold it (its directory first in PATH)", other.Python)
+}
+
 func otherABIText(p python.Problem) string {
 	if len(p.OtherABI) == 0 {
 		return otherSiteText(p)
@@ -233,8 +241,8 @@ func programFix(p python.Problem) string {
 				"PYTHONPATH, or ship it with the application's runtime_env (working_dir)"
 		}
 		if len(p.OtherSites) > 0 {
-			return fmt.Sprintf("install it into the Python that runs (%s -m pip install %s), or run the Python whose packages hold it",
-				p.Interpreter.Executable, python.Distribution(topLevel(p.Module)))
+			return fmt.Sprintf("install it into the Python that runs (%s -m pip install %s), or %s",
+				p.Interpreter.Executable, python.Distribution(topLevel(p.Module)), runOther(p.OtherSites[0]))
 		}
 		return "run from the directory that holds it (workingDir, --app-dir, gunicorn --chdir), add that directory to PYTHONPATH, or " +
 			"install it into " + p.Interpreter.Executable + " (pip install " + python.Distribution(topLevel(p.Module)) + ")"
@@ -247,8 +255,8 @@ func programFix(p python.Problem) string {
 	}
 	if len(p.OtherSites) > 0 {
 		return fmt.Sprintf("install %s into the interpreter that runs the app (%s -m pip install %s in the Dockerfile, not another "+
-			"Python's pip), or start the app with the Python whose packages hold it", python.Distribution(topLevel(p.Module)),
-			p.Interpreter.Executable, python.Distribution(topLevel(p.Module)))
+			"Python's pip), or %s", python.Distribution(topLevel(p.Module)), p.Interpreter.Executable,
+			python.Distribution(topLevel(p.Module)), runOther(p.OtherSites[0]))
 	}
 	return fmt.Sprintf("install %s into the interpreter that runs the app (%s -m pip install %s in the Dockerfile), or make the import "+
 		"optional with try/except ImportError", python.Distribution(topLevel(p.Module)), p.Interpreter.Executable, python.Distribution(topLevel(p.Module)))

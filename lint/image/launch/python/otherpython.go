@@ -18,6 +18,9 @@ type OtherSite struct {
 	// is in; Dist the distribution that installed it, from a dist-info's
 	// top_level.txt or name ("" when none says).
 	File, Dir, Dist string
+	// Python is the interpreter whose packages Dir holds, "" when the image
+	// has none there.
+	Python string
 }
 
 // otherSiteRoots are where interpreters keep installed packages, one level
@@ -83,7 +86,7 @@ func (c *checker) otherSite(module string, in *Interpreter) []OtherSite {
 		if pkg || namespace {
 			file = path.Join(site, module)
 		}
-		found = append(found, OtherSite{File: file, Dir: site, Dist: c.distributionOf(site, module)})
+		found = append(found, OtherSite{File: file, Dir: site, Dist: c.distributionOf(site, module), Python: c.pythonOf(site)})
 	}
 	return found
 }
@@ -112,4 +115,25 @@ func (c *checker) distributionOf(site, module string) string {
 		}
 	}
 	return byName
+}
+
+// pythonOf finds the interpreter of a site dir PREFIX/lib/pythonX.Y/…:
+// PREFIX/bin's, or for Debian's /usr/local/lib/pythonX.Y/dist-packages
+// /usr/bin's.
+func (c *checker) pythonOf(site string) string {
+	versionDir := path.Dir(site)
+	prefix := path.Dir(path.Dir(versionDir))
+	names := []string{path.Base(versionDir), "python3", "python"}
+	dirs := []string{path.Join(prefix, "bin")}
+	if prefix == "/usr/local" && path.Base(site) == "dist-packages" {
+		dirs = append(dirs, "/usr/bin")
+	}
+	for _, dir := range dirs {
+		for _, name := range names {
+			if candidate := path.Join(dir, name); c.r.isFile(candidate) {
+				return candidate
+			}
+		}
+	}
+	return ""
 }
