@@ -177,7 +177,7 @@ func reportWheels(pass *lint.Pass, c *imageCheck) {
 		}
 		pass.ReportImage(severity, c.field(), location,
 			"%s: %s is built for %s, but %s %s; install the wheel in the image itself (pip picks the build for its libc) "+
-				"instead of copying it from a build stage with a newer libc, or base the image on a distribution whose libc "+
+				"instead of copying it from a build stage with a newer or other libc, or base the image on a distribution whose libc "+
 				"the wheel supports", c.label(), subject, need, symptom, where(c.img, layer, wheel.Path))
 	}
 }
