@@ -119,14 +119,18 @@ func underSite(dir, rel string) bool {
 
 // distMetadata reports an installed distribution's WHEEL (its platform
 // tags: the glibc its extensions need) or top_level.txt (the modules it
-// provides).
+// provides; egg-info directories have one too, as Debian's python3-*
+// packages install them).
 func distMetadata(name string) bool {
 	dir, base := path.Split(name)
 	if base != "WHEEL" && base != "top_level.txt" {
 		return false
 	}
 	parent, info := path.Split(strings.TrimSuffix(dir, "/"))
-	return strings.HasSuffix(info, ".dist-info") && (strings.HasSuffix(parent, "/site-packages/") || strings.HasSuffix(parent, "/dist-packages/"))
+	if base == "WHEEL" && !strings.HasSuffix(info, ".dist-info") || !strings.HasSuffix(info, ".dist-info") && !strings.HasSuffix(info, ".egg-info") {
+		return false
+	}
+	return strings.HasSuffix(parent, "/site-packages/") || strings.HasSuffix(parent, "/dist-packages/")
 }
 
 // modelCapture says how much of a file the model rules read: whole for

@@ -71,7 +71,9 @@ func TestOtherSite(t *testing.T) {
 	  {path: /usr/local/lib/python3.10/site-packages/torch-2.4.1.dist-info/top_level.txt, content: "functorch\ntorch\ntorchgen\n"},
 	  {path: /usr/local/lib/python3.10/site-packages/cv2/__init__.py, content: ""},
 	  {path: /usr/local/lib/python3.10/site-packages/opencv_python-4.10.0.84.dist-info/top_level.txt, content: "cv2\n"},
-	  {path: /app/main.py, content: "import torch\nimport cv2\nimport absent\n"}]`
+	  {path: /usr/lib/python3/dist-packages/yaml/__init__.py, content: ""},
+	  {path: /usr/lib/python3/dist-packages/PyYAML-6.0.1.egg-info/top_level.txt, content: "_yaml\nyaml\n"},
+	  {path: /app/main.py, content: "import torch\nimport cv2\nimport yaml\nimport absent\n"}]`
 	_, a := openImage(t, files, launch.Spec{Argv: []string{"python3", "/app/main.py"}}, nil)
 	var got []string
 	for _, p := range a.Problems {
@@ -82,7 +84,8 @@ func TestOtherSite(t *testing.T) {
 		got = append(got, line)
 	}
 	want := []string{"torch /usr/local/lib/python3.10/site-packages/torch (torch 2.4.1)",
-		"cv2 /usr/local/lib/python3.10/site-packages/cv2 (opencv_python 4.10.0.84)", "absent"}
+		"cv2 /usr/local/lib/python3.10/site-packages/cv2 (opencv_python 4.10.0.84)",
+		"yaml /usr/lib/python3/dist-packages/yaml (PyYAML 6.0.1)", "absent"}
 	if !slices.Equal(got, want) {
 		t.Errorf("problems:\n got %q\nwant %q", got, want)
 	}

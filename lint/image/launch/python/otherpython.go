@@ -29,6 +29,10 @@ var otherSiteRoots = []string{"/usr/local/lib", "/usr/lib", "/usr/local/lib64", 
 
 var pythonLibDir = regexp.MustCompile(`^python\d+(\.\d+)?t?$`)
 
+// eggInfo matches setuptools' metadata directory (NAME-VERSION-pyX.Y.egg-info,
+// or NAME-VERSION.egg-info as Debian's packages install it).
+var eggInfo = regexp.MustCompile(`^([A-Za-z0-9_.]+)-([^-]+?)(?:-py\d+(?:\.\d+)?)?\.egg-info$`)
+
 // maxOtherSites bounds the site dirs of other Pythons looked at.
 const maxOtherSites = 32
 
@@ -104,6 +108,9 @@ func (c *checker) distributionOf(site, module string) string {
 	byName := ""
 	for _, child := range children {
 		m := distInfo.FindStringSubmatch(child)
+		if m == nil {
+			m = eggInfo.FindStringSubmatch(child)
+		}
 		if m == nil {
 			continue
 		}
