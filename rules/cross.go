@@ -403,7 +403,8 @@ var gpuImageMismatch = &lint.Rule{
 			"Python imports, whose wheels carry their own CUDA runtime: torch/version.py (cuda = '12.1', or None for a CPU " +
 			"build), TensorFlow's build_info.py (cuda_version, is_cuda_build), onnxruntime's build_and_package_info.py " +
 			"(cuda_version; package_name 'onnxruntime' is the CPU build), jax's CUDA plugin wheels and NVIDIA's " +
-			"nvidia-*-cu12 wheels. A CUDA framework without a GPU request is warned about for any container that declares " +
+			"nvidia-*-cu12 wheels (which count only when no framework beside them is a CPU build: they run what a framework " +
+			"hands them). A CUDA framework without a GPU request is warned about for any container that declares " +
 			"a port or a readiness probe.",
 		Bad:  "image: tensorflow/serving:2.19.0\nresources:\n  limits: {nvidia.com/gpu: 1}",
 		Good: "image: tensorflow/serving:2.19.0-gpu\nresources:\n  limits: {nvidia.com/gpu: 1}",

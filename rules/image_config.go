@@ -214,9 +214,18 @@ func newestFrameworkCUDA(c *imageCheck) (python.Framework, bool) {
 	if c.bundle == nil || c.bundle.Program == nil {
 		return python.Framework{}, false
 	}
+	frameworks := c.bundle.Program.Frameworks
+	cpuBuild, cudaBuild := false, false
+	for _, framework := range frameworks {
+		cpuBuild = cpuBuild || framework.CPUEvidence != ""
+		cudaBuild = cudaBuild || !framework.Runtime && framework.CUDA != ""
+	}
 	var newest python.Framework
 	var newestVersion cuda.Version
-	for _, framework := range c.bundle.Program.Frameworks {
+	for _, framework := range frameworks {
+		if framework.Runtime && cpuBuild && !cudaBuild {
+			continue // NVIDIA's libraries beside a CPU torch: nothing calls them
+		}
 		version, ok := cuda.ParseVersion(framework.CUDA)
 		if ok && (newestVersion == nil || version.Compare(newestVersion) > 0) {
 			newest, newestVersion = framework, version
