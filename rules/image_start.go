@@ -190,7 +190,9 @@ var archMismatch = &lint.Rule{
 		Why: "A node runs only its own architecture: an arm64 image on amd64 nodes (or an arm64-labelled image that holds an " +
 			"x86-64 binary, a cross-build gone wrong) fails with \"exec format error\" on every start. The nodes' " +
 			"architecture is the pod's kubernetes.io/arch node selector, else the config's cluster.architecture; without " +
-			"either, only the binaries are compared with the image's own label." + offlineNote,
+			"either, only the binaries are compared with the image's own label. Compiled Python wheels are compared by the " +
+			"architecture of their WHEEL tags (manylinux_2_17_aarch64 in an amd64 image: a venv copied from another " +
+			"platform's build); an error when the app imports one, a warning otherwise." + offlineNote,
 		Bad:        "# image built on an arm64 laptop without --platform\nnodeSelector:\n  kubernetes.io/arch: amd64",
 		Good:       "# docker buildx build --platform linux/amd64,linux/arm64 …\nnodeSelector:\n  kubernetes.io/arch: amd64",
 		Fix:        "Build for the nodes' platform (docker buildx build --platform linux/amd64), publish a multi-platform index, or schedule the pod on matching nodes.",
@@ -215,5 +217,38 @@ func checkArchMismatch(pass *lint.Pass) {
 		}
 		analysis := c.analyze(pass)
 		reportProblems(pass, c, analysis, pass.Rule.Severity, launch.ArchMismatch)
+		reportWheelArch(pass, c)
+	}
+}
+
+// reportWheelArch reports the compiled wheels of the container's Python
+// built for another CPU than the nodes' (or the image's): a venv copied
+// from a build on another platform. An error when the app imports them.
+func reportWheelArch(pass *lint.Pass, c *imageCheck) {
+	if c.bundle == nil || c.bundle.Program == nil {
+		return
+	}
+	arch, from := c.arch, "the nodes are"
+	if arch == "" && c.img.Config != nil {
+		arch, from = c.img.Config.Architecture, "the image is built for"
+	}
+	for _, wheel := range c.bundle.Program.Wheels {
+		if arch == "" || wheel.RunsOn(arch) {
+			continue
+		}
+		severity, subject := lint.Warning, "the installed wheel "+wheel.Dist+" "+wheel.Version
+		if wheel.Imported {
+			severity, subject = pass.Rule.Severity, "the app imports "+strings.Join(wheel.Modules, ", ")+", whose wheel "+wheel.Dist+" "+wheel.Version
+		}
+		location := lint.ImageLocation{Reference: c.img.Reference, Path: wheel.Path}
+		layer := ""
+		if node, err := c.img.FS().Stat(wheel.Path); err == nil {
+			location.Layer, layer = c.img.LayerDigest(node), c.img.LayerOf(node)
+		}
+		pass.ReportImage(severity, c.field(), location,
+			"%s: %s is built for %s (%s) but %s %s: importing it fails with \"ImportError: …so: cannot open shared object "+
+				"file\" %s; install the wheels in an image built for linux/%s (docker buildx build "+
+				"--platform linux/%s) instead of copying them from another platform's build",
+			c.label(), subject, strings.Join(wheel.Machines, ", "), wheel.Tag, from, arch, where(c.img, layer, wheel.Path), arch, arch)
 	}
 }

@@ -25,6 +25,9 @@ type Wheel struct {
 	// Musl the oldest musl of its musllinux tags ("1.2"). A wheel with both
 	// runs on either libc.
 	Glibc, Musl string
+	// Machines are the CPU architectures its Linux tags are built for, as
+	// the tags write them ("x86_64", "aarch64").
+	Machines []string
 	// Modules are the top-level modules it provides (top_level.txt, else
 	// its name); Imported says the app imports one of them.
 	Modules  []string
@@ -42,8 +45,8 @@ type Libc struct {
 }
 
 var (
-	manylinuxTag = regexp.MustCompile(`^(manylinux|musllinux)_(\d+)_(\d+)_[a-z0-9_]+$`)
-	legacyTag    = regexp.MustCompile(`^manylinux(1|2010|2014)_[a-z0-9_]+$`)
+	manylinuxTag = regexp.MustCompile(`^(manylinux|musllinux)_(\d+)_(\d+)_([a-z0-9_]+)$`)
+	legacyTag    = regexp.MustCompile(`^manylinux(1|2010|2014)_([a-z0-9_]+)$`)
 	libcFileName = regexp.MustCompile(`^libc-(\d+\.\d+)\.so$`)
 )
 
@@ -111,17 +114,20 @@ func parseWheel(data []byte) (wheel Wheel, compiled bool) {
 			continue
 		}
 		for _, platform := range strings.Split(parts[2], ".") {
-			var family, version string
+			var family, version, machine string
 			if m := manylinuxTag.FindStringSubmatch(platform); m != nil {
-				family, version = m[1], m[2]+"."+m[3]
+				family, version, machine = m[1], m[2]+"."+m[3], m[4]
 			} else if m := legacyTag.FindStringSubmatch(platform); m != nil {
-				family, version = "manylinux", legacyGlibc[m[1]]
+				family, version, machine = "manylinux", legacyGlibc[m[1]], m[2]
 			} else if strings.HasPrefix(platform, "linux_") {
 				return Wheel{}, false
 			} else {
 				continue
 			}
 			compiled = true
+			if !slices.Contains(wheel.Machines, machine) {
+				wheel.Machines = append(wheel.Machines, machine)
+			}
 			switch {
 			case family == "manylinux" && (wheel.Glibc == "" || VersionBefore(version, wheel.Glibc)):
 				wheel.Glibc = version
@@ -135,6 +141,16 @@ func parseWheel(data []byte) (wheel Wheel, compiled bool) {
 		}
 	}
 	return wheel, compiled
+}
+
+// wheelMachines are the architecture names of wheel tags for GOARCH names.
+var wheelMachines = map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i686", "ppc64le": "ppc64le", "s390x": "s390x", "arm": "armv7l"}
+
+// RunsOn says a wheel's tags include the architecture (GOARCH) given;
+// true when the architecture is unknown here.
+func (w Wheel) RunsOn(arch string) bool {
+	machine, known := wheelMachines[arch]
+	return !known || slices.Contains(w.Machines, machine)
 }
 
 // VersionBefore compares two MAJOR.MINOR versions (glibc 2.17 before 2.28).

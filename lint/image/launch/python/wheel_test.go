@@ -34,6 +34,12 @@ func TestParseWheel(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			wheel, compiled := parseWheel([]byte(tc.data))
+			if compiled && !wheel.RunsOn("amd64") {
+				t.Errorf("an x86_64 wheel does not run on amd64: %+v", wheel)
+			}
+			if compiled && wheel.RunsOn("arm64") {
+				t.Errorf("an x86_64 wheel runs on arm64: %+v", wheel)
+			}
 			if compiled != tc.compiled || wheel.Glibc != tc.glibc || wheel.Musl != tc.musl || wheel.Tag != tc.tag {
 				t.Errorf("parseWheel = %+v, %v; want glibc %q musl %q tag %q compiled %v", wheel, compiled, tc.glibc, tc.musl, tc.tag, tc.compiled)
 			}
