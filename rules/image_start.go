@@ -132,8 +132,8 @@ var glibcTooOld = &lint.Rule{
 
 // reportWheels reports the compiled wheels of the container's Python that
 // were built for a newer glibc than the image's, or for the other libc:
-// an error when the app imports them, a warning otherwise (only what
-// imports them fails).
+// an error for each the app imports, one warning for the others (only
+// what imports them fails).
 func reportWheels(pass *lint.Pass, c *imageCheck) {
 	if c.bundle == nil {
 		return
@@ -149,37 +149,76 @@ func reportWheels(pass *lint.Pass, c *imageCheck) {
 		}
 		return
 	}
+	var failing []wheelFailure
 	for _, wheel := range program.Wheels {
-		var need, symptom string
+		failure := wheelFailure{wheel: wheel}
 		switch {
 		case libc.Musl && wheel.Musl == "":
-			need = fmt.Sprintf("glibc %s (%s)", wheel.Glibc, wheel.Tag)
-			symptom = fmt.Sprintf("the image has musl (%s) and no glibc: importing it fails with \"ImportError: Error loading shared library libc.so.6\"", libc.Path)
+			failure.need = fmt.Sprintf("glibc %s (%s)", wheel.Glibc, wheel.Tag)
+			failure.symptom = fmt.Sprintf("the image has musl (%s) and no glibc: importing it fails with \"ImportError: Error loading shared library libc.so.6\"", libc.Path)
 		case libc.Musl:
 			continue
 		case wheel.Glibc == "":
-			need = fmt.Sprintf("musl %s (%s)", wheel.Musl, wheel.Tag)
-			symptom = fmt.Sprintf("the image's libc is glibc %s (%s): importing it fails with \"ImportError: libc.musl-x86_64.so.1: cannot open shared object file\"", libc.Glibc, libc.Path)
+			failure.need = fmt.Sprintf("musl %s (%s)", wheel.Musl, wheel.Tag)
+			failure.symptom = fmt.Sprintf("the image's libc is glibc %s (%s): importing it fails with \"ImportError: libc.musl-x86_64.so.1: cannot open shared object file\"", libc.Glibc, libc.Path)
 		case python.VersionBefore(libc.Glibc, wheel.Glibc):
-			need = fmt.Sprintf("glibc %s or newer (%s)", wheel.Glibc, wheel.Tag)
-			symptom = fmt.Sprintf("the image's %s is glibc %s: importing it fails with \"ImportError: %s: version `GLIBC_%s' not found\"", libc.Path, libc.Glibc, libc.Path, wheel.Glibc)
+			failure.need = fmt.Sprintf("glibc %s or newer (%s)", wheel.Glibc, wheel.Tag)
+			failure.symptom = fmt.Sprintf("the image's %s is glibc %s: importing it fails with \"ImportError: %s: version `GLIBC_%s' not found\"", libc.Path, libc.Glibc, libc.Path, wheel.Glibc)
 		default:
 			continue
 		}
-		severity, subject := lint.Warning, "the installed wheel "+wheel.Dist+" "+wheel.Version
-		if wheel.Imported {
-			severity, subject = pass.Rule.Severity, "the app imports "+strings.Join(wheel.Modules, ", ")+", whose wheel "+wheel.Dist+" "+wheel.Version
-		}
-		location := lint.ImageLocation{Reference: c.img.Reference, Path: wheel.Path}
-		layer := ""
-		if node, err := c.img.FS().Stat(wheel.Path); err == nil {
-			location.Layer, layer = c.img.LayerDigest(node), c.img.LayerOf(node)
-		}
-		pass.ReportImage(severity, c.field(), location,
-			"%s: %s is built for %s, but %s %s; install the wheel in the image itself (pip picks the build for its libc) "+
-				"instead of copying it from a build stage with a newer or other libc, or base the image on a distribution whose libc "+
-				"the wheel supports", c.label(), subject, need, symptom, where(c.img, layer, wheel.Path))
+		failing = append(failing, failure)
 	}
+	reportWheelFailures(pass, c, failing, func(subject string, f wheelFailure) string {
+		return fmt.Sprintf("%s: %s is built for %s, but %s %s; install the wheel in the image itself (pip picks the build for "+
+			"its libc) instead of copying it from a build stage with a newer or other libc, or base the image on a distribution "+
+			"whose libc the wheel supports", c.label(), subject, f.need, f.symptom, where(c.img, f.layer, f.wheel.Path))
+	})
+}
+
+// wheelFailure is a wheel that cannot load in the image, with why.
+type wheelFailure struct {
+	wheel         python.Wheel
+	need, symptom string
+	layer         string
+}
+
+// reportWheelFailures reports an error for each failing wheel the app
+// imports, and one warning, on the first of the others, naming the rest.
+func reportWheelFailures(pass *lint.Pass, c *imageCheck, failing []wheelFailure, message func(subject string, f wheelFailure) string) {
+	var others []wheelFailure
+	for _, f := range failing {
+		location := lint.ImageLocation{Reference: c.img.Reference, Path: f.wheel.Path}
+		if node, err := c.img.FS().Stat(f.wheel.Path); err == nil {
+			location.Layer, f.layer = c.img.LayerDigest(node), c.img.LayerOf(node)
+		}
+		if !f.wheel.Imported {
+			others = append(others, f)
+			continue
+		}
+		subject := "the app imports " + strings.Join(f.wheel.Modules, ", ") + ", whose wheel " + f.wheel.Dist + " " + f.wheel.Version
+		pass.ReportImage(pass.Rule.Severity, c.field(), location, "%s", message(subject, f))
+	}
+	if len(others) == 0 {
+		return
+	}
+	first := others[0]
+	subject := "the installed wheel " + first.wheel.Dist + " " + first.wheel.Version
+	if len(others) > 1 {
+		var names []string
+		for _, f := range others[1:min(len(others), 6)] {
+			names = append(names, f.wheel.Dist+" "+f.wheel.Version)
+		}
+		if len(others) > 6 {
+			names = append(names, fmt.Sprintf("%d more", len(others)-6))
+		}
+		subject += fmt.Sprintf(" (one of %d such wheels the app does not import itself; also %s)", len(others), strings.Join(names, ", "))
+	}
+	location := lint.ImageLocation{Reference: c.img.Reference, Path: first.wheel.Path}
+	if node, err := c.img.FS().Stat(first.wheel.Path); err == nil {
+		location.Layer = c.img.LayerDigest(node)
+	}
+	pass.ReportImage(lint.Warning, c.field(), location, "%s", message(subject, first))
 }
 
 var archMismatch = &lint.Rule{
@@ -232,23 +271,16 @@ func reportWheelArch(pass *lint.Pass, c *imageCheck) {
 	if arch == "" && c.img.Config != nil {
 		arch, from = c.img.Config.Architecture, "the image is built for"
 	}
+	var failing []wheelFailure
 	for _, wheel := range c.bundle.Program.Wheels {
-		if arch == "" || wheel.RunsOn(arch) {
-			continue
+		if arch != "" && !wheel.RunsOn(arch) {
+			failing = append(failing, wheelFailure{wheel: wheel})
 		}
-		severity, subject := lint.Warning, "the installed wheel "+wheel.Dist+" "+wheel.Version
-		if wheel.Imported {
-			severity, subject = pass.Rule.Severity, "the app imports "+strings.Join(wheel.Modules, ", ")+", whose wheel "+wheel.Dist+" "+wheel.Version
-		}
-		location := lint.ImageLocation{Reference: c.img.Reference, Path: wheel.Path}
-		layer := ""
-		if node, err := c.img.FS().Stat(wheel.Path); err == nil {
-			location.Layer, layer = c.img.LayerDigest(node), c.img.LayerOf(node)
-		}
-		pass.ReportImage(severity, c.field(), location,
-			"%s: %s is built for %s (%s) but %s %s: importing it fails with \"ImportError: …so: cannot open shared object "+
-				"file\" %s; install the wheels in an image built for linux/%s (docker buildx build "+
-				"--platform linux/%s) instead of copying them from another platform's build",
-			c.label(), subject, strings.Join(wheel.Machines, ", "), wheel.Tag, from, arch, where(c.img, layer, wheel.Path), arch, arch)
 	}
+	reportWheelFailures(pass, c, failing, func(subject string, f wheelFailure) string {
+		return fmt.Sprintf("%s: %s is built for %s (%s) but %s %s: importing it fails with \"ImportError: …so: cannot open "+
+			"shared object file\" %s; install the wheels in an image built for linux/%s (docker buildx build --platform "+
+			"linux/%s) instead of copying them from another platform's build",
+			c.label(), subject, strings.Join(f.wheel.Machines, ", "), f.wheel.Tag, from, arch, where(c.img, f.layer, f.wheel.Path), arch, arch)
+	})
 }
