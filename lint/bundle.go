@@ -60,7 +60,7 @@ func buildBundles(target *Target, config *Config) {
 		for _, source := range slices.Sorted(maps.Keys(target.Images)) {
 			img := target.Images[source]
 			bundle := &Bundle{Image: img, Spec: launch.ForImage(img), Arch: config.Cluster.Architecture}
-			bundle.analyze()
+			bundle.analyze(nil)
 			target.Bundles = append(target.Bundles, bundle)
 		}
 		return
@@ -78,7 +78,7 @@ func buildBundles(target *Target, config *Config) {
 		}
 		bundle := &Bundle{Container: container, Image: img, Spec: launch.ForContainer(&container.Container, &w.Spec, config), Arch: arch}
 		if img != nil && img.Unresolvable == "" {
-			bundle.analyze()
+			bundle.analyze(w)
 		}
 		if !container.Init {
 			bundle.recognise(w.Platform)
@@ -87,8 +87,9 @@ func buildBundles(target *Target, config *Config) {
 	}
 }
 
-// analyze replays the start in the image's layers.
-func (b *Bundle) analyze() {
+// analyze replays the start in the image's layers; w is the container's
+// workload, nil for an image on its own.
+func (b *Bundle) analyze(w *manifest.Workload) {
 	if b.Image == nil || b.Image.FS() == nil {
 		return
 	}
@@ -97,15 +98,24 @@ func (b *Bundle) analyze() {
 		arch = b.Image.Config.Architecture
 	}
 	b.Start = launch.Analyze(b.Image, b.Spec, arch)
-	b.Program = python.Analyze(b.Image, programContext(b.Container, b.Spec), b.Start.Runs)
+	b.Program = python.Analyze(b.Image, programContext(w, b.Container, b.Spec), b.Start.Runs)
 }
 
 // programContext is what the program checks need of a container besides
-// its start: which paths are volumes, and which env the cluster fills in.
-func programContext(container *manifest.Container, spec launch.Spec) python.Context {
+// its start: which paths are volumes, which env the cluster fills in, and
+// for a RayService's Ray container the Serve applications it deploys.
+func programContext(w *manifest.Workload, container *manifest.Container, spec launch.Spec) python.Context {
 	ctx := python.Context{Spec: spec}
 	if container == nil {
 		return ctx
+	}
+	if w != nil && w.ServeConfig != "" && !container.Init && strings.HasSuffix(container.Path, ".containers[0]") {
+		// KubeRay runs Ray in the first container of each group.
+		apps, err := python.ParseServeConfig(w.ServeConfig)
+		ctx.ServeApps = apps
+		if err != nil {
+			ctx.ServeConfigError = w.ServeConfigPath + ": " + err.Error()
+		}
 	}
 	for _, mount := range container.VolumeMounts {
 		ctx.Mounts = append(ctx.Mounts, mount.MountPath)

@@ -184,7 +184,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 					spec := launch.ForContainer(&use.container.Container, &use.target.Workload.Spec, img)
 					start := launch.Analyze(img, spec, use.arch)
 					needs = append(needs, start.Needs...)
-					needs = append(needs, python.Analyze(img, programContext(use.container, spec), start.Runs).Needs...)
+					needs = append(needs, python.Analyze(img, programContext(use.target.Workload, use.container, spec), start.Runs).Needs...)
 				}
 				return needs
 			}

@@ -510,9 +510,13 @@ var gpuImageMismatch = &lint.Rule{
 			"model fails to load. The reverse, a CUDA image without a GPU request, is scheduled on nodes without a GPU " +
 			"(or without the device mounted), where CUDA initialisation fails or the server silently falls back to CPU.\n\n" +
 			"CUDA is recognised from the image config (CUDA_VERSION, NVIDIA_REQUIRE_CUDA, labels) or " +
-			"/usr/local/cuda/version.json, as NVIDIA's base images write them, else from the torch wheel the container's " +
-			"Python imports (torch/version.py: cuda = '12.1', or None for a CPU build), which carries its own CUDA runtime. " +
-			"A CUDA torch without a GPU request is warned about for any container that declares a port or a readiness probe.",
+			"/usr/local/cuda/version.json, as NVIDIA's base images write them, else from the frameworks the container's " +
+			"Python imports, whose wheels carry their own CUDA runtime: torch/version.py (cuda = '12.1', or None for a CPU " +
+			"build), TensorFlow's build_info.py (cuda_version, is_cuda_build), onnxruntime's build_and_package_info.py " +
+			"(cuda_version; package_name 'onnxruntime' is the CPU build), jax's CUDA plugin wheels and NVIDIA's " +
+			"nvidia-*-cu12 wheels (which count only when no framework beside them is a CPU build: they run what a framework " +
+			"hands them). A CUDA framework without a GPU request is warned about for any container that declares " +
+			"a port or a readiness probe.",
 		Bad:  "image: tensorflow/serving:2.19.0\nresources:\n  limits: {nvidia.com/gpu: 1}",
 		Good: "image: tensorflow/serving:2.19.0-gpu\nresources:\n  limits: {nvidia.com/gpu: 1}",
 		Fix:  "Use the GPU build of the image for GPU requests, or drop the GPU request for a CPU image.",
@@ -536,10 +540,10 @@ func checkGPUImage(pass *lint.Pass) {
 		switch {
 		case wantsGPU && !hasCUDA && hasFramework:
 			pass.ReportImage(lint.Error, c.container.Path+".resources", lint.ImageLocation{Reference: c.img.Reference, Path: framework.Path},
-				"%s requests %s but image %s has no CUDA: its %s %s is a CPU build (%s says cuda = None) and the image has no "+
-					"CUDA toolkit: the GPU sits idle while the app runs on CPU (torch.cuda.is_available() is False); install a CUDA "+
-					"build (pip install torch --index-url https://download.pytorch.org/whl/cu124) or drop the GPU request",
-				describe(c.container), gpu, c.img.Reference, framework.Name, framework.Version, framework.Path)
+				"%s requests %s but image %s has no CUDA: its %s is a CPU build (%s says %s) and the image has no "+
+					"CUDA toolkit: the GPU sits idle while the app runs on CPU%s; install a CUDA build (%s) or drop the GPU request",
+				describe(c.container), gpu, c.img.Reference, strings.TrimSpace(framework.Name+" "+framework.Version), framework.Path,
+				framework.CPUEvidence, cpuBuildSymptom[framework.Name], cudaBuildInstall(framework.Name))
 		case wantsGPU && !hasCUDA:
 			pass.ReportImage(lint.Error, c.container.Path+".resources", lint.ImageLocation{Reference: c.img.Reference},
 				"%s requests %s but image %s has no CUDA (no CUDA_VERSION or NVIDIA_REQUIRE_CUDA in its config, no "+
@@ -552,6 +556,27 @@ func checkGPUImage(pass *lint.Pass) {
 					"or use the CPU build", describe(c.container), c.img.Reference, orUnknown(toolkit.Version), toolkit.From, gpu)
 		}
 	}
+}
+
+// cpuBuildSymptom is what a framework's CPU build says when asked for
+// the GPU.
+var cpuBuildSymptom = map[string]string{
+	"torch":       " (torch.cuda.is_available() is False)",
+	"tensorflow":  " (tf.config.list_physical_devices('GPU') is empty)",
+	"onnxruntime": " (CUDAExecutionProvider is not among onnxruntime.get_available_providers())",
+}
+
+// cudaBuildInstall is how a framework's CUDA build is installed.
+func cudaBuildInstall(name string) string {
+	switch name {
+	case "torch":
+		return "pip install torch --index-url https://download.pytorch.org/whl/cu124"
+	case "tensorflow":
+		return "pip install 'tensorflow[and-cuda]'"
+	case "onnxruntime":
+		return "pip uninstall onnxruntime && pip install onnxruntime-gpu"
+	}
+	return "the package's CUDA build"
 }
 
 // longRunning says a container serves something: it declares a port or

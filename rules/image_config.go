@@ -32,8 +32,13 @@ var cudaDriverTooOld = &lint.Rule{
 			"at the first CUDA call (\"CUDA driver version is insufficient for CUDA runtime version\") when the driver is older " +
 			"than its CUDA major's minor-version-compatibility floor; between that floor and the toolkit's own minimum it runs " +
 			"with limited features (warning). The minimum drivers are NVIDIA's published table (CUDA Toolkit release notes, " +
-			"Table 3). An image without a toolkit of its own (a plain python base with pip's torch) is judged by the CUDA " +
-			"the torch wheel was built with (torch/version.py, cuda = '12.1'), since the wheel carries its CUDA runtime. " +
+			"Table 3). An image without a toolkit of its own (a plain python base with pip's torch) is judged by the newest CUDA " +
+			"a framework its Python imports was built with, since the wheel carries its CUDA runtime: torch/version.py " +
+			"(cuda = '12.1'), TensorFlow's tensorflow/python/platform/build_info.py (cuda_version), onnxruntime's " +
+			"capi/build_and_package_info.py (cuda_version), jax's jax_cuda12_plugin/jax_cuda12_pjrt wheels (CUDA 12), or " +
+			"NVIDIA's CUDA wheels (nvidia_cuda_runtime_cu12-12.1.105.dist-info: CUDA 12.1). A framework built for a newer " +
+			"CUDA than the base image's toolkit (torch cu121 on a CUDA 11.8 image) is judged by its own CUDA, after the " +
+			"image's NVIDIA_REQUIRE_CUDA let the container start. " +
 			"The check runs for containers that request GPUs. The driver is cluster.nvidiaDriver, else the oldest " +
 			"among the --cluster nodes the pod may land on (GPU Feature Discovery's nvidia.com/cuda.driver.major, " +
 			".minor and .rev labels); the check is skipped when neither says." + offlineNote,
@@ -81,11 +86,7 @@ func checkCUDADriver(pass *lint.Pass) {
 		if strings.HasPrefix(toolkit.From, "/") {
 			location.Path, _, _ = strings.Cut(toolkit.From, ", ")
 		}
-		full, knownFull := cuda.MinimumDriver(toolkit.Version)
-		fullText := "a driver for CUDA " + toolkit.Version.MajorMinor().String()
-		if knownFull {
-			fullText = full.DriverString()
-		}
+		full, knownFull, fullText := fullDriver(toolkit)
 		driverCUDA, _ := cuda.DriverCUDA(driver)
 		if toolkit.Require != "" && !toolkit.RequireDisabled {
 			satisfied, err := cuda.Satisfied(toolkit.Require, driver, pass.Config.Cluster.GPUBrand)
@@ -99,8 +100,18 @@ func checkCUDADriver(pass *lint.Pass) {
 						"container toolkit refuses to start the container (\"requirement error: unsatisfied condition: cuda>=%s\") %s; "+
 						"upgrade the GPU nodes to driver %s or newer, or use an image built for CUDA %s",
 					c.label(), toolkit.Require, configured, orUnknown(driverCUDA), toolkit.Version, where(c.img, "", ""), fullText, orUnknown(driverCUDA))
+				continue
 			}
-			continue
+		}
+		// A framework wheel built for a newer CUDA than the base image's
+		// brings that CUDA's runtime, and it meets the driver at the
+		// first CUDA call whatever NVIDIA_REQUIRE_CUDA let start.
+		if newer, ok := newerFrameworkCUDA(c, toolkit); ok {
+			toolkit = newer
+			location.Path, _, _ = strings.Cut(toolkit.From, ", ")
+			full, knownFull, fullText = fullDriver(toolkit)
+		} else if toolkit.Require != "" && !toolkit.RequireDisabled {
+			continue // the container toolkit checked it
 		}
 		floor, knownFloor := cuda.MinorCompatibleDriver(toolkit.Version)
 		switch {
@@ -122,6 +133,16 @@ func checkCUDADriver(pass *lint.Pass) {
 	}
 }
 
+// fullDriver is the driver a toolkit needs for full functionality, and
+// how messages name it.
+func fullDriver(toolkit cuda.Toolkit) (cuda.Version, bool, string) {
+	full, known := cuda.MinimumDriver(toolkit.Version)
+	if known {
+		return full, true, full.DriverString()
+	}
+	return full, false, "a driver for CUDA " + toolkit.Version.MajorMinor().String()
+}
+
 func orUnknown(v cuda.Version) string {
 	if v == nil {
 		return "(older than CUDA 10.0)"
@@ -131,8 +152,9 @@ func orUnknown(v cuda.Version) string {
 
 // imageCUDA finds the CUDA toolkit an image was built with: the env and
 // labels NVIDIA's base images set, else the toolkit's version file, else
-// the CUDA a framework wheel the container's Python imports was built
-// with (torch's version.py), which brings its own CUDA runtime.
+// the newest CUDA a framework wheel the container's Python imports was
+// built with (torch's version.py, TensorFlow's and onnxruntime's build
+// info, jax's and NVIDIA's CUDA wheels), which brings its own CUDA runtime.
 func imageCUDA(c *imageCheck) (cuda.Toolkit, bool) {
 	toolkit, found := cuda.FromEnv(c.img.Env(), configLabels(c))
 	if found {
@@ -145,14 +167,36 @@ func imageCUDA(c *imageCheck) (cuda.Toolkit, bool) {
 			return toolkit, found
 		}
 	}
-	if framework, ok := frameworkCUDA(c); ok && framework.CUDA != "" {
-		if version, parsed := cuda.ParseVersion(framework.CUDA); parsed {
-			toolkit.Version, toolkit.From = version, framework.Path+", "+framework.Name+" "+framework.Version
-			toolkit.FromFramework = true
-			return toolkit, true
-		}
+	if framework, ok := newestFrameworkCUDA(c); ok {
+		version, _ := cuda.ParseVersion(framework.CUDA)
+		toolkit.Version, toolkit.From = version, strings.TrimSpace(framework.Path+", "+framework.Name+" "+framework.Version)
+		toolkit.FromFramework = true
+		return toolkit, true
 	}
 	return toolkit, false
+}
+
+// newerFrameworkCUDA is the CUDA of a framework the container's Python
+// imports when it is newer than the base image's toolkit: a torch cu121
+// wheel on a CUDA 11.8 base image brings the CUDA 12.1 runtime, and that
+// is what the driver must support.
+func newerFrameworkCUDA(c *imageCheck, toolkit cuda.Toolkit) (cuda.Toolkit, bool) {
+	if toolkit.FromFramework {
+		return cuda.Toolkit{}, false
+	}
+	framework, ok := newestFrameworkCUDA(c)
+	if !ok {
+		return cuda.Toolkit{}, false
+	}
+	version, _ := cuda.ParseVersion(framework.CUDA)
+	if toolkit.Version != nil && version.Compare(toolkit.Version.MajorMinor()) <= 0 {
+		return cuda.Toolkit{}, false
+	}
+	from := strings.TrimSpace(framework.Path + ", " + framework.Name + " " + framework.Version)
+	if toolkit.Version != nil {
+		from += fmt.Sprintf(", over the base image's CUDA %s from %s", toolkit.Version, toolkit.From)
+	}
+	return cuda.Toolkit{Version: version, From: from, FromFramework: true}, true
 }
 
 // frameworkCUDA is the first framework the container's Python has.
@@ -161,6 +205,33 @@ func frameworkCUDA(c *imageCheck) (python.Framework, bool) {
 		return python.Framework{}, false
 	}
 	return c.bundle.Program.Frameworks[0], true
+}
+
+// newestFrameworkCUDA is the framework built with the newest CUDA among
+// those the container's Python has (the first of equals): its runtime is
+// the one that needs the newest driver.
+func newestFrameworkCUDA(c *imageCheck) (python.Framework, bool) {
+	if c.bundle == nil || c.bundle.Program == nil {
+		return python.Framework{}, false
+	}
+	frameworks := c.bundle.Program.Frameworks
+	cpuBuild, cudaBuild := false, false
+	for _, framework := range frameworks {
+		cpuBuild = cpuBuild || framework.CPUEvidence != ""
+		cudaBuild = cudaBuild || !framework.Runtime && framework.CUDA != ""
+	}
+	var newest python.Framework
+	var newestVersion cuda.Version
+	for _, framework := range frameworks {
+		if framework.Runtime && cpuBuild && !cudaBuild {
+			continue // NVIDIA's libraries beside a CPU torch: nothing calls them
+		}
+		version, ok := cuda.ParseVersion(framework.CUDA)
+		if ok && (newestVersion == nil || version.Compare(newestVersion) > 0) {
+			newest, newestVersion = framework, version
+		}
+	}
+	return newest, newestVersion != nil
 }
 
 func configLabels(c *imageCheck) map[string]string {

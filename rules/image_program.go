@@ -47,15 +47,19 @@ var pythonModuleMissing = &lint.Rule{
 	ID: "MDL321", Name: "python-module-missing", Severity: lint.Error,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "The module python -m, uvicorn, gunicorn, hypercorn or serve run is told to load (MODULE, MODULE:ATTR, a gunicorn worker class) is on none of the interpreter's import path in the image, or the app module never names its ATTR.",
+		Summary: "The module python -m, uvicorn, gunicorn, hypercorn, serve run, celery -A or a RayService's serveConfigV2 import_path is told to load (MODULE, MODULE:ATTR, a gunicorn worker class) is on none of the interpreter's import path in the image, or the app module never names its ATTR.",
 		Why: "The server process starts and dies while importing the app: \"/usr/local/bin/python3: No module named app\" " +
 			"(exit 1), uvicorn's \"Error loading ASGI app. Could not import module \\\"main\\\".\", gunicorn's " +
 			"\"ModuleNotFoundError: No module named 'main'\" and \"Worker failed to boot.\" The usual causes: the app was " +
 			"copied to another directory than the working dir, the WORKDIR changed, the package lost its __init__.py or " +
 			"__main__.py, or the app was installed into another Python than the one that runs (a venv not on PATH). An app " +
 			"module of the image that never mentions the ATTR of MODULE:ATTR (no assignment, def, class or import of it, no " +
-			"star import or module __getattr__) cannot define it: \"Attribute \\\"app\\\" not found in module \\\"main\\\".\"" +
-			programNote + offlineNote,
+			"star import or module __getattr__) cannot define it: \"Attribute \\\"app\\\" not found in module \\\"main\\\".\" " +
+			"celery -A MODULE[:ATTR] imports the module from the working dir (after --workdir) and exits with \"Unable to load " +
+			"celery application. The module tasks was not found.\" A RayService's serveConfigV2 applications are imported by " +
+			"the Python of the Ray container's ray program (the first container of each group), from its working dir: a " +
+			"missing import_path module leaves the application DEPLOY_FAILED; applications whose runtime_env brings the code " +
+			"(working_dir, py_modules, pip …) are not checked." + programNote + offlineNote,
 		Bad:        "# Dockerfile: WORKDIR /srv, COPY app/ /opt/app/\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [uvicorn, app.main:app]",
 		Good:       "containers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [uvicorn, app.main:app, --app-dir, /opt]",
 		Fix:        "Run from the directory that holds the package (workingDir, --app-dir, gunicorn --chdir), add that directory to PYTHONPATH, or install the package into the interpreter that runs.",
@@ -118,6 +122,9 @@ func checkPrograms(pass *lint.Pass, kind python.Kind) {
 
 func reportProgram(pass *lint.Pass, c *imageCheck, p python.Problem) {
 	field := c.field()
+	if p.ServeApp != "" && pass.Workload() != nil && pass.Workload().ServeConfigPath != "" {
+		field = pass.Workload().ServeConfigPath
+	}
 	if p.Word >= 0 {
 		if fields := c.bundle.ArgvFields(p.Run.Argv); p.Word < len(fields) && fields[p.Word] != "" {
 			field = c.container.Path + "." + fields[p.Word]

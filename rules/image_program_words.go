@@ -22,6 +22,9 @@ func programSubject(p python.Problem) string {
 		return subject
 	}
 	shown := "`" + commandLine(p) + "`: "
+	if p.ServeApp != "" {
+		shown = fmt.Sprintf("Ray Serve application %q (serveConfigV2 import_path %s): ", p.ServeApp, importPath(p))
+	}
 	switch {
 	case p.Kind == python.ModuleMissing:
 		return shown + "module " + p.Target
@@ -106,9 +109,15 @@ func moduleDetail(p python.Problem) string {
 			failure = fmt.Sprintf("\"Error loading ASGI app. Attribute \\\"%s\\\" not found in module \\\"%s\\\".\" (exit 1)", p.Attr, p.Target)
 		case "gunicorn":
 			failure = fmt.Sprintf("\"Failed to find attribute '%s' in '%s'.\" (exit 4)", p.Attr, p.Target)
+		case "celery":
+			failure = fmt.Sprintf("\"Unable to load celery application. Module '%s' has no attribute '%s'\" (exit 2)", p.Target, p.Attr)
+		}
+		tool := p.Tool
+		if p.ServeApp != "" {
+			tool = "Ray Serve's deploy"
 		}
 		return fmt.Sprintf("is %s, which never mentions %s (no assignment, def, class or import of that name): %s fails with %s",
-			p.Path, p.Attr, p.Tool, failure)
+			p.Path, p.Attr, tool, failure)
 	}
 	if p.Reason == python.NoMain {
 		return fmt.Sprintf("is a package without __main__.py: python fails with \"%s: No module named %s; '%s' is a package and cannot "+
@@ -127,6 +136,12 @@ func moduleDetail(p python.Problem) string {
 		}
 		return fmt.Sprintf("%s: every gunicorn worker fails with \"ModuleNotFoundError: No module named '%s'\" and \"Worker failed to boot.\" (exit 3)",
 			notFound, p.Module)
+	case "ray":
+		return fmt.Sprintf("%s: Ray Serve fails to deploy the application with \"ModuleNotFoundError: No module named '%s'\" and the "+
+			"RayService never becomes ready (application status DEPLOY_FAILED)", notFound, p.Module)
+	case "celery":
+		return fmt.Sprintf("%s: celery exits with \"Error: Invalid value for '-A' / '--app': Unable to load celery application. The module %s "+
+			"was not found.\" (exit 2)", notFound, p.Module)
 	case "hypercorn", "serve":
 		return fmt.Sprintf("%s: %s fails with \"ModuleNotFoundError: No module named '%s'\" (exit 1)", notFound, p.Tool, p.Module)
 	}
@@ -135,6 +150,14 @@ func moduleDetail(p python.Problem) string {
 			"module named '%s')\" (exit 1)", notFound, executable, p.Target, p.Module)
 	}
 	return fmt.Sprintf("%s: python fails with \"%s: No module named %s\" (exit 1)", notFound, executable, p.Module)
+}
+
+// importPath is a Ray Serve application's import_path.
+func importPath(p python.Problem) string {
+	if p.Attr == "" {
+		return p.Target
+	}
+	return p.Target + ":" + p.Attr
 }
 
 // workerClass is the gunicorn -k word the module came from.
@@ -148,9 +171,31 @@ func workerClass(p python.Problem) string {
 	return p.Target
 }
 
+// otherSiteText says where the image installed the missing module for
+// another Python.
+func otherSiteText(p python.Problem) string {
+	if len(p.OtherSites) == 0 {
+		return ""
+	}
+	other := p.OtherSites[0]
+	dist := ""
+	if other.Dist != "" {
+		dist = ", installed by " + other.Dist
+	}
+	return fmt.Sprintf("; the image has %s (in %s%s), the packages of another Python than the one that runs", other.File, other.Dir, dist)
+}
+
+// runOther says how to start the Python whose packages hold a module.
+func runOther(other python.OtherSite) string {
+	if other.Python == "" {
+		return "start the app with the Python whose packages hold it"
+	}
+	return fmt.Sprintf("start the app with %s, whose packages hold it (its directory first in PATH)", other.Python)
+}
+
 func otherABIText(p python.Problem) string {
 	if len(p.OtherABI) == 0 {
-		return ""
+		return otherSiteText(p)
 	}
 	return fmt.Sprintf("; the image has %s, built for another Python than %s, which it does not load", p.OtherABI[0], p.Interpreter.Version)
 }
@@ -181,8 +226,23 @@ func programFix(p python.Problem) string {
 			return "add " + strings.ReplaceAll(p.Target, ".", "/") + "/__main__.py, or run the module that starts the app (python -m " + p.Target + ".main)"
 		}
 		if len(p.Elsewhere) > 0 {
-			return fmt.Sprintf("the image has %s: run from %s (workingDir, --app-dir, gunicorn --chdir) or add it to PYTHONPATH",
-				strings.Join(p.Elsewhere, ", "), path.Dir(p.Elsewhere[0]))
+			how := "workingDir, --app-dir, gunicorn --chdir"
+			switch p.Tool {
+			case "celery":
+				how = "workingDir, celery --workdir"
+			case "ray":
+				how = "the Ray container's workingDir"
+			}
+			return fmt.Sprintf("the image has %s: run from %s (%s) or add it to PYTHONPATH",
+				strings.Join(p.Elsewhere, ", "), path.Dir(p.Elsewhere[0]), how)
+		}
+		if p.ServeApp != "" {
+			return "COPY the module into the Ray image's working dir " + p.WorkingDir + " or its site-packages, add its directory to " +
+				"PYTHONPATH, or ship it with the application's runtime_env (working_dir)"
+		}
+		if len(p.OtherSites) > 0 {
+			return fmt.Sprintf("install it into the Python that runs (%s -m pip install %s), or %s",
+				p.Interpreter.Executable, python.Distribution(topLevel(p.Module)), runOther(p.OtherSites[0]))
 		}
 		return "run from the directory that holds it (workingDir, --app-dir, gunicorn --chdir), add that directory to PYTHONPATH, or " +
 			"install it into " + p.Interpreter.Executable + " (pip install " + python.Distribution(topLevel(p.Module)) + ")"
@@ -192,6 +252,11 @@ func programFix(p python.Problem) string {
 	}
 	if local(p) {
 		return "add " + strings.ReplaceAll(p.Module, ".", "/") + ".py (or the package) to the image, or fix the import"
+	}
+	if len(p.OtherSites) > 0 {
+		return fmt.Sprintf("install %s into the interpreter that runs the app (%s -m pip install %s in the Dockerfile, not another "+
+			"Python's pip), or %s", python.Distribution(topLevel(p.Module)), p.Interpreter.Executable,
+			python.Distribution(topLevel(p.Module)), runOther(p.OtherSites[0]))
 	}
 	return fmt.Sprintf("install %s into the interpreter that runs the app (%s -m pip install %s in the Dockerfile), or make the import "+
 		"optional with try/except ImportError", python.Distribution(topLevel(p.Module)), p.Interpreter.Executable, python.Distribution(topLevel(p.Module)))

@@ -1,8 +1,12 @@
 package rules
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/launch/python"
 )
 
 // imageReferences are cited by the start-path rules.
@@ -102,10 +106,18 @@ var glibcTooOld = &lint.Rule{
 			"ELF tables of the start path's binaries (argv[0] or its interpreter) and of the libraries they need, found as " +
 			"ld.so searches (RPATH, LD_LIBRARY_PATH, RUNPATH, ld.so.conf, default dirs). A DT_NEEDED library that is in none " +
 			"of those directories is a warning (\"cannot open shared object file\"); the NVIDIA driver libraries the container " +
-			"toolkit mounts at run time (libcuda.so.1, libnvidia-*) are not expected in the image." + offlineNote,
+			"toolkit mounts at run time (libcuda.so.1, libnvidia-*) are not expected in the image.\n\n" +
+			"Python wheels with compiled extensions record the libc they were built for in their dist-info WHEEL file " +
+			"(Tag: cp311-cp311-manylinux_2_28_x86_64; manylinux1 = glibc 2.5, manylinux2010 = 2.12, manylinux2014 = 2.17; " +
+			"musllinux_1_2 = musl). pip on the image itself would pick a matching build, but a venv or site-packages " +
+			"copied from a build stage on a newer distribution keeps wheels the image's libc cannot load: the import fails " +
+			"with \"version `GLIBC_2.28' not found\". A wheel whose glibc is newer than the image's libc.so.6 (its newest " +
+			"GLIBC_ version), or that is built for the other libc (musllinux on glibc, manylinux on Alpine), is an error " +
+			"when the app imports it and a warning otherwise; pure wheels (py3-none-any) and wheels built on the machine " +
+			"(linux_x86_64) are not judged." + offlineNote,
 		Bad:        "# /app built on Debian 12 (glibc 2.36), image FROM debian:11 (glibc 2.31)\nimage: registry.example.com/serving/app:1.0",
 		Good:       "# /app built in a debian:11 stage, image FROM debian:11\nimage: registry.example.com/serving/app:1.1",
-		Fix:        "Build the binary in a stage with the same (or an older) glibc than the runtime image, or move the runtime image to a newer distribution.",
+		Fix:        "Build the binary (or pip install the wheels) in a stage with the same (or an older) glibc than the runtime image, or move the runtime image to a newer distribution.",
 		References: []string{"https://man7.org/linux/man-pages/man8/ld.so.8.html", "https://refspecs.linuxfoundation.org/LSB_5.0.0/LSB-Core-generic/LSB-Core-generic/symversion.html"},
 	},
 	Check: func(pass *lint.Pass) {
@@ -113,8 +125,100 @@ var glibcTooOld = &lint.Rule{
 			analysis := c.analyze(pass)
 			reportProblems(pass, c, analysis, pass.Rule.Severity, launch.VersionMissing)
 			reportProblems(pass, c, analysis, lint.Warning, launch.LibraryMissing)
+			reportWheels(pass, c)
 		}
 	},
+}
+
+// reportWheels reports the compiled wheels of the container's Python that
+// were built for a newer glibc than the image's, or for the other libc:
+// an error for each the app imports, one warning for the others (only
+// what imports them fails).
+func reportWheels(pass *lint.Pass, c *imageCheck) {
+	if c.bundle == nil {
+		return
+	}
+	program := c.bundle.Program
+	if program == nil || program.Libc == nil || len(program.Wheels) == 0 {
+		return
+	}
+	libc := program.Libc
+	if !libc.Musl && libc.Glibc == "" {
+		if libc.Path != "" {
+			pass.Skip("the wheel tags are not checked: the GLIBC versions of " + libc.Path + " were not read")
+		}
+		return
+	}
+	var failing []wheelFailure
+	for _, wheel := range program.Wheels {
+		failure := wheelFailure{wheel: wheel}
+		switch {
+		case libc.Musl && wheel.Musl == "":
+			failure.need = fmt.Sprintf("glibc %s (%s)", wheel.Glibc, wheel.Tag)
+			failure.symptom = fmt.Sprintf("the image has musl (%s) and no glibc: importing it fails with \"ImportError: Error loading shared library libc.so.6\"", libc.Path)
+		case libc.Musl:
+			continue
+		case wheel.Glibc == "":
+			failure.need = fmt.Sprintf("musl %s (%s)", wheel.Musl, wheel.Tag)
+			failure.symptom = fmt.Sprintf("the image's libc is glibc %s (%s): importing it fails with \"ImportError: libc.musl-x86_64.so.1: cannot open shared object file\"", libc.Glibc, libc.Path)
+		case python.VersionBefore(libc.Glibc, wheel.Glibc):
+			failure.need = fmt.Sprintf("glibc %s or newer (%s)", wheel.Glibc, wheel.Tag)
+			failure.symptom = fmt.Sprintf("the image's %s is glibc %s: importing it fails with \"ImportError: %s: version `GLIBC_%s' not found\"", libc.Path, libc.Glibc, libc.Path, wheel.Glibc)
+		default:
+			continue
+		}
+		failing = append(failing, failure)
+	}
+	reportWheelFailures(pass, c, failing, func(subject string, f wheelFailure) string {
+		return fmt.Sprintf("%s: %s is built for %s, but %s %s; install the wheel in the image itself (pip picks the build for "+
+			"its libc) instead of copying it from a build stage with a newer or other libc, or base the image on a distribution "+
+			"whose libc the wheel supports", c.label(), subject, f.need, f.symptom, where(c.img, f.layer, f.wheel.Path))
+	})
+}
+
+// wheelFailure is a wheel that cannot load in the image, with why.
+type wheelFailure struct {
+	wheel         python.Wheel
+	need, symptom string
+	layer         string
+}
+
+// reportWheelFailures reports an error for each failing wheel the app
+// imports, and one warning, on the first of the others, naming the rest.
+func reportWheelFailures(pass *lint.Pass, c *imageCheck, failing []wheelFailure, message func(subject string, f wheelFailure) string) {
+	var others []wheelFailure
+	for _, f := range failing {
+		location := lint.ImageLocation{Reference: c.img.Reference, Path: f.wheel.Path}
+		if node, err := c.img.FS().Stat(f.wheel.Path); err == nil {
+			location.Layer, f.layer = c.img.LayerDigest(node), c.img.LayerOf(node)
+		}
+		if !f.wheel.Imported {
+			others = append(others, f)
+			continue
+		}
+		subject := "the app imports " + strings.Join(f.wheel.Modules, ", ") + ", whose wheel " + f.wheel.Dist + " " + f.wheel.Version
+		pass.ReportImage(pass.Rule.Severity, c.field(), location, "%s", message(subject, f))
+	}
+	if len(others) == 0 {
+		return
+	}
+	first := others[0]
+	subject := "the installed wheel " + first.wheel.Dist + " " + first.wheel.Version
+	if len(others) > 1 {
+		var names []string
+		for _, f := range others[1:min(len(others), 6)] {
+			names = append(names, f.wheel.Dist+" "+f.wheel.Version)
+		}
+		if len(others) > 6 {
+			names = append(names, fmt.Sprintf("%d more", len(others)-6))
+		}
+		subject += fmt.Sprintf(" (one of %d such wheels the app does not import itself; also %s)", len(others), strings.Join(names, ", "))
+	}
+	location := lint.ImageLocation{Reference: c.img.Reference, Path: first.wheel.Path}
+	if node, err := c.img.FS().Stat(first.wheel.Path); err == nil {
+		location.Layer = c.img.LayerDigest(node)
+	}
+	pass.ReportImage(lint.Warning, c.field(), location, "%s", message(subject, first))
 }
 
 var archMismatch = &lint.Rule{
@@ -125,7 +229,9 @@ var archMismatch = &lint.Rule{
 		Why: "A node runs only its own architecture: an arm64 image on amd64 nodes (or an arm64-labelled image that holds an " +
 			"x86-64 binary, a cross-build gone wrong) fails with \"exec format error\" on every start. The nodes' " +
 			"architecture is the pod's kubernetes.io/arch node selector, else the config's cluster.architecture; without " +
-			"either, only the binaries are compared with the image's own label." + offlineNote,
+			"either, only the binaries are compared with the image's own label. Compiled Python wheels are compared by the " +
+			"architecture of their WHEEL tags (manylinux_2_17_aarch64 in an amd64 image: a venv copied from another " +
+			"platform's build); an error when the app imports one, a warning otherwise." + offlineNote,
 		Bad:        "# image built on an arm64 laptop without --platform\nnodeSelector:\n  kubernetes.io/arch: amd64",
 		Good:       "# docker buildx build --platform linux/amd64,linux/arm64 …\nnodeSelector:\n  kubernetes.io/arch: amd64",
 		Fix:        "Build for the nodes' platform (docker buildx build --platform linux/amd64), publish a multi-platform index, or schedule the pod on matching nodes.",
@@ -150,5 +256,31 @@ func checkArchMismatch(pass *lint.Pass) {
 		}
 		analysis := c.analyze(pass)
 		reportProblems(pass, c, analysis, pass.Rule.Severity, launch.ArchMismatch)
+		reportWheelArch(pass, c)
 	}
+}
+
+// reportWheelArch reports the compiled wheels of the container's Python
+// built for another CPU than the nodes' (or the image's): a venv copied
+// from a build on another platform. An error when the app imports them.
+func reportWheelArch(pass *lint.Pass, c *imageCheck) {
+	if c.bundle == nil || c.bundle.Program == nil {
+		return
+	}
+	arch, from := c.arch, "the nodes are"
+	if arch == "" && c.img.Config != nil {
+		arch, from = c.img.Config.Architecture, "the image is built for"
+	}
+	var failing []wheelFailure
+	for _, wheel := range c.bundle.Program.Wheels {
+		if arch != "" && !wheel.RunsOn(arch) {
+			failing = append(failing, wheelFailure{wheel: wheel})
+		}
+	}
+	reportWheelFailures(pass, c, failing, func(subject string, f wheelFailure) string {
+		return fmt.Sprintf("%s: %s is built for %s (%s) but %s %s: importing it fails with \"ImportError: …so: cannot open "+
+			"shared object file\" %s; install the wheels in an image built for linux/%s (docker buildx build --platform "+
+			"linux/%s) instead of copying them from another platform's build",
+			c.label(), subject, strings.Join(f.wheel.Machines, ", "), f.wheel.Tag, from, arch, where(c.img, f.layer, f.wheel.Path), arch, arch)
+	})
 }

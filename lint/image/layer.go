@@ -37,6 +37,12 @@ const (
 	// maxScript bounds a shell script kept whole to be followed to the
 	// program it runs: entrypoint wrappers are a few KiB.
 	maxScript = 64 << 10
+	// maxDistMetadata bounds one dist-info WHEEL or top_level.txt kept
+	// (real ones are a few lines), and maxDistMetadataFiles how many one
+	// layer keeps: a site-packages of a thousand distributions has two
+	// thousand.
+	maxDistMetadata      = 4 << 10
+	maxDistMetadataFiles = 8192
 	// MaxSource bounds a program's source kept whole when a targeted read
 	// asks for it (a Python entry module and the app modules it imports),
 	// and the source files of a language's own bookkeeping the first pass
@@ -93,10 +99,38 @@ func textFile(name string) bool {
 	case strings.HasSuffix(base, ".pth") && (strings.HasSuffix(dir, "/site-packages/") || strings.HasSuffix(dir, "/dist-packages/")):
 		// Path configuration files extend sys.path when site runs.
 		return true
-	case strings.HasSuffix(name, "-packages/torch/version.py"):
-		return strings.HasSuffix(dir, "/site-packages/torch/") || strings.HasSuffix(dir, "/dist-packages/torch/")
+	case base == "version.py":
+		return underSite(dir, "torch/")
+	case base == "build_info.py":
+		return underSite(dir, "tensorflow/python/platform/")
+	case base == "build_and_package_info.py":
+		return underSite(dir, "onnxruntime/capi/")
 	}
-	return false
+	return distMetadata(name)
+}
+
+// underSite reports whether dir is rel under a site-packages or
+// dist-packages directory: the frameworks' build records (torch/version.py,
+// TensorFlow's and onnxruntime's build info) say the CUDA they were built
+// with.
+func underSite(dir, rel string) bool {
+	return strings.HasSuffix(dir, "/site-packages/"+rel) || strings.HasSuffix(dir, "/dist-packages/"+rel)
+}
+
+// distMetadata reports an installed distribution's WHEEL (its platform
+// tags: the glibc its extensions need) or top_level.txt (the modules it
+// provides; egg-info directories have one too, as Debian's python3-*
+// packages install them).
+func distMetadata(name string) bool {
+	dir, base := path.Split(name)
+	if base != "WHEEL" && base != "top_level.txt" {
+		return false
+	}
+	parent, info := path.Split(strings.TrimSuffix(dir, "/"))
+	if base == "WHEEL" && !strings.HasSuffix(info, ".dist-info") || !strings.HasSuffix(info, ".dist-info") && !strings.HasSuffix(info, ".egg-info") {
+		return false
+	}
+	return strings.HasSuffix(parent, "/site-packages/") || strings.HasSuffix(parent, "/dist-packages/")
 }
 
 // modelCapture says how much of a file the model rules read: whole for
@@ -157,7 +191,7 @@ func loaderName(base string) bool {
 func indexLayer(stream io.Reader, policy *capturePolicy) (*layerIndex, error) {
 	index := &layerIndex{Files: map[string]*FileFacts{}}
 	reader := tar.NewReader(stream)
-	budget := &captureBudget{model: maxModelBytes, text: maxTextBytes}
+	budget := &captureBudget{model: maxModelBytes, text: maxTextBytes, distMetadata: maxDistMetadataFiles}
 	remaining := len(policy.exact)
 	for {
 		header, err := reader.Next()
@@ -219,7 +253,10 @@ func truncated(err error) error {
 
 // captureBudget is what a layer may still keep of model files and of text
 // files.
-type captureBudget struct{ model, text int64 }
+type captureBudget struct {
+	model, text  int64
+	distMetadata int
+}
 
 // capture reads what the policy wants of one regular file, within the
 // layer's budget.
@@ -237,6 +274,12 @@ func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact b
 	}
 	if !policy.targeted && !wantText && !wantELF && (wholeModel || safetensorsHeader) {
 		return captureModelFile(body, entry.Size, safetensorsHeader, &budget.model)
+	}
+	if wantText && distMetadata(entry.Name) && !wantELF {
+		if entry.Size > maxDistMetadata || budget.distMetadata == 0 {
+			return nil, nil // listed and sized; its content reads as not captured
+		}
+		budget.distMetadata--
 	}
 	if wantText {
 		limit := min(entry.Size, maxTextFile)

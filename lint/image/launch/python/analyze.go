@@ -68,6 +68,9 @@ type Problem struct {
 	// Module is the module that is missing (the first dotted part not
 	// found).
 	Module string
+	// ServeApp is the Ray Serve application whose import_path names
+	// Target ("" for the start's own programs).
+	ServeApp string
 	// WorkingDir is the directory relative paths resolved from; Store
 	// says it is TorchServe's model store rather than the working dir.
 	WorkingDir string
@@ -84,6 +87,9 @@ type Problem struct {
 	// Elsewhere are where the image has a module of the missing name, in
 	// the working dir's subdirectories: the app copied to another place.
 	Elsewhere []string
+	// OtherSites are where the image installed the missing module for
+	// another Python than the one that runs.
+	OtherSites []OtherSite
 	// Layer and LayerDigest are of the file an import is in.
 	Layer, LayerDigest string
 }
@@ -101,6 +107,13 @@ type Analysis struct {
 	// Frameworks are the frameworks installed for the interpreters that
 	// run, with the CUDA they were built for.
 	Frameworks []Framework
+	// Wheels are the compiled wheels installed for those interpreters, and
+	// Libc the image's C library they need to match.
+	Wheels []Wheel
+	Libc   *Libc
+	// imported are the top-level modules the app imports from the
+	// interpreters' installed packages.
+	imported map[string]bool
 }
 
 // Unchecked is one thing a check could not decide; Kind 0 concerns every
@@ -130,6 +143,12 @@ type Context struct {
 	// EnvFromCluster names env variables whose value the kubelet resolves
 	// (valueFrom), unknown here.
 	EnvFromCluster []string
+	// ServeApps are the Ray Serve applications the container's Ray
+	// deploys (a RayService's serveConfigV2), imported by the Python the
+	// image's ray program runs.
+	ServeApps []ServeApp
+	// ServeConfigError says why the Serve config could not be read.
+	ServeConfigError string
 }
 
 // maxFollowed bounds the app modules read one level into the app.
@@ -137,7 +156,7 @@ const maxFollowed = 64
 
 // Analyze checks what the runs of a container's start load.
 func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
-	a := &Analysis{}
+	a := &Analysis{imported: map[string]bool{}}
 	if img == nil || img.FS() == nil {
 		return a
 	}
@@ -168,6 +187,12 @@ func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
 			started = true
 		}
 	}
+	if ctx.ServeConfigError != "" {
+		a.Unchecked = append(a.Unchecked, Unchecked{Kind: ModuleMissing, Reason: ctx.ServeConfigError})
+	}
+	for _, app := range ctx.ServeApps {
+		a.checkServeApp(img, ctx, app)
+	}
 	for _, problems := range failing {
 		if !started || len(runs) == 1 {
 			a.Problems = append(a.Problems, problems...)
@@ -181,7 +206,24 @@ func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
 	return a
 }
 
+// checkServeApp checks a Ray Serve application's import_path in the
+// Python of the image's ray program, from the container's working dir.
+func (a *Analysis) checkServeApp(img *image.Image, ctx Context, app ServeApp) {
+	target, ok := serveTarget(app)
+	if !ok {
+		return
+	}
+	run := launch.Run{Argv: []string{"ray"}}
+	entry := Entry{Tool: "ray", Python: true, Targets: []Target{target}}
+	a.Entries++
+	c := &checker{r: &resolver{img: img, fs: img.FS()}, ctx: ctx, run: run, entry: entry, analysis: a, seen: map[string]bool{}, serveApp: app.Name}
+	c.check()
+	a.Needs = append(a.Needs, c.r.needs...)
+}
+
 type checker struct {
+	// serveApp is the Ray Serve application checked, "" for a run.
+	serveApp string
 	r        *resolver
 	ctx      Context
 	run      launch.Run
@@ -345,6 +387,7 @@ func (c *checker) checkPython() {
 		}
 		executable = interpreter
 		scriptDir = path.Dir(resolved)
+		c.analysis.imported[consoleScriptModule(c.entry.Tool)] = true
 	}
 	spec := c.ctx.Spec
 	spec.Env, spec.WorkingDir = c.env, c.cwd
@@ -355,6 +398,8 @@ func (c *checker) checkPython() {
 	}
 	before := len(c.analysis.Problems)
 	c.frameworks(in)
+	c.wheels(in)
+	defer c.markImported()
 	for _, target := range c.entry.Targets {
 		if len(c.analysis.Problems) > before {
 			return // the program stops at the first target it cannot load
@@ -382,6 +427,17 @@ func (c *checker) checkPython() {
 	}
 }
 
+// consoleScriptModule is the package a console script imports first.
+func consoleScriptModule(tool string) string {
+	switch tool {
+	case "serve":
+		return "ray"
+	case "fastapi":
+		return "fastapi_cli"
+	}
+	return tool
+}
+
 // sysPath is the interpreter's import path with the entries that come first.
 func sysPath(in *Interpreter, first []string) []string {
 	var entries []string
@@ -402,7 +458,7 @@ func installed(in *Interpreter, entry string) bool {
 }
 
 func (c *checker) problem(p Problem) {
-	p.Run, p.Tool, p.Program = c.run, c.entry.Tool, c.run.Argv[c.entry.Offset]
+	p.Run, p.Tool, p.Program, p.ServeApp = c.run, c.entry.Tool, c.run.Argv[c.entry.Offset], c.serveApp
 	if p.WorkingDir == "" {
 		p.WorkingDir = c.cwd
 	}
@@ -536,7 +592,7 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 			return
 		}
 		c.problem(Problem{Kind: ModuleMissing, Reason: NotFound, Word: target.Word, Target: target.Name, Module: missing,
-			Interpreter: in, SysPath: entries, OtherABI: search.otherABI, Elsewhere: c.elsewhere(missing, in)})
+			Interpreter: in, SysPath: entries, OtherABI: search.otherABI, Elsewhere: c.elsewhere(missing, in), OtherSites: c.otherSite(missing, in)})
 		return
 	}
 	file := found.File
@@ -549,6 +605,9 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 			return
 		}
 		file = main.File
+	}
+	if installed(in, found.Entry) {
+		c.analysis.imported[top] = true
 	}
 	if installed(in, found.Entry) || !strings.HasSuffix(file, ".py") {
 		return // an installed package's imports are its own business
@@ -729,11 +788,13 @@ func (c *checker) checkImports(file, module string, in *Interpreter, first []str
 				c.unchecked(ImportMissing, "%s line %d: module %s is not in the image's import path, but %s", file, imp.Line, missing, unsure)
 				continue
 			}
-			base.Target, base.Module, base.OtherABI = imp.Module, missing, search.otherABI
+			base.Target, base.Module, base.OtherABI, base.OtherSites = imp.Module, missing, search.otherABI, c.otherSite(missing, in)
 			c.problem(base)
 			continue
 		}
-		if depth == 0 && !installed(in, found.Entry) {
+		if installed(in, found.Entry) {
+			c.analysis.imported[top] = true
+		} else if depth == 0 {
 			stopped = c.follow(found, imp.Module, imp, in, first, file)
 		}
 	}

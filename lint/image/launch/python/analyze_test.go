@@ -42,7 +42,13 @@ func openImage(t *testing.T, files string, spec launch.Spec, mounts []string) (*
 	if err := yaml.UnmarshalStrict([]byte(files), &extra); err != nil {
 		t.Fatal(err)
 	}
-	built, err := imagetest.Build(&imagetest.ImageSpec{Ref: "registry.example.com/app:1", Layers: []imagetest.LayerSpec{{Files: base}, {Files: extra}}}, nil)
+	var builder *imagetest.ELFBuilder
+	for _, file := range extra {
+		if slices.Contains(imagetest.ELFKinds, file.ELF) {
+			builder = imagetest.ELF(t) // a real libc or program: compiled, or the test is skipped without gcc
+		}
+	}
+	built, err := imagetest.Build(&imagetest.ImageSpec{Ref: "registry.example.com/app:1", Layers: []imagetest.LayerSpec{{Files: base}, {Files: extra}}}, builder)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,6 +120,9 @@ func ParseEntry(argv []string) (Entry, bool) {
 	case tool == "uvicorn", tool == "gunicorn", tool == "hypercorn", tool == "fastapi", tool == "serve", tool == "streamlit":
 		entry.Python = true
 		return entry, entry.parseTool(tool, args, at)
+	case tool == "celery":
+		entry.Python = true
+		return entry, entry.parseCelery(args, at)
 	case tool == "torchserve":
 		entry.parseTorchServe(args, at)
 		return entry, len(entry.Targets) > 0
@@ -146,8 +149,13 @@ func (e *Entry) parsePython(args []string, at func(int) int) bool {
 				module, word, i = args[i+1], i+1, i+1
 			}
 			e.Targets = append(e.Targets, Target{Kind: Module, Word: at(word), Name: module})
-			if tool := moduleTool(module); tool != "" {
-				e.parseTool(tool, args[i+1:], func(j int) int { return at(i + 1 + j) })
+			rest, restAt := args[i+1:], func(j int) int { return at(i + 1 + j) }
+			switch tool := moduleTool(module); tool {
+			case "":
+			case "celery":
+				e.parseCelery(rest, restAt)
+			default:
+				e.parseTool(tool, rest, restAt)
 			}
 			return true
 		case arg == "-c", arg == "-", strings.HasPrefix(arg, "-c"):
@@ -204,8 +212,61 @@ func moduleTool(module string) string {
 		return strings.TrimSuffix(module, "_cli")
 	case "ray.serve.scripts":
 		return "serve"
+	case "celery":
+		return "celery"
 	}
 	return ""
+}
+
+// celeryValueOptions are celery's global options that take a value
+// (celery --help of Celery 5); the others are flags.
+var celeryValueOptions = []string{"-b", "--broker", "--result-backend", "--loader", "--config", "--workdir"}
+
+// parseCelery reads celery's global options, which come before the
+// subcommand (celery -A proj worker): -A/--app names the app's module
+// (MODULE or MODULE:ATTR), imported with the working dir on sys.path
+// (celery's import_from_cwd), after --workdir changes it.
+func (e *Entry) parseCelery(args []string, at func(int) int) bool {
+	target := Target{Kind: App, AppDir: ".", Word: -1}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		name, value, inline := strings.Cut(arg, "=")
+		switch {
+		case arg == "--help" || arg == "--version":
+			return false
+		case (name == "-A" || name == "--app") && inline:
+			target.Word, target.Name = at(i), value
+		case arg == "-A" || arg == "--app":
+			if i+1 < len(args) {
+				target.Word, target.Name = at(i+1), args[i+1]
+				i++
+			}
+		case strings.HasPrefix(arg, "-A") && len(arg) > 2:
+			target.Word, target.Name = at(i), arg[2:]
+		case name == "--workdir" && inline:
+			target.AppDir = value
+		case arg == "--workdir" && i+1 < len(args):
+			target.AppDir = args[i+1]
+			i++
+		case slices.Contains(celeryValueOptions, name):
+			if !inline {
+				i++
+			}
+		case strings.HasPrefix(arg, "-"):
+		default:
+			i = len(args) // the subcommand: its options are its own
+		}
+	}
+	if target.Name == "" {
+		return false // the app from CELERY_APP or the default: not followed
+	}
+	module, attr, _ := strings.Cut(target.Name, ":")
+	if module == "" || strings.ContainsAny(module, "/\\") {
+		return false
+	}
+	target.Name, target.Attr = module, attr
+	e.Targets = append(e.Targets, target)
+	return true
 }
 
 // flagOnly are the options of the ASGI/WSGI servers that take no value;

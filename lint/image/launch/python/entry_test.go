@@ -29,10 +29,16 @@ func TestParseEntry(t *testing.T) {
 		"serve run --working-dir s3://b/x app:graph":        "",
 		"torchserve --start --model-store /m --models a=a.mar b.mar http://x/y.mar all": "torchserve file(5)=a.mar file(6)=b.mar",
 		"node --require ts-node/register dist/index.js":                                 "node file(3)=dist/index.js",
-		"node -e 1":                       "",
-		"java -Xmx1g -jar /app.jar":       "java file(3)=/app.jar",
-		"java -cp x.jar com.example.Main": "",
-		"sleep infinity":                  "",
+		"node -e 1":                                                    "",
+		"java -Xmx1g -jar /app.jar":                                    "java file(3)=/app.jar",
+		"java -cp x.jar com.example.Main":                              "",
+		"sleep infinity":                                               "",
+		"celery -A proj worker -l INFO":                                "celery app(2)=proj",
+		"celery --app=proj.tasks:app --workdir /srv beat":              "celery app(1)=proj.tasks:app dir=/srv",
+		"celery -b redis://r:6379/0 --app proj.celery worker -A other": "celery app(4)=proj.celery",
+		"python -m celery -Aproj worker":                               "python module(2)=celery app(3)=proj",
+		"celery worker -l INFO":                                        "",
+		"celery --help":                                                "",
 	}
 	for line, want := range cases {
 		entry, ok := ParseEntry(strings.Fields(line))

@@ -1,0 +1,92 @@
+package python
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/modellint/modellint/lint/image/launch"
+)
+
+func TestFrameworks(t *testing.T) {
+	const site = "/usr/local/lib/python3.11/site-packages"
+	tfBuild := func(info string) string {
+		return fmt.Sprintf(`{path: %s/tensorflow/python/platform/build_info.py, content: "\"\"\"Auto-generated module providing information about the build.\"\"\"\nimport collections\n\nbuild_info = %s\n"}`, site, info)
+	}
+	cases := []struct {
+		name, files string
+		want        []string
+	}{
+		{name: "nvidia runtime wheel gives the minor",
+			files: `[{path: ` + site + `/nvidia_cuda_runtime_cu12-12.1.105.dist-info/METADATA, content: ""}, {path: ` + site + `/nvidia_cudnn_cu12-8.9.2.26.dist-info/METADATA, content: ""}]`,
+			want:  []string{"nvidia-cuda-runtime-cu12 12.1.105 cuda=12.1 " + site + "/nvidia_cuda_runtime_cu12-12.1.105.dist-info"}},
+		{name: "nvidia library wheel alone gives the major",
+			files: `[{path: ` + site + `/nvidia_cudnn_cu11-8.5.0.96.dist-info/METADATA, content: ""}]`,
+			want:  []string{"nvidia-cudnn-cu11 8.5.0.96 cuda=11 " + site + "/nvidia_cudnn_cu11-8.5.0.96.dist-info"}},
+		{name: "tensorflow CUDA build",
+			files: `[` + tfBuild(`collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/clang'), ('cuda_compute_capabilities', ['sm_60', 'compute_90']), ('cuda_version', '12.3'), ('cudnn_version', '8'), ('is_cuda_build', True), ('is_rocm_build', False), ('is_tensorrt_build', True)])`) +
+				`, {path: ` + site + `/tensorflow-2.16.1.dist-info/METADATA, content: ""}]`,
+			want: []string{"tensorflow 2.16.1 cuda=12.3 " + site + "/tensorflow/python/platform/build_info.py"}},
+		{name: "tensorflow CPU build",
+			files: `[` + tfBuild(`collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/clang'), ('is_cuda_build', False), ('is_rocm_build', False), ('is_tensorrt_build', False)])`) + `]`,
+			want:  []string{"tensorflow  cuda= " + site + "/tensorflow/python/platform/build_info.py cpu:'is_cuda_build': False"}},
+		{name: "tensorflow windows build version is not read",
+			files: `[` + tfBuild(`{'cuda_version': '64_101', 'is_cuda_build': True}`) + `]`},
+		{name: "onnxruntime-gpu",
+			files: `[{path: ` + site + `/onnxruntime/capi/build_and_package_info.py, content: "package_name = 'onnxruntime-gpu'\n__version__ = '1.18.0'\ncuda_version = '12.2'\ncudart_version = 12020\n"}]`,
+			want:  []string{"onnxruntime-gpu 1.18.0 cuda=12.2 " + site + "/onnxruntime/capi/build_and_package_info.py"}},
+		{name: "onnxruntime CPU",
+			files: `[{path: ` + site + `/onnxruntime/capi/build_and_package_info.py, content: "package_name = 'onnxruntime'\n__version__ = '1.22.0'\n"}]`,
+			want:  []string{"onnxruntime 1.22.0 cuda= " + site + "/onnxruntime/capi/build_and_package_info.py cpu:package_name = 'onnxruntime' and no cuda_version"}},
+		{name: "jax plugin",
+			files: `[{path: ` + site + `/jax_cuda12_plugin-0.4.30.dist-info/METADATA, content: ""}, {path: ` + site + `/jax_cuda12_pjrt-0.4.30.dist-info/METADATA, content: ""}]`,
+			want: []string{"jax-cuda12-pjrt 0.4.30 cuda=12 " + site + "/jax_cuda12_pjrt-0.4.30.dist-info",
+				"jax-cuda12-plugin 0.4.30 cuda=12 " + site + "/jax_cuda12_plugin-0.4.30.dist-info"}},
+		{name: "jaxlib local version",
+			files: `[{path: ` + site + `/jaxlib-0.4.23+cuda12.cudnn89.dist-info/METADATA, content: ""}]`,
+			want:  []string{"jaxlib 0.4.23+cuda12.cudnn89 cuda=12 " + site + "/jaxlib-0.4.23+cuda12.cudnn89.dist-info"}},
+		{name: "none", files: `[{path: ` + site + `/requests-2.32.3.dist-info/METADATA, content: ""}]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			files := tc.files[:len(tc.files)-1] + `, {path: /app/main.py, content: "import json\n"}]`
+			_, a := openImage(t, files, launch.Spec{Argv: []string{"python3", "/app/main.py"}}, nil)
+			var got []string
+			for _, f := range a.Frameworks {
+				line := fmt.Sprintf("%s %s cuda=%s %s", f.Name, f.Version, f.CUDA, f.Path)
+				if f.CPUEvidence != "" {
+					line += " cpu:" + f.CPUEvidence
+				}
+				got = append(got, line)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("frameworks:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOtherSite(t *testing.T) {
+	files := `[{path: /usr/local/lib/python3.10/site-packages/torch/__init__.py, content: ""},
+	  {path: /usr/local/lib/python3.10/site-packages/torch-2.4.1.dist-info/top_level.txt, content: "functorch\ntorch\ntorchgen\n"},
+	  {path: /usr/local/lib/python3.10/site-packages/cv2/__init__.py, content: ""},
+	  {path: /usr/local/lib/python3.10/site-packages/opencv_python-4.10.0.84.dist-info/top_level.txt, content: "cv2\n"},
+	  {path: /usr/lib/python3/dist-packages/yaml/__init__.py, content: ""},
+	  {path: /usr/lib/python3/dist-packages/PyYAML-6.0.1.egg-info/top_level.txt, content: "_yaml\nyaml\n"},
+	  {path: /app/main.py, content: "import torch\nimport cv2\nimport yaml\nimport absent\n"}]`
+	_, a := openImage(t, files, launch.Spec{Argv: []string{"python3", "/app/main.py"}}, nil)
+	var got []string
+	for _, p := range a.Problems {
+		line := p.Module
+		for _, other := range p.OtherSites {
+			line += " " + other.File + " (" + other.Dist + ")"
+		}
+		got = append(got, line)
+	}
+	want := []string{"torch /usr/local/lib/python3.10/site-packages/torch (torch 2.4.1)",
+		"cv2 /usr/local/lib/python3.10/site-packages/cv2 (opencv_python 4.10.0.84)",
+		"yaml /usr/lib/python3/dist-packages/yaml (PyYAML 6.0.1)", "absent"}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n got %q\nwant %q", got, want)
+	}
+}

@@ -1,0 +1,146 @@
+package python
+
+import (
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/modellint/modellint/lint/image/rootfs"
+)
+
+// OtherSite is a module found in the installed packages of another Python
+// of the image than the one that runs: the usual result of pip installing
+// with one interpreter (python3.10, the system's, a venv) while another
+// runs the app.
+type OtherSite struct {
+	// File is the module's file or package directory; Dir the site dir it
+	// is in; Dist the distribution that installed it, from a dist-info's
+	// top_level.txt or name ("" when none says).
+	File, Dir, Dist string
+	// Python is the interpreter whose packages Dir holds, "" when the image
+	// has none there.
+	Python string
+}
+
+// otherSiteRoots are where interpreters keep installed packages, one level
+// of PYTHON-VERSION directories below (lib/python3.10/site-packages).
+var otherSiteRoots = []string{"/usr/local/lib", "/usr/lib", "/usr/local/lib64", "/usr/lib64", "/opt/conda/lib", "/root/.local/lib"}
+
+var pythonLibDir = regexp.MustCompile(`^python\d+(\.\d+)?t?$`)
+
+// eggInfo matches setuptools' metadata directory (NAME-VERSION-pyX.Y.egg-info,
+// or NAME-VERSION.egg-info as Debian's packages install it).
+var eggInfo = regexp.MustCompile(`^([A-Za-z0-9_.]+)-([^-]+?)(?:-py\d+(?:\.\d+)?)?\.egg-info$`)
+
+// maxOtherSites bounds the site dirs of other Pythons looked at.
+const maxOtherSites = 32
+
+// otherSites lists the site dirs of the image's other Pythons under the
+// standard prefixes and /opt/*/lib (conda, venvs), at most maxOtherSites.
+func (c *checker) otherSites(in *Interpreter) []string {
+	var sites []string
+	roots := append([]string(nil), otherSiteRoots...)
+	if node, err := c.r.fs.Stat("/opt"); err == nil && node.Type == rootfs.Dir {
+		children := node.Children()
+		slices.Sort(children)
+		for _, child := range children {
+			roots = append(roots, path.Join("/opt", child, "lib"))
+		}
+	}
+	for _, root := range roots {
+		node, err := c.r.fs.Stat(root)
+		if err != nil || node.Type != rootfs.Dir {
+			continue
+		}
+		children := node.Children()
+		slices.Sort(children)
+		for _, child := range children {
+			if !pythonLibDir.MatchString(child) {
+				continue
+			}
+			for _, name := range []string{"site-packages", "dist-packages"} {
+				site := path.Join(root, child, name)
+				if len(sites) < maxOtherSites && c.r.isDir(site) && !slices.Contains(in.Site, site) && !slices.Contains(sites, site) {
+					sites = append(sites, site)
+				}
+			}
+		}
+	}
+	return sites
+}
+
+// otherSite looks for a missing top-level module in the other Pythons'
+// site dirs, at most three places.
+func (c *checker) otherSite(module string, in *Interpreter) []OtherSite {
+	if strings.Contains(module, ".") {
+		return nil
+	}
+	var found []OtherSite
+	for _, site := range c.otherSites(in) {
+		if len(found) >= 3 {
+			break
+		}
+		version := strings.TrimPrefix(path.Base(path.Dir(site)), "python")
+		search := &searchPath{r: c.r, entries: []string{site}, version: version}
+		file, pkg, namespace := search.moduleIn(site, module)
+		if file == "" && !namespace {
+			continue
+		}
+		if pkg || namespace {
+			file = path.Join(site, module)
+		}
+		found = append(found, OtherSite{File: file, Dir: site, Dist: c.distributionOf(site, module), Python: c.pythonOf(site)})
+	}
+	return found
+}
+
+// distributionOf names the distribution of a site dir that provides a
+// top-level module: the dist-info whose top_level.txt lists it, else the
+// one whose name is the module's.
+func (c *checker) distributionOf(site, module string) string {
+	node, err := c.r.fs.Stat(site)
+	if err != nil || node.Type != rootfs.Dir {
+		return ""
+	}
+	children := node.Children()
+	slices.Sort(children)
+	byName := ""
+	for _, child := range children {
+		m := distInfo.FindStringSubmatch(child)
+		if m == nil {
+			m = eggInfo.FindStringSubmatch(child)
+		}
+		if m == nil {
+			continue
+		}
+		if slices.Contains(c.topLevel(path.Join(site, child), m[1]), module) {
+			return m[1] + " " + m[2]
+		}
+		if strings.EqualFold(m[1], module) && byName == "" {
+			byName = m[1] + " " + m[2]
+		}
+	}
+	return byName
+}
+
+// pythonOf finds the interpreter of a site dir PREFIX/lib/pythonX.Y/…:
+// PREFIX/bin's, or for Debian's /usr/local/lib/pythonX.Y/dist-packages
+// /usr/bin's.
+func (c *checker) pythonOf(site string) string {
+	versionDir := path.Dir(site)
+	prefix := path.Dir(path.Dir(versionDir))
+	names := []string{path.Base(versionDir), "python3", "python"}
+	dirs := []string{path.Join(prefix, "bin")}
+	if prefix == "/usr/local" && path.Base(site) == "dist-packages" {
+		dirs = append(dirs, "/usr/bin")
+	}
+	for _, dir := range dirs {
+		for _, name := range names {
+			if candidate := path.Join(dir, name); c.r.isFile(candidate) {
+				return candidate
+			}
+		}
+	}
+	return ""
+}
