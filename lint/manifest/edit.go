@@ -121,6 +121,11 @@ func (f *File) review(start, end int, text string) Review {
 // line when it holds the value literally under the same key (never a
 // template expression, which matches nothing).
 func (o *Object) ReplaceScalar(path string, matches func(written string) bool, text string) (Edit, bool) {
+	if full := o.FullPath(path); full == "" || (strings.HasSuffix(full, "]") && !strings.HasSuffix(full, `"]`)) {
+		// A document or a sequence item is positioned at its first key:
+		// only a mapping's field has a scalar after its own key.
+		return Edit{}, false
+	}
 	file, pos, templated, ok := o.editTarget(path)
 	if !ok {
 		return Edit{}, false
@@ -239,7 +244,12 @@ func skipScalar(source []byte, i int, key bool) (int, bool) {
 	j := i
 	for j < len(source) {
 		c := source[j]
-		if c == '\n' || c == '\r' || c == ',' || c == '}' || c == ']' {
+		if c == '\n' || c == '\r' || c == '}' || c == ']' {
+			break
+		}
+		// A comma ends a scalar in a flow collection, where one follows it
+		// with a space or a line end; "a,b" is one plain scalar.
+		if c == ',' && (j+1 == len(source) || source[j+1] == ' ' || source[j+1] == '\n' || source[j+1] == '\r') {
 			break
 		}
 		if c == '#' && j > i && (source[j-1] == ' ' || source[j-1] == '\t') {
