@@ -27,15 +27,16 @@ demo: build
 	@echo '$$ modellint --offline testdata/examples/fixed'
 	@./bin/modellint --offline testdata/examples/fixed
 
-# The image benchmark builds a 2 GiB synthetic image once (cached under
-# $XDG_CACHE_HOME/modellint-bench) and reports modellint against gzip -dc.
-# The manifest benchmarks (cmd/modellint) lint 10,000 generated Deployments
-# in 1,000 files and the shared corpus in a subprocess, reporting wall time,
-# peak RSS (peak-MiB) and CPU time (cpu-s), and time `modellint version`;
-# the model benchmarks do the same for a safetensors header of a million
-# tensors, a checkpoint of 100,000 shards and 100,000 TF Serving versions.
+# Every benchmark once, as one table (scripts/bench.sh): wall, CPU and peak
+# RSS per workload against its floor measured in the same run. The image
+# benchmark builds a 2 GiB synthetic image once (cached under
+# $XDG_CACHE_HOME/modellint-bench) and compares with gzip -dc and pigz -dc
+# of its layers; the manifest benchmarks (cmd/modellint) lint 10,000
+# generated Deployments in 1,000 files, the shared corpus and big model
+# files in a subprocess, and time `modellint version`. docs/performance.md
+# keeps the latest table.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+	GO='$(GO)' scripts/bench.sh
 
 # Runs every fuzz target for FUZZTIME each; a crasher stays in the
 # package's testdata/fuzz as a regression seed.
