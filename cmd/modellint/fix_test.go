@@ -211,3 +211,25 @@ func TestFixPinsDigest(t *testing.T) {
 		t.Errorf("after --fix:\n%s\nwant it to end with:\n%s", got, want)
 	}
 }
+
+// TestFixKustomizePatch: in an overlay, the fix goes to the patch that set
+// the value; the base it patches is not touched.
+func TestFixKustomizePatch(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tree")
+	if err := os.CopyFS(dir, os.DirFS("testdata/fix-kustomize")); err != nil {
+		t.Fatal(err)
+	}
+	base := readFile(t, filepath.Join(dir, "base", "deploy.yaml"))
+	patch := readFile(t, filepath.Join(dir, "overlay", "rollout.yaml"))
+	overlay := filepath.Join(dir, "overlay")
+	if code, _, stderr := lintArgs(t, "", "--offline", "--no-color", "--fix", overlay); code == exitError || !strings.Contains(stderr, "fixed 1 finding in 1 file") {
+		t.Fatalf("--fix: exit %d, stderr %q", code, stderr)
+	}
+	want := strings.NewReplacer("maxUnavailable: 1  #", "maxUnavailable: 0  #", "maxSurge: 0", "maxSurge: 1").Replace(patch)
+	if got := readFile(t, filepath.Join(overlay, "rollout.yaml")); got != want {
+		t.Errorf("the patch after --fix:\n%s\nwant:\n%s", got, want)
+	}
+	if readFile(t, filepath.Join(dir, "base", "deploy.yaml")) != base {
+		t.Error("--fix edited the base")
+	}
+}
