@@ -152,11 +152,17 @@ func (f *File) Write() error {
 	if bytes.Equal(f.Before, f.After) {
 		return nil
 	}
-	info, err := os.Stat(f.Path)
+	// A symlinked manifest is edited where it lives: renaming over the
+	// link would replace it with a copy.
+	target, err := filepath.EvalSymlinks(f.Path)
 	if err != nil {
 		return err
 	}
-	temp, err := os.CreateTemp(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".modellint-*")
+	info, err := os.Stat(target)
+	if err != nil {
+		return err
+	}
+	temp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".modellint-*")
 	if err != nil {
 		return err
 	}
@@ -172,7 +178,7 @@ func (f *File) Write() error {
 	if err := temp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(temp.Name(), f.Path)
+	return os.Rename(temp.Name(), target)
 }
 
 // Diff is the file's change as a unified diff, as git shows it.
