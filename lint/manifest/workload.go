@@ -131,6 +131,23 @@ type Container struct {
 	// an Indexed Job's JOB_COMPLETION_INDEX): $(NAME) of them is expanded
 	// although the manifest does not define them.
 	InjectedEnv []string
+	// PlatformCommand and PlatformArgs are what the platform runs in place
+	// of the manifest's command and args (KubeRay's `/bin/bash -c --
+	// "…; ray start …"` in the Ray container), nil when the manifest's run;
+	// StartedBy names that platform.
+	PlatformCommand, PlatformArgs []string
+	StartedBy                     string
+}
+
+// Started is the container as the kubelet gets it: with the command and
+// args the platform puts in place of the manifest's.
+func (c *Container) Started() *corev1.Container {
+	if c.PlatformCommand == nil {
+		return &c.Container
+	}
+	started := c.Container
+	started.Command, started.Args = c.PlatformCommand, c.PlatformArgs
+	return &started
 }
 
 // Invocation is what the container tells its server: as the engine read it
