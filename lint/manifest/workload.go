@@ -432,6 +432,13 @@ func inferenceServiceWorkloads(o *Object) ([]*Workload, error) {
 		w.Lifecycle = KeptRunning
 		fields, _ := o.Lookup("spec", component)
 		componentFields, _ := fields.(map[string]any)
+		if component == "predictor" && !hasShorthand(componentFields) {
+			if c := kserveServedContainer(w); c != nil && c.Runtime == nil {
+				// KServe sends the predictor's traffic to it (its first port,
+				// else 8080), whatever program it runs.
+				c.Runtime = server.Generic
+			}
+		}
 		for _, shorthand := range kserveShorthands {
 			if _, ok := componentFields[shorthand]; !ok {
 				continue
@@ -469,6 +476,37 @@ func inferenceServiceWorkloads(o *Object) ([]*Workload, error) {
 		workloads = append(workloads, w)
 	}
 	return workloads, nil
+}
+
+// kserveServedContainer is the container of a custom predictor
+// (spec.predictor.containers) that serves the model, nil when there is
+// none: KServe names containers[0] kserve-container when it is the only one
+// or has no name (CustomPredictor.Default), gives the container of that name
+// its default readiness probe and routes the predictor's Service to
+// containers[0] (its first port, else 8080).
+func kserveServedContainer(w *Workload) *Container {
+	var first *Container
+	for _, c := range w.Containers {
+		switch {
+		case c.Init:
+		case c.Name == "kserve-container":
+			return c
+		case first == nil:
+			first = c
+		}
+	}
+	return first
+}
+
+// hasShorthand reports whether a KServe component names its model with a
+// shorthand (model:, sklearn: …), whose container serves it.
+func hasShorthand(component map[string]any) bool {
+	for _, shorthand := range kserveShorthands {
+		if _, ok := component[shorthand]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // seldonDeploymentWorkloads yields the componentSpecs of every predictor.
