@@ -133,8 +133,9 @@ type Container struct {
 	InjectedEnv []string
 	// PlatformCommand and PlatformArgs are what the platform runs in place
 	// of the manifest's command and args (KubeRay's `/bin/bash -c --
-	// "…; ray start …"` in the Ray container), nil when the manifest's run;
-	// StartedBy names that platform.
+	// "…; ray start …"` in the Ray container, where the manifest's command
+	// and args become words of the shell text), nil when the manifest's
+	// run; StartedBy names that platform.
 	PlatformCommand, PlatformArgs []string
 	StartedBy                     string
 }
