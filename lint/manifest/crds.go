@@ -162,6 +162,16 @@ func rayJobWorkloads(o *Object) ([]*Workload, error) {
 			c.inject(raySubmitterEnv...)
 		}
 	}
+	var job struct {
+		SubmissionMode string `json:"submissionMode"`
+		Entrypoint     string `json:"entrypoint"`
+	}
+	if err := o.Decode(&job, "spec"); err != nil {
+		return nil, err
+	}
+	if c := submitter.rayContainer(); c != nil && (job.SubmissionMode == "" || job.SubmissionMode == "K8sJobMode") {
+		c.kubeRaySubmit(job.Entrypoint)
+	}
 	return append(workloads, submitter), nil
 }
 

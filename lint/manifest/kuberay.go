@@ -113,3 +113,26 @@ func (w *Workload) rayContainer() *Container {
 	}
 	return nil
 }
+
+// kubeRaySubmit sets what KubeRay runs in a RayJob's submitter container
+// (K8sJobMode) that has no command of its own, as configureSubmitterContainer
+// and BuildJobSubmitCommand (ray-operator/controllers/ray/common/job.go) do:
+// `/bin/bash -ce --` with a script that waits for the dashboard with python,
+// then `ray job status`, `ray job submit … -- ENTRYPOINT` and `ray job logs`.
+// The dashboard address and submission id are KubeRay's status fields, held
+// by the RAY_DASHBOARD_ADDRESS and RAY_JOB_SUBMISSION_ID it sets; the flags
+// that name no program (runtime env, metadata, entrypoint resources) are
+// left out.
+func (c *Container) kubeRaySubmit(entrypoint string) {
+	if len(c.Command) > 0 {
+		return
+	}
+	const address = "http://$RAY_DASHBOARD_ADDRESS"
+	script := `until python -c "import urllib.request; r=urllib.request.urlopen('` + address + `/api/gcs_healthz', timeout=10); ` +
+		`exit(0 if b'success' in r.read() else 1)" >/dev/null 2>&1 ; do echo "Waiting for Ray Dashboard GCS to become healthy at ` +
+		address + ` ..." ; sleep 2 ; done ; ` +
+		"if ! ray job status --address " + address + " $RAY_JOB_SUBMISSION_ID >/dev/null 2>&1 ; then " +
+		"ray job submit --address " + address + " --no-wait --submission-id $RAY_JOB_SUBMISSION_ID -- " + strings.TrimSpace(entrypoint) + " ; " +
+		"fi ; ray job logs --address " + address + " --follow $RAY_JOB_SUBMISSION_ID"
+	c.PlatformCommand, c.PlatformArgs, c.StartedBy = []string{"/bin/bash", "-ce", "--"}, []string{script}, "KubeRay"
+}
