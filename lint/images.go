@@ -263,7 +263,8 @@ func validReference(reference string) bool {
 func argv0Names(users []imageUse) []string {
 	var names []string
 	for _, use := range users {
-		for _, argv := range [][]string{use.container.Command, use.container.Args} {
+		started := use.container.Started()
+		for _, argv := range [][]string{started.Command, started.Args} {
 			if len(argv) > 0 {
 				names = append(names, filepath.Base(argv[0]))
 			}
