@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/image/launch/python"
@@ -76,7 +78,7 @@ func buildBundles(target *Target, config *Config) {
 		if config == nil || config.Unresolvable != "" {
 			config = &image.Image{} // the start is composed from the manifest alone
 		}
-		bundle := &Bundle{Container: container, Image: img, Spec: launch.ForContainer(&container.Container, &w.Spec, config), Arch: arch}
+		bundle := &Bundle{Container: container, Image: img, Spec: containerSpec(container, &w.Spec, config), Arch: arch}
 		if img != nil && img.Unresolvable == "" {
 			bundle.analyze(w)
 		}
@@ -85,6 +87,16 @@ func buildBundles(target *Target, config *Config) {
 		}
 		target.Bundles = append(target.Bundles, bundle)
 	}
+}
+
+// containerSpec composes a container's start, with the command and args a
+// platform puts in place of the manifest's.
+func containerSpec(container *manifest.Container, pod *corev1.PodSpec, img *image.Image) launch.Spec {
+	spec := launch.ForContainer(container.Started(), pod, img)
+	if container.StartedBy != "" {
+		spec.ArgvFrom = container.StartedBy
+	}
+	return spec
 }
 
 // analyze replays the start in the image's layers; w is the container's
@@ -158,7 +170,7 @@ func (b *Bundle) recognise(platform string) {
 		for _, run := range b.Start.Runs {
 			process.Runs = append(process.Runs, b.words(run.Argv))
 		}
-	case b.Start != nil || len(c.Command) > 0 || b.Image != nil && b.Image.Config != nil:
+	case b.Start != nil || len(c.Started().Command) > 0 || b.Image != nil && b.Image.Config != nil:
 		// Known but not followed: a wrapper that builds its command at run
 		// time, or an image whose layers were not read.
 		process.Command = b.words(b.Spec.Argv)

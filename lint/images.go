@@ -181,7 +181,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 			opts.Needs = func(img *image.Image) []*rootfs.Node {
 				var needs []*rootfs.Node
 				for _, use := range users {
-					spec := launch.ForContainer(&use.container.Container, &use.target.Workload.Spec, img)
+					spec := containerSpec(use.container, &use.target.Workload.Spec, img)
 					start := launch.Analyze(img, spec, use.arch)
 					needs = append(needs, start.Needs...)
 					needs = append(needs, python.Analyze(img, programContext(use.target.Workload, use.container, spec), start.Runs).Needs...)
@@ -263,7 +263,8 @@ func validReference(reference string) bool {
 func argv0Names(users []imageUse) []string {
 	var names []string
 	for _, use := range users {
-		for _, argv := range [][]string{use.container.Command, use.container.Args} {
+		started := use.container.Started()
+		for _, argv := range [][]string{started.Command, started.Args} {
 			if len(argv) > 0 {
 				names = append(names, filepath.Base(argv[0]))
 			}

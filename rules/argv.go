@@ -42,6 +42,9 @@ var spacedValue = regexp.MustCompile(`^--?[A-Za-z][\w.-]*=(\s+\S.*|.*\S\s+)$`)
 
 func checkArgv(pass *lint.Pass) {
 	for _, c := range pass.Workload().Containers {
+		if c.PlatformCommand != nil {
+			continue // the platform runs the command and args as shell text (KubeRay's bash -c)
+		}
 		if len(c.Command) > 0 && strings.ContainsAny(strings.TrimSpace(c.Command[0]), " \t\n") {
 			pass.Report(manifest.IndexPath(c.Path+".command", 0),
 				"%s: command[0] is %q, a whole command line in one element: Kubernetes runs it without a shell, so the "+

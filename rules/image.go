@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch"
@@ -129,7 +130,7 @@ func reportProblems(pass *lint.Pass, c *imageCheck, analysis *launch.Analysis, s
 			field = c.argvField()
 		}
 		location := lint.ImageLocation{Reference: c.img.Reference, Layer: problem.LayerDigest, Path: path}
-		pass.ReportImage(severity, field, location, "%s: %s%s %s %s; %s", c.label(), wrapperChain(problem.Via),
+		pass.ReportImage(severity, field, location, "%s: %s%s%s %s %s; %s", c.label(), platformStart(c), wrapperChain(problem.Via),
 			startPathSubject(c, path), problemDetail(problem), where(c.img, problem.Layer, ""), fixFor(problem.Kind))
 	}
 }
@@ -169,12 +170,24 @@ func wrapperChain(via []launch.Hop) string {
 	return out.String()
 }
 
+// platformStart says what a platform runs in place of the manifest's
+// command and args, "" when the manifest's (or the image's) run.
+func platformStart(c *imageCheck) string {
+	if c.container == nil || c.container.StartedBy == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s runs %s (not the image's ENTRYPOINT and CMD); ", c.container.StartedBy,
+		message.Quote(strings.Join(c.spec.Argv, " ")))
+}
+
 func argvOrigin(c *imageCheck) string {
 	switch c.spec.ArgvFrom {
 	case "command":
 		return "the manifest's command"
 	case "args":
 		return "the manifest's args, with no ENTRYPOINT"
+	case "KubeRay":
+		return "the command KubeRay gives the Ray container"
 	}
 	return "the image's " + c.spec.ArgvFrom
 }

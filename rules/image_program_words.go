@@ -137,6 +137,10 @@ func moduleDetail(p python.Problem) string {
 		return fmt.Sprintf("%s: every gunicorn worker fails with \"ModuleNotFoundError: No module named '%s'\" and \"Worker failed to boot.\" (exit 3)",
 			notFound, p.Module)
 	case "ray":
+		if p.ServeApp == "" {
+			return fmt.Sprintf("%s: the ray command fails with \"ModuleNotFoundError: No module named '%s'\" (exit 1), so the Ray node "+
+				"never starts and the container restarts", notFound, topLevel(p.Module))
+		}
 		return fmt.Sprintf("%s: Ray Serve fails to deploy the application with \"ModuleNotFoundError: No module named '%s'\" and the "+
 			"RayService never becomes ready (application status DEPLOY_FAILED)", notFound, p.Module)
 	case "celery":
@@ -239,6 +243,10 @@ func programFix(p python.Problem) string {
 		if p.ServeApp != "" {
 			return "COPY the module into the Ray image's working dir " + p.WorkingDir + " or its site-packages, add its directory to " +
 				"PYTHONPATH, or ship it with the application's runtime_env (working_dir)"
+		}
+		if p.Tool == "ray" && p.ServeApp == "" && len(p.OtherSites) == 0 {
+			return fmt.Sprintf("install Ray into the Python the ray script runs (%s -m pip install ray), or fix the script's #! line",
+				p.Interpreter.Executable)
 		}
 		if len(p.OtherSites) > 0 {
 			return fmt.Sprintf("install it into the Python that runs (%s -m pip install %s), or %s",

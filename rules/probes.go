@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"reflect"
 	"regexp"
 	"sort"
@@ -13,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/launch/shell"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/server"
 )
@@ -201,7 +204,8 @@ func checkLivenessChecksModel(pass *lint.Pass) {
 			fixLivenessPath(pass, c, field, path)
 			continue
 		}
-		if readiness := c.ReadinessProbe; readiness != nil && sameHandler(liveness, readiness) && sameTiming(liveness, readiness) {
+		if readiness := c.ReadinessProbe; readiness != nil && sameHandler(liveness, readiness) && sameTiming(liveness, readiness) &&
+			!checksNothing(liveness) {
 			pass.Report(c.Path+".livenessProbe",
 				"%s: livenessProbe is identical to readinessProbe (%s, same timing): when the server is busy or reloading both "+
 					"fail together and the container is restarted instead of taken out of rotation; give liveness a higher "+
@@ -209,6 +213,33 @@ func checkLivenessChecksModel(pass *lint.Pass) {
 				describe(c), describeHandler(liveness), 2*orDefault(liveness.FailureThreshold, defaultFailureThreshold))
 		}
 	}
+}
+
+// checksNothing reports an exec probe that succeeds whatever the server
+// does (`echo TBD`, `true`, `sh -c "exit 0"`): identical probes of that
+// kind never fail together under load, since they never fail.
+func checksNothing(probe *corev1.Probe) bool {
+	if probe.Exec == nil || len(probe.Exec.Command) == 0 {
+		return false
+	}
+	words := probe.Exec.Command
+	if shell.IsShell(path.Base(words[0])) {
+		script, _, _, file, ok := launch.ShellOperands(words)
+		if !ok || file != "" || strings.ContainsAny(script, ";|&<>$`()\n") {
+			return false
+		}
+		words = strings.Fields(script)
+	}
+	if len(words) == 0 {
+		return false
+	}
+	switch path.Base(words[0]) {
+	case "echo", "true", ":":
+		return true
+	case "exit":
+		return len(words) == 1 || len(words) == 2 && words[1] == "0"
+	}
+	return false
 }
 
 // healthIsProcessHealth reports an LLM server whose /health answers for the
@@ -397,8 +428,8 @@ func checkStartupProbe(pass *lint.Pass) {
 	minimum := pass.Config.MinStartupSeconds()
 	for _, c := range servingContainers(pass) {
 		liveness := c.LivenessProbe
-		if liveness == nil || c.StartupProbe != nil {
-			continue
+		if liveness == nil || c.StartupProbe != nil || checksNothing(liveness) {
+			continue // a liveness probe that never fails restarts nothing
 		}
 		if download, ok := hubDownloadOf(c); ok && checkHubDownloadBudget(pass, c, download) {
 			continue

@@ -162,6 +162,16 @@ func rayJobWorkloads(o *Object) ([]*Workload, error) {
 			c.inject(raySubmitterEnv...)
 		}
 	}
+	var job struct {
+		SubmissionMode string `json:"submissionMode"`
+		Entrypoint     string `json:"entrypoint"`
+	}
+	if err := o.Decode(&job, "spec"); err != nil {
+		return nil, err
+	}
+	if c := submitter.rayContainer(); c != nil && (job.SubmissionMode == "" || job.SubmissionMode == "K8sJobMode") {
+		c.kubeRaySubmit(job.Entrypoint)
+	}
 	return append(workloads, submitter), nil
 }
 
@@ -169,24 +179,35 @@ func rayJobWorkloads(o *Object) ([]*Workload, error) {
 // the RayClusterSpec at path.
 func rayClusterSpecWorkloads(o *Object, path string, lifecycle Lifecycle, rayService bool) ([]*Workload, error) {
 	var cluster struct {
+		HeadGroupSpec struct {
+			RayStartParams map[string]string `json:"rayStartParams"`
+		} `json:"headGroupSpec"`
 		WorkerGroupSpecs []struct {
-			GroupName string `json:"groupName"`
+			GroupName      string            `json:"groupName"`
+			RayStartParams map[string]string `json:"rayStartParams"`
 		} `json:"workerGroupSpecs"`
 	}
 	if err := o.Decode(&cluster, splitPath(path)...); err != nil {
 		return nil, err
 	}
+	var meta struct {
+		Annotations map[string]string `json:"annotations"`
+	}
+	if err := o.Decode(&meta, "metadata"); err != nil {
+		return nil, err
+	}
 	type group struct {
 		component, path string
 		head            bool
+		rayStartParams  map[string]string
 	}
-	groups := []group{{"head", path + ".headGroupSpec.template", true}}
+	groups := []group{{"head", path + ".headGroupSpec.template", true, cluster.HeadGroupSpec.RayStartParams}}
 	for i, worker := range cluster.WorkerGroupSpecs {
 		name := worker.GroupName
 		if name == "" {
 			name = strconv.Itoa(i)
 		}
-		groups = append(groups, group{"worker group " + name, IndexPath(path+".workerGroupSpecs", i) + ".template", false})
+		groups = append(groups, group{"worker group " + name, IndexPath(path+".workerGroupSpecs", i) + ".template", false, worker.RayStartParams})
 	}
 	var workloads []*Workload
 	for _, g := range groups {
@@ -199,6 +220,9 @@ func rayClusterSpecWorkloads(o *Object, path string, lifecycle Lifecycle, raySer
 		}
 		w.Platform, w.Lifecycle = "kuberay", lifecycle
 		w.injectRayEnv(g.head, rayService)
+		if ray := w.rayContainer(); ray != nil {
+			w.kubeRayStart(ray, g.head, g.rayStartParams, meta.Annotations)
+		}
 		workloads = append(workloads, w)
 	}
 	return workloads, nil

@@ -131,6 +131,24 @@ type Container struct {
 	// an Indexed Job's JOB_COMPLETION_INDEX): $(NAME) of them is expanded
 	// although the manifest does not define them.
 	InjectedEnv []string
+	// PlatformCommand and PlatformArgs are what the platform runs in place
+	// of the manifest's command and args (KubeRay's `/bin/bash -c --
+	// "…; ray start …"` in the Ray container, where the manifest's command
+	// and args become words of the shell text), nil when the manifest's
+	// run; StartedBy names that platform.
+	PlatformCommand, PlatformArgs []string
+	StartedBy                     string
+}
+
+// Started is the container as the kubelet gets it: with the command and
+// args the platform puts in place of the manifest's.
+func (c *Container) Started() *corev1.Container {
+	if c.PlatformCommand == nil {
+		return &c.Container
+	}
+	started := c.Container
+	started.Command, started.Args = c.PlatformCommand, c.PlatformArgs
+	return &started
 }
 
 // Invocation is what the container tells its server: as the engine read it
@@ -415,6 +433,13 @@ func inferenceServiceWorkloads(o *Object) ([]*Workload, error) {
 		w.Lifecycle = KeptRunning
 		fields, _ := o.Lookup("spec", component)
 		componentFields, _ := fields.(map[string]any)
+		if component == "predictor" && !hasShorthand(componentFields) {
+			if c := kserveServedContainer(w); c != nil && c.Runtime == nil {
+				// KServe sends the predictor's traffic to it (its first port,
+				// else 8080), whatever program it runs.
+				c.Runtime = server.Generic
+			}
+		}
 		for _, shorthand := range kserveShorthands {
 			if _, ok := componentFields[shorthand]; !ok {
 				continue
@@ -452,6 +477,37 @@ func inferenceServiceWorkloads(o *Object) ([]*Workload, error) {
 		workloads = append(workloads, w)
 	}
 	return workloads, nil
+}
+
+// kserveServedContainer is the container of a custom predictor
+// (spec.predictor.containers) that serves the model, nil when there is
+// none: KServe names containers[0] kserve-container when it is the only one
+// or has no name (CustomPredictor.Default), gives the container of that name
+// its default readiness probe and routes the predictor's Service to
+// containers[0] (its first port, else 8080).
+func kserveServedContainer(w *Workload) *Container {
+	var first *Container
+	for _, c := range w.Containers {
+		switch {
+		case c.Init:
+		case c.Name == "kserve-container":
+			return c
+		case first == nil:
+			first = c
+		}
+	}
+	return first
+}
+
+// hasShorthand reports whether a KServe component names its model with a
+// shorthand (model:, sklearn: …), whose container serves it.
+func hasShorthand(component map[string]any) bool {
+	for _, shorthand := range kserveShorthands {
+		if _, ok := component[shorthand]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // seldonDeploymentWorkloads yields the componentSpecs of every predictor.

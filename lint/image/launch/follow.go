@@ -131,36 +131,43 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 	return script, result.Commands, true
 }
 
-// ShellOperands reads a shell's argv: `sh -c STRING [NAME [ARGS…]]` gives
-// the command string, `sh [OPTIONS] FILE [ARGS…]` the script file; ok is
-// false for a shell with neither.
+// ShellOperands reads a shell's argv: `sh -c [OPTIONS] [--] STRING [NAME
+// [ARGS…]]` gives the command string (-c only says the first operand is
+// one, as KubeRay's `/bin/bash -c -- STRING` relies on), `sh [OPTIONS]
+// [--] FILE [ARGS…]` the script file; ok is false for a shell with neither.
 func ShellOperands(argv []string) (command, name string, args []string, file string, ok bool) {
+	commandString := false
 	for i := 1; i < len(argv); i++ {
 		word := argv[i]
 		switch {
 		case word == "--":
-			if i+1 < len(argv) {
-				return "", "", argv[i+2:], argv[i+1], true
-			}
-			return "", "", nil, "", false
+			return shellOperands(argv, i+1, commandString)
 		case strings.HasPrefix(word, "-") && strings.Contains(word[1:], "c") && !strings.HasPrefix(word, "--"):
-			if i+1 >= len(argv) {
-				return "", "", nil, "", false
-			}
-			name = argv[0]
-			if i+2 < len(argv) {
-				name, args = argv[i+2], argv[i+3:]
-			}
-			return argv[i+1], name, args, "", true
+			commandString = true
 		case strings.HasPrefix(word, "-") || strings.HasPrefix(word, "+"):
 			if word == "-o" || word == "+o" {
 				i++ // -o OPTION
 			}
 		default:
-			return "", "", argv[i+1:], word, true
+			return shellOperands(argv, i, commandString)
 		}
 	}
 	return "", "", nil, "", false
+}
+
+// shellOperands reads the operands of a shell's argv from first on.
+func shellOperands(argv []string, first int, commandString bool) (command, name string, args []string, file string, ok bool) {
+	if first >= len(argv) {
+		return "", "", nil, "", false
+	}
+	if !commandString {
+		return "", "", argv[first+1:], argv[first], true
+	}
+	name = argv[0]
+	if first+1 < len(argv) {
+		name, args = argv[first+1], argv[first+2:]
+	}
+	return argv[first], name, args, "", true
 }
 
 // checkReadable finds a script file a shell is given to read.

@@ -17,7 +17,8 @@ type Spec struct {
 	// Argv is the process's argument vector, $(VAR) references expanded.
 	Argv []string
 	// ArgvFrom says which fields argv[0] came from: "command",
-	// "ENTRYPOINT" or "CMD".
+	// "ENTRYPOINT", "CMD", or the platform that replaced the container's
+	// command and args ("KubeRay").
 	ArgvFrom string
 	// ShellForm is set when the image's ENTRYPOINT is Docker's shell form
 	// (["/bin/sh", "-c", "…"]) and argv comes from it.

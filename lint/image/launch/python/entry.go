@@ -123,6 +123,15 @@ func ParseEntry(argv []string) (Entry, bool) {
 	case tool == "celery":
 		entry.Python = true
 		return entry, entry.parseCelery(args, at)
+	case tool == "ray":
+		// Ray's CLI (`ray start`, what KubeRay runs in every Ray container,
+		// and `ray job submit`): a console script whose interpreter must
+		// import the ray package (its entry point is
+		// ray.scripts.scripts:main); the code it runs comes from the
+		// cluster, not argv.
+		entry.Python = true
+		entry.Targets = append(entry.Targets, Target{Kind: Module, Word: -1, Name: "ray"})
+		return entry, true
 	case tool == "torchserve":
 		entry.parseTorchServe(args, at)
 		return entry, len(entry.Targets) > 0

@@ -82,3 +82,14 @@ func FuzzParseEntry(f *testing.F) {
 		}
 	})
 }
+
+// Ray's CLI names no file of the app: the ray package is what it needs.
+func TestParseEntryRay(t *testing.T) {
+	for _, line := range []string{"ray start --head --block", "/home/ray/anaconda3/bin/ray job submit -- python x.py"} {
+		entry, ok := ParseEntry(strings.Fields(line))
+		if !ok || !entry.Python || entry.Tool != "ray" || len(entry.Targets) != 1 ||
+			entry.Targets[0].Kind != Module || entry.Targets[0].Name != "ray" || entry.Targets[0].Word != -1 {
+			t.Errorf("ParseEntry(%q) = %+v, %v; want ray needing module ray", line, entry, ok)
+		}
+	}
+}
