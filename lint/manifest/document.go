@@ -124,14 +124,14 @@ func (c *converter) convert(node *yaml.Node, at int32, record bool) (any, error)
 	case yaml.SequenceNode:
 		first := int32(-1)
 		if record {
-			first = c.fields.addChildren(at, len(node.Content))
+			first = c.fields.addChildren(at, len(node.Content), true)
 		}
 		items := make([]any, 0, len(node.Content))
 		for i, item := range node.Content {
 			entry := int32(-1)
 			if record {
 				entry = first + int32(i)
-				c.fields.entries[entry] = fieldEntry{parent: at, index: int32(i), line: int32(item.Line), column: int32(item.Column)}
+				c.fields.entries[entry] = fieldEntry{line: int32(item.Line), column: int32(item.Column)}
 			}
 			value, err := c.convert(item, entry, record)
 			if err != nil {
@@ -166,7 +166,7 @@ func (c *converter) convertMapping(node *yaml.Node, at int32, record bool) (any,
 				keys++
 			}
 		}
-		next = c.fields.addChildren(at, keys)
+		next = c.fields.addChildren(at, keys, false)
 	}
 	fields := make(map[string]any, len(node.Content)/2)
 	for i := 0; i+1 < len(node.Content); i += 2 {
@@ -194,7 +194,7 @@ func (c *converter) convertMapping(node *yaml.Node, at int32, record bool) (any,
 		if record {
 			entry = next
 			next++
-			c.fields.entries[entry] = fieldEntry{key: key, parent: at, index: -1, line: int32(keyNode.Line), column: int32(keyNode.Column)}
+			c.fields.entries[entry] = fieldEntry{key: key, line: int32(keyNode.Line), column: int32(keyNode.Column)}
 		}
 		value, err := c.convert(valueNode, entry, record)
 		if err != nil {

@@ -16,25 +16,43 @@ type fieldTable struct {
 	entries []fieldEntry
 }
 
+// fieldEntry is one field: 32 bytes. Its children are the entries first …
+// first+|count|-1: the keys of a mapping (count > 0) or the items of a
+// sequence (count < 0), in the order they were written.
 type fieldEntry struct {
 	key          string // the map key, shared with the document's value
-	parent       int32  // -1 for the document
-	index        int32  // the sequence index; -1 for a map key
-	first, count int32  // the children: entries first … first+count-1
+	first, count int32
 	line, column int32
 }
 
-func newFieldTable(start Position) fieldTable {
-	return fieldTable{entries: []fieldEntry{{parent: -1, index: -1, line: int32(start.Line), column: int32(start.Column)}}}
+// children returns the entry's children and whether they are sequence items.
+func (e *fieldEntry) children() (first, end int32, items bool) {
+	if e.count < 0 {
+		return e.first, e.first - e.count, true
+	}
+	return e.first, e.first + e.count, false
 }
 
-// addChildren reserves n consecutive entries for the children of parent and
-// returns the first.
-func (t *fieldTable) addChildren(parent int32, n int) int32 {
+func newFieldTable(start Position) fieldTable {
+	return fieldTable{entries: []fieldEntry{{line: int32(start.Line), column: int32(start.Column)}}}
+}
+
+// addChildren reserves n consecutive entries for the children of parent, the
+// items of a sequence or the keys of a mapping, and returns the first.
+func (t *fieldTable) addChildren(parent int32, n int, items bool) int32 {
 	first := int32(len(t.entries))
 	t.entries = append(t.entries, make([]fieldEntry, n)...)
 	t.entries[parent].first, t.entries[parent].count = first, int32(n)
+	if items {
+		t.entries[parent].count = -int32(n)
+	}
 	return first
+}
+
+// trimmed returns the table in a slice of its own length: the converter's
+// slice grew by doubling.
+func (t fieldTable) trimmed() fieldTable {
+	return fieldTable{entries: append([]fieldEntry(nil), t.entries...)}
 }
 
 func (t *fieldTable) position(entry int32) Position {
@@ -77,14 +95,11 @@ func (t *fieldTable) resolve(entry int32, path, rest string) (int32, bool) {
 		}
 		digits := rest[1:end]
 		index, err := strconv.Atoi(digits)
-		if err != nil || index < 0 || strconv.Itoa(index) != digits || index >= int(e.count) {
+		first, last, items := e.children()
+		if err != nil || !items || index < 0 || strconv.Itoa(index) != digits || index >= int(last-first) {
 			return 0, false
 		}
-		child := e.first + int32(index)
-		if t.entries[child].index != int32(index) {
-			return 0, false // a mapping's key, not an item
-		}
-		return t.resolve(child, path, rest[end+1:])
+		return t.resolve(first+int32(index), path, rest[end+1:])
 	}
 	if len(rest) < len(path) { // a key after another element
 		if rest[0] != '.' {
@@ -106,8 +121,12 @@ func (t *fieldTable) resolve(entry int32, path, rest string) (int32, bool) {
 // resolveKey finds rest under the key of e's mapping, the last written
 // first.
 func (t *fieldTable) resolveKey(e *fieldEntry, key, path, rest string) (int32, bool) {
-	for child := e.first + e.count - 1; child >= e.first; child-- {
-		if c := &t.entries[child]; c.index < 0 && c.key == key {
+	first, end, items := e.children()
+	if items {
+		return 0, false
+	}
+	for child := end - 1; child >= first; child-- {
+		if t.entries[child].key == key {
 			if found, ok := t.resolve(child, path, rest); ok {
 				return found, true
 			}
@@ -116,36 +135,44 @@ func (t *fieldTable) resolveKey(e *fieldEntry, key, path, rest string) (int32, b
 	return 0, false
 }
 
-// appendElement appends the entry's element to path (the path of its
-// parent) as JoinPath and IndexPath do.
-func (t *fieldTable) appendElement(path []byte, entry int32) []byte {
-	e := &t.entries[entry]
+// appendElement appends the element of child, a child of parent, to path
+// (the path of parent) as JoinPath and IndexPath do.
+func (t *fieldTable) appendElement(path []byte, parent, child int32) []byte {
+	first, _, items := t.entries[parent].children()
+	key := t.entries[child].key
 	switch {
-	case e.index >= 0:
+	case items:
 		path = append(path, '[')
-		path = strconv.AppendInt(path, int64(e.index), 10)
+		path = strconv.AppendInt(path, int64(child-first), 10)
 		return append(path, ']')
-	case strings.ContainsAny(e.key, ".[]"):
+	case strings.ContainsAny(key, ".[]"):
 		path = append(path, '[')
-		path = strconv.AppendQuote(path, e.key)
+		path = strconv.AppendQuote(path, key)
 		return append(path, ']')
 	case len(path) == 0:
-		return append(path, e.key...)
+		return append(path, key...)
 	default:
 		path = append(path, '.')
-		return append(path, e.key...)
+		return append(path, key...)
 	}
 }
 
-// paths returns the path of every entry.
-func (t *fieldTable) paths() []string {
-	paths := make([]string, len(t.entries))
-	var buf []byte
-	for i := 1; i < len(t.entries); i++ {
-		buf = t.appendElement(append(buf[:0], paths[t.entries[i].parent]...), int32(i))
-		paths[i] = string(buf)
+// paths returns the path and the parent (-1 for the document) of every
+// entry. A parent comes before its children.
+func (t *fieldTable) paths() (paths []string, parents []int32) {
+	paths, parents = make([]string, len(t.entries)), make([]int32, len(t.entries))
+	if len(parents) > 0 {
+		parents[0] = -1
 	}
-	return paths
+	var buf []byte
+	for entry := range t.entries {
+		first, end, _ := t.entries[entry].children()
+		for child := first; child < end; child++ {
+			buf = t.appendElement(append(buf[:0], paths[entry]...), int32(entry), child)
+			paths[child], parents[child] = string(buf), int32(entry)
+		}
+	}
+	return paths, parents
 }
 
 // under calls visit for every written path that starts with prefix and a
@@ -155,16 +182,16 @@ func (t *fieldTable) under(prefix string, visit func(entry int32, rest []byte)) 
 	var walk func(entry int32, rest []byte)
 	walk = func(entry int32, rest []byte) {
 		visit(entry, rest)
-		e := t.entries[entry]
-		for child := e.first; child < e.first+e.count; child++ {
-			walk(child, t.appendElement(rest, child))
+		first, end, _ := t.entries[entry].children()
+		for child := first; child < end; child++ {
+			walk(child, t.appendElement(rest, entry, child))
 		}
 	}
 	if prefix == "" {
 		if len(t.entries) > 0 {
-			root := t.entries[0]
-			for child := root.first; child < root.first+root.count; child++ {
-				walk(child, t.appendElement(nil, child))
+			first, end, _ := t.entries[0].children()
+			for child := first; child < end; child++ {
+				walk(child, t.appendElement(nil, 0, child))
 			}
 		}
 		return
@@ -173,10 +200,10 @@ func (t *fieldTable) under(prefix string, visit func(entry int32, rest []byte)) 
 	if !ok {
 		return
 	}
-	e := t.entries[entry]
-	for child := e.first; child < e.first+e.count; child++ {
-		if c := &t.entries[child]; c.index < 0 && !strings.ContainsAny(c.key, ".[]") {
-			walk(child, append([]byte(nil), c.key...))
+	first, end, items := t.entries[entry].children()
+	for child := first; child < end && !items; child++ {
+		if key := t.entries[child].key; !strings.ContainsAny(key, ".[]") {
+			walk(child, append([]byte(nil), key...))
 		}
 	}
 }

@@ -363,7 +363,7 @@ func parseDocuments(path string, source []byte, add func(*Document)) error {
 		if doc.Value, err = conv.convert(&root, 0, true); err != nil {
 			return fmt.Errorf("%s: document %d: %w", path, index+1, err)
 		}
-		doc.fields = conv.fields
+		doc.fields = conv.fields.trimmed()
 		add(doc)
 	}
 }

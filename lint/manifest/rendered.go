@@ -49,7 +49,8 @@ func (f *File) Documents() []*Document {
 // Fields returns every written field path of the document and its position.
 func (d *Document) Fields() map[string]Position {
 	fields := make(map[string]Position, len(d.fields.entries))
-	for entry, path := range d.fields.paths() {
+	paths, _ := d.fields.paths()
+	for entry, path := range paths {
 		fields[path] = d.fields.position(int32(entry))
 	}
 	return fields
@@ -61,7 +62,7 @@ func (d *Document) Fields() map[string]Position {
 // position; ok false places the field at its nearest relocated ancestor,
 // the best a user can be shown for a line the renderer made up.
 func (d *Document) Relocate(where func(path string, rendered Position) (file string, pos Position, ok bool)) {
-	paths := d.fields.paths()
+	paths, parents := d.fields.paths()
 	order := make([]int32, len(paths))
 	for i := range order {
 		order[i] = int32(i)
@@ -80,7 +81,7 @@ func (d *Document) Relocate(where func(path string, rendered Position) (file str
 		file, pos, ok := where(paths[entry], d.fields.position(entry))
 		if !ok {
 			file, pos = "", Position{Line: 1, Column: 1}
-			if parent := d.fields.entries[entry].parent; parent >= 0 {
+			if parent := parents[entry]; parent >= 0 {
 				file, pos = elsewhere[parent], d.fields.position(parent)
 			}
 		}
