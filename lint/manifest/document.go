@@ -101,6 +101,9 @@ func IndexPath(path string, index int) string {
 type converter struct {
 	fields fieldTable
 	budget int
+	// keys holds one copy of the map keys and short values of the file
+	// (see share).
+	keys map[string]string
 }
 
 // convert converts node, the value of the field entry at; record false (at
@@ -142,7 +145,7 @@ func (c *converter) convert(node *yaml.Node, at int32, record bool) (any, error)
 		return items, nil
 	case yaml.ScalarNode:
 		if tag := node.ShortTag(); tag == "!!str" || tag == "!!timestamp" || tag == "!!binary" {
-			return node.Value, nil
+			return c.share(node.Value), nil
 		}
 		var value any
 		if err := node.Decode(&value); err != nil {
@@ -151,6 +154,21 @@ func (c *converter) convert(node *yaml.Node, at int32, record bool) (any, error)
 		return jsonScalar(value, node.Value), nil
 	}
 	return nil, fmt.Errorf("line %d: unsupported YAML node", node.Line)
+}
+
+// maxShared bounds the strings a file shares: keys and short values repeat
+// in every object, a file of a million distinct keys is not worth a table.
+const maxShared = 4096
+
+// share returns the file's one copy of a key or short value.
+func (c *converter) share(s string) string {
+	if shared, ok := c.keys[s]; ok {
+		return shared
+	}
+	if c.keys != nil && len(c.keys) < maxShared && len(s) <= 32 {
+		c.keys[s] = s
+	}
+	return s
 }
 
 func isMergeKey(key *yaml.Node) bool { return key.Kind == yaml.ScalarNode && key.Tag == "!!merge" }
@@ -189,7 +207,7 @@ func (c *converter) convertMapping(node *yaml.Node, at int32, record bool) (any,
 		if keyNode.Kind != yaml.ScalarNode {
 			return nil, fmt.Errorf("line %d: mapping key is not a scalar", keyNode.Line)
 		}
-		key := keyNode.Value
+		key := c.share(keyNode.Value)
 		entry := int32(-1)
 		if record {
 			entry = next
