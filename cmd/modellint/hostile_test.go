@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv("MODELLINT_TEST_AS_MAIN") == "1" {
 		helm.Isolate()
+		setGCPercent() // measured as the binary runs
 		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 		writePeakMemory(os.Getenv("MODELLINT_TEST_PEAK_FILE"))
 		os.Exit(code)

@@ -21,6 +21,12 @@ func main() {
 		os.Exit(helm.ServeRender(os.Stdin, os.Stdout))
 	}
 	helm.Isolate()
+	setGCPercent()
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// setGCPercent sets the collector's target unless GOGC does.
+func setGCPercent() {
 	if os.Getenv("GOGC") == "" {
 		// A run holds every object of its PATHs at once, and the heap
 		// grows to twice what is live by default: collecting at 1.5×
@@ -28,7 +34,6 @@ func main() {
 		// same CPU time. GOGC set in the environment wins.
 		debug.SetGCPercent(gcPercent)
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // Exit codes, as the README documents them.

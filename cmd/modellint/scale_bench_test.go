@@ -105,10 +105,18 @@ spec:
 
 // runProcess runs modellint in a subprocess and returns its peak RSS in
 // bytes; it fails unless the exit code is one of want.
-func runProcess(b *testing.B, args []string, want ...int) int64 {
+func runProcess(b *testing.B, stdin string, args []string, want ...int) int64 {
 	b.Helper()
 	peakFile := filepath.Join(b.TempDir(), "peak")
 	cmd := exec.Command(os.Args[0], args...)
+	if stdin != "" {
+		input, err := os.Open(stdin)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer input.Close()
+		cmd.Stdin = input
+	}
 	cmd.Env = append(os.Environ(), "MODELLINT_TEST_AS_MAIN=1", "MODELLINT_TEST_PEAK_FILE="+peakFile)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
@@ -141,11 +149,17 @@ func runProcess(b *testing.B, args []string, want ...int) int64 {
 // CPU time per run (cpu-s, user and system, with the render children it
 // waited for).
 func benchmarkProcess(b *testing.B, args []string, want ...int) {
+	benchmarkProcessInput(b, "", args, want...)
+}
+
+// benchmarkProcessInput is benchmarkProcess with the file stdin (when not
+// empty) as the subprocess's standard input.
+func benchmarkProcessInput(b *testing.B, stdin string, args []string, want ...int) {
 	var peak int64
 	before := childrenCPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		peak = max(peak, runProcess(b, args, want...))
+		peak = max(peak, runProcess(b, stdin, args, want...))
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 	b.ReportMetric((childrenCPU()-before).Seconds()/float64(b.N), "cpu-s")
@@ -188,6 +202,66 @@ func catFloor(b *testing.B, dir string) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Since(start)
+}
+
+// writeObjectStream writes objects Kubernetes objects as one YAML stream,
+// as `helm template | modellint -` pipes them: per four objects a
+// model-server Deployment and the Service, ConfigMap and Secret beside
+// it, in flow style so a 100,000-object stream fits the 32 MiB bound.
+func writeObjectStream(tb testing.TB, objects int) string {
+	tb.Helper()
+	var b strings.Builder
+	for i := 0; i < objects/4; i++ {
+		namespace := fmt.Sprintf("team-%03d", i%50)
+		fmt.Fprintf(&b, `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: model-%[1]d, namespace: %[2]s}
+spec:
+  selector: {matchLabels: {app: model-%[1]d}}
+  template:
+    metadata: {labels: {app: model-%[1]d}}
+    spec:
+      containers:
+        - {name: server, image: "vllm/vllm-openai:v0.6.%[3]d", args: [--model, /models/m, --port, "8000"], resources: {limits: {memory: 16Gi, nvidia.com/gpu: 1}}, envFrom: [{configMapRef: {name: settings-%[1]d}}]}
+---
+{apiVersion: v1, kind: Service, metadata: {name: model-%[1]d, namespace: %[2]s}, spec: {selector: {app: model-%[1]d}, ports: [{port: 80}]}}
+---
+{apiVersion: v1, kind: ConfigMap, metadata: {name: settings-%[1]d, namespace: %[2]s}, data: {LOG_LEVEL: "1"}}
+---
+{apiVersion: v1, kind: Secret, metadata: {name: token-%[1]d, namespace: %[2]s}, stringData: {token: x}}
+`, i, namespace, i%10)
+	}
+	return writeBenchFile(tb, "stream.yaml", b.String())
+}
+
+// writeHugeConfigMap writes one ConfigMap of keys data keys.
+func writeHugeConfigMap(tb testing.TB, keys int) string {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata:\n")
+	for i := 0; i < keys; i++ {
+		fmt.Fprintf(&b, "  k%07d: v\n", i)
+	}
+	return writeBenchFile(tb, "settings.yaml", b.String())
+}
+
+func writeBenchFile(tb testing.TB, name, content string) string {
+	path := filepath.Join(tb.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkStream100k lints a stream of 100,000 objects on standard input.
+func BenchmarkStream100k(b *testing.B) {
+	benchmarkProcessInput(b, writeObjectStream(b, 100_000), []string{"--offline", "--no-color", "-"}, exitClean, exitFindings)
+}
+
+// BenchmarkConfigMapMillionKeys lints one ConfigMap of 10⁶ keys.
+func BenchmarkConfigMapMillionKeys(b *testing.B) {
+	benchmarkProcess(b, []string{"--offline", "--no-color", writeHugeConfigMap(b, 1_000_000)}, exitClean, exitFindings)
 }
 
 // BenchmarkManifests10kInProcess is the same run without the process:

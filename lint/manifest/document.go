@@ -21,12 +21,13 @@ type Document struct {
 	File  string
 	Index int // 0-based position of the document in its file
 	Value any
-	// positions maps a field path ("spec.replicas", "spec.containers[0]") to
-	// where its key (or sequence item) starts. The empty path is the document.
-	positions map[string]Position
-	// elsewhere names the file of the positions that are not in File: only
-	// rendered documents have them (see Relocate).
-	elsewhere map[string]string
+	// fields are where each written field path ("spec.replicas",
+	// "spec.containers[0]") has its key (or sequence item) start, as a
+	// tree (see fieldTable). Its root, the empty path, is the document.
+	fields fieldTable
+	// elsewhere names the file of the fields (by entry) that are not in
+	// File: only rendered documents have them (see Relocate).
+	elsewhere map[int32]string
 	// calls are the template lines that called the helper a field was
 	// written by (see SetCalls): only rendered documents have them.
 	calls map[string]Call
@@ -43,11 +44,11 @@ func (d *Document) Locate(path string) Position {
 // Where is Locate with the file the position is in.
 func (d *Document) Where(path string) (string, Position) {
 	for p := path; ; p = parentPath(p) {
-		if pos, ok := d.positions[p]; ok {
-			if file, ok := d.elsewhere[p]; ok {
-				return file, pos
+		if entry, ok := d.fields.lookup(p); ok {
+			if file, ok := d.elsewhere[entry]; ok {
+				return file, d.fields.position(entry)
 			}
-			return d.File, pos
+			return d.File, d.fields.position(entry)
 		}
 		if p == "" {
 			return d.File, Position{}
@@ -57,7 +58,7 @@ func (d *Document) Where(path string) (string, Position) {
 
 // Has reports whether the exact path was written in the document.
 func (d *Document) Has(path string) bool {
-	_, ok := d.positions[path]
+	_, ok := d.fields.lookup(path)
 	return ok
 }
 
@@ -94,14 +95,20 @@ func IndexPath(path string, index int) string {
 }
 
 // converter turns a yaml.v3 node tree into plain values while recording
-// positions. Aliases are expanded, so it keeps a budget: a small document
-// whose aliases expand to millions of nodes (an alias bomb) is an error.
+// where each field was written. Aliases are expanded, so it keeps a budget:
+// a small document whose aliases expand to millions of nodes (an alias
+// bomb) is an error.
 type converter struct {
-	positions map[string]Position
-	budget    int
+	fields fieldTable
+	budget int
+	// keys holds one copy of the map keys and short values of the file
+	// (see share).
+	keys map[string]string
 }
 
-func (c *converter) convert(node *yaml.Node, path string, record bool) (any, error) {
+// convert converts node, the value of the field entry at; record false (at
+// -1) converts what an alias expands to, whose fields point at the alias.
+func (c *converter) convert(node *yaml.Node, at int32, record bool) (any, error) {
 	c.budget--
 	if c.budget < 0 {
 		return nil, fmt.Errorf("line %d: aliases expand to too many values (alias bomb?)", node.Line)
@@ -111,20 +118,25 @@ func (c *converter) convert(node *yaml.Node, path string, record bool) (any, err
 		if len(node.Content) == 0 {
 			return nil, nil
 		}
-		return c.convert(node.Content[0], path, record)
+		return c.convert(node.Content[0], at, record)
 	case yaml.AliasNode:
 		// Paths under an alias point at the alias itself, where the user wrote it.
-		return c.convert(node.Alias, path, false)
+		return c.convert(node.Alias, -1, false)
 	case yaml.MappingNode:
-		return c.convertMapping(node, path, record)
+		return c.convertMapping(node, at, record)
 	case yaml.SequenceNode:
+		first := int32(-1)
+		if record {
+			first = c.fields.addChildren(at, len(node.Content), true)
+		}
 		items := make([]any, 0, len(node.Content))
 		for i, item := range node.Content {
-			itemPath := IndexPath(path, i)
+			entry := int32(-1)
 			if record {
-				c.positions[itemPath] = Position{item.Line, item.Column}
+				entry = first + int32(i)
+				c.fields.entries[entry] = fieldEntry{line: int32(item.Line), column: int32(item.Column)}
 			}
-			value, err := c.convert(item, itemPath, record)
+			value, err := c.convert(item, entry, record)
 			if err != nil {
 				return nil, err
 			}
@@ -133,7 +145,7 @@ func (c *converter) convert(node *yaml.Node, path string, record bool) (any, err
 		return items, nil
 	case yaml.ScalarNode:
 		if tag := node.ShortTag(); tag == "!!str" || tag == "!!timestamp" || tag == "!!binary" {
-			return node.Value, nil
+			return c.share(node.Value), nil
 		}
 		var value any
 		if err := node.Decode(&value); err != nil {
@@ -144,13 +156,42 @@ func (c *converter) convert(node *yaml.Node, path string, record bool) (any, err
 	return nil, fmt.Errorf("line %d: unsupported YAML node", node.Line)
 }
 
-func (c *converter) convertMapping(node *yaml.Node, path string, record bool) (any, error) {
+// maxShared bounds the strings a file shares: keys and short values repeat
+// in every object, a file of a million distinct keys is not worth a table.
+const maxShared = 4096
+
+// share returns the file's one copy of a key or short value.
+func (c *converter) share(s string) string {
+	if shared, ok := c.keys[s]; ok {
+		return shared
+	}
+	if c.keys != nil && len(c.keys) < maxShared && len(s) <= 32 {
+		c.keys[s] = s
+	}
+	return s
+}
+
+func isMergeKey(key *yaml.Node) bool { return key.Kind == yaml.ScalarNode && key.Tag == "!!merge" }
+
+func (c *converter) convertMapping(node *yaml.Node, at int32, record bool) (any, error) {
+	// The entries of the mapping's keys sit side by side; the keys up to
+	// the first that is not a scalar (an error below) are recorded.
+	next := int32(-1)
+	if record {
+		keys := 0
+		for i := 0; i+1 < len(node.Content) && node.Content[i].Kind == yaml.ScalarNode; i += 2 {
+			if !isMergeKey(node.Content[i]) {
+				keys++
+			}
+		}
+		next = c.fields.addChildren(at, keys, false)
+	}
 	fields := make(map[string]any, len(node.Content)/2)
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		keyNode, valueNode := node.Content[i], node.Content[i+1]
-		if keyNode.Kind == yaml.ScalarNode && keyNode.Tag == "!!merge" {
+		if isMergeKey(keyNode) {
 			// "<<: *defaults" merges the aliased mapping's fields.
-			merged, err := c.convert(valueNode, path, false)
+			merged, err := c.convert(valueNode, -1, false)
 			if err != nil {
 				return nil, err
 			}
@@ -166,12 +207,14 @@ func (c *converter) convertMapping(node *yaml.Node, path string, record bool) (a
 		if keyNode.Kind != yaml.ScalarNode {
 			return nil, fmt.Errorf("line %d: mapping key is not a scalar", keyNode.Line)
 		}
-		key := keyNode.Value
-		fieldPath := JoinPath(path, key)
+		key := c.share(keyNode.Value)
+		entry := int32(-1)
 		if record {
-			c.positions[fieldPath] = Position{keyNode.Line, keyNode.Column}
+			entry = next
+			next++
+			c.fields.entries[entry] = fieldEntry{key: key, line: int32(keyNode.Line), column: int32(keyNode.Column)}
 		}
-		value, err := c.convert(valueNode, fieldPath, record)
+		value, err := c.convert(valueNode, entry, record)
 		if err != nil {
 			return nil, err
 		}
@@ -213,40 +256,41 @@ func countNodes(node *yaml.Node) int {
 // ("spec.workerGroupSpecs[1].template.spec"): only paths under that item count.
 func (d *Document) find(prefix, field string) (string, bool) {
 	if field == "" {
-		_, ok := d.positions[prefix]
+		_, ok := d.fields.lookup(prefix)
 		return prefix, ok
 	}
-	best, found := "", false
-	for path, pos := range d.positions {
-		rest := path
-		if prefix != "" {
-			var under bool
-			if rest, under = strings.CutPrefix(path, prefix+"."); !under {
-				continue
-			}
+	best, bestLine, found := "", int32(0), false
+	d.fields.under(prefix, func(entry int32, rest []byte) {
+		if !strippedEqual(rest, field) {
+			return
 		}
-		if stripIndexes(rest) != field {
-			continue
+		line := d.fields.entries[entry].line
+		if !found || line < bestLine || (line == bestLine && string(rest) < best) {
+			best, bestLine, found = string(rest), line, true
 		}
-		if !found || pos.Line < d.positions[best].Line || (pos.Line == d.positions[best].Line && path < best) {
-			best, found = path, true
-		}
+	})
+	if found && prefix != "" {
+		best = prefix + "." + best
 	}
 	return best, found
 }
 
-func stripIndexes(path string) string {
-	var b strings.Builder
-	depth := 0
-	for _, r := range path {
+// strippedEqual reports whether path without its bracketed parts (sequence
+// indexes, quoted keys) is field.
+func strippedEqual(path []byte, field string) bool {
+	depth, n := 0, 0
+	for _, c := range path {
 		switch {
-		case r == '[':
+		case c == '[':
 			depth++
-		case r == ']':
+		case c == ']':
 			depth--
 		case depth == 0:
-			b.WriteRune(r)
+			if n >= len(field) || field[n] != c {
+				return false
+			}
+			n++
 		}
 	}
-	return b.String()
+	return n == len(field)
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -46,12 +47,11 @@ func (o *Object) editable(path string) (Position, bool) {
 	if o.File == nil || o.File.Rendered || o.File.Path == "" || o.File.Path == "<stdin>" {
 		return Position{}, false
 	}
-	full := o.FullPath(path)
-	pos, ok := o.Doc.positions[full]
-	if !ok || o.Doc.elsewhere[full] != "" {
+	entry, ok := o.Doc.fields.lookup(o.FullPath(path))
+	if !ok || o.Doc.elsewhere[entry] != "" {
 		return Position{}, false
 	}
-	return pos, true
+	return o.Doc.fields.position(entry), true
 }
 
 // offset turns a 1-based line and column into a byte offset, when every
@@ -163,11 +163,12 @@ func (o *Object) editTarget(path string) (file *File, pos Position, templated, o
 	if o.File == nil || o.File.Path == "" || o.File.Path == "<stdin>" {
 		return nil, Position{}, false, false
 	}
-	full := o.FullPath(path)
-	if pos, ok = o.Doc.positions[full]; !ok {
+	entry, ok := o.Doc.fields.lookup(o.FullPath(path))
+	if !ok {
 		return nil, Position{}, false, false
 	}
-	other := o.Doc.elsewhere[full]
+	pos = o.Doc.fields.position(entry)
+	other := o.Doc.elsewhere[entry]
 	switch {
 	case other == "" && !o.File.Rendered:
 		return o.File, pos, false, true
@@ -288,37 +289,34 @@ func (o *Object) AddFields(path, block string) (Edit, bool) {
 		return Edit{}, false
 	}
 	full := o.FullPath(path)
-	prefix := full
-	if prefix != "" {
-		prefix += "."
-	}
 	// The mapping's fields: where they start and how deep its content goes.
-	indent, last := -1, 0
-	for field, pos := range o.Doc.positions {
-		if !strings.HasPrefix(field, prefix) || field == full || o.Doc.elsewhere[field] != "" {
-			continue
+	var keys []Position // the mapping's own keys
+	indent, last, mixed := -1, 0, false
+	o.Doc.fields.under(full, func(entry int32, rest []byte) {
+		pos := o.Doc.fields.position(entry)
+		direct := !bytes.ContainsAny(rest, ".[")
+		if direct {
+			keys = append(keys, pos)
 		}
-		if rest := field[len(prefix):]; !strings.ContainsAny(rest, ".[") {
+		if o.Doc.elsewhere[entry] != "" {
+			return
+		}
+		if direct {
 			if indent == -1 || pos.Column-1 != indent {
-				if indent != -1 {
-					return Edit{}, false // fields at two indentations: a flow mapping, or not one mapping
-				}
+				mixed = mixed || indent != -1 // fields at two indentations: a flow mapping, or not one mapping
 				indent = pos.Column - 1
 			}
 		}
 		last = max(last, pos.Line)
-	}
-	if indent < 0 || last == 0 {
+	})
+	if mixed || indent < 0 || last == 0 {
 		return Edit{}, false
 	}
 	file := o.File
 	file.Line(1)
 	// Each field must start its line (after "- " for a sequence item's first
 	// field): a field after another on one line is flow style.
-	for field, pos := range o.Doc.positions {
-		if !strings.HasPrefix(field, prefix) || strings.ContainsAny(field[len(prefix):], ".[") || field == full {
-			continue
-		}
+	for _, pos := range keys {
 		before := strings.TrimLeft(file.Line(pos.Line)[:min(pos.Column-1, len(file.Line(pos.Line)))], " ")
 		if before != "" && strings.Trim(before, "- ") != "" {
 			return Edit{}, false

@@ -345,6 +345,7 @@ func parseDocuments(path string, source []byte, add func(*Document)) error {
 		return fmt.Errorf("%s:%d: %w", path, line, err)
 	}
 	decoder := yaml.NewDecoder(bytes.NewReader(source))
+	keys := map[string]string{}
 	for index := 0; ; index++ {
 		var root yaml.Node
 		err := decoder.Decode(&root)
@@ -358,11 +359,12 @@ func parseDocuments(path string, source []byte, add func(*Document)) error {
 		if len(root.Content) > 0 {
 			start = root.Content[0] // the document's first key, not its "---"
 		}
-		doc := &Document{File: path, Index: index, positions: map[string]Position{"": {start.Line, start.Column}}}
-		conv := converter{positions: doc.positions, budget: 10*countNodes(&root) + 10000}
-		if doc.Value, err = conv.convert(&root, "", true); err != nil {
+		doc := &Document{File: path, Index: index}
+		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}), budget: 10*countNodes(&root) + 10000, keys: keys}
+		if doc.Value, err = conv.convert(&root, 0, true); err != nil {
 			return fmt.Errorf("%s: document %d: %w", path, index+1, err)
 		}
+		doc.fields = conv.fields.trimmed()
 		add(doc)
 	}
 }

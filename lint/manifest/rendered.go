@@ -48,9 +48,10 @@ func (f *File) Documents() []*Document {
 
 // Fields returns every written field path of the document and its position.
 func (d *Document) Fields() map[string]Position {
-	fields := make(map[string]Position, len(d.positions))
-	for path, pos := range d.positions {
-		fields[path] = pos
+	fields := make(map[string]Position, len(d.fields.entries))
+	paths, _ := d.fields.paths()
+	for entry, path := range paths {
+		fields[path] = d.fields.position(int32(entry))
 	}
 	return fields
 }
@@ -61,38 +62,36 @@ func (d *Document) Fields() map[string]Position {
 // position; ok false places the field at its nearest relocated ancestor,
 // the best a user can be shown for a line the renderer made up.
 func (d *Document) Relocate(where func(path string, rendered Position) (file string, pos Position, ok bool)) {
-	paths := make([]string, 0, len(d.positions))
-	for path := range d.positions {
-		paths = append(paths, path)
+	paths, parents := d.fields.paths()
+	order := make([]int32, len(paths))
+	for i := range order {
+		order[i] = int32(i)
 	}
 	// An ancestor's path is a prefix of its descendants', hence shorter: it
 	// is relocated first and can stand in for them.
-	sort.Slice(paths, func(i, j int) bool {
-		if len(paths[i]) != len(paths[j]) {
-			return len(paths[i]) < len(paths[j])
+	sort.Slice(order, func(i, j int) bool {
+		a, b := paths[order[i]], paths[order[j]]
+		if len(a) != len(b) {
+			return len(a) < len(b)
 		}
-		return paths[i] < paths[j]
+		return a < b
 	})
-	positions := make(map[string]Position, len(paths))
-	elsewhere := map[string]string{}
-	for _, path := range paths {
-		file, pos, ok := where(path, d.positions[path])
+	elsewhere := map[int32]string{}
+	for _, entry := range order {
+		file, pos, ok := where(paths[entry], d.fields.position(entry))
 		if !ok {
 			file, pos = "", Position{Line: 1, Column: 1}
-			for p := path; p != ""; {
-				p = parentPath(p)
-				if ancestor, found := positions[p]; found {
-					file, pos = elsewhere[p], ancestor
-					break
-				}
+			if parent := parents[entry]; parent >= 0 {
+				file, pos = elsewhere[parent], d.fields.position(parent)
 			}
 		}
-		positions[path] = pos
+		e := &d.fields.entries[entry]
+		e.line, e.column = int32(pos.Line), int32(pos.Column)
 		if file != "" && file != d.File {
-			elsewhere[path] = file
+			elsewhere[entry] = file
 		}
 	}
-	d.positions, d.elsewhere = positions, elsewhere
+	d.elsewhere = elsewhere
 }
 
 // ParentPath drops the last element of a field path: "a.b[0].c" → "a.b[0]".
@@ -203,7 +202,7 @@ func (d *Document) CalledFrom(path string) (Call, bool) {
 		return Call{}, false
 	}
 	for p := path; ; p = parentPath(p) {
-		if _, ok := d.positions[p]; ok {
+		if d.Has(p) {
 			call, found := d.calls[p]
 			return call, found
 		}
