@@ -535,7 +535,8 @@ type shmNeed struct {
 
 const (
 	shmEffect  = "workers that pass tensors through shared memory fail with \"No space left on device\" or a bus error"
-	ncclEffect = "NCCL passes tensors between its GPU workers through shared memory and fails at start or under load " +
+	ncclEffect = "its workers pass tensors and messages through shared memory (NCCL on NVIDIA GPUs, the server's " +
+		"shared-memory message queue on any accelerator) and fail at start or under load " +
 		"(\"NCCL WARN Error while creating shared memory segment\", \"No space left on device\")"
 )
 
