@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -44,14 +45,8 @@ type Review struct {
 // rendered output (a Helm template, a Kustomize build) is not what the user
 // edits, and the path must be written in the object's own document.
 func (o *Object) editable(path string) (Position, bool) {
-	if o.File == nil || o.File.Rendered || o.File.Path == "" || o.File.Path == "<stdin>" {
-		return Position{}, false
-	}
-	entry, ok := o.Doc.fields.lookup(o.FullPath(path))
-	if !ok || o.Doc.elsewhere[entry] != "" {
-		return Position{}, false
-	}
-	return o.Doc.fields.position(entry), true
+	file, pos, templated, ok := o.editTarget(path)
+	return pos, ok && !templated && file == o.File
 }
 
 // offset turns a 1-based line and column into a byte offset, when every
@@ -78,10 +73,9 @@ func (f *File) offset(pos Position) (int, bool) {
 // position turns a byte offset back into a line and column.
 func (f *File) position(offset int) Position {
 	f.Line(1)
-	line := 1
-	for line < len(f.lineStarts) && f.lineStarts[line] <= offset {
-		line++
-	}
+	// The last line starting at or before offset; rules ask this for every
+	// fix they offer, so it is a search, not a scan.
+	line := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > offset })
 	return Position{Line: line, Column: offset - f.lineStarts[line-1] + 1}
 }
 
