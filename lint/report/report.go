@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
-
 	"github.com/modellint/modellint/lint"
 )
 
@@ -123,16 +121,23 @@ func wrapWords(text string, width int) []string {
 			lines = append(lines, "")
 			continue
 		}
-		line := words[0]
+		var line strings.Builder
+		line.WriteString(words[0])
+		lineWidth := displayWidth(words[0])
 		for _, word := range words[1:] {
-			if displayWidth(line)+1+displayWidth(word) > width {
-				lines = append(lines, line)
-				line = word
+			wordWidth := displayWidth(word)
+			if lineWidth+1+wordWidth > width {
+				lines = append(lines, line.String())
+				line.Reset()
+				line.WriteString(word)
+				lineWidth = wordWidth
 				continue
 			}
-			line += " " + word
+			line.WriteByte(' ')
+			line.WriteString(word)
+			lineWidth += 1 + wordWidth
 		}
-		lines = append(lines, line)
+		lines = append(lines, line.String())
 	}
 	return lines
 }
@@ -209,6 +214,3 @@ func splitAfterDots(path string) []string {
 		path = path[i+1:]
 	}
 }
-
-// displayWidth is the terminal width of text, measured as the table does.
-func displayWidth(text string) int { return twwidth.Width(text) }

@@ -29,17 +29,12 @@ func RuleList(w io.Writer, rules []*lint.Rule, width int) error {
 	summaryWidth = max(minMessageWidth, summaryWidth)
 
 	var out bytes.Buffer
-	table := newTable(&out)
-	table.Header("ID", "NAME", "SEVERITY", "ARTIFACT", "SUMMARY")
+	rows := make([][]string, 0, len(rules))
 	for _, rule := range rules {
 		summary := strings.Join(wrapWords(rule.Doc.Summary, summaryWidth), "\n")
-		if err := table.Append(rule.ID, rule.Name, rule.Severity.String(), string(rule.Artifact), summary); err != nil {
-			return fmt.Errorf("table: %w", err)
-		}
+		rows = append(rows, []string{rule.ID, rule.Name, rule.Severity.String(), string(rule.Artifact), summary})
 	}
-	if err := table.Render(); err != nil {
-		return fmt.Errorf("table: %w", err)
-	}
+	writeColumns(&out, []string{"ID", "NAME", "SEVERITY", "ARTIFACT", "SUMMARY"}, rows)
 	_, err := w.Write(trimTrailingSpace(out.Bytes()))
 	return err
 }

@@ -7,10 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/modellint/modellint/lint"
 )
 
@@ -81,9 +77,7 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	layout := newFindingLayout(result.Findings, options.width())
 	for _, findings := range groups {
 		out.WriteString(paint.paint(ansiBold, findings[0].Location.File) + "\n")
-		if err := renderFindings(&out, findings, layout, paint); err != nil {
-			return err
-		}
+		renderFindings(&out, findings, layout, paint)
 		out.WriteString("\n")
 	}
 	// Which model dir each server was linked to decides what the cross
@@ -102,9 +96,7 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 		out.WriteString("\n")
 	}
 	if options.Verbose {
-		if err := writeVerbose(&out, result, options.width()); err != nil {
-			return err
-		}
+		writeVerbose(&out, result, options.width())
 	}
 	out.WriteString(summaryLine(result) + "\n")
 	_, err := w.Write(trimTrailingSpace(out.Bytes()))
@@ -132,23 +124,17 @@ func newFindingLayout(findings []lint.Finding, terminalWidth int) findingLayout 
 	return layout
 }
 
-func renderFindings(out io.Writer, findings []lint.Finding, layout findingLayout, paint painter) error {
-	table := newTable(out)
-	// Padded headers give each table the shared column widths.
-	table.Header("SEVERITY", padRight("RULE", layout.ruleWidth), padRight("LINE:COL", layout.positionWidth), "MESSAGE")
+func renderFindings(out *bytes.Buffer, findings []lint.Finding, layout findingLayout, paint painter) {
+	rows := make([][]string, 0, len(findings))
 	for _, finding := range findings {
 		rule := finding.RuleID
 		if finding.RuleName != "" {
 			rule += "\n" + finding.RuleName
 		}
-		if err := table.Append(paint.severity(finding.Severity), rule, position(finding.Location), messageCell(finding, layout.messageWidth, paint)); err != nil {
-			return fmt.Errorf("table: %w", err)
-		}
+		rows = append(rows, []string{paint.severity(finding.Severity), rule, position(finding.Location), messageCell(finding, layout.messageWidth, paint)})
 	}
-	if err := table.Render(); err != nil {
-		return fmt.Errorf("table: %w", err)
-	}
-	return nil
+	// Padded headers give each table the shared column widths.
+	writeColumns(out, []string{"SEVERITY", padRight("RULE", layout.ruleWidth), padRight("LINE:COL", layout.positionWidth), "MESSAGE"}, rows)
 }
 
 // messageCell is the message, then the target and the field path indented
@@ -195,28 +181,7 @@ func position(location lint.Location) string {
 	return "-"
 }
 
-// newTable is a borderless, left-aligned table whose cells are already
-// wrapped, so it looks like the output of ls or kubectl rather than a grid.
-func newTable(out io.Writer) *tablewriter.Table {
-	return tablewriter.NewTable(out,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders:  tw.BorderNone,
-			Symbols:  tw.NewSymbols(tw.StyleASCII),
-			Settings: tw.Settings{Separators: tw.SeparatorsNone, Lines: tw.LinesNone},
-		})),
-		// Measure ambiguous-width characters the same way in every locale, so
-		// the layout does not depend on the environment.
-		tablewriter.WithEastAsian(tw.Off),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithTrimSpace(tw.Off),
-	)
-}
-
-func writeVerbose(out *bytes.Buffer, result *lint.Result, terminalWidth int) error {
+func writeVerbose(out *bytes.Buffer, result *lint.Result, terminalWidth int) {
 	if len(result.Notes) > 0 {
 		out.WriteString("notes:\n")
 		for _, note := range result.Notes {
@@ -231,7 +196,7 @@ func writeVerbose(out *bytes.Buffer, result *lint.Result, terminalWidth int) err
 		}
 	}
 	if len(skipped) == 0 {
-		return nil
+		return
 	}
 	names := ruleNames(result.Rules)
 	out.WriteString("skipped rule checks:\n")
@@ -253,19 +218,11 @@ func writeVerbose(out *bytes.Buffer, result *lint.Result, terminalWidth int) err
 		rows = append(rows, append(row, evaluation.Reason))
 	}
 	reasonWidth := max(minMessageWidth, terminalWidth-(widths[0]+2)-(widths[1]+2)-(widths[2]+2)-2)
-	table := newTable(out)
-	table.Header("FILE:LINE", "RULE", "TARGET", "REASON")
 	for _, row := range rows {
 		row[3] = strings.Join(wrapWords(row[3], reasonWidth), "\n")
-		if err := table.Append(row); err != nil {
-			return fmt.Errorf("table: %w", err)
-		}
 	}
-	if err := table.Render(); err != nil {
-		return fmt.Errorf("table: %w", err)
-	}
+	writeColumns(out, []string{"FILE:LINE", "RULE", "TARGET", "REASON"}, rows)
 	out.WriteString("\n")
-	return nil
 }
 
 func ruleNames(rules []*lint.Rule) map[string]string {

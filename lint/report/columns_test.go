@@ -1,0 +1,85 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// tablewriterColumns is the borderless, left-aligned tablewriter table the
+// reports used to print, the reference writeColumns must match.
+func tablewriterColumns(t *testing.T, header []string, rows [][]string) []byte {
+	var out bytes.Buffer
+	table := tablewriter.NewTable(&out,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders:  tw.BorderNone,
+			Symbols:  tw.NewSymbols(tw.StyleASCII),
+			Settings: tw.Settings{Separators: tw.SeparatorsNone, Lines: tw.LinesNone},
+		})),
+		tablewriter.WithEastAsian(tw.Off),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	table.Header(header)
+	for _, row := range rows {
+		if err := table.Append(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := table.Render(); err != nil {
+		t.Fatal(err)
+	}
+	return trimTrailingSpace(out.Bytes())
+}
+
+// TestColumnsMatchTablewriter compares the two layouts, after the trailing
+// spaces both reports trim, on random tables of the cells reports hold:
+// ANSI colours, multi-line cells, wide and combining characters, empty
+// cells, rows of different heights.
+func TestColumnsMatchTablewriter(t *testing.T) {
+	words := []string{"warning", "MDL203", "startup-probe-missing", "42:13", "", "Deployment/team-000/model-0-0",
+		ansiRed + "error" + ansiReset, ansiDim + "spec.template" + ansiReset, "模型服务器", "café", "e\u0301t\u00e9", "→", "±½",
+		"spec.template.spec.containers[0].resources.limits.memory", "x"}
+	random := rand.New(rand.NewPCG(1, 2))
+	cell := func() string {
+		lines := make([]string, 1+random.IntN(4))
+		for i := range lines {
+			var parts []string
+			for range random.IntN(4) {
+				parts = append(parts, words[random.IntN(len(words))])
+			}
+			lines[i] = strings.Join(parts, " ")
+		}
+		return strings.Join(lines, "\n")
+	}
+	for trial := range 200 {
+		columns := 1 + random.IntN(5)
+		header := make([]string, columns)
+		for i := range header {
+			header[i] = fmt.Sprintf("H%d", i) + strings.Repeat(" ", random.IntN(12))
+		}
+		rows := make([][]string, random.IntN(6))
+		for r := range rows {
+			rows[r] = make([]string, columns)
+			for i := range rows[r] {
+				rows[r][i] = cell()
+			}
+		}
+		want := tablewriterColumns(t, header, rows)
+		var got bytes.Buffer
+		writeColumns(&got, header, rows)
+		if !bytes.Equal(trimTrailingSpace(got.Bytes()), want) {
+			t.Fatalf("trial %d: header %q rows %q:\n got:\n%s\nwant:\n%s", trial, header, rows, got.Bytes(), want)
+		}
+	}
+}
