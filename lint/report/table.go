@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -57,7 +58,14 @@ func (p painter) severity(severity lint.Severity) string {
 
 func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	paint := painter{enabled: options.Color}
+	// Each file's table is written out once laid out: the output of a large
+	// run is tens of MB, not worth holding whole.
+	output := bufio.NewWriter(w)
 	var out bytes.Buffer
+	flush := func() {
+		output.Write(trimTrailingSpace(out.Bytes()))
+		out.Reset()
+	}
 
 	// One group per file, in the order the (sorted) findings name them.
 	var groups [][]lint.Finding
@@ -79,6 +87,7 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 		out.WriteString(paint.paint(ansiBold, findings[0].Location.File) + "\n")
 		renderFindings(&out, findings, layout, paint)
 		out.WriteString("\n")
+		flush()
 	}
 	// Which model dir each server was linked to decides what the cross
 	// checks compared, so it is always shown.
@@ -99,8 +108,8 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 		writeVerbose(&out, result, options.width())
 	}
 	out.WriteString(summaryLine(result) + "\n")
-	_, err := w.Write(trimTrailingSpace(out.Bytes()))
-	return err
+	flush()
+	return output.Flush()
 }
 
 // findingLayout holds the column widths of the findings tables, the same for
