@@ -269,13 +269,9 @@ func modelPathAnnotation(w *manifest.Workload) string {
 	if value := w.TemplateAnnotations[ModelPathAnnotation]; value != "" {
 		return value
 	}
-	if meta, ok := w.Object.Value["metadata"].(map[string]any); ok {
-		if annotations, ok := meta["annotations"].(map[string]any); ok {
-			value, _ := annotations[ModelPathAnnotation].(string)
-			return value
-		}
-	}
-	return ""
+	value, _ := w.Object.Lookup("metadata", "annotations", ModelPathAnnotation)
+	text, _ := value.(string)
+	return text
 }
 
 // noteLinks records, for the reports, how each serving container of a

@@ -116,8 +116,8 @@ func (s *suppressor) annotation(finding *Finding) *Suppression {
 	}
 	object := workload.Object
 	var objectAnnotations map[string]string
-	if meta, ok := object.Value["metadata"].(map[string]any); ok {
-		if annotations, ok := meta["annotations"].(map[string]any); ok {
+	if value, ok := object.Lookup("metadata", "annotations"); ok {
+		if annotations, ok := value.(map[string]any); ok {
 			objectAnnotations = map[string]string{}
 			for k, v := range annotations {
 				objectAnnotations[k], _ = v.(string)

@@ -61,7 +61,7 @@ func compareValue(b *testing.B) map[string]any {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return file.Objects[0].Value
+	return file.Objects[0].Plain()
 }
 
 func BenchmarkCompareJSONRoundTrip(b *testing.B) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -15,12 +16,21 @@ type Position struct {
 	Column int
 }
 
-// Document is one YAML document of a file, converted to plain Go values
-// (map[string]any, []any, scalars) with the position of every field path.
+// Document is one YAML document of a file: every field path with its
+// position and value, read as plain Go values (map[string]any, []any,
+// scalars) on demand.
 type Document struct {
 	File  string
 	Index int // 0-based position of the document in its file
-	Value any
+	// expanded is the document's plain value, kept whole when the document
+	// has aliases or merge keys: the fields they expand to are not entries
+	// of fields (whose positions are the alias's). Without them, fields hold
+	// every value and nothing else is kept: a run holds every document of
+	// its PATHs at once, and Go maps cost ~300 bytes even with one key.
+	expanded any
+	// plain is the value Plain made from fields, once asked for.
+	plainOnce sync.Once
+	plain     any
 	// fields are where each written field path ("spec.replicas",
 	// "spec.containers[0]") has its key (or sequence item) start, as a
 	// tree (see fieldTable). Its root, the empty path, is the document.
@@ -31,6 +41,19 @@ type Document struct {
 	// calls are the template lines that called the helper a field was
 	// written by (see SetCalls): only rendered documents have them.
 	calls map[string]Call
+}
+
+// Plain is the document's plain value: map[string]any, []any or a scalar.
+func (d *Document) Plain() any {
+	if d.expanded != nil {
+		return d.expanded
+	}
+	d.plainOnce.Do(func() {
+		if len(d.fields.entries) > 0 {
+			d.plain = d.fields.plain(0)
+		}
+	})
+	return d.plain
 }
 
 // Locate returns the position of path, or of its nearest ancestor present in
@@ -94,13 +117,15 @@ func IndexPath(path string, index int) string {
 	return path + "[" + strconv.Itoa(index) + "]"
 }
 
-// converter turns a yaml.v3 node tree into plain values while recording
-// where each field was written. Aliases are expanded, so it keeps a budget:
-// a small document whose aliases expand to millions of nodes (an alias
-// bomb) is an error.
+// converter records every field of a yaml.v3 node tree, where it was
+// written and its value, and with values set builds the plain value too.
+// Aliases are expanded, so it keeps a budget: a small document whose
+// aliases expand to millions of nodes (an alias bomb) is an error.
 type converter struct {
 	fields fieldTable
 	budget int
+	// values builds the plain value (documents with aliases or merge keys).
+	values bool
 	// keys holds one copy of the map keys and short values of the file
 	// (see share).
 	keys map[string]string
@@ -123,13 +148,20 @@ func (c *converter) convert(node *yaml.Node, at int32, record bool) (any, error)
 		// Paths under an alias point at the alias itself, where the user wrote it.
 		return c.convert(node.Alias, -1, false)
 	case yaml.MappingNode:
+		if record {
+			c.fields.entries[at].kind = kindMapping
+		}
 		return c.convertMapping(node, at, record)
 	case yaml.SequenceNode:
 		first := int32(-1)
 		if record {
+			c.fields.entries[at].kind = kindSequence
 			first = c.fields.addChildren(at, len(node.Content), true)
 		}
-		items := make([]any, 0, len(node.Content))
+		var items []any
+		if c.values {
+			items = make([]any, 0, len(node.Content))
+		}
 		for i, item := range node.Content {
 			entry := int32(-1)
 			if record {
@@ -140,20 +172,61 @@ func (c *converter) convert(node *yaml.Node, at int32, record bool) (any, error)
 			if err != nil {
 				return nil, err
 			}
-			items = append(items, value)
+			if c.values {
+				items = append(items, value)
+			}
+		}
+		if !c.values {
+			return nil, nil
 		}
 		return items, nil
 	case yaml.ScalarNode:
-		if tag := node.ShortTag(); tag == "!!str" || tag == "!!timestamp" || tag == "!!binary" {
-			return c.share(node.Value), nil
+		kind, text, value, err := c.scalar(node)
+		if err != nil {
+			return nil, err
 		}
-		var value any
-		if err := node.Decode(&value); err != nil {
-			return nil, fmt.Errorf("line %d: %w", node.Line, err)
+		if record {
+			c.fields.entries[at].kind, c.fields.entries[at].value = kind, text
 		}
-		return jsonScalar(value, node.Value), nil
+		return value, nil
 	}
 	return nil, fmt.Errorf("line %d: unsupported YAML node", node.Line)
+}
+
+// scalar is a scalar's kind, its value as text (see fieldEntry) and as a
+// plain value: the YAML types mapped onto what encoding/json produces, so
+// the value can be encoded and decoded into k8s.io/api types.
+func (c *converter) scalar(node *yaml.Node) (valueKind, string, any, error) {
+	if tag := node.ShortTag(); tag == "!!str" || tag == "!!timestamp" || tag == "!!binary" {
+		text := c.share(node.Value)
+		return kindString, text, text, nil
+	}
+	var value any
+	if err := node.Decode(&value); err != nil {
+		return 0, "", nil, fmt.Errorf("line %d: %w", node.Line, err)
+	}
+	switch v := jsonScalar(value, node.Value).(type) {
+	case nil:
+		return kindNull, "", nil, nil
+	case bool:
+		return kindBool, strconv.FormatBool(v), v, nil
+	case int64:
+		return kindInt, c.shareText(strconv.FormatInt(v, 10), node.Value), v, nil
+	case float64:
+		return kindFloat, c.shareText(strconv.FormatFloat(v, 'g', -1, 64), node.Value), v, nil
+	case string:
+		text := c.share(v)
+		return kindString, text, text, nil
+	}
+	return 0, "", nil, fmt.Errorf("line %d: unsupported YAML scalar", node.Line)
+}
+
+// shareText is text, the node's own copy when it was written so.
+func (c *converter) shareText(text, written string) string {
+	if text == written {
+		return c.share(written)
+	}
+	return c.share(text)
 }
 
 // maxShared bounds the strings a file shares: keys and short values repeat
@@ -186,7 +259,10 @@ func (c *converter) convertMapping(node *yaml.Node, at int32, record bool) (any,
 		}
 		next = c.fields.addChildren(at, keys, false)
 	}
-	fields := make(map[string]any, len(node.Content)/2)
+	var fields map[string]any
+	if c.values {
+		fields = make(map[string]any, len(node.Content)/2)
+	}
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		keyNode, valueNode := node.Content[i], node.Content[i+1]
 		if isMergeKey(keyNode) {
@@ -218,7 +294,12 @@ func (c *converter) convertMapping(node *yaml.Node, at int32, record bool) (any,
 		if err != nil {
 			return nil, err
 		}
-		fields[key] = value
+		if c.values {
+			fields[key] = value
+		}
+	}
+	if !c.values {
+		return nil, nil
 	}
 	return fields, nil
 }
@@ -241,13 +322,16 @@ func jsonScalar(value any, text string) any {
 	}
 }
 
-// countNodes bounds the conversion budget by the size of the parsed tree.
-func countNodes(node *yaml.Node) int {
-	n := 1
+// countNodes bounds the conversion budget by the size of the parsed tree,
+// and says whether it has aliases or merge keys (see Document.expanded).
+func countNodes(node *yaml.Node) (n int, expands bool) {
+	n = 1
+	expands = node.Kind == yaml.AliasNode || isMergeKey(node)
 	for _, child := range node.Content {
-		n += countNodes(child)
+		count, childExpands := countNodes(child)
+		n, expands = n+count, expands || childExpands
 	}
-	return n
+	return n, expands
 }
 
 // find returns the first written path (by position) under prefix whose keys

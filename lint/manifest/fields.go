@@ -1,8 +1,12 @@
 package manifest
 
 import (
+	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // fieldTable is where each field of a document was written, kept as a tree
@@ -16,14 +20,30 @@ type fieldTable struct {
 	entries []fieldEntry
 }
 
-// fieldEntry is one field: 32 bytes. Its children are the entries first …
-// first+|count|-1: the keys of a mapping (count > 0) or the items of a
-// sequence (count < 0), in the order they were written.
+// fieldEntry is one field and its value: 56 bytes. Its children are the
+// entries first … first+|count|-1: the keys of a mapping (count > 0) or the
+// items of a sequence (count < 0), in the order they were written.
 type fieldEntry struct {
-	key          string // the map key, shared with the document's value
+	key          string // the map key ("" for a sequence item)
+	value        string // a scalar's value: the string, or the number, bool as JSON writes it
 	first, count int32
 	line, column int32
+	kind         valueKind
 }
+
+// valueKind is what an entry's value is, as JSON types go.
+type valueKind uint8
+
+const (
+	kindUnread valueKind = iota // not converted: the document's value is kept whole (see Document)
+	kindNull
+	kindBool
+	kindInt
+	kindFloat
+	kindString
+	kindMapping
+	kindSequence
+)
 
 // children returns the entry's children and whether they are sequence items.
 func (e *fieldEntry) children() (first, end int32, items bool) {
@@ -206,4 +226,165 @@ func (t *fieldTable) under(prefix string, visit func(entry int32, rest []byte)) 
 			walk(child, append([]byte(nil), key...))
 		}
 	}
+}
+
+// plain builds the plain value of an entry: map[string]any, []any, string,
+// int64, float64, bool or nil, as the converter would have; a key written
+// twice holds its last value.
+func (t *fieldTable) plain(entry int32) any {
+	e := &t.entries[entry]
+	switch e.kind {
+	case kindMapping:
+		first, end, _ := e.children()
+		fields := make(map[string]any, end-first)
+		for child := first; child < end; child++ {
+			fields[t.entries[child].key] = t.plain(child)
+		}
+		return fields
+	case kindSequence:
+		first, end, _ := e.children()
+		items := make([]any, 0, end-first)
+		for child := first; child < end; child++ {
+			items = append(items, t.plain(child))
+		}
+		return items
+	case kindString:
+		return e.value
+	case kindBool:
+		return e.value == "true"
+	case kindInt:
+		n, _ := strconv.ParseInt(e.value, 10, 64)
+		return n
+	case kindFloat:
+		f, _ := strconv.ParseFloat(e.value, 64)
+		return f
+	}
+	return nil
+}
+
+// appendJSON appends the entry's value as JSON, as encoding/json writes its
+// plain value: keys sorted, a key written twice once with its last value.
+func (t *fieldTable) appendJSON(dst []byte, entry int32) []byte {
+	e := &t.entries[entry]
+	switch e.kind {
+	case kindMapping:
+		dst = append(dst, '{')
+		for i, child := range t.sortedKeys(entry) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst, _ = jsontext.AppendQuote(dst, t.entries[child].key)
+			dst = append(dst, ':')
+			dst = t.appendJSON(dst, child)
+		}
+		return append(dst, '}')
+	case kindSequence:
+		dst = append(dst, '[')
+		first, end, _ := e.children()
+		for child := first; child < end; child++ {
+			if child > first {
+				dst = append(dst, ',')
+			}
+			dst = t.appendJSON(dst, child)
+		}
+		return append(dst, ']')
+	case kindString:
+		dst, _ = jsontext.AppendQuote(dst, e.value)
+		return dst
+	case kindBool, kindInt:
+		return append(dst, e.value...)
+	case kindFloat:
+		f, _ := strconv.ParseFloat(e.value, 64)
+		encoded, _ := json.Marshal(f) // encoding/json's own float format
+		return append(dst, encoded...)
+	}
+	return append(dst, "null"...)
+}
+
+// sortedKeys are the children of a mapping entry in key order, each key
+// once: the child written last.
+func (t *fieldTable) sortedKeys(entry int32) []int32 {
+	first, end, _ := t.entries[entry].children()
+	children := make([]int32, 0, end-first)
+	for child := first; child < end; child++ {
+		children = append(children, child)
+	}
+	// Stable, so of a key written twice the last is last; then drop the others.
+	slices.SortStableFunc(children, func(a, b int32) int { return strings.Compare(t.entries[a].key, t.entries[b].key) })
+	kept := children[:0]
+	for i, child := range children {
+		if i+1 < len(children) && t.entries[children[i+1]].key == t.entries[child].key {
+			continue
+		}
+		kept = append(kept, child)
+	}
+	return kept
+}
+
+// field is the child of a mapping entry under key, the last written.
+func (t *fieldTable) field(entry int32, key string) (int32, bool) {
+	first, end, items := t.entries[entry].children()
+	if items || t.entries[entry].kind != kindMapping {
+		return 0, false
+	}
+	for child := end - 1; child >= first; child-- {
+		if t.entries[child].key == key {
+			return child, true
+		}
+	}
+	return 0, false
+}
+
+// keyEntry is the entry under a mapping entry that Object.Lookup's key
+// names: the field called key, else for "containers[0]" or "matrix[1][2]"
+// the item its indexes name.
+func (t *fieldTable) keyEntry(entry int32, key string) (int32, bool) {
+	if child, ok := t.field(entry, key); ok {
+		return child, true
+	}
+	name, indexes, found := strings.Cut(key, "[")
+	if !found || !strings.HasSuffix(indexes, "]") {
+		return 0, false
+	}
+	child, ok := t.field(entry, name)
+	if !ok {
+		return 0, false
+	}
+	for _, index := range strings.Split(strings.TrimSuffix(indexes, "]"), "][") {
+		i, err := strconv.Atoi(index)
+		if err != nil {
+			return 0, false
+		}
+		if child, ok = t.item(child, i); !ok {
+			return 0, false
+		}
+	}
+	return child, true
+}
+
+// item is the index'th item of a sequence entry.
+func (t *fieldTable) item(entry int32, index int) (int32, bool) {
+	first, end, items := t.entries[entry].children()
+	if !items || t.entries[entry].kind != kindSequence || index < 0 || index >= int(end-first) {
+		return 0, false
+	}
+	return first + int32(index), true
+}
+
+// anyString reports whether a string value under entry (itself included)
+// matches.
+func (t *fieldTable) anyString(entry int32, match func(string) bool) bool {
+	e := &t.entries[entry]
+	switch e.kind {
+	case kindString:
+		return match(e.value)
+	case kindMapping, kindSequence:
+		first, end, _ := e.children()
+		for child := first; child < end; child++ {
+			if t.anyString(child, match) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -3,7 +3,8 @@ package manifest
 import "testing"
 
 // FuzzLoad checks that no input makes the loader, the position index or the
-// workload extraction panic. Seeds live in testdata/fuzz/FuzzLoad.
+// workload extraction panic, and that the values read off the field table
+// are the converter's. Seeds live in testdata/fuzz/FuzzLoad.
 func FuzzLoad(f *testing.F) {
 	f.Add([]byte(deployment))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, spec: {containers: [{name: a}]}}\n"))
@@ -11,6 +12,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(rayClusterHead("ray.io/v1", "    rayStartParam: {num-cpus: 1}")))
 	f.Add([]byte(rollout))
 	f.Fuzz(func(t *testing.T, source []byte) {
+		checkPlainValues(t, "fuzz.yaml", source)
 		file, err := Load("fuzz.yaml", source)
 		if err != nil {
 			return

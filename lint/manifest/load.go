@@ -76,7 +76,6 @@ type Object struct {
 	Kind       string
 	Name       string
 	Namespace  string
-	Value      map[string]any
 
 	strict *strictDecoding // see decodeStrict
 }
@@ -131,9 +130,21 @@ func (o *Object) Has(path string) bool { return o.Doc.Has(o.FullPath(path)) }
 // sequence indexes, as field paths write them ("workerGroupSpecs[0]"), so a
 // split field path can be looked up as it is.
 func (o *Object) Lookup(keys ...string) (any, bool) {
-	var value any = o.Value
+	if o.Doc.expanded == nil {
+		entry, ok := o.lookupEntry(keys)
+		if !ok {
+			return nil, false
+		}
+		return o.Doc.fields.plain(entry), true
+	}
+	value, ok := ValueAt(o.Doc.expanded, o.Base)
+	if !ok {
+		return nil, false
+	}
+	if _, isMapping := value.(map[string]any); !isMapping {
+		return nil, false
+	}
 	for _, key := range keys {
-		var ok bool
 		if value, ok = lookupKey(value, key); !ok {
 			return nil, false
 		}
@@ -169,6 +180,110 @@ func lookupKey(value any, key string) (any, bool) {
 	return value, true
 }
 
+// Plain is the object's plain value.
+func (o *Object) Plain() map[string]any {
+	value, _ := o.Lookup()
+	fields, _ := value.(map[string]any)
+	return fields
+}
+
+// lookupEntry is Lookup's field entry, for a document read off its fields.
+func (o *Object) lookupEntry(keys []string) (int32, bool) {
+	fields := &o.Doc.fields
+	entry, ok := fields.lookup(o.Base)
+	if !ok || fields.entries[entry].kind != kindMapping {
+		return 0, false
+	}
+	for _, key := range keys {
+		if entry, ok = fields.keyEntry(entry, key); !ok {
+			return 0, false
+		}
+	}
+	return entry, true
+}
+
+// kindAt is what the value at keys is; kindUnread when there is none.
+func (o *Object) kindAt(keys ...string) valueKind {
+	if o.Doc.expanded == nil {
+		entry, ok := o.lookupEntry(keys)
+		if !ok {
+			return kindUnread
+		}
+		return o.Doc.fields.entries[entry].kind
+	}
+	value, ok := o.Lookup(keys...)
+	if !ok {
+		return kindUnread
+	}
+	switch value.(type) {
+	case map[string]any:
+		return kindMapping
+	case []any:
+		return kindSequence
+	case string:
+		return kindString
+	}
+	return kindNull // another scalar: nothing here asks which
+}
+
+// lengthAt is the number of items of the sequence at keys.
+func (o *Object) lengthAt(keys ...string) int {
+	if o.Doc.expanded == nil {
+		entry, ok := o.lookupEntry(keys)
+		if !ok {
+			return 0
+		}
+		first, end, _ := o.Doc.fields.entries[entry].children()
+		return int(end - first)
+	}
+	value, _ := o.Lookup(keys...)
+	items, _ := value.([]any)
+	return len(items)
+}
+
+// stringAt is the string at keys, "" when there is none.
+func (o *Object) stringAt(keys ...string) string {
+	if o.Doc.expanded == nil {
+		entry, ok := o.lookupEntry(keys)
+		if !ok || o.Doc.fields.entries[entry].kind != kindString {
+			return ""
+		}
+		return o.Doc.fields.entries[entry].value
+	}
+	value, _ := o.Lookup(keys...)
+	text, _ := value.(string)
+	return text
+}
+
+// jsonAt is the value at keys as JSON, as encoding/json writes its plain
+// value.
+func (o *Object) jsonAt(keys []string) ([]byte, bool) {
+	if o.Doc.expanded == nil {
+		entry, ok := o.lookupEntry(keys)
+		if !ok {
+			return nil, false
+		}
+		return o.Doc.fields.appendJSON(nil, entry), true
+	}
+	value, ok := o.Lookup(keys...)
+	if !ok {
+		return nil, false
+	}
+	raw, err := json.Marshal(value)
+	return raw, err == nil
+}
+
+// hasSuspicious reports whether a string at or under keys would hang
+// resource.ParseQuantity (see quantity.Suspicious).
+func (o *Object) hasSuspicious(keys []string) bool {
+	if o.Doc.expanded == nil {
+		entry, ok := o.lookupEntry(keys)
+		return ok && o.Doc.fields.anyString(entry, quantity.Suspicious)
+	}
+	value, ok := o.Lookup(keys...)
+	return ok && len(suspiciousQuantities(value, "")) > 0
+}
+
 // Decode decodes the value at keys (the whole object when none) into a
 // k8s.io/api type through JSON, as the API server would. A value of the wrong
 // type is an *InvalidError that names the field. into must be zero.
@@ -185,12 +300,10 @@ func (o *Object) Decode(into any, keys ...string) error {
 			return nil
 		}
 	}
-	value, ok := o.Lookup(keys...)
-	if !ok {
-		return nil
-	}
 	prefix := strings.Join(keys, ".")
-	if suspicious := suspiciousQuantities(value, ""); len(suspicious) > 0 {
+	if o.hasSuspicious(keys) {
+		value, _ := o.Lookup(keys...)
+		suspicious := suspiciousQuantities(value, "")
 		sort.Slice(suspicious, func(i, j int) bool { return suspicious[i].path < suspicious[j].path })
 		// Decode once with the suspicious strings swapped for a word that
 		// fails ParseQuantity at once: an error then means one of them sat
@@ -211,7 +324,11 @@ func (o *Object) Decode(into any, keys ...string) error {
 			return &InvalidError{Object: o, Path: path, Message: path + ": " + quantity.Check(field.value).Error()}
 		}
 	}
-	if err := decodeJSON(value, into); err != nil {
+	raw, ok := o.jsonAt(keys)
+	if !ok {
+		return nil
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
 		return o.invalid(prefix, err)
 	}
 	return nil
@@ -360,8 +477,9 @@ func parseDocuments(path string, source []byte, add func(*Document)) error {
 			start = root.Content[0] // the document's first key, not its "---"
 		}
 		doc := &Document{File: path, Index: index}
-		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}), budget: 10*countNodes(&root) + 10000, keys: keys}
-		if doc.Value, err = conv.convert(&root, 0, true); err != nil {
+		nodes, expands := countNodes(&root)
+		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}), budget: 10*nodes + 10000, keys: keys, values: expands}
+		if doc.expanded, err = conv.convert(&root, 0, true); err != nil {
 			return fmt.Errorf("%s: document %d: %w", path, index+1, err)
 		}
 		doc.fields = conv.fields.trimmed()
@@ -370,29 +488,28 @@ func parseDocuments(path string, source []byte, add func(*Document)) error {
 }
 
 func (f *File) addDocument(doc *Document) {
-	fields, ok := doc.Value.(map[string]any)
-	if doc.Value == nil {
+	root := &Object{File: f, Doc: doc}
+	switch root.documentKind() {
+	case kindMapping:
+	case kindNull, kindUnread:
 		return // an empty document between two "---"
-	}
-	if !ok {
+	default:
 		f.Skipped = append(f.Skipped, fmt.Sprintf("document %d: not a mapping", doc.Index+1))
 		return
 	}
-	object, reason := newObject(f, doc, "", fields)
+	object, reason := newObject(f, doc, "")
 	if object == nil {
 		f.Skipped = append(f.Skipped, fmt.Sprintf("document %d: %s", doc.Index+1, reason))
 		return
 	}
-	items, isList := fields["items"].([]any)
-	if strings.HasSuffix(object.Kind, "List") && isList {
-		for i, item := range items {
+	if strings.HasSuffix(object.Kind, "List") && object.kindAt("items") == kindSequence {
+		for i := range object.lengthAt("items") {
 			base := IndexPath("items", i)
-			itemFields, ok := item.(map[string]any)
-			if !ok {
+			if (&Object{File: f, Doc: doc, Base: base}).documentKind() != kindMapping {
 				f.Skipped = append(f.Skipped, fmt.Sprintf("document %d: %s: not a mapping", doc.Index+1, base))
 				continue
 			}
-			if itemObject, reason := newObject(f, doc, base, itemFields); itemObject != nil {
+			if itemObject, reason := newObject(f, doc, base); itemObject != nil {
 				f.Objects = append(f.Objects, itemObject)
 			} else {
 				f.Skipped = append(f.Skipped, fmt.Sprintf("document %d: %s: %s", doc.Index+1, base, reason))
@@ -403,21 +520,37 @@ func (f *File) addDocument(doc *Document) {
 	f.Objects = append(f.Objects, object)
 }
 
-// newObject returns nil and the reason when fields are not a Kubernetes object.
-func newObject(f *File, doc *Document, base string, fields map[string]any) (*Object, string) {
-	apiVersion, _ := fields["apiVersion"].(string)
-	kind, _ := fields["kind"].(string)
-	if apiVersion == "" || kind == "" {
+// documentKind is what the value at the object's base is.
+func (o *Object) documentKind() valueKind {
+	if o.Doc.expanded == nil {
+		entry, ok := o.Doc.fields.lookup(o.Base)
+		if !ok {
+			return kindUnread
+		}
+		return o.Doc.fields.entries[entry].kind
+	}
+	switch value, _ := ValueAt(o.Doc.expanded, o.Base); value.(type) {
+	case map[string]any:
+		return kindMapping
+	case nil:
+		return kindNull
+	}
+	return kindString // another value: not a mapping
+}
+
+// newObject returns nil and the reason when the mapping at base is not a
+// Kubernetes object.
+func newObject(f *File, doc *Document, base string) (*Object, string) {
+	object := &Object{File: f, Doc: doc, Base: base}
+	object.APIVersion, object.Kind = object.stringAt("apiVersion"), object.stringAt("kind")
+	if object.APIVersion == "" || object.Kind == "" {
 		return nil, "no apiVersion and kind (not a Kubernetes object)"
 	}
-	object := &Object{File: f, Doc: doc, Base: base, APIVersion: apiVersion, Kind: kind, Value: fields}
-	if meta, ok := fields["metadata"].(map[string]any); ok {
-		object.Name, _ = meta["name"].(string)
-		if object.Name == "" {
-			object.Name, _ = meta["generateName"].(string)
-		}
-		object.Namespace, _ = meta["namespace"].(string)
+	object.Name = object.stringAt("metadata", "name")
+	if object.Name == "" {
+		object.Name = object.stringAt("metadata", "generateName")
 	}
+	object.Namespace = object.stringAt("metadata", "namespace")
 	return object, ""
 }
 

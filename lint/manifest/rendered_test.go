@@ -34,13 +34,13 @@ func TestValueAt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if value, ok := ValueAt(docs[0].Value, `resources.limits["nvidia.com/gpu"]`); !ok || value != int64(1) {
+	if value, ok := ValueAt(docs[0].Plain(), `resources.limits["nvidia.com/gpu"]`); !ok || value != int64(1) {
 		t.Errorf("gpu = %v, %v", value, ok)
 	}
-	if value, ok := ValueAt(docs[0].Value, "args[1]"); !ok || value != "b" {
+	if value, ok := ValueAt(docs[0].Plain(), "args[1]"); !ok || value != "b" {
 		t.Errorf("args[1] = %v, %v", value, ok)
 	}
-	if _, ok := ValueAt(docs[0].Value, "args[2]"); ok {
+	if _, ok := ValueAt(docs[0].Plain(), "args[2]"); ok {
 		t.Error("args[2] found")
 	}
 }

@@ -111,22 +111,24 @@ func (o *Object) decodeStrict() *strictDecoding {
 		}
 		return o.strict
 	}
-	value := any(o.Value)
-	suspicious := suspiciousQuantities(value, "")
-	if len(suspicious) > 0 {
+	suspicious := o.hasSuspicious(nil)
+	var raw []byte
+	if suspicious {
 		// Keys are what is checked here: a value that would hang
 		// ParseQuantity is swapped for "0"; Decode reports it, so the typed
 		// object, which holds the swap, is not kept.
-		value = replaceStrings(value, suspicious, "\x00")
-	}
-	raw, err := json.Marshal(value)
-	if err != nil {
+		value, _ := o.Lookup()
+		var err error
+		if raw, err = json.Marshal(replaceStrings(value, suspiciousQuantities(value, ""), "\x00")); err != nil {
+			return o.strict
+		}
+	} else if raw, _ = o.jsonAt(nil); raw == nil {
 		return o.strict
 	}
 	typed := newType()
 	strict, err := kjson.UnmarshalStrict(raw, typed, kjson.DisallowUnknownFields)
 	if err != nil {
-		if crd && len(suspicious) == 0 {
+		if crd && !suspicious {
 			// Decode again, leniently, for the error that names the field.
 			var invalid *InvalidError
 			if errors.As(o.Decode(newType()), &invalid) {
@@ -137,7 +139,7 @@ func (o *Object) decodeStrict() *strictDecoding {
 		return o.strict // a built-in's type error: Decode reports it
 	}
 	if len(strict) == 0 {
-		if o.Kind != "ConfigMap" && o.Kind != "Secret" && len(suspicious) == 0 {
+		if o.Kind != "ConfigMap" && o.Kind != "Secret" && !suspicious {
 			// Workloads are decoded again (their pod spec, controller and
 			// template metadata), Services and claims once per workload of
 			// their namespace; ConfigMaps and Secrets never are, so their

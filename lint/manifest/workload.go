@@ -527,7 +527,6 @@ func seldonDeploymentWorkloads(o *Object) ([]*Workload, error) {
 			base := fmt.Sprintf("spec.predictors[%d].componentSpecs[%d]", p, c)
 			sub := &Object{File: o.File, Doc: o.Doc, Base: o.FullPath(base), APIVersion: o.APIVersion, Kind: o.Kind,
 				Name: o.Name, Namespace: o.Namespace}
-			sub.Value, _ = predictor.ComponentSpecs[c].(map[string]any)
 			w, err := newWorkload(sub, fmt.Sprintf("%s[%d]", predictor.Name, c), "spec", "metadata")
 			if err != nil {
 				return nil, err

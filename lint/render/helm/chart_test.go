@@ -66,7 +66,7 @@ func TestRenderDeterministic(t *testing.T) {
 			for _, file := range files {
 				out.Write(file.Source)
 				for _, object := range file.Objects {
-					fmt.Fprintf(&out, "%v\n", object.Value)
+					fmt.Fprintf(&out, "%v\n", object.Plain())
 				}
 			}
 			return out.String() + rendertest.Locations(files)

@@ -135,7 +135,7 @@ func (r *renderer) relocate(file *manifest.File, template *templateFile, rendere
 	}
 	for _, doc := range file.Documents() {
 		if origins == nil {
-			kind, _ := manifest.ValueAt(doc.Value, "kind")
+			kind, _ := manifest.ValueAt(doc.Plain(), "kind")
 			kindText, _ := kind.(string)
 			line := kindLine(template.source, kindText, ofKind[kindText])
 			ofKind[kindText]++
@@ -324,7 +324,7 @@ func (t *docTrace) passedValue(path string, rendered manifest.Position, origin l
 	if path == "" {
 		return "", manifest.Position{}, false
 	}
-	value, _ := manifest.ValueAt(t.doc.Value, path)
+	value, _ := manifest.ValueAt(t.doc.Plain(), path)
 	template := t.r.byIndex[origin.file]
 	valueLines := t.valueLines(path, rendered.Line)
 	if len(valueLines) == 0 {
@@ -400,7 +400,7 @@ func (t *docTrace) generatedValue(path string, origin lineOrigin) (string, manif
 	if root == nil || (path != *root && !isDescendant(path, *root)) {
 		return "", manifest.Position{}, false
 	}
-	value, _ := manifest.ValueAt(t.doc.Value, path)
+	value, _ := manifest.ValueAt(t.doc.Plain(), path)
 	return template.values.find(manifest.ConcatPath(valuesPath, strings.TrimPrefix(path, *root)), value)
 }
 

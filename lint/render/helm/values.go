@@ -156,7 +156,7 @@ func (l *valuesLookup) find(path string, rendered any) (string, manifest.Positio
 		if !source.file.doc.Has(full) {
 			continue
 		}
-		written, _ := manifest.ValueAt(source.file.doc.Value, full)
+		written, _ := manifest.ValueAt(source.file.doc.Plain(), full)
 		if !sameValue(written, rendered) {
 			continue
 		}

@@ -117,7 +117,7 @@ func Build(dir, display, loadRestrictor string) ([]*manifest.File, error) {
 				continue
 			}
 			res := g.resources[doc.Index]
-			res.value, _ = doc.Value.(map[string]any)
+			res.value, _ = doc.Plain().(map[string]any)
 			trace := &resourceTrace{res: res, chain: chain}
 			if owner != nil && g.source == owner.path {
 				trace.generatedBy = owner

@@ -43,7 +43,7 @@ func TestBuildDeterministic(t *testing.T) {
 		var out strings.Builder
 		for _, file := range files {
 			for _, object := range file.Objects {
-				fmt.Fprintf(&out, "%v\n", object.Value)
+				fmt.Fprintf(&out, "%v\n", object.Plain())
 			}
 		}
 		return out.String() + rendertest.Locations(files)

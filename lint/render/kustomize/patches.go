@@ -35,7 +35,7 @@ type patch struct {
 // readPatches reads the kustomization's patchesStrategicMerge, patches and
 // patchesJson6902, in the order kustomize applies them.
 func (k *kustomization) readPatches() error {
-	entries, _ := manifest.ValueAt(k.doc.Value, "patchesStrategicMerge")
+	entries, _ := manifest.ValueAt(k.doc.Plain(), "patchesStrategicMerge")
 	list, _ := entries.([]any)
 	for i, entry := range list {
 		text, _ := entry.(string)
@@ -44,7 +44,7 @@ func (k *kustomization) readPatches() error {
 		}
 	}
 	for _, field := range []string{"patches", "patchesJson6902"} {
-		entries, _ := manifest.ValueAt(k.doc.Value, field)
+		entries, _ := manifest.ValueAt(k.doc.Plain(), field)
 		list, _ := entries.([]any)
 		for i, entry := range list {
 			fields, _ := entry.(map[string]any)
@@ -97,7 +97,7 @@ func (k *kustomization) addPatch(fieldPath, file, inline string, target map[stri
 	}
 	p.docs, p.source = docs, source
 	if len(docs) > 0 {
-		if _, isList := docs[0].Value.([]any); isList {
+		if _, isList := docs[0].Plain().([]any); isList {
 			p.json = true
 		}
 	}
@@ -149,8 +149,8 @@ func (p *patch) position(doc *manifest.Document, fieldPath string) (string, mani
 func (p *patch) targets(doc *manifest.Document, kind, name string) bool {
 	wantKind, wantName := p.kind, p.name
 	if !p.json && wantKind == "" && wantName == "" {
-		wantKind, _ = lookupString(doc.Value, "kind")
-		wantName, _ = lookupString(doc.Value, "metadata.name")
+		wantKind, _ = lookupString(doc.Plain(), "kind")
+		wantName, _ = lookupString(doc.Plain(), "metadata.name")
 	}
 	if wantKind != "" && wantKind != kind {
 		return false
@@ -178,12 +178,12 @@ func (p *patch) find(res *resource, fieldPath string, value any) (string, manife
 		if identifies(fieldPath) {
 			continue
 		}
-		written, ok := translate(res.value, fieldPath, doc.Value)
+		written, ok := translate(res.value, fieldPath, doc.Plain())
 		if !ok || !doc.Has(written) {
 			continue
 		}
 		if scalar(value) {
-			if writtenValue, _ := manifest.ValueAt(doc.Value, written); !sameScalar(writtenValue, value) {
+			if writtenValue, _ := manifest.ValueAt(doc.Plain(), written); !sameScalar(writtenValue, value) {
 				continue
 			}
 		}
@@ -210,7 +210,7 @@ func identifies(fieldPath string) bool {
 
 // findOperation finds the last add or replace operation that wrote the field.
 func (p *patch) findOperation(doc *manifest.Document, res *resource, fieldPath string, value any) (string, manifest.Position, bool) {
-	operations, _ := doc.Value.([]any)
+	operations, _ := doc.Plain().([]any)
 	for i := len(operations) - 1; i >= 0; i-- {
 		operation, _ := operations[i].(map[string]any)
 		if op, _ := operation["op"].(string); op != "add" && op != "replace" {
@@ -226,7 +226,7 @@ func (p *patch) findOperation(doc *manifest.Document, res *resource, fieldPath s
 			continue
 		}
 		if scalar(value) {
-			if writtenValue, _ := manifest.ValueAt(doc.Value, written); !sameScalar(writtenValue, value) {
+			if writtenValue, _ := manifest.ValueAt(doc.Plain(), written); !sameScalar(writtenValue, value) {
 				continue
 			}
 		}

@@ -45,12 +45,12 @@ func (t *resourceTrace) where(fieldPath string, _ manifest.Position) (string, ma
 	}
 	value, _ := manifest.ValueAt(t.res.value, fieldPath)
 	inBase := func() (manifest.Position, bool) {
-		written, ok := translate(t.res.value, fieldPath, t.written.Value)
+		written, ok := translate(t.res.value, fieldPath, t.written.Plain())
 		if !ok || !t.written.Has(written) {
 			return manifest.Position{}, false
 		}
 		if scalar(value) {
-			if writtenValue, _ := manifest.ValueAt(t.written.Value, written); !sameScalar(writtenValue, value) {
+			if writtenValue, _ := manifest.ValueAt(t.written.Plain(), written); !sameScalar(writtenValue, value) {
 				return manifest.Position{}, false
 			}
 		}
@@ -113,17 +113,17 @@ func (t *resourceTrace) transformer(fieldPath string) (string, manifest.Position
 
 // imageBefore is the image a container had in its resource file.
 func (t *resourceTrace) imageBefore(fieldPath string) string {
-	written, ok := translate(t.res.value, fieldPath, t.written.Value)
+	written, ok := translate(t.res.value, fieldPath, t.written.Plain())
 	if !ok {
 		return ""
 	}
-	image, _ := lookupString(t.written.Value, written)
+	image, _ := lookupString(t.written.Plain(), written)
 	return image
 }
 
 // imageEntry is the images entry that renames or retags image.
 func (k *kustomization) imageEntry(image string) manifest.Position {
-	entries, _ := manifest.ValueAt(k.doc.Value, "images")
+	entries, _ := manifest.ValueAt(k.doc.Plain(), "images")
 	list, _ := entries.([]any)
 	for i, entry := range list {
 		name, _ := lookupString(entry, "name")
@@ -138,7 +138,7 @@ func (k *kustomization) imageEntry(image string) manifest.Position {
 // the object named name (kustomize appends a hash to the name).
 func (k *kustomization) generator(name string) manifest.Position {
 	for _, field := range []string{"configMapGenerator", "secretGenerator"} {
-		entries, _ := manifest.ValueAt(k.doc.Value, field)
+		entries, _ := manifest.ValueAt(k.doc.Plain(), field)
 		list, _ := entries.([]any)
 		for i, entry := range list {
 			if generated, _ := lookupString(entry, "name"); generated != "" && strings.Contains(name, generated) {
@@ -155,10 +155,10 @@ func findDocument(docs []*manifest.Document, res *resource) *manifest.Document {
 	var best *manifest.Document
 	bestName := -1
 	for _, doc := range docs {
-		if kind, _ := lookupString(doc.Value, "kind"); kind != res.kind {
+		if kind, _ := lookupString(doc.Plain(), "kind"); kind != res.kind {
 			continue
 		}
-		name, _ := lookupString(doc.Value, "metadata.name")
+		name, _ := lookupString(doc.Plain(), "metadata.name")
 		switch {
 		case name == res.name:
 			return doc

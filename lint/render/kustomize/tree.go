@@ -137,7 +137,7 @@ func readTree(dir, display string, parent *kustomization, walk *treeWalk) (*kust
 		}
 	}
 	for _, field := range []string{"resources", "bases", "components"} {
-		entries, _ := manifest.ValueAt(k.doc.Value, field)
+		entries, _ := manifest.ValueAt(k.doc.Plain(), field)
 		list, _ := entries.([]any)
 		for _, entry := range list {
 			text, ok := entry.(string)

@@ -1,0 +1,116 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// convertedValues are the plain values of every document of source as the
+// converter builds them with values on, the reference for the values the
+// field table holds.
+func convertedValues(t *testing.T, source []byte) []any {
+	t.Helper()
+	decoder := yaml.NewDecoder(bytes.NewReader(source))
+	var values []any
+	for {
+		var root yaml.Node
+		if err := decoder.Decode(&root); errors.Is(err, io.EOF) {
+			return values
+		} else if err != nil {
+			t.Fatalf("the reference parse failed where Load did not: %v", err)
+		}
+		nodes, _ := countNodes(&root)
+		conv := converter{fields: newFieldTable(Position{}), budget: 10*nodes + 10000, keys: map[string]string{}, values: true}
+		value, err := conv.convert(&root, 0, true)
+		if err != nil {
+			t.Fatalf("the reference conversion failed where Load did not: %v", err)
+		}
+		values = append(values, value)
+	}
+}
+
+// checkPlainValues compares, per document read off its fields, the plain
+// value and the JSON the table gives with the converter's value.
+func checkPlainValues(t *testing.T, name string, source []byte) {
+	t.Helper()
+	docs, err := ParseDocuments(name, source)
+	if err != nil {
+		return
+	}
+	want := convertedValues(t, source)
+	if len(want) != len(docs) {
+		t.Fatalf("%s: %d documents, the reference has %d", name, len(docs), len(want))
+	}
+	for i, doc := range docs {
+		if doc.expanded != nil {
+			continue // aliases: the value is the converter's own
+		}
+		if got := doc.Plain(); !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("%s: document %d: plain value\n%#v\nwant\n%#v", name, i+1, got, want[i])
+		}
+		wantJSON, err := json.Marshal(want[i])
+		if err != nil {
+			continue
+		}
+		var got, wantDecoded any
+		gotJSON := doc.fields.appendJSON(nil, 0)
+		if err := json.Unmarshal(gotJSON, &got); err != nil {
+			t.Fatalf("%s: document %d: the table's JSON %q does not parse: %v", name, i+1, gotJSON, err)
+		}
+		if err := json.Unmarshal(wantJSON, &wantDecoded); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, wantDecoded) {
+			t.Errorf("%s: document %d: JSON\n%s\nwant\n%s", name, i+1, gotJSON, wantJSON)
+		}
+	}
+}
+
+// TestPlainValuesMatchConverter reads every YAML file of the project's
+// test data and scenarios, and some edge cases.
+func TestPlainValuesMatchConverter(t *testing.T) {
+	checkPlainValues(t, "edge.yaml", []byte(`a: 1
+a: 2
+b: [1, 2.5, -3e300, .inf, .nan, ~, true, "x", 0x1F, 0o17, 9223372036854775808]
+c: {}
+d: []
+e: !!str 12
+f: !!binary aGVsbG8=
+g: 2001-12-14t21:59:43.10-05:00
+"h.i": {"<&>": "\u00e9\n"}
+---
+- 1
+- [a, {b: c}]
+---
+plain
+---
+`))
+	var files []string
+	for _, root := range []string{"testdata", "../../testdata", "../../examples"} {
+		filepath.WalkDir(root, func(path string, entry os.DirEntry, err error) error {
+			if err == nil && !entry.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+				files = append(files, path)
+			}
+			return nil
+		})
+	}
+	if len(files) < 50 {
+		t.Fatalf("only %d YAML files found", len(files))
+	}
+	for _, path := range files {
+		source, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPlainValues(t, path, source)
+	}
+}
