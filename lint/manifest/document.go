@@ -322,16 +322,31 @@ func jsonScalar(value any, text string) any {
 	}
 }
 
-// countNodes bounds the conversion budget by the size of the parsed tree,
-// and says whether it has aliases or merge keys (see Document.expanded).
-func countNodes(node *yaml.Node) (n int, expands bool) {
-	n = 1
-	expands = node.Kind == yaml.AliasNode || isMergeKey(node)
-	for _, child := range node.Content {
-		count, childExpands := countNodes(child)
-		n, expands = n+count, expands || childExpands
+// treeSize is what countNodes finds in a parsed tree.
+type treeSize struct {
+	nodes int
+	// fields bounds the entries of its field table: the keys of its
+	// mappings and the items of its sequences.
+	fields int
+	// expands says whether it has aliases or merge keys (see Document.expanded).
+	expands bool
+}
+
+// countNodes measures a parsed tree: the conversion budget is bounded by
+// its size, and the field table is allocated once.
+func countNodes(node *yaml.Node) treeSize {
+	size := treeSize{nodes: 1, expands: node.Kind == yaml.AliasNode || isMergeKey(node)}
+	switch node.Kind {
+	case yaml.MappingNode:
+		size.fields = len(node.Content) / 2
+	case yaml.SequenceNode:
+		size.fields = len(node.Content)
 	}
-	return n, expands
+	for _, child := range node.Content {
+		inner := countNodes(child)
+		size.nodes, size.fields, size.expands = size.nodes+inner.nodes, size.fields+inner.fields, size.expands || inner.expands
+	}
+	return size
 }
 
 // find returns the first written path (by position) under prefix whose keys

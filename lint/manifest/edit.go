@@ -332,7 +332,7 @@ func (o *Object) AddFields(path, block string) (Edit, bool) {
 		end = line
 	}
 	newline := "\n"
-	if strings.Contains(string(file.Source), "\r\n") {
+	if bytes.Contains(file.Source, []byte("\r\n")) {
 		newline = "\r\n"
 	}
 	var text strings.Builder

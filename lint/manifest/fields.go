@@ -53,8 +53,11 @@ func (e *fieldEntry) children() (first, end int32, items bool) {
 	return e.first, e.first + e.count, false
 }
 
-func newFieldTable(start Position) fieldTable {
-	return fieldTable{entries: []fieldEntry{{line: int32(start.Line), column: int32(start.Column)}}}
+// newFieldTable is a table for a document of about fields fields.
+func newFieldTable(start Position, fields int) fieldTable {
+	entries := make([]fieldEntry, 1, 1+fields)
+	entries[0] = fieldEntry{line: int32(start.Line), column: int32(start.Column)}
+	return fieldTable{entries: entries}
 }
 
 // addChildren reserves n consecutive entries for the children of parent, the
@@ -70,8 +73,11 @@ func (t *fieldTable) addChildren(parent int32, n int, items bool) int32 {
 }
 
 // trimmed returns the table in a slice of its own length: the converter's
-// slice grew by doubling.
+// slice may have grown by doubling (aliases expand past the estimate).
 func (t fieldTable) trimmed() fieldTable {
+	if cap(t.entries) == len(t.entries) {
+		return t
+	}
 	return fieldTable{entries: append([]fieldEntry(nil), t.entries...)}
 }
 

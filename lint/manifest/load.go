@@ -477,8 +477,8 @@ func parseDocuments(path string, source []byte, add func(*Document)) error {
 			start = root.Content[0] // the document's first key, not its "---"
 		}
 		doc := &Document{File: path, Index: index}
-		nodes, expands := countNodes(&root)
-		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}), budget: 10*nodes + 10000, keys: keys, values: expands}
+		size := countNodes(&root)
+		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}, size.fields), budget: 10*size.nodes + 10000, keys: keys, values: size.expands}
 		if doc.expanded, err = conv.convert(&root, 0, true); err != nil {
 			return fmt.Errorf("%s: document %d: %w", path, index+1, err)
 		}

@@ -28,8 +28,8 @@ func convertedValues(t *testing.T, source []byte) []any {
 		} else if err != nil {
 			t.Fatalf("the reference parse failed where Load did not: %v", err)
 		}
-		nodes, _ := countNodes(&root)
-		conv := converter{fields: newFieldTable(Position{}), budget: 10*nodes + 10000, keys: map[string]string{}, values: true}
+		size := countNodes(&root)
+		conv := converter{fields: newFieldTable(Position{}, size.fields), budget: 10*size.nodes + 10000, keys: map[string]string{}, values: true}
 		value, err := conv.convert(&root, 0, true)
 		if err != nil {
 			t.Fatalf("the reference conversion failed where Load did not: %v", err)

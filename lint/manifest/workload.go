@@ -338,7 +338,7 @@ var objectMetaType = reflect.TypeOf(metav1.ObjectMeta{})
 
 // newWorkload decodes the pod spec at specPath; nil when the object has none.
 func newWorkload(o *Object, component, specPath, metaPath string) (*Workload, error) {
-	if _, ok := o.Lookup(splitPath(specPath)...); !ok {
+	if o.kindAt(splitPath(specPath)...) == kindUnread {
 		return nil, nil
 	}
 	w := &Workload{Object: o, Component: component, SpecPath: specPath, TemplateMetaPath: metaPath}

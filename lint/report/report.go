@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/modellint/modellint/lint"
@@ -145,7 +146,7 @@ func wrapWords(text string, width int) []string {
 // breakLongWords splits each word wider than width into pieces that fit,
 // after a "/" where one is in reach.
 func breakLongWords(words []string, width int) []string {
-	if width < 10 {
+	if width < 10 || !slices.ContainsFunc(words, func(word string) bool { return displayWidth(word) > width }) {
 		return words
 	}
 	var out []string
@@ -167,6 +168,9 @@ func breakLongWords(words []string, width int) []string {
 // codeSpanWords joins the words of a `code span` into one, so that wrapping
 // never breaks a command or a snippet across lines.
 func codeSpanWords(words []string) []string {
+	if !slices.ContainsFunc(words, func(word string) bool { return strings.Contains(word, "`") }) {
+		return words
+	}
 	var joined []string
 	open := false
 	for _, word := range words {
