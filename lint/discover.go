@@ -7,14 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/modellint/modellint/internal/fileread"
+	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/render"
@@ -311,24 +310,18 @@ func looksLikeKubernetes(source []byte) bool {
 // loadAll parses the files on every CPU and returns them, and their errors,
 // in the order given, whatever the scheduling.
 func loadAll(pending []pendingLoad) ([]*manifest.File, []error) {
-	files := make([]*manifest.File, len(pending))
-	errs := make([]error, len(pending))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(pending)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				files[i], errs[i] = manifest.Load(pending[i].path, pending[i].source)
-			}
-		}()
+	type loaded struct {
+		file *manifest.File
+		err  error
 	}
-	for i := range pending {
-		next <- i
+	results := parallel.Map(pending, func(p pendingLoad) loaded {
+		file, err := manifest.Load(p.path, p.source)
+		return loaded{file, err}
+	})
+	files, errs := make([]*manifest.File, len(results)), make([]error, len(results))
+	for i, result := range results {
+		files[i], errs[i] = result.file, result.err
 	}
-	close(next)
-	wg.Wait()
 	return files, errs
 }
 

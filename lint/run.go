@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"sync"
 
+	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
@@ -276,24 +275,7 @@ func (e *evaluated) evaluate(rule *Rule, set *manifest.Set, config *Config, node
 // run in order on one goroutine; the results come back in target order, so
 // the report does not depend on the schedule.
 func evaluateParallel(targets []*Target, work func(*Target) *evaluated) []*evaluated {
-	results := make([]*evaluated, len(targets))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(len(targets), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = work(targets[i])
-			}
-		}()
-	}
-	for i := range targets {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return results
+	return parallel.Map(targets, work)
 }
 
 // addEvaluated appends the findings and, as Evaluations, the records of

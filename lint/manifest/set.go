@@ -2,9 +2,10 @@ package manifest
 
 import (
 	"errors"
-	"runtime"
 	"sort"
 	"sync"
+
+	"github.com/modellint/modellint/internal/parallel"
 )
 
 // Set is every object of one lint run, indexed for the cross-object checks
@@ -79,26 +80,11 @@ type decodedObject struct {
 // one List share only their document, which is read), and returns the
 // outcomes in the order of the objects, whatever the scheduling.
 func decodeAll(objects []*Object) []decodedObject {
-	decoded := make([]decodedObject, len(objects))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(objects)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				d := &decoded[i]
-				d.unknown = UnknownFields(objects[i])
-				d.workloads, d.err = Workloads(objects[i])
-			}
-		}()
-	}
-	for i := range objects {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return decoded
+	return parallel.Map(objects, func(object *Object) decodedObject {
+		d := decodedObject{unknown: UnknownFields(object)}
+		d.workloads, d.err = Workloads(object)
+		return d
+	})
 }
 
 // Derived returns what compute derives from the objects, computed once per

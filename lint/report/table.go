@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/lint"
 )
 
@@ -83,11 +84,18 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 		groups[index] = append(groups[index], finding)
 	}
 	layout := newFindingLayout(result.Findings, options.width())
-	for _, findings := range groups {
-		out.WriteString(paint.paint(ansiBold, findings[0].Location.File) + "\n")
-		renderFindings(&out, findings, layout, paint)
-		out.WriteString("\n")
-		flush()
+	// The files' tables are laid out on every CPU, a batch at a time.
+	for start := 0; start < len(groups); start += tableBatch {
+		batch := groups[start:min(start+tableBatch, len(groups))]
+		for _, table := range parallel.Map(batch, func(findings []lint.Finding) []byte {
+			var table bytes.Buffer
+			table.WriteString(paint.paint(ansiBold, findings[0].Location.File) + "\n")
+			renderFindings(&table, findings, layout, paint)
+			table.WriteString("\n")
+			return trimTrailingSpace(table.Bytes())
+		}) {
+			output.Write(table)
+		}
 	}
 	// Which model dir each server was linked to decides what the cross
 	// checks compared, so it is always shown.
@@ -111,6 +119,9 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	flush()
 	return output.Flush()
 }
+
+// tableBatch is how many files' tables are laid out before they are written.
+const tableBatch = 64
 
 // findingLayout holds the column widths of the findings tables, the same for
 // every file so that the columns line up from one file to the next.

@@ -1,0 +1,38 @@
+// Package parallel runs independent work on every CPU with results in a
+// fixed order, so output does not depend on the schedule.
+package parallel
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Map returns work(item) for every item, in the order of items, computed
+// on GOMAXPROCS goroutines. work must not depend on the other items'.
+func Map[T, R any](items []T, work func(T) R) []R {
+	results := make([]R, len(items))
+	workers := min(runtime.GOMAXPROCS(0), len(items))
+	if workers <= 1 {
+		for i, item := range items {
+			results[i] = work(item)
+		}
+		return results
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = work(items[i])
+			}
+		}()
+	}
+	for i := range items {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
