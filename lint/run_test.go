@@ -55,6 +55,21 @@ spec:
 	if len(result.Findings) != 2 || result.Count(Warning) != 1 || result.Count(Error) != 0 {
 		t.Fatalf("findings %+v", result.Findings)
 	}
+	// With SkippedOnly the same findings, and of the checks the skips only.
+	skipped, err := Run(Options{Paths: []string{dir}, Rules: rules, SkippedOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, evaluation := range skipped.Evaluations {
+		ids = append(ids, evaluation.RuleID)
+		if w := want[evaluation.RuleID]; evaluation.Status != w.Status || evaluation.Reason != w.Reason {
+			t.Errorf("SkippedOnly: %s: got %+v, want %+v", evaluation.RuleID, evaluation, w)
+		}
+	}
+	if strings.Join(ids, " ") != "MDL901 MDL902" || len(skipped.Findings) != len(result.Findings) {
+		t.Errorf("SkippedOnly: evaluations %v, %d findings; want MDL901 MDL902 and %d", ids, len(skipped.Findings), len(result.Findings))
+	}
 	finding := result.Findings[0]
 	if finding.RuleID != "MDL903" || finding.Suppression == nil || finding.Suppression.Kind != SuppressedByAnnotation ||
 		finding.Suppression.Reason != "accepted for the test" {

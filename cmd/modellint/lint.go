@@ -144,10 +144,14 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	}
 
 	options.Paths, options.Stdin, options.Config, options.Rules = paths, stdin, config, selected
+	options.SkippedOnly = true
 	for _, out := range outputs {
 		if out.file != "" {
 			options.Outputs = append(options.Outputs, out.file)
 		}
+		// JSON and JUnit list every rule check; the others count or list
+		// the skipped ones only.
+		options.SkippedOnly = options.SkippedOnly && out.format != "json" && out.format != "junit"
 	}
 	options.Outputs = append(options.Outputs, flags.baseline.read, flags.baseline.write)
 	options.Now = time.Now().UTC().Format(time.DateOnly)
