@@ -2,7 +2,7 @@
 # Runs every benchmark once and prints one table: per workload, wall time,
 # CPU time and peak RSS where the benchmark measures them, its floor (what
 # the same bytes cost a plain tool: gzip -dc or pigz -dc of the same layers,
-# cat of the same YAML) and the ratio to it, all from the same run. The raw
+# downloading them from the same registry, cat of the same YAML) and the ratio to it, all from the same run. The raw
 # `go test -bench` output is kept in $BENCH_OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,7 @@ awk '
   floor = "-"; ratio = "-"
   if ("floor-s" in m) { floor = sprintf("gzip -dc %.2fs", m["floor-s"]); ratio = sprintf("%.2f×", wall / m["floor-s"]) }
   if ("pigz-floor-s" in m) { floor = floor sprintf(", pigz -dc %.2fs", m["pigz-floor-s"]); ratio = ratio sprintf(", %.2f×", wall / m["pigz-floor-s"]) }
+  if ("download-floor-s" in m) { floor = sprintf("download %.2fs", m["download-floor-s"]); ratio = sprintf("%.2f×", wall / m["download-floor-s"]) }
   if ("cat-floor-s" in m) { floor = sprintf("cat %.3fs", m["cat-floor-s"]); ratio = sprintf("%.0f×", wall / m["cat-floor-s"]) }
   rows[++n] = sprintf("| %s | %.3f | %s | %s | %s | %s |", name, wall, cpu, rss, floor, ratio)
   if ("warm-s" in m) rows[++n] = sprintf("| %s (warm) | %.3f | - | - | %s | %.3f× |", name, m["warm-s"], floor, m["warm/floor"])

@@ -55,11 +55,7 @@ func BenchmarkImageLint(b *testing.B) {
 	}
 	dir := benchDir(b)
 	layers, v1, v2 := buildBenchImage(b, dir)
-	binary := filepath.Join(b.TempDir(), "modellint")
-	build := exec.Command("go", "build", "-o", binary, "../../cmd/modellint")
-	if output, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, output)
-	}
+	binary := buildBinary(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		floor := decompressAll(b, "gzip", layers)
