@@ -340,20 +340,23 @@ func TestScaleManifests(t *testing.T) {
 	}
 }
 
-// TestParallelRunIsDeterministic: the rules run on every CPU, and the
+// TestParallelRunIsDeterministic: parsing, decoding, the rules and the
+// table report run on every CPU, and the
 // reports are byte-identical to a run on one.
 func TestParallelRunIsDeterministic(t *testing.T) {
-	dir := writeScaleManifests(t, 40)
+	// More files than the table report lays out in one batch.
+	dir := writeScaleManifests(t, 70)
 	reports := map[int]map[string][]byte{}
 	for _, procs := range []int{1, 8} {
 		out := t.TempDir()
+		var table bytes.Buffer
 		previous := runtime.GOMAXPROCS(procs)
-		code := run(scaleArgs(dir, out), nil, io.Discard, io.Discard)
+		code := run(scaleArgs(dir, out), nil, &table, io.Discard)
 		runtime.GOMAXPROCS(previous)
 		if code != exitFindings {
 			t.Fatalf("GOMAXPROCS=%d: exit %d", procs, code)
 		}
-		reports[procs] = map[string][]byte{}
+		reports[procs] = map[string][]byte{"table": table.Bytes()}
 		for _, name := range []string{"report.json", "report.sarif", "report.xml"} {
 			data, err := os.ReadFile(filepath.Join(out, name))
 			if err != nil {
