@@ -341,8 +341,8 @@ func TestScaleManifests(t *testing.T) {
 }
 
 // TestParallelRunIsDeterministic: parsing, decoding, the rules and the
-// table report run on every CPU, and the
-// reports are byte-identical to a run on one.
+// table report run on every CPU, and the reports are byte-identical to a
+// run on one.
 func TestParallelRunIsDeterministic(t *testing.T) {
 	// More files than the table report lays out in one batch.
 	dir := writeScaleManifests(t, 70)
