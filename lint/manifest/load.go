@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/internal/quantity"
 )
 
@@ -456,21 +457,105 @@ func Load(path string, source []byte) (*File, error) {
 	return file, nil
 }
 
-// parseDocuments converts every YAML document of source, in order.
+// parseDocuments converts every YAML document of source, in order. A large
+// stream (`helm template | modellint -`) is cut into parts at its "---"
+// lines, which YAML forbids inside any content, and the parts are parsed on
+// every CPU.
 func parseDocuments(path string, source []byte, add func(*Document)) error {
 	if line, err := checkText(source); err != nil {
 		return fmt.Errorf("%s:%d: %w", path, line, err)
 	}
-	decoder := yaml.NewDecoder(bytes.NewReader(source))
+	parsed := parallel.Map(splitStream(source), func(p streamPart) parsedPart { return parsePart(path, p) })
+	index := 0
+	for _, part := range parsed {
+		if part.err != nil {
+			return part.err
+		}
+		if part.convertErr != nil {
+			return fmt.Errorf("%s: document %d: %w", path, index+part.failedDoc+1, part.convertErr)
+		}
+		for _, doc := range part.docs {
+			doc.Index = index
+			index++
+			add(doc)
+		}
+	}
+	return nil
+}
+
+// streamPart is a run of whole documents of a stream, from its line line
+// (0-based).
+type streamPart struct {
+	source []byte
+	line   int
+}
+
+// parsedPart is a part's documents, or what stopped it: a YAML error
+// (err, with the file's line) or a conversion error (convertErr, in the
+// part's document failedDoc).
+type parsedPart struct {
+	docs       []*Document
+	err        error
+	convertErr error
+	failedDoc  int
+}
+
+// Streams shorter than splitSize are parsed whole; longer ones in parts of
+// about partSize.
+const (
+	splitSize = 1 << 20
+	partSize  = 256 << 10
+)
+
+// splitStream cuts source before "---" lines into parts of about partSize.
+// A stream with directives (a line starting with "%", which belongs to the
+// document after it) is not cut.
+func splitStream(source []byte) []streamPart {
+	if len(source) < splitSize {
+		return []streamPart{{source: source}}
+	}
+	var parts []streamPart
+	start, startLine, line := 0, 0, 0
+	for offset := 0; offset < len(source); line++ {
+		end := bytes.IndexByte(source[offset:], '\n')
+		if end < 0 {
+			end = len(source)
+		} else {
+			end += offset + 1
+		}
+		text := source[offset:end]
+		if len(text) > 0 && text[0] == '%' {
+			return []streamPart{{source: source}}
+		}
+		if isDocumentStart(text) && offset-start >= partSize {
+			parts = append(parts, streamPart{source: source[start:offset], line: startLine})
+			start, startLine = offset, line
+		}
+		offset = end
+	}
+	return append(parts, streamPart{source: source[start:], line: startLine})
+}
+
+// isDocumentStart reports whether a line is a "---" document marker.
+func isDocumentStart(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte("---"))
+	return ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r' || rest[0] == '\n')
+}
+
+// parsePart parses and converts the documents of one part.
+func parsePart(path string, part streamPart) parsedPart {
+	var out parsedPart
+	decoder := yaml.NewDecoder(bytes.NewReader(part.source))
 	keys := map[string]string{}
 	for index := 0; ; index++ {
 		var root yaml.Node
 		err := decoder.Decode(&root)
 		if errors.Is(err, io.EOF) {
-			return nil
+			return out
 		}
 		if err != nil {
-			return yamlError(path, source, err)
+			out.err = yamlError(path, part.source, part.line, err)
+			return out
 		}
 		start := &root
 		if len(root.Content) > 0 {
@@ -480,10 +565,16 @@ func parseDocuments(path string, source []byte, add func(*Document)) error {
 		size := countNodes(&root)
 		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}, size.fields), budget: 10*size.nodes + 10000, keys: keys, values: size.expands}
 		if doc.expanded, err = conv.convert(&root, 0, true); err != nil {
-			return fmt.Errorf("%s: document %d: %w", path, index+1, err)
+			out.convertErr, out.failedDoc = err, index
+			return out
 		}
 		doc.fields = conv.fields.trimmed()
-		add(doc)
+		if part.line > 0 {
+			for i := range doc.fields.entries {
+				doc.fields.entries[i].line += int32(part.line)
+			}
+		}
+		out.docs = append(out.docs, doc)
 	}
 }
 
@@ -577,8 +668,9 @@ func checkText(source []byte) (line int, err error) {
 
 var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 
-// yamlError turns the parser's message into "file:line: message" on one line.
-func yamlError(path string, source []byte, err error) error {
+// yamlError turns the parser's message into "file:line: message" on one line;
+// source starts at the file's line offset (0-based).
+func yamlError(path string, source []byte, offset int, err error) error {
 	message := strings.Join(strings.Fields(err.Error()), " ")
 	if m := yamlLine.FindStringSubmatch(message); m != nil {
 		if m[1] != "" {
@@ -589,7 +681,7 @@ func yamlError(path string, source []byte, err error) error {
 			if last := lastLine(source); line > last {
 				line = last // an error at the end of input that has no final newline
 			}
-			return fmt.Errorf("%s:%d: invalid YAML: %s", path, line, m[2])
+			return fmt.Errorf("%s:%d: invalid YAML: %s", path, offset+line, m[2])
 		}
 		message = m[2]
 	}
