@@ -1,15 +1,19 @@
 package image
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Inflating gzip layers is most of the time a lint takes: klauspost's
@@ -68,13 +72,14 @@ func InflaterPath(choice string) (string, error) {
 // externalInflater is a running igzip or unpigz reading the stored layer on
 // stdin; reading it yields the tar.
 type externalInflater struct {
-	ctx    context.Context
-	cmd    *exec.Cmd
-	stdout io.ReadCloser
-	stderr *boundedBuffer
-	name   string
-	done   bool
-	err    error
+	ctx      context.Context
+	cmd      *exec.Cmd
+	stdout   *os.File
+	buffered *bufio.Reader
+	stderr   *boundedBuffer
+	name     string
+	done     bool
+	err      error
 }
 
 func startInflater(ctx context.Context, path string, stored io.Reader) (*externalInflater, error) {
@@ -83,15 +88,23 @@ func startInflater(ctx context.Context, path string, stored io.Reader) (*externa
 	cmd.WaitDelay = inflaterWaitDelay
 	stderr := &boundedBuffer{limit: maxInflaterStderr}
 	cmd.Stderr = stderr
-	stdout, err := cmd.StdoutPipe()
+	stdout, stdoutWriter, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	// A pipe holds 64 KiB: the inflater would stop every 64 KiB until the
+	// indexer, reading a tar's entries in small pieces, caught up. With 1 MiB
+	// in the pipe and read in large pieces, the two run side by side.
+	widenPipe(stdoutWriter)
+	cmd.Stdout = stdoutWriter
+	err = cmd.Start()
+	stdoutWriter.Close()
+	if err != nil {
+		stdout.Close()
 		return nil, err
 	}
 	name := path[strings.LastIndexByte(path, '/')+1:]
-	return &externalInflater{ctx: ctx, cmd: cmd, stdout: stdout, stderr: stderr, name: name}, nil
+	return &externalInflater{ctx: ctx, cmd: cmd, stdout: stdout, buffered: bufio.NewReaderSize(stdout, pipeSize), stderr: stderr, name: name}, nil
 }
 
 // Read returns the inflated bytes; at their end, the program's verdict:
@@ -100,13 +113,14 @@ func (e *externalInflater) Read(p []byte) (int, error) {
 	if e.done {
 		return 0, e.err
 	}
-	n, err := e.stdout.Read(p)
+	n, err := e.buffered.Read(p)
 	if err == io.EOF {
 		e.done = true
 		e.err = io.EOF
 		if waitErr := e.cmd.Wait(); waitErr != nil {
 			e.err = e.failure(waitErr)
 		}
+		e.stdout.Close()
 		if n > 0 {
 			return n, nil
 		}
@@ -143,10 +157,22 @@ func (e *externalInflater) Close() error {
 	e.done, e.err = true, errors.New("inflater closed")
 	_ = e.cmd.Process.Kill()
 	_ = e.cmd.Wait()
+	e.stdout.Close()
 	return nil
 }
 
 // boundedBuffer keeps the first limit bytes written to it.
+// pipeSize is how much an inflater's output pipe holds.
+const pipeSize = 1 << 20
+
+// widenPipe asks Linux to let the pipe hold pipeSize; elsewhere, or when the
+// system's limit is lower, it keeps its size.
+func widenPipe(pipe *os.File) {
+	if raw, err := pipe.SyscallConn(); err == nil {
+		raw.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize) })
+	}
+}
+
 type boundedBuffer struct {
 	mu    sync.Mutex
 	buf   bytes.Buffer
