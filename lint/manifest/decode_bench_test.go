@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
@@ -105,6 +108,42 @@ func BenchmarkCompareFromUnstructuredStrict(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		var d appsv1.Deployment
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(value, &d, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The decode the strict check does now: JSON written off the field table,
+// decoded strictly by sigs.k8s.io/json.
+func BenchmarkCompareTableKJSONStrict(b *testing.B) {
+	file, err := Load("d.yaml", []byte(compareDeployment))
+	if err != nil {
+		b.Fatal(err)
+	}
+	object := file.Objects[0]
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		raw, _ := object.jsonAt(nil)
+		var d appsv1.Deployment
+		if _, err := kjson.UnmarshalStrict(raw, &d, kjson.DisallowUnknownFields); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The same JSON decoded by go-json-experiment/json, case-sensitive and
+// rejecting unknown members (it stops at the first).
+func BenchmarkCompareTableJSONv2Strict(b *testing.B) {
+	file, err := Load("d.yaml", []byte(compareDeployment))
+	if err != nil {
+		b.Fatal(err)
+	}
+	object := file.Objects[0]
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		raw, _ := object.jsonAt(nil)
+		var d appsv1.Deployment
+		if err := jsonv2.Unmarshal(raw, &d, jsonv1.DefaultOptionsV1(), jsonv2.MatchCaseInsensitiveNames(false), jsonv2.RejectUnknownMembers(true)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,8 +3,8 @@ package manifest
 import "testing"
 
 // FuzzLoad checks that no input makes the loader, the position index or the
-// workload extraction panic, and that the values read off the field table
-// are the converter's. Seeds live in testdata/fuzz/FuzzLoad.
+// workload extraction panic, that the values read off the field table are
+// the converter's, and that the fast strict decode agrees with kjson's. Seeds live in testdata/fuzz/FuzzLoad.
 func FuzzLoad(f *testing.F) {
 	f.Add([]byte(deployment))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, spec: {containers: [{name: a}]}}\n"))
@@ -16,6 +16,9 @@ func FuzzLoad(f *testing.F) {
 		file, err := Load("fuzz.yaml", source)
 		if err != nil {
 			return
+		}
+		for _, object := range file.Objects {
+			checkCleanDecode(t, object)
 		}
 		set, err := NewSet([]*File{file})
 		if err != nil {

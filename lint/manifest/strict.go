@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/agnivade/levenshtein"
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -126,7 +128,12 @@ func (o *Object) decodeStrict() *strictDecoding {
 		return o.strict
 	}
 	typed := newType()
-	strict, err := kjson.UnmarshalStrict(raw, typed, kjson.DisallowUnknownFields)
+	var strict []error
+	var err error
+	if crd || !decodesCleanly(raw, typed) {
+		typed = newType()
+		strict, err = kjson.UnmarshalStrict(raw, typed, kjson.DisallowUnknownFields)
+	}
 	if err != nil {
 		if crd && !suspicious {
 			// Decode again, leniently, for the error that names the field.
@@ -150,6 +157,16 @@ func (o *Object) decodeStrict() *strictDecoding {
 	}
 	o.strict.unknown = o.unknownFields(strict, reflect.TypeOf(typed), "")
 	return o.strict
+}
+
+// decodesCleanly decodes raw into typed, case-sensitive and rejecting an
+// unknown field at the first, with encoding/json's semantics otherwise: for
+// the built-in types, what kjson.UnmarshalStrict gives when it finds
+// nothing to report (TestCleanDecodeMatchesStrict), in half the time. Any
+// failure is decoded again by kjson, which names every problem.
+func decodesCleanly(raw []byte, typed any) bool {
+	return jsonv2.Unmarshal(raw, typed, jsonv1.DefaultOptionsV1(), jsonv2.MatchCaseInsensitiveNames(false),
+		jsonv2.RejectUnknownMembers(true)) == nil
 }
 
 // unknownFields turns the strict decode's complaints into findings at the
