@@ -12,13 +12,15 @@ import (
 	kjson "sigs.k8s.io/json"
 )
 
-// The ways to turn a converted object into k8s.io/api types, on one
-// Deployment of the scale benchmark: what Object.Decode did per field it
-// was asked for (encoding/json there and back), the one strict decode the
-// unknown-field check does and Decode now reads workloads off, and
-// apimachinery's unstructured converter, lenient and with unknown fields
-// reported. The converter matches keys case-sensitively, where
-// encoding/json does not, so it would read some manifests differently.
+// The ways to turn an object into k8s.io/api types, on one Deployment of
+// the scale benchmark: encoding/json there and back from the plain value
+// (what Object.Decode once did per field it was asked for), the strict
+// decode of sigs.k8s.io/json from the same JSON, apimachinery's
+// unstructured converter, lenient and with unknown fields reported, and
+// what the strict check does now: JSON written off the field table, decoded
+// by go-json-experiment/json, else by sigs.k8s.io/json. The converter
+// matches keys case-sensitively, where encoding/json does not, so it would
+// read some manifests differently.
 // go test -run '^$' -bench Compare ./lint/manifest
 
 const compareDeployment = `apiVersion: apps/v1
@@ -59,13 +61,15 @@ spec:
           persistentVolumeClaim: {claimName: models-1}
 `
 
-func compareValue(b *testing.B) map[string]any {
+func compareObject(b *testing.B) *Object {
 	file, err := Load("d.yaml", []byte(compareDeployment))
 	if err != nil {
 		b.Fatal(err)
 	}
-	return file.Objects[0].Plain()
+	return file.Objects[0]
 }
+
+func compareValue(b *testing.B) map[string]any { return compareObject(b).Plain() }
 
 func BenchmarkCompareJSONRoundTrip(b *testing.B) {
 	value := compareValue(b)
@@ -116,11 +120,7 @@ func BenchmarkCompareFromUnstructuredStrict(b *testing.B) {
 // The decode the strict check does now: JSON written off the field table,
 // decoded strictly by sigs.k8s.io/json.
 func BenchmarkCompareTableKJSONStrict(b *testing.B) {
-	file, err := Load("d.yaml", []byte(compareDeployment))
-	if err != nil {
-		b.Fatal(err)
-	}
-	object := file.Objects[0]
+	object := compareObject(b)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		raw, _ := object.jsonAt(nil)
@@ -134,11 +134,7 @@ func BenchmarkCompareTableKJSONStrict(b *testing.B) {
 // The same JSON decoded by go-json-experiment/json, case-sensitive and
 // rejecting unknown members (it stops at the first).
 func BenchmarkCompareTableJSONv2Strict(b *testing.B) {
-	file, err := Load("d.yaml", []byte(compareDeployment))
-	if err != nil {
-		b.Fatal(err)
-	}
-	object := file.Objects[0]
+	object := compareObject(b)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		raw, _ := object.jsonAt(nil)

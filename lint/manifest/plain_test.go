@@ -94,23 +94,31 @@ g: 2001-12-14t21:59:43.10-05:00
 plain
 ---
 `))
-	var files []string
+	for path, source := range projectYAML(t) {
+		checkPlainValues(t, path, source)
+	}
+}
+
+// projectYAML is every YAML file of the package's and the project's test
+// data, by path.
+func projectYAML(t *testing.T) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
 	for _, root := range []string{"testdata", "../../testdata", "../../examples"} {
 		filepath.WalkDir(root, func(path string, entry os.DirEntry, err error) error {
-			if err == nil && !entry.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
-				files = append(files, path)
+			if err != nil || entry.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+				return nil
 			}
+			source, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[path] = source
 			return nil
 		})
 	}
 	if len(files) < 50 {
 		t.Fatalf("only %d YAML files found", len(files))
 	}
-	for _, path := range files {
-		source, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkPlainValues(t, path, source)
-	}
+	return files
 }

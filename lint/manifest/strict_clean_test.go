@@ -1,10 +1,7 @@
 package manifest
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	kjson "sigs.k8s.io/json"
@@ -15,15 +12,6 @@ import (
 // report either and decodes the same value; where kjson reports nothing,
 // the fast decode succeeds too.
 func TestCleanDecodeMatchesStrict(t *testing.T) {
-	var files []string
-	for _, root := range []string{"testdata", "../../testdata", "../../examples"} {
-		filepath.WalkDir(root, func(path string, entry os.DirEntry, err error) error {
-			if err == nil && !entry.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
-				files = append(files, path)
-			}
-			return nil
-		})
-	}
 	checked := 0
 	// Values at the edges of JSON's types, where decoders may disagree.
 	edges, err := Load("edges.yaml", []byte(`apiVersion: apps/v1
@@ -59,11 +47,7 @@ spec: {containers: null, volumes: [{name: v, emptyDir: {}}, {name: w, emptyDir: 
 			checked++
 		}
 	}
-	for _, path := range files {
-		source, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for path, source := range projectYAML(t) {
 		file, err := Load(path, source)
 		if err != nil {
 			continue
