@@ -129,6 +129,10 @@ type converter struct {
 	// keys holds one copy of the map keys and short values of the file
 	// (see share).
 	keys map[string]string
+	// text is the field table's text as it grows, spans where each short
+	// string already is in it.
+	text  []byte
+	spans map[string]span
 }
 
 // convert converts node, the value of the field entry at; record false (at
@@ -186,7 +190,7 @@ func (c *converter) convert(node *yaml.Node, at int32, record bool) (any, error)
 			return nil, err
 		}
 		if record {
-			c.fields.entries[at].kind, c.fields.entries[at].value = kind, text
+			c.fields.entries[at].kind, c.fields.entries[at].value = kind, c.span(text)
 		}
 		return value, nil
 	}
@@ -233,8 +237,12 @@ func (c *converter) shareText(text, written string) string {
 // in every object, a file of a million distinct keys is not worth a table.
 const maxShared = 4096
 
-// share returns the file's one copy of a key or short value.
+// share returns the file's one copy of a key or short value, for the plain
+// values the converter builds (the field table keeps its own, see span).
 func (c *converter) share(s string) string {
+	if !c.values {
+		return s
+	}
 	if shared, ok := c.keys[s]; ok {
 		return shared
 	}
@@ -242,6 +250,29 @@ func (c *converter) share(s string) string {
 		c.keys[s] = s
 	}
 	return s
+}
+
+// span adds s to the table's text, once if it is short, and says where.
+func (c *converter) span(s string) span {
+	if found, ok := c.spans[s]; ok {
+		return found
+	}
+	at := span{start: uint32(len(c.text)), end: uint32(len(c.text) + len(s))}
+	c.text = append(c.text, s...)
+	if len(c.spans) < maxShared && len(s) <= 32 {
+		if c.spans == nil {
+			c.spans = map[string]span{}
+		}
+		c.spans[s] = at
+	}
+	return at
+}
+
+// table is the field table converted, with its text.
+func (c *converter) table() fieldTable {
+	table := c.fields.trimmed()
+	table.text = string(c.text)
+	return table
 }
 
 func isMergeKey(key *yaml.Node) bool { return key.Kind == yaml.ScalarNode && key.Tag == "!!merge" }
@@ -288,7 +319,7 @@ func (c *converter) convertMapping(node *yaml.Node, at int32, record bool) (any,
 		if record {
 			entry = next
 			next++
-			c.fields.entries[entry] = fieldEntry{key: key, line: int32(keyNode.Line), column: int32(keyNode.Column)}
+			c.fields.entries[entry] = fieldEntry{key: c.span(key), line: int32(keyNode.Line), column: int32(keyNode.Column)}
 		}
 		value, err := c.convert(valueNode, entry, record)
 		if err != nil {

@@ -18,17 +18,37 @@ import (
 // item directly by its index.
 type fieldTable struct {
 	entries []fieldEntry
+	// text holds the document's keys and scalar values end to end, each
+	// short one once; entries name theirs by span, so they hold no
+	// pointers and the collector never scans them.
+	text string
 }
 
-// fieldEntry is one field and its value: 56 bytes. Its children are the
-// entries first … first+|count|-1: the keys of a mapping (count > 0) or the
-// items of a sequence (count < 0), in the order they were written.
+// fieldEntry is one field and its value: 36 bytes, no pointers. Its
+// children are the entries first … first+|count|-1: the keys of a mapping
+// (count > 0) or the items of a sequence (count < 0), in the order they
+// were written.
 type fieldEntry struct {
-	key          string // the map key ("" for a sequence item)
-	value        string // a scalar's value: the string, or the number, bool as JSON writes it
+	key          span // the map key (empty for a sequence item)
+	value        span // a scalar's value: the string, or the number, bool as JSON writes it
 	first, count int32
 	line, column int32
 	kind         valueKind
+}
+
+// span is where a string is in a fieldTable's text.
+type span struct{ start, end uint32 }
+
+// key is the map key of an entry.
+func (t *fieldTable) key(entry int32) string {
+	s := t.entries[entry].key
+	return t.text[s.start:s.end]
+}
+
+// value is the scalar value of an entry, as text.
+func (t *fieldTable) value(entry int32) string {
+	s := t.entries[entry].value
+	return t.text[s.start:s.end]
 }
 
 // valueKind is what an entry's value is, as JSON types go.
@@ -75,10 +95,10 @@ func (t *fieldTable) addChildren(parent int32, n int, items bool) int32 {
 // trimmed returns the table in a slice of its own length: the converter's
 // slice may have grown by doubling (aliases expand past the estimate).
 func (t fieldTable) trimmed() fieldTable {
-	if cap(t.entries) == len(t.entries) {
-		return t
+	if cap(t.entries) != len(t.entries) {
+		t.entries = append([]fieldEntry(nil), t.entries...)
 	}
-	return fieldTable{entries: append([]fieldEntry(nil), t.entries...)}
+	return t
 }
 
 func (t *fieldTable) position(entry int32) Position {
@@ -152,7 +172,7 @@ func (t *fieldTable) resolveKey(e *fieldEntry, key, path, rest string) (int32, b
 		return 0, false
 	}
 	for child := end - 1; child >= first; child-- {
-		if t.entries[child].key == key {
+		if t.key(child) == key {
 			if found, ok := t.resolve(child, path, rest); ok {
 				return found, true
 			}
@@ -165,7 +185,7 @@ func (t *fieldTable) resolveKey(e *fieldEntry, key, path, rest string) (int32, b
 // (the path of parent) as JoinPath and IndexPath do.
 func (t *fieldTable) appendElement(path []byte, parent, child int32) []byte {
 	first, _, items := t.entries[parent].children()
-	key := t.entries[child].key
+	key := t.key(child)
 	switch {
 	case items:
 		path = append(path, '[')
@@ -228,7 +248,7 @@ func (t *fieldTable) under(prefix string, visit func(entry int32, rest []byte)) 
 	}
 	first, end, items := t.entries[entry].children()
 	for child := first; child < end && !items; child++ {
-		if key := t.entries[child].key; !strings.ContainsAny(key, ".[]") {
+		if key := t.key(child); !strings.ContainsAny(key, ".[]") {
 			walk(child, append([]byte(nil), key...))
 		}
 	}
@@ -244,7 +264,7 @@ func (t *fieldTable) plain(entry int32) any {
 		first, end, _ := e.children()
 		fields := make(map[string]any, end-first)
 		for child := first; child < end; child++ {
-			fields[t.entries[child].key] = t.plain(child)
+			fields[t.key(child)] = t.plain(child)
 		}
 		return fields
 	case kindSequence:
@@ -255,14 +275,14 @@ func (t *fieldTable) plain(entry int32) any {
 		}
 		return items
 	case kindString:
-		return e.value
+		return t.value(entry)
 	case kindBool:
-		return e.value == "true"
+		return t.value(entry) == "true"
 	case kindInt:
-		n, _ := strconv.ParseInt(e.value, 10, 64)
+		n, _ := strconv.ParseInt(t.value(entry), 10, 64)
 		return n
 	case kindFloat:
-		f, _ := strconv.ParseFloat(e.value, 64)
+		f, _ := strconv.ParseFloat(t.value(entry), 64)
 		return f
 	}
 	return nil
@@ -279,7 +299,7 @@ func (t *fieldTable) appendJSON(dst []byte, entry int32) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst, _ = jsontext.AppendQuote(dst, t.entries[child].key)
+			dst, _ = jsontext.AppendQuote(dst, t.key(child))
 			dst = append(dst, ':')
 			dst = t.appendJSON(dst, child)
 		}
@@ -295,12 +315,12 @@ func (t *fieldTable) appendJSON(dst []byte, entry int32) []byte {
 		}
 		return append(dst, ']')
 	case kindString:
-		dst, _ = jsontext.AppendQuote(dst, e.value)
+		dst, _ = jsontext.AppendQuote(dst, t.value(entry))
 		return dst
 	case kindBool, kindInt:
-		return append(dst, e.value...)
+		return append(dst, t.value(entry)...)
 	case kindFloat:
-		f, _ := strconv.ParseFloat(e.value, 64)
+		f, _ := strconv.ParseFloat(t.value(entry), 64)
 		encoded, _ := json.Marshal(f) // encoding/json's own float format
 		return append(dst, encoded...)
 	}
@@ -316,10 +336,10 @@ func (t *fieldTable) sortedKeys(entry int32) []int32 {
 		children = append(children, child)
 	}
 	// Stable, so of a key written twice the last is last; then drop the others.
-	slices.SortStableFunc(children, func(a, b int32) int { return strings.Compare(t.entries[a].key, t.entries[b].key) })
+	slices.SortStableFunc(children, func(a, b int32) int { return strings.Compare(t.key(a), t.key(b)) })
 	kept := children[:0]
 	for i, child := range children {
-		if i+1 < len(children) && t.entries[children[i+1]].key == t.entries[child].key {
+		if i+1 < len(children) && t.key(children[i+1]) == t.key(child) {
 			continue
 		}
 		kept = append(kept, child)
@@ -334,7 +354,7 @@ func (t *fieldTable) field(entry int32, key string) (int32, bool) {
 		return 0, false
 	}
 	for child := end - 1; child >= first; child-- {
-		if t.entries[child].key == key {
+		if t.key(child) == key {
 			return child, true
 		}
 	}
@@ -383,7 +403,7 @@ func (t *fieldTable) anyString(entry int32, match func(string) bool) bool {
 	e := &t.entries[entry]
 	switch e.kind {
 	case kindString:
-		return match(e.value)
+		return match(t.value(entry))
 	case kindMapping, kindSequence:
 		first, end, _ := e.children()
 		for child := first; child < end; child++ {

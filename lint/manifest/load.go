@@ -249,7 +249,7 @@ func (o *Object) stringAt(keys ...string) string {
 		if !ok || o.Doc.fields.entries[entry].kind != kindString {
 			return ""
 		}
-		return o.Doc.fields.entries[entry].value
+		return o.Doc.fields.value(entry)
 	}
 	value, _ := o.Lookup(keys...)
 	text, _ := value.(string)
@@ -568,7 +568,7 @@ func parsePart(path string, part streamPart) parsedPart {
 			out.convertErr, out.failedDoc = err, index
 			return out
 		}
-		doc.fields = conv.fields.trimmed()
+		doc.fields = conv.table()
 		if part.line > 0 {
 			for i := range doc.fields.entries {
 				doc.fields.entries[i].line += int32(part.line)

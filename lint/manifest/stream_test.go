@@ -52,7 +52,7 @@ func TestSplitStreamMatchesWholeParse(t *testing.T) {
 	}
 	for i, doc := range split {
 		want := whole.docs[i]
-		if doc.Index != want.Index || !reflect.DeepEqual(doc.fields.entries, want.fields.entries) || !reflect.DeepEqual(doc.Plain(), want.Plain()) {
+		if doc.Index != want.Index || !reflect.DeepEqual(doc.fields, want.fields) || !reflect.DeepEqual(doc.Plain(), want.Plain()) {
 			t.Fatalf("document %d differs: index %d, want %d; first field at %v, want %v", i, doc.Index, want.Index,
 				doc.fields.position(0), want.fields.position(0))
 		}
