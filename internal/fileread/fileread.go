@@ -5,6 +5,7 @@
 package fileread
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -120,15 +121,21 @@ func Regular(path string, limit int64) ([]byte, error) {
 
 // ReadAll reads an opened file (or stream) of at most limit bytes.
 func ReadAll(file io.Reader, path string, limit int64) ([]byte, error) {
+	var buffer bytes.Buffer
 	if f, ok := file.(*os.File); ok {
-		if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() > limit {
-			return nil, pathError(path, &TooLargeError{Path: path, Size: info.Size(), Limit: limit})
+		if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+			if info.Size() > limit {
+				return nil, pathError(path, &TooLargeError{Path: path, Size: info.Size(), Limit: limit})
+			}
+			// Room for the whole file and the read that finds its end, so
+			// it is read into one allocation.
+			buffer.Grow(int(info.Size()) + bytes.MinRead)
 		}
 	}
-	data, err := io.ReadAll(io.LimitReader(file, limit+1))
-	if err != nil {
+	if _, err := buffer.ReadFrom(io.LimitReader(file, limit+1)); err != nil {
 		return nil, err
 	}
+	data := buffer.Bytes()
 	if int64(len(data)) > limit {
 		return nil, pathError(path, &TooLargeError{Path: path, Size: int64(len(data)), Limit: limit})
 	}

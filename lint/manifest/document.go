@@ -131,7 +131,7 @@ type converter struct {
 	keys map[string]string
 	// text is the field table's text as it grows, spans where each short
 	// string already is in it.
-	text  []byte
+	text  strings.Builder
 	spans map[string]span
 }
 
@@ -257,8 +257,8 @@ func (c *converter) span(s string) span {
 	if found, ok := c.spans[s]; ok {
 		return found
 	}
-	at := span{start: uint32(len(c.text)), end: uint32(len(c.text) + len(s))}
-	c.text = append(c.text, s...)
+	at := span{start: uint32(c.text.Len()), end: uint32(c.text.Len() + len(s))}
+	c.text.WriteString(s)
 	if len(c.spans) < maxShared && len(s) <= 32 {
 		if c.spans == nil {
 			c.spans = map[string]span{}
@@ -271,7 +271,7 @@ func (c *converter) span(s string) span {
 // table is the field table converted, with its text.
 func (c *converter) table() fieldTable {
 	table := c.fields.trimmed()
-	table.text = string(c.text)
+	table.text = c.text.String()
 	return table
 }
 
@@ -359,6 +359,8 @@ type treeSize struct {
 	// fields bounds the entries of its field table: the keys of its
 	// mappings and the items of its sequences.
 	fields int
+	// text bounds its field table's text: the length of its scalars.
+	text int
 	// expands says whether it has aliases or merge keys (see Document.expanded).
 	expands bool
 }
@@ -372,10 +374,13 @@ func countNodes(node *yaml.Node) treeSize {
 		size.fields = len(node.Content) / 2
 	case yaml.SequenceNode:
 		size.fields = len(node.Content)
+	case yaml.ScalarNode:
+		size.text = len(node.Value)
 	}
 	for _, child := range node.Content {
 		inner := countNodes(child)
-		size.nodes, size.fields, size.expands = size.nodes+inner.nodes, size.fields+inner.fields, size.expands || inner.expands
+		size.nodes, size.fields, size.text = size.nodes+inner.nodes, size.fields+inner.fields, size.text+inner.text
+		size.expands = size.expands || inner.expands
 	}
 	return size
 }

@@ -564,6 +564,7 @@ func parsePart(path string, part streamPart) parsedPart {
 		doc := &Document{File: path, Index: index}
 		size := countNodes(&root)
 		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}, size.fields), budget: 10*size.nodes + 10000, keys: keys, values: size.expands}
+		conv.text.Grow(size.text)
 		if doc.expanded, err = conv.convert(&root, 0, true); err != nil {
 			out.convertErr, out.failedDoc = err, index
 			return out

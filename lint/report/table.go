@@ -282,11 +282,17 @@ func summaryLine(result *lint.Result) string {
 	return line
 }
 
-// trimTrailingSpace removes the padding the table leaves at line ends.
+// trimTrailingSpace removes the padding the table leaves at line ends, in
+// place.
 func trimTrailingSpace(text []byte) []byte {
-	lines := bytes.Split(text, []byte("\n"))
-	for i, line := range lines {
-		lines[i] = bytes.TrimRight(line, " \t")
+	out := text[:0]
+	for len(text) > 0 {
+		line, rest, found := bytes.Cut(text, []byte("\n"))
+		out = append(out, bytes.TrimRight(line, " \t")...)
+		if found {
+			out = append(out, '\n')
+		}
+		text = rest
 	}
-	return bytes.Join(lines, []byte("\n"))
+	return out
 }
