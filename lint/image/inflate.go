@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -74,6 +75,7 @@ func InflaterPath(choice string) (string, error) {
 type externalInflater struct {
 	ctx      context.Context
 	cmd      *exec.Cmd
+	feed     chan error // the copy of the stored layer into the inflater ends
 	stdout   *os.File
 	buffered *bufio.Reader
 	stderr   *boundedBuffer
@@ -84,12 +86,19 @@ type externalInflater struct {
 
 func startInflater(ctx context.Context, path string, stored io.Reader) (*externalInflater, error) {
 	cmd := exec.CommandContext(ctx, path, "-d", "-c")
-	cmd.Stdin = stored
+	stdin, stdinWriter, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	widenPipe(stdinWriter)
+	cmd.Stdin = stdin
 	cmd.WaitDelay = inflaterWaitDelay
 	stderr := &boundedBuffer{limit: maxInflaterStderr}
 	cmd.Stderr = stderr
 	stdout, stdoutWriter, err := os.Pipe()
 	if err != nil {
+		stdin.Close()
+		stdinWriter.Close()
 		return nil, err
 	}
 	// A pipe holds 64 KiB: the inflater would stop every 64 KiB until the
@@ -99,12 +108,23 @@ func startInflater(ctx context.Context, path string, stored io.Reader) (*externa
 	cmd.Stdout = stdoutWriter
 	err = cmd.Start()
 	stdoutWriter.Close()
+	stdin.Close()
 	if err != nil {
 		stdout.Close()
+		stdinWriter.Close()
 		return nil, err
 	}
+	// The stored layer goes in through a pipe of pipeSize too, written in
+	// pieces of that size (exec's own copy writes 32 KiB at a time into
+	// 64 KiB).
+	feed := make(chan error, 1)
+	go func() {
+		_, err := io.CopyBuffer(stdinWriter, stored, make([]byte, pipeSize))
+		stdinWriter.Close()
+		feed <- err
+	}()
 	name := path[strings.LastIndexByte(path, '/')+1:]
-	return &externalInflater{ctx: ctx, cmd: cmd, stdout: stdout, buffered: bufio.NewReaderSize(stdout, pipeSize), stderr: stderr, name: name}, nil
+	return &externalInflater{ctx: ctx, cmd: cmd, stdout: stdout, buffered: bufio.NewReaderSize(stdout, pipeSize), stderr: stderr, name: name, feed: feed}, nil
 }
 
 // Read returns the inflated bytes; at their end, the program's verdict:
@@ -117,8 +137,13 @@ func (e *externalInflater) Read(p []byte) (int, error) {
 	if err == io.EOF {
 		e.done = true
 		e.err = io.EOF
-		if waitErr := e.cmd.Wait(); waitErr != nil {
+		waitErr := e.cmd.Wait()
+		fedErr := e.fed()
+		switch {
+		case waitErr != nil:
 			e.err = e.failure(waitErr)
+		case fedErr != nil:
+			e.err = fedErr
 		}
 		e.stdout.Close()
 		if n > 0 {
@@ -130,6 +155,23 @@ func (e *externalInflater) Read(p []byte) (int, error) {
 }
 
 // failure words a failed inflate as the in-process decoder's errors are.
+// fed waits for the copy of the stored layer into the inflater to end, as
+// exec.Cmd.Wait does for the copies it makes: the caller reads the rest of
+// the stored layer next, which must not happen while the copy still reads
+// it. An inflater that stops reading early (a pipe the copy can no longer
+// write) is no error of the copy's.
+func (e *externalInflater) fed() error {
+	select {
+	case err := <-e.feed:
+		if errors.Is(err, syscall.EPIPE) {
+			return nil
+		}
+		return err
+	case <-time.After(inflaterWaitDelay):
+		return fmt.Errorf("%s: reading the stored layer did not end after %s exited", e.name, e.name)
+	}
+}
+
 func (e *externalInflater) failure(waitErr error) error {
 	said := strings.Join(strings.Fields(e.stderr.String()), " ")
 	if said == "" {
