@@ -243,13 +243,18 @@ type record struct {
 
 // evaluateAll runs the rules that apply to a target.
 func evaluateAll(rules []*Rule, target *Target, set *manifest.Set, config *Config, nodes *cluster.Facts) *evaluated {
-	out := &evaluated{target: target}
+	applies := make([]*Rule, 0, len(rules))
 	for _, rule := range rules {
-		if rule.Check == nil || !rule.appliesTo(target) {
-			continue // rules the engine reports itself (MDL001, MDL002), or another kind of target
+		if rule.Check != nil && rule.appliesTo(target) {
+			applies = append(applies, rule) // not the rules the engine reports itself (MDL001, MDL002), or for another kind of target
 		}
+	}
+	// Held until the run ends, so without the room appending leaves.
+	out := &evaluated{target: target, records: make([]record, 0, len(applies))}
+	for _, rule := range applies {
 		out.evaluate(rule, set, config, nodes)
 	}
+	out.findings = slices.Clone(out.findings)
 	return out
 }
 
