@@ -229,8 +229,8 @@ func (f *prefixFile) Read(p []byte) (int, error) {
 func (f *prefixFile) Stat() (fs.FileInfo, error) { return f.info, nil }
 func (f *prefixFile) Close() error               { return nil }
 
-// notCaptured is how an image FS says it lacks content.
-var notCaptured = fmt.Errorf("layer not captured: %w", ErrContentUnavailable)
+// errNotCaptured is how an image FS says it lacks content.
+var errNotCaptured = fmt.Errorf("layer not captured: %w", ErrContentUnavailable)
 
 func TestLoadFSContentUnavailable(t *testing.T) {
 	const (
@@ -344,7 +344,7 @@ func TestLoadFSContentUnavailable(t *testing.T) {
 	}
 	for _, test := range tests {
 		t.Run(test.name, func(t *testing.T) {
-			m, err := LoadFS(capturedFS{MapFS: mapFS(test.files(t)), held: test.held, err: notCaptured}, "m")
+			m, err := LoadFS(capturedFS{MapFS: mapFS(test.files(t)), held: test.held, err: errNotCaptured}, "m")
 			if err != nil {
 				t.Fatal(err)
 			}

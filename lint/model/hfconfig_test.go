@@ -98,7 +98,7 @@ func TestLoadFSHFConfigUnavailable(t *testing.T) {
 	for name, held := range map[string]int{"not captured": -1, "captured in part": 100} {
 		t.Run(name, func(t *testing.T) {
 			files := map[string]string{"config.json": padded, "model.safetensors": safetensorsShard("lm_head")}
-			m, err := LoadFS(capturedFS{MapFS: mapFS(files), held: map[string]int{"config.json": held}, err: notCaptured}, "m")
+			m, err := LoadFS(capturedFS{MapFS: mapFS(files), held: map[string]int{"config.json": held}, err: errNotCaptured}, "m")
 			if err != nil {
 				t.Fatal(err)
 			}
