@@ -215,22 +215,14 @@ func (c *converter) scalar(node *yaml.Node) (valueKind, string, any, error) {
 	case bool:
 		return kindBool, strconv.FormatBool(v), v, nil
 	case int64:
-		return kindInt, c.shareText(strconv.FormatInt(v, 10), node.Value), v, nil
+		return kindInt, strconv.FormatInt(v, 10), v, nil
 	case float64:
-		return kindFloat, c.shareText(strconv.FormatFloat(v, 'g', -1, 64), node.Value), v, nil
+		return kindFloat, strconv.FormatFloat(v, 'g', -1, 64), v, nil
 	case string:
 		text := c.share(v)
 		return kindString, text, text, nil
 	}
 	return 0, "", nil, fmt.Errorf("line %d: unsupported YAML scalar", node.Line)
-}
-
-// shareText is text, the node's own copy when it was written so.
-func (c *converter) shareText(text, written string) string {
-	if text == written {
-		return c.share(written)
-	}
-	return c.share(text)
 }
 
 // maxShared bounds the strings a file shares: keys and short values repeat

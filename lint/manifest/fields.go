@@ -350,7 +350,7 @@ func (t *fieldTable) sortedKeys(entry int32) []int32 {
 // field is the child of a mapping entry under key, the last written.
 func (t *fieldTable) field(entry int32, key string) (int32, bool) {
 	first, end, items := t.entries[entry].children()
-	if items || t.entries[entry].kind != kindMapping {
+	if items {
 		return 0, false
 	}
 	for child := end - 1; child >= first; child-- {
@@ -368,19 +368,15 @@ func (t *fieldTable) keyEntry(entry int32, key string) (int32, bool) {
 	if child, ok := t.field(entry, key); ok {
 		return child, true
 	}
-	name, indexes, found := strings.Cut(key, "[")
-	if !found || !strings.HasSuffix(indexes, "]") {
+	name, indexes, ok := indexedKey(key)
+	if !ok {
 		return 0, false
 	}
 	child, ok := t.field(entry, name)
 	if !ok {
 		return 0, false
 	}
-	for _, index := range strings.Split(strings.TrimSuffix(indexes, "]"), "][") {
-		i, err := strconv.Atoi(index)
-		if err != nil {
-			return 0, false
-		}
+	for _, i := range indexes {
 		if child, ok = t.item(child, i); !ok {
 			return 0, false
 		}
@@ -391,7 +387,7 @@ func (t *fieldTable) keyEntry(entry int32, key string) (int32, bool) {
 // item is the index'th item of a sequence entry.
 func (t *fieldTable) item(entry int32, index int) (int32, bool) {
 	first, end, items := t.entries[entry].children()
-	if !items || t.entries[entry].kind != kindSequence || index < 0 || index >= int(end-first) {
+	if !items || index < 0 || index >= int(end-first) {
 		return 0, false
 	}
 	return first + int32(index), true

@@ -142,9 +142,6 @@ func (o *Object) Lookup(keys ...string) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	if _, isMapping := value.(map[string]any); !isMapping {
-		return nil, false
-	}
 	for _, key := range keys {
 		if value, ok = lookupKey(value, key); !ok {
 			return nil, false
@@ -163,22 +160,37 @@ func lookupKey(value any, key string) (any, bool) {
 	if field, ok := fields[key]; ok {
 		return field, true
 	}
-	name, indexes, found := strings.Cut(key, "[")
-	if !found || !strings.HasSuffix(indexes, "]") {
+	name, indexes, ok := indexedKey(key)
+	if !ok {
 		return nil, false
 	}
 	if value, ok = fields[name]; !ok {
 		return nil, false
 	}
-	for _, index := range strings.Split(strings.TrimSuffix(indexes, "]"), "][") {
+	for _, i := range indexes {
 		items, isSequence := value.([]any)
-		i, err := strconv.Atoi(index)
-		if !isSequence || err != nil || i < 0 || i >= len(items) {
+		if !isSequence || i < 0 || i >= len(items) {
 			return nil, false
 		}
 		value = items[i]
 	}
 	return value, true
+}
+
+// indexedKey splits a key like "matrix[1][2]" into its field and indexes.
+func indexedKey(key string) (name string, indexes []int, ok bool) {
+	name, rest, found := strings.Cut(key, "[")
+	if !found || !strings.HasSuffix(rest, "]") {
+		return "", nil, false
+	}
+	for _, index := range strings.Split(strings.TrimSuffix(rest, "]"), "][") {
+		i, err := strconv.Atoi(index)
+		if err != nil {
+			return "", nil, false
+		}
+		indexes = append(indexes, i)
+	}
+	return name, indexes, true
 }
 
 // Plain is the object's plain value.
@@ -192,7 +204,7 @@ func (o *Object) Plain() map[string]any {
 func (o *Object) lookupEntry(keys []string) (int32, bool) {
 	fields := &o.Doc.fields
 	entry, ok := fields.lookup(o.Base)
-	if !ok || fields.entries[entry].kind != kindMapping {
+	if !ok {
 		return 0, false
 	}
 	for _, key := range keys {
@@ -216,6 +228,11 @@ func (o *Object) kindAt(keys ...string) valueKind {
 	if !ok {
 		return kindUnread
 	}
+	return plainKind(value)
+}
+
+// plainKind is what a plain value is.
+func plainKind(value any) valueKind {
 	switch value.(type) {
 	case map[string]any:
 		return kindMapping
@@ -223,8 +240,14 @@ func (o *Object) kindAt(keys ...string) valueKind {
 		return kindSequence
 	case string:
 		return kindString
+	case bool:
+		return kindBool
+	case int64:
+		return kindInt
+	case float64:
+		return kindFloat
 	}
-	return kindNull // another scalar: nothing here asks which
+	return kindNull
 }
 
 // lengthAt is the number of items of the sequence at keys.
@@ -581,7 +604,7 @@ func parsePart(path string, part streamPart) parsedPart {
 
 func (f *File) addDocument(doc *Document) {
 	root := &Object{File: f, Doc: doc}
-	switch root.documentKind() {
+	switch root.kindAt() {
 	case kindMapping:
 	case kindNull, kindUnread:
 		return // an empty document between two "---"
@@ -597,7 +620,7 @@ func (f *File) addDocument(doc *Document) {
 	if strings.HasSuffix(object.Kind, "List") && object.kindAt("items") == kindSequence {
 		for i := range object.lengthAt("items") {
 			base := IndexPath("items", i)
-			if (&Object{File: f, Doc: doc, Base: base}).documentKind() != kindMapping {
+			if (&Object{File: f, Doc: doc, Base: base}).kindAt() != kindMapping {
 				f.Skipped = append(f.Skipped, fmt.Sprintf("document %d: %s: not a mapping", doc.Index+1, base))
 				continue
 			}
@@ -610,24 +633,6 @@ func (f *File) addDocument(doc *Document) {
 		return
 	}
 	f.Objects = append(f.Objects, object)
-}
-
-// documentKind is what the value at the object's base is.
-func (o *Object) documentKind() valueKind {
-	if o.Doc.expanded == nil {
-		entry, ok := o.Doc.fields.lookup(o.Base)
-		if !ok {
-			return kindUnread
-		}
-		return o.Doc.fields.entries[entry].kind
-	}
-	switch value, _ := ValueAt(o.Doc.expanded, o.Base); value.(type) {
-	case map[string]any:
-		return kindMapping
-	case nil:
-		return kindNull
-	}
-	return kindString // another value: not a mapping
 }
 
 // newObject returns nil and the reason when the mapping at base is not a

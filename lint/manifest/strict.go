@@ -127,11 +127,13 @@ func (o *Object) decodeStrict() *strictDecoding {
 	} else if raw, _ = o.jsonAt(nil); raw == nil {
 		return o.strict
 	}
+	// The serving CRDs' types are kjson's alone: only the built-in types are
+	// checked to decode alike both ways.
 	typed := newType()
 	var strict []error
 	var err error
 	if crd || !decodesCleanly(raw, typed) {
-		typed = newType()
+		typed = newType() // not what a failed decode left behind
 		strict, err = kjson.UnmarshalStrict(raw, typed, kjson.DisallowUnknownFields)
 	}
 	if err != nil {
