@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
@@ -9,76 +10,47 @@ import (
 
 // writeColumns lays out a header and rows of cells, each cell already
 // wrapped into lines, as borderless left-aligned columns: every column as
-// wide as its widest line, one space either side. It is the layout the
-// tablewriter table of newTable prints (TestColumnsMatchTablewriter checks
-// that byte for byte), done in one pass: the library took seconds on the
-// 40,000 findings of a 10,000-workload run.
+// wide as its widest line, one space either side. It is the layout of the
+// borderless tablewriter table the reports printed before
+// (TestColumnsMatchTablewriter checks it byte for byte), done in one pass:
+// the library took seconds on the 40,000 findings of a 10,000-workload run.
 func writeColumns(out *bytes.Buffer, header []string, rows [][]string) {
+	// Each row as its lines, each line a cell per column with its width.
+	type cellLine struct {
+		text  string
+		width int
+	}
 	widths := make([]int, len(header))
-	for i, cell := range header {
-		widths[i] = cellWidth(cell)
-	}
-	split := make([][][]string, len(rows))
-	for r, row := range rows {
-		split[r] = make([][]string, len(row))
-		for i, cell := range row {
-			split[r][i] = strings.Split(cell, "\n")
-			widths[i] = max(widths[i], cellWidth(cell))
-		}
-	}
-	writeColumnLines(out, [][]string{header}, widths)
-	for _, cells := range split {
-		height := 0
-		for _, lines := range cells {
-			height = max(height, len(lines))
-		}
-		lines := make([][]string, height)
-		for l := range lines {
-			lines[l] = make([]string, len(cells))
-			for i, cellLines := range cells {
-				if l < len(cellLines) {
-					lines[l][i] = cellLines[l]
+	table := make([][][]cellLine, 0, len(rows)+1)
+	for _, row := range append([][]string{header}, rows...) {
+		var lines [][]cellLine
+		for column, cell := range row {
+			for l, text := range strings.Split(cell, "\n") {
+				for len(lines) <= l {
+					lines = append(lines, make([]cellLine, len(header)))
 				}
+				lines[l][column] = cellLine{text, displayWidth(text)}
+				widths[column] = max(widths[column], lines[l][column].width)
 			}
 		}
-		writeColumnLines(out, lines, widths)
+		table = append(table, lines)
 	}
-}
-
-// writeColumnLines writes each line of cells padded to the widths.
-func writeColumnLines(out *bytes.Buffer, lines [][]string, widths []int) {
-	for l, cells := range lines {
-		if l > 0 && allEmpty(cells) {
-			continue // as the library, which prints a row's first line always, its other lines unless empty in every column
-		}
-		for i, cell := range cells {
-			out.WriteByte(' ')
-			out.WriteString(cell)
-			for pad := widths[i] - displayWidth(cell); pad > 0; pad-- {
+	for _, lines := range table {
+		for l, cells := range lines {
+			if l > 0 && !slices.ContainsFunc(cells, func(cell cellLine) bool { return cell.text != "" }) {
+				continue // as the library, which prints a row's first line always, its other lines unless empty in every column
+			}
+			for column, cell := range cells {
+				out.WriteByte(' ')
+				out.WriteString(cell.text)
+				for pad := widths[column] - cell.width; pad > 0; pad-- {
+					out.WriteByte(' ')
+				}
 				out.WriteByte(' ')
 			}
-			out.WriteByte(' ')
-		}
-		out.WriteByte('\n')
-	}
-}
-
-func allEmpty(cells []string) bool {
-	for _, cell := range cells {
-		if cell != "" {
-			return false
+			out.WriteByte('\n')
 		}
 	}
-	return true
-}
-
-// cellWidth is the width of a cell's widest line.
-func cellWidth(cell string) int {
-	width := 0
-	for line := range strings.SplitSeq(cell, "\n") {
-		width = max(width, displayWidth(line))
-	}
-	return width
 }
 
 // displayWidth is the terminal width of text: its printable ASCII one

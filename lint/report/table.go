@@ -59,14 +59,9 @@ func (p painter) severity(severity lint.Severity) string {
 
 func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	paint := painter{enabled: options.Color}
-	// Each file's table is written out once laid out: the output of a large
-	// run is tens of MB, not worth holding whole.
+	// The tables are written out a batch of files at a time: the output of a
+	// large run is tens of MB, not worth holding whole.
 	output := bufio.NewWriter(w)
-	var out bytes.Buffer
-	flush := func() {
-		output.Write(trimTrailingSpace(out.Bytes()))
-		out.Reset()
-	}
 
 	// One group per file, in the order the (sorted) findings name them.
 	var groups [][]lint.Finding
@@ -84,19 +79,27 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 		groups[index] = append(groups[index], finding)
 	}
 	layout := newFindingLayout(result.Findings, options.width())
-	// The files' tables are laid out on every CPU, a batch at a time.
 	for start := 0; start < len(groups); start += tableBatch {
 		batch := groups[start:min(start+tableBatch, len(groups))]
-		for _, table := range parallel.Map(batch, func(findings []lint.Finding) []byte {
-			var table bytes.Buffer
-			table.WriteString(paint.paint(ansiBold, findings[0].Location.File) + "\n")
-			renderFindings(&table, findings, layout, paint)
-			table.WriteString("\n")
-			return trimTrailingSpace(table.Bytes())
-		}) {
-			output.Write(table)
+		// Wrapping the messages is the costly part: the rows of the whole
+		// batch on every CPU, whether it is many files or one large stream.
+		var findings []lint.Finding
+		for _, group := range batch {
+			findings = append(findings, group...)
 		}
+		rows := parallel.Map(findings, func(finding lint.Finding) []string { return findingRow(finding, layout, paint) })
+		var table bytes.Buffer
+		for _, group := range batch {
+			table.WriteString(paint.paint(ansiBold, group[0].Location.File) + "\n")
+			// Padded headers give each table the shared column widths.
+			writeColumns(&table, []string{"SEVERITY", padRight("RULE", layout.ruleWidth), padRight("LINE:COL", layout.positionWidth), "MESSAGE"},
+				rows[:len(group)])
+			table.WriteString("\n")
+			rows = rows[len(group):]
+		}
+		output.Write(trimTrailingSpace(table.Bytes()))
 	}
+	var out bytes.Buffer
 	// Which model dir each server was linked to decides what the cross
 	// checks compared, so it is always shown.
 	if len(result.Links) > 0 {
@@ -116,7 +119,7 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 		writeVerbose(&out, result, options.width())
 	}
 	out.WriteString(summaryLine(result) + "\n")
-	flush()
+	output.Write(trimTrailingSpace(out.Bytes()))
 	return output.Flush()
 }
 
@@ -144,18 +147,13 @@ func newFindingLayout(findings []lint.Finding, terminalWidth int) findingLayout 
 	return layout
 }
 
-func renderFindings(out *bytes.Buffer, findings []lint.Finding, layout findingLayout, paint painter) {
-	// Wrapping the messages is the costly part: on every CPU, for the one
-	// file of a large stream.
-	rows := parallel.Map(findings, func(finding lint.Finding) []string {
-		rule := finding.RuleID
-		if finding.RuleName != "" {
-			rule += "\n" + finding.RuleName
-		}
-		return []string{paint.severity(finding.Severity), rule, position(finding.Location), messageCell(finding, layout.messageWidth, paint)}
-	})
-	// Padded headers give each table the shared column widths.
-	writeColumns(out, []string{"SEVERITY", padRight("RULE", layout.ruleWidth), padRight("LINE:COL", layout.positionWidth), "MESSAGE"}, rows)
+// findingRow is a finding's cells in its file's table.
+func findingRow(finding lint.Finding, layout findingLayout, paint painter) []string {
+	rule := finding.RuleID
+	if finding.RuleName != "" {
+		rule += "\n" + finding.RuleName
+	}
+	return []string{paint.severity(finding.Severity), rule, position(finding.Location), messageCell(finding, layout.messageWidth, paint)}
 }
 
 // messageCell is the message, then the target and the field path indented
