@@ -131,10 +131,11 @@ func Run(options Options) (*Result, error) {
 			workloadPhase = append(workloadPhase, target)
 		}
 	}
+	checks := checker{rules: options.Rules, config: config, nodes: options.Cluster, skippedOnly: options.SkippedOnly}
 	modelFindings := map[*model.Model][]Finding{}
 	var all []*evaluated
 	for _, target := range modelPhase {
-		done := evaluateAll(options.Rules, target, set, config, options.Cluster)
+		done := checks.run(target, set)
 		modelFindings[target.Model] = done.findings
 		all = append(all, done)
 	}
@@ -143,10 +144,13 @@ func Run(options Options) (*Result, error) {
 			link.ModelFindings = modelFindings[link.Model]
 		}
 	}
-	all = append(all, evaluateParallel(workloadPhase, func(target *Target) *evaluated {
-		return evaluateAll(options.Rules, target, units.of(target), config, options.Cluster)
+	// On every CPU, each target's rules in order on one goroutine; the
+	// results come back in target order, so the report does not depend on
+	// the schedule.
+	all = append(all, parallel.Map(workloadPhase, func(target *Target) *evaluated {
+		return checks.run(target, units.of(target))
 	})...)
-	result.addEvaluated(all, options.SkippedOnly)
+	result.addEvaluated(all)
 	result.reportInvalid(set.Invalid, options.Rules)
 	result.reportUnknown(set.Unknown, options.Rules)
 	suppressor := newSuppressor(config, set, options.Now, options.Rules)
@@ -241,64 +245,67 @@ type record struct {
 	reason string // why it was skipped
 }
 
-// evaluateAll runs the rules that apply to a target.
-func evaluateAll(rules []*Rule, target *Target, set *manifest.Set, config *Config, nodes *cluster.Facts) *evaluated {
-	applies := make([]*Rule, 0, len(rules))
-	for _, rule := range rules {
+// checker runs the rules on targets, with what every check shares.
+type checker struct {
+	rules  []*Rule
+	config *Config
+	nodes  *cluster.Facts
+	// skippedOnly records the skipped checks only (Options.SkippedOnly).
+	skippedOnly bool
+}
+
+// run runs the rules that apply to a target.
+func (c *checker) run(target *Target, set *manifest.Set) *evaluated {
+	applies := make([]*Rule, 0, len(c.rules))
+	for _, rule := range c.rules {
 		if rule.Check != nil && rule.appliesTo(target) {
 			applies = append(applies, rule) // not the rules the engine reports itself (MDL001, MDL002), or for another kind of target
 		}
 	}
 	// Held until the run ends, so without the room appending leaves.
-	out := &evaluated{target: target, records: make([]record, 0, len(applies))}
+	out := &evaluated{target: target}
+	if !c.skippedOnly {
+		out.records = make([]record, 0, len(applies))
+	}
 	for _, rule := range applies {
-		out.evaluate(rule, set, config, nodes)
+		c.check(out, rule, set)
 	}
 	out.findings = slices.Clone(out.findings)
 	return out
 }
 
-func (e *evaluated) evaluate(rule *Rule, set *manifest.Set, config *Config, nodes *cluster.Facts) {
+// check runs one rule on the target of e and records how it ended.
+func (c *checker) check(e *evaluated, rule *Rule, set *manifest.Set) {
 	target := e.target
-	if missing := target.missingFacts(rule); missing != "" {
-		e.records = append(e.records, record{rule: rule, status: StatusSkip, reason: missing})
-		return
-	}
-	pass := &Pass{Rule: rule, Target: target, Objects: set, Config: config, Cluster: nodes}
-	rule.Check(pass)
-	if target.Baked != nil {
-		target.Baked.locate(pass.findings)
-	}
 	end := record{rule: rule, status: StatusPass}
-	switch {
-	case len(pass.findings) > 0:
-		end.status = StatusFail
-	case pass.skipReason != "":
-		end.status, end.reason = StatusSkip, pass.skipReason
+	if missing := target.missingFacts(rule); missing != "" {
+		end.status, end.reason = StatusSkip, missing
+	} else {
+		pass := &Pass{Rule: rule, Target: target, Objects: set, Config: c.config, Cluster: c.nodes}
+		rule.Check(pass)
+		if target.Baked != nil {
+			target.Baked.locate(pass.findings)
+		}
+		switch {
+		case len(pass.findings) > 0:
+			end.status = StatusFail
+		case pass.skipReason != "":
+			end.status, end.reason = StatusSkip, pass.skipReason
+		}
+		e.findings = append(e.findings, pass.findings...)
 	}
-	e.findings = append(e.findings, pass.findings...)
-	e.records = append(e.records, end)
-}
-
-// evaluateParallel evaluates the targets on every CPU. Each target's rules
-// run in order on one goroutine; the results come back in target order, so
-// the report does not depend on the schedule.
-func evaluateParallel(targets []*Target, work func(*Target) *evaluated) []*evaluated {
-	return parallel.Map(targets, work)
+	if !c.skippedOnly || end.status == StatusSkip {
+		e.records = append(e.records, end)
+	}
 }
 
 // addEvaluated appends the findings and, as Evaluations, the records of
-// each target (the skipped ones only, with skippedOnly); the records of one
-// target share its name and file.
-func (r *Result) addEvaluated(all []*evaluated, skippedOnly bool) {
+// each target; the records of one target share its name and file.
+func (r *Result) addEvaluated(all []*evaluated) {
 	findings, records := len(r.Findings), len(r.Evaluations)
 	for _, e := range all {
 		findings += len(e.findings)
-		for _, end := range e.records {
-			if !skippedOnly || end.status == StatusSkip {
-				records++
-			}
-		}
+		records += len(e.records)
 	}
 	r.Findings = slices.Grow(r.Findings, findings-len(r.Findings))
 	r.Evaluations = slices.Grow(r.Evaluations, records-len(r.Evaluations))
@@ -306,9 +313,6 @@ func (r *Result) addEvaluated(all []*evaluated, skippedOnly bool) {
 		r.Findings = append(r.Findings, e.findings...)
 		named := Evaluation{Target: e.target.Name(), File: e.target.File(), Line: e.target.Line()}
 		for _, end := range e.records {
-			if skippedOnly && end.status != StatusSkip {
-				continue
-			}
 			evaluation := named
 			evaluation.RuleID, evaluation.Status, evaluation.Reason = end.rule.ID, end.status, end.reason
 			r.Evaluations = append(r.Evaluations, evaluation)
