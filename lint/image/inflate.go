@@ -154,7 +154,6 @@ func (e *externalInflater) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// failure words a failed inflate as the in-process decoder's errors are.
 // fed waits for the copy of the stored layer into the inflater to end, as
 // exec.Cmd.Wait does for the copies it makes: the caller reads the rest of
 // the stored layer next, which must not happen while the copy still reads
@@ -172,6 +171,7 @@ func (e *externalInflater) fed() error {
 	}
 }
 
+// failure words a failed inflate as the in-process decoder's errors are.
 func (e *externalInflater) failure(waitErr error) error {
 	said := strings.Join(strings.Fields(e.stderr.String()), " ")
 	if said == "" {
