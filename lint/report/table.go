@@ -59,8 +59,8 @@ func (p painter) severity(severity lint.Severity) string {
 
 func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	paint := painter{enabled: options.Color}
-	// The tables are written out a batch of files at a time: the output of a
-	// large run is tens of MB, not worth holding whole.
+	// Each file's table is written out once laid out: the output of a large
+	// run is tens of MB, not worth holding whole.
 	output := bufio.NewWriter(w)
 
 	// One group per file, in the order the (sorted) findings name them.
@@ -79,25 +79,19 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 		groups[index] = append(groups[index], finding)
 	}
 	layout := newFindingLayout(result.Findings, options.width())
+	// The files' tables are laid out on every CPU, a batch at a time (and a
+	// large file's rows on every CPU again, see renderFindings).
 	for start := 0; start < len(groups); start += tableBatch {
 		batch := groups[start:min(start+tableBatch, len(groups))]
-		// Wrapping the messages is the costly part: the rows of the whole
-		// batch on every CPU, whether it is many files or one large stream.
-		var findings []lint.Finding
-		for _, group := range batch {
-			findings = append(findings, group...)
-		}
-		rows := parallel.Map(findings, func(finding lint.Finding) []string { return findingRow(finding, layout, paint) })
-		var table bytes.Buffer
-		for _, group := range batch {
-			table.WriteString(paint.paint(ansiBold, group[0].Location.File) + "\n")
-			// Padded headers give each table the shared column widths.
-			writeColumns(&table, []string{"SEVERITY", padRight("RULE", layout.ruleWidth), padRight("LINE:COL", layout.positionWidth), "MESSAGE"},
-				rows[:len(group)])
+		for _, table := range parallel.Map(batch, func(findings []lint.Finding) []byte {
+			var table bytes.Buffer
+			table.WriteString(paint.paint(ansiBold, findings[0].Location.File) + "\n")
+			renderFindings(&table, findings, layout, paint)
 			table.WriteString("\n")
-			rows = rows[len(group):]
+			return trimTrailingSpace(table.Bytes())
+		}) {
+			output.Write(table)
 		}
-		output.Write(trimTrailingSpace(table.Bytes()))
 	}
 	var out bytes.Buffer
 	// Which model dir each server was linked to decides what the cross
@@ -147,13 +141,18 @@ func newFindingLayout(findings []lint.Finding, terminalWidth int) findingLayout 
 	return layout
 }
 
-// findingRow is a finding's cells in its file's table.
-func findingRow(finding lint.Finding, layout findingLayout, paint painter) []string {
-	rule := finding.RuleID
-	if finding.RuleName != "" {
-		rule += "\n" + finding.RuleName
-	}
-	return []string{paint.severity(finding.Severity), rule, position(finding.Location), messageCell(finding, layout.messageWidth, paint)}
+func renderFindings(out *bytes.Buffer, findings []lint.Finding, layout findingLayout, paint painter) {
+	// Wrapping the messages is the costly part: on every CPU, for the one
+	// file of a large stream.
+	rows := parallel.Map(findings, func(finding lint.Finding) []string {
+		rule := finding.RuleID
+		if finding.RuleName != "" {
+			rule += "\n" + finding.RuleName
+		}
+		return []string{paint.severity(finding.Severity), rule, position(finding.Location), messageCell(finding, layout.messageWidth, paint)}
+	})
+	// Padded headers give each table the shared column widths.
+	writeColumns(out, []string{"SEVERITY", padRight("RULE", layout.ruleWidth), padRight("LINE:COL", layout.positionWidth), "MESSAGE"}, rows)
 }
 
 // messageCell is the message, then the target and the field path indented
