@@ -477,27 +477,45 @@ func selectingService(pass *lint.Pass) string {
 	if len(labels) == 0 {
 		return ""
 	}
-	for _, object := range pass.Objects.OfKindsIn(w.Object.Namespace, "Service") {
-		if object.Kind != "Service" || object.Group() != "" {
-			continue
-		}
-		if object.Namespace != w.Object.Namespace && object.Namespace != "" && w.Object.Namespace != "" {
-			continue
-		}
-		var service corev1.Service
-		if object.Decode(&service) != nil || len(service.Spec.Selector) == 0 {
-			continue
-		}
+	namespace := w.Object.Namespace
+	services := pass.Objects.Derived("service selectors in "+namespace, func() any {
+		return serviceSelectors(pass.Objects, namespace)
+	}).([]serviceSelector)
+	for _, service := range services {
 		matches := true
-		for key, value := range service.Spec.Selector {
+		for key, value := range service.selector {
 			if labels[key] != value {
 				matches = false
 				break
 			}
 		}
 		if matches {
-			return object.Name
+			return service.name
 		}
 	}
 	return ""
+}
+
+// serviceSelector is a Service's name and its non-empty selector.
+type serviceSelector struct {
+	name     string
+	selector map[string]string
+}
+
+// serviceSelectors are the selectors of the Services a workload of the
+// namespace may be selected by, in the order they were read: decoded once
+// per namespace, not once per workload.
+func serviceSelectors(objects *manifest.Set, namespace string) []serviceSelector {
+	var selectors []serviceSelector
+	for _, object := range objects.OfKindsIn(namespace, "Service") {
+		if object.Kind != "Service" || object.Group() != "" {
+			continue
+		}
+		var service corev1.Service
+		if object.Decode(&service) != nil || len(service.Spec.Selector) == 0 {
+			continue
+		}
+		selectors = append(selectors, serviceSelector{name: object.Name, selector: service.Spec.Selector})
+	}
+	return selectors
 }

@@ -55,7 +55,7 @@ func TestKubeRayStart(t *testing.T) {
 				w := workloads[i]
 				ray := w.rayContainer()
 				if want == "" {
-					if ray.PlatformCommand != nil || ray.Started() != &ray.Container {
+					if ray.PlatformCommand != nil || ray.Started() != ray.Container {
 						t.Errorf("%s: KubeRay runs %q %q, want the manifest's command", w.Name(), ray.PlatformCommand, ray.PlatformArgs)
 					}
 					continue

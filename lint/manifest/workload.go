@@ -112,7 +112,9 @@ func (w *Workload) Name() string {
 
 // Container is a container of a workload with the path it was written at.
 type Container struct {
-	corev1.Container
+	// *corev1.Container is the container in its workload's pod spec,
+	// shared with it (read-only), not a copy.
+	*corev1.Container
 	Path string // e.g. spec.template.spec.containers[0]
 	Init bool
 	// Runtime is the serving runtime the container runs, nil for other containers.
@@ -144,9 +146,9 @@ type Container struct {
 // args the platform puts in place of the manifest's.
 func (c *Container) Started() *corev1.Container {
 	if c.PlatformCommand == nil {
-		return &c.Container
+		return c.Container
 	}
-	started := c.Container
+	started := *c.Container
 	started.Command, started.Args = c.PlatformCommand, c.PlatformArgs
 	return &started
 }
@@ -357,15 +359,15 @@ func newWorkload(o *Object, component, specPath, metaPath string) (*Workload, er
 		w.TemplateAnnotations = meta.Annotations
 	}
 	for i := range w.Spec.InitContainers {
-		w.addContainer(w.Spec.InitContainers[i], IndexPath(JoinPath(specPath, "initContainers"), i), true)
+		w.addContainer(&w.Spec.InitContainers[i], IndexPath(JoinPath(specPath, "initContainers"), i), true)
 	}
 	for i := range w.Spec.Containers {
-		w.addContainer(w.Spec.Containers[i], IndexPath(JoinPath(specPath, "containers"), i), false)
+		w.addContainer(&w.Spec.Containers[i], IndexPath(JoinPath(specPath, "containers"), i), false)
 	}
 	return w, nil
 }
 
-func (w *Workload) addContainer(c corev1.Container, path string, init bool) *Container {
+func (w *Workload) addContainer(c *corev1.Container, path string, init bool) *Container {
 	container := &Container{Container: c, Path: path, Init: init}
 	if !init {
 		container.Runtime = server.Detect(c.Image, c.Command, c.Args)
@@ -378,7 +380,7 @@ func (w *Workload) addContainer(c corev1.Container, path string, init bool) *Con
 }
 
 // probesModelEndpoint recognises a model server by its probe shape.
-func probesModelEndpoint(c corev1.Container) bool {
+func probesModelEndpoint(c *corev1.Container) bool {
 	for _, probe := range []*corev1.Probe{c.ReadinessProbe, c.LivenessProbe, c.StartupProbe} {
 		if probe != nil && probe.HTTPGet != nil && server.Generic.IsModelReadyPath(probe.HTTPGet.Path) {
 			return true
@@ -391,9 +393,15 @@ func (w *Workload) decodeController(key string) error {
 	o := w.Object
 	switch key {
 	case "apps/Deployment", "extensions/Deployment":
+		if w.Deployment = typedObject[appsv1.Deployment](o); w.Deployment != nil {
+			return nil
+		}
 		w.Deployment = &appsv1.Deployment{}
 		return o.Decode(w.Deployment)
 	case "apps/StatefulSet":
+		if w.StatefulSet = typedObject[appsv1.StatefulSet](o); w.StatefulSet != nil {
+			return nil
+		}
 		w.StatefulSet = &appsv1.StatefulSet{}
 		return o.Decode(w.StatefulSet)
 	case "batch/Job", "batch/CronJob":
@@ -457,7 +465,7 @@ func inferenceServiceWorkloads(o *Object) ([]*Workload, error) {
 			if model.Name == "" {
 				model.Name = "kserve-container"
 			}
-			c := w.addContainer(model.Container, JoinPath(specPath, shorthand), false)
+			c := w.addContainer(&model.Container, JoinPath(specPath, shorthand), false)
 			c.FromServingRuntime = true
 			format := shorthand
 			if shorthand == "model" {
