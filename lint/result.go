@@ -35,6 +35,9 @@ type Result struct {
 	Files       []string // inputs read (manifest files, model dirs), in order
 	Findings    []Finding
 	Evaluations []Evaluation
+	// UnlistedSkips counts the skipped rule checks a run did not list in
+	// Evaluations (see Options.Records).
+	UnlistedSkips int
 	// Notes say what was not linted and why (shown at -v).
 	Notes []string
 	// Links say which model dir each serving container was linked to, and how.

@@ -37,11 +37,25 @@ type Options struct {
 	// Cluster are the target cluster's nodes (--cluster, cluster.nodes);
 	// nil when not given, and the rules that need them skip.
 	Cluster *cluster.Facts
-	// SkippedOnly keeps in Result.Evaluations only the rule checks that
-	// were skipped, when no report lists the others: 10,000 workloads make
-	// ~400,000 of them.
-	SkippedOnly bool
+	// Records says which rule checks Result.Evaluations lists.
+	Records Records
 }
+
+// Records says which rule checks a run lists in Result.Evaluations: 10,000
+// workloads make ~400,000 checks, ~250,000 of them skipped when no image is
+// read, so a run keeps only those its reports read.
+type Records int
+
+const (
+	// RecordAll lists every check (JSON and JUnit list them all).
+	RecordAll Records = iota
+	// RecordSkipped lists the skipped checks only (SARIF counts them by
+	// reason, the table lists them at -v).
+	RecordSkipped
+	// RecordNone lists none and counts the skipped ones in
+	// Result.UnlistedSkips (the other reports only count them).
+	RecordNone
+)
 
 // Run lints the inputs. An error means the run could not complete (an
 // unreadable or malformed input) and is reported as exit 2.
@@ -131,7 +145,7 @@ func Run(options Options) (*Result, error) {
 			workloadPhase = append(workloadPhase, target)
 		}
 	}
-	checks := checker{rules: options.Rules, config: config, nodes: options.Cluster, skippedOnly: options.SkippedOnly}
+	checks := checker{rules: options.Rules, config: config, nodes: options.Cluster, records: options.Records}
 	modelFindings := map[*model.Model][]Finding{}
 	var all []*evaluated
 	for _, target := range modelPhase {
@@ -236,6 +250,8 @@ type evaluated struct {
 	target   *Target
 	findings []Finding
 	records  []record
+	// unlistedSkips counts the skipped checks not recorded (RecordNone).
+	unlistedSkips int
 }
 
 // record is one rule's end on the target of its evaluated.
@@ -247,11 +263,10 @@ type record struct {
 
 // checker runs the rules on targets, with what every check shares.
 type checker struct {
-	rules  []*Rule
-	config *Config
-	nodes  *cluster.Facts
-	// skippedOnly records the skipped checks only (Options.SkippedOnly).
-	skippedOnly bool
+	rules   []*Rule
+	config  *Config
+	nodes   *cluster.Facts
+	records Records
 }
 
 // run runs the rules that apply to a target.
@@ -264,7 +279,7 @@ func (c *checker) run(target *Target, set *manifest.Set) *evaluated {
 	}
 	// Held until the run ends, so without the room appending leaves.
 	out := &evaluated{target: target}
-	if !c.skippedOnly {
+	if c.records == RecordAll {
 		out.records = make([]record, 0, len(applies))
 	}
 	for _, rule := range applies {
@@ -294,8 +309,11 @@ func (c *checker) check(e *evaluated, rule *Rule, set *manifest.Set) {
 		}
 		e.findings = append(e.findings, pass.findings...)
 	}
-	if !c.skippedOnly || end.status == StatusSkip {
+	switch {
+	case c.records == RecordAll, c.records == RecordSkipped && end.status == StatusSkip:
 		e.records = append(e.records, end)
+	case end.status == StatusSkip:
+		e.unlistedSkips++
 	}
 }
 
@@ -311,6 +329,7 @@ func (r *Result) addEvaluated(all []*evaluated) {
 	r.Evaluations = slices.Grow(r.Evaluations, records-len(r.Evaluations))
 	for _, e := range all {
 		r.Findings = append(r.Findings, e.findings...)
+		r.UnlistedSkips += e.unlistedSkips
 		named := Evaluation{Target: e.target.Name(), File: e.target.File(), Line: e.target.Line()}
 		for _, end := range e.records {
 			evaluation := named

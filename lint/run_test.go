@@ -55,8 +55,8 @@ spec:
 	if len(result.Findings) != 2 || result.Count(Warning) != 1 || result.Count(Error) != 0 {
 		t.Fatalf("findings %+v", result.Findings)
 	}
-	// With SkippedOnly the same findings, and of the checks the skips only.
-	skipped, err := Run(Options{Paths: []string{dir}, Rules: rules, SkippedOnly: true})
+	// With RecordSkipped the same findings, and of the checks the skips only.
+	skipped, err := Run(Options{Paths: []string{dir}, Rules: rules, Records: RecordSkipped})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,11 +64,23 @@ spec:
 	for _, evaluation := range skipped.Evaluations {
 		ids = append(ids, evaluation.RuleID)
 		if w := want[evaluation.RuleID]; evaluation.Status != w.Status || evaluation.Reason != w.Reason {
-			t.Errorf("SkippedOnly: %s: got %+v, want %+v", evaluation.RuleID, evaluation, w)
+			t.Errorf("RecordSkipped: %s: got %+v, want %+v", evaluation.RuleID, evaluation, w)
 		}
 	}
 	if strings.Join(ids, " ") != "MDL901 MDL902" || len(skipped.Findings) != len(result.Findings) {
-		t.Errorf("SkippedOnly: evaluations %v, %d findings; want MDL901 MDL902 and %d", ids, len(skipped.Findings), len(result.Findings))
+		t.Errorf("RecordSkipped: evaluations %v, %d findings; want MDL901 MDL902 and %d", ids, len(skipped.Findings), len(result.Findings))
+	}
+	// With RecordNone the same findings, no checks listed, the skips counted.
+	counted, err := Run(Options{Paths: []string{dir}, Rules: rules, Records: RecordNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(counted.Evaluations) != 0 || counted.UnlistedSkips != 2 || len(counted.Findings) != len(result.Findings) {
+		t.Errorf("RecordNone: %d evaluations, %d unlisted skips, %d findings; want 0, 2 and %d",
+			len(counted.Evaluations), counted.UnlistedSkips, len(counted.Findings), len(result.Findings))
+	}
+	if skipped.UnlistedSkips != 0 || result.UnlistedSkips != 0 {
+		t.Errorf("unlisted skips %d and %d, want none where skips are listed", skipped.UnlistedSkips, result.UnlistedSkips)
 	}
 	finding := result.Findings[0]
 	if finding.RuleID != "MDL903" || finding.Suppression == nil || finding.Suppression.Kind != SuppressedByAnnotation ||

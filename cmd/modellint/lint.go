@@ -144,14 +144,11 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	}
 
 	options.Paths, options.Stdin, options.Config, options.Rules = paths, stdin, config, selected
-	options.SkippedOnly = true
+	options.Records = recordsFor(outputs, flags.verbose)
 	for _, out := range outputs {
 		if out.file != "" {
 			options.Outputs = append(options.Outputs, out.file)
 		}
-		// JSON and JUnit list every rule check; the others count or list
-		// the skipped ones only.
-		options.SkippedOnly = options.SkippedOnly && out.format != "json" && out.format != "junit"
 	}
 	options.Outputs = append(options.Outputs, flags.baseline.read, flags.baseline.write)
 	options.Now = time.Now().UTC().Format(time.DateOnly)
@@ -309,6 +306,22 @@ func parseOutputs(values []string) ([]output, error) {
 		return nil, errors.New("--format: only one format can go to stdout; give the others a file (FMT=FILE)")
 	}
 	return outputs, nil
+}
+
+// recordsFor returns which rule checks the reports read: JSON and JUnit
+// list every one, SARIF and the table at -v the skipped ones; the other
+// reports count the skipped ones only.
+func recordsFor(outputs []output, verbose bool) lint.Records {
+	records := lint.RecordNone
+	for _, out := range outputs {
+		switch {
+		case out.format == "json" || out.format == "junit":
+			return lint.RecordAll
+		case out.format == "sarif" || out.format == "table" && verbose:
+			records = lint.RecordSkipped
+		}
+	}
+	return records
 }
 
 func knownFormat(format string) bool {

@@ -79,6 +79,7 @@ func countResult(result *lint.Result) counts {
 			c.infos++
 		}
 	}
+	c.skipped = result.UnlistedSkips
 	for _, evaluation := range result.Evaluations {
 		if evaluation.Status == lint.StatusSkip {
 			c.skipped++
