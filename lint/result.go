@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -68,15 +69,18 @@ func (r *Result) noteManifests(files []*manifest.File) {
 // passSuppressed turns failed evaluations whose findings were all
 // suppressed into passes: a user who accepted a finding wants a green case.
 func (r *Result) passSuppressed() {
-	failing := map[string]bool{}
+	if !slices.ContainsFunc(r.Evaluations, func(e Evaluation) bool { return e.Status == StatusFail }) {
+		return // no failed check listed (Options.Records)
+	}
+	failing := map[[2]string]bool{}
 	for _, finding := range r.Findings {
 		if !finding.Suppressed() {
-			failing[finding.RuleID+"\x00"+finding.Target] = true
+			failing[[2]string{finding.RuleID, finding.Target}] = true
 		}
 	}
 	for i := range r.Evaluations {
 		evaluation := &r.Evaluations[i]
-		if evaluation.Status == StatusFail && !failing[evaluation.RuleID+"\x00"+evaluation.Target] {
+		if evaluation.Status == StatusFail && !failing[[2]string{evaluation.RuleID, evaluation.Target}] {
 			evaluation.Status, evaluation.Reason = StatusPass, "findings suppressed"
 		}
 	}

@@ -111,14 +111,14 @@ func Run(options Options) (*Result, error) {
 		result.Notes = append(result.Notes, "no manifests or model directories found")
 	}
 
-	for _, target := range targets {
+	// A target's bundles and links read the images, models and config they
+	// share and write only the target's own: on every CPU.
+	parallel.Each(targets, func(target *Target) {
 		buildBundles(target, config)
-	}
-	for _, target := range targets {
 		if target.Workload != nil {
 			linker.link(target)
 		}
-	}
+	})
 	result.Unused = append(result.Unused, linker.unused(targets)...)
 	if err := expectLayouts(targets); err != nil {
 		return nil, err

@@ -90,6 +90,9 @@ func (s *suppressor) inline(finding *Finding) *Suppression {
 	}
 	for _, line := range []int{finding.Location.Line, finding.Location.Line - 1} {
 		text := file.Line(line)
+		if !strings.Contains(text, "modellint:ignore") {
+			continue // what inlineIgnore needs, without a regexp match per finding
+		}
 		if line < finding.Location.Line && !strings.HasPrefix(strings.TrimSpace(text), "#") {
 			continue // the line above counts only when it is a comment by itself
 		}
@@ -115,28 +118,21 @@ func (s *suppressor) annotation(finding *Finding) *Suppression {
 		return nil
 	}
 	object := workload.Object
-	var objectAnnotations map[string]string
-	if value, ok := object.Lookup("metadata", "annotations"); ok {
-		if annotations, ok := value.(map[string]any); ok {
-			objectAnnotations = map[string]string{}
-			for k, v := range annotations {
-				objectAnnotations[k], _ = v.(string)
-			}
-		}
-	}
+	onObject, objectHas := object.Lookup("metadata", "annotations", IgnoreAnnotation)
+	onTemplate, templateHas := workload.TemplateAnnotations[IgnoreAnnotation]
 	places := []struct {
-		annotations map[string]string
-		path        string
+		value string
+		has   bool
+		path  string
 	}{
-		{objectAnnotations, "metadata.annotations"},
-		{workload.TemplateAnnotations, manifest.JoinPath(workload.TemplateMetaPath, "annotations")},
+		{asString(onObject), objectHas, "metadata.annotations"},
+		{onTemplate, templateHas, manifest.JoinPath(workload.TemplateMetaPath, "annotations")},
 	}
 	for _, place := range places {
-		value, ok := place.annotations[IgnoreAnnotation]
-		if !ok {
+		if !place.has {
 			continue
 		}
-		ids, reason, _ := strings.Cut(value, "--")
+		ids, reason, _ := strings.Cut(place.value, "--")
 		if !matchesRule(ids, finding) {
 			continue
 		}
@@ -150,6 +146,13 @@ func (s *suppressor) annotation(finding *Finding) *Suppression {
 		return &Suppression{Kind: SuppressedByAnnotation, Reason: reason}
 	}
 	return nil
+}
+
+// asString is a plain value that is a string, else "" (an annotation of
+// another type, which the API server rejects).
+func asString(value any) string {
+	s, _ := value.(string)
+	return s
 }
 
 // configured looks for a matching, unexpired ignore entry in the config file.

@@ -7,6 +7,15 @@ import (
 	"sync"
 )
 
+// Each runs work(item) for every item on GOMAXPROCS goroutines. work must
+// not depend on the other items'.
+func Each[T any](items []T, work func(T)) {
+	Map(items, func(item T) struct{} {
+		work(item)
+		return struct{}{}
+	})
+}
+
 // Map returns work(item) for every item, in the order of items, computed
 // on GOMAXPROCS goroutines. work must not depend on the other items'.
 func Map[T, R any](items []T, work func(T) R) []R {
