@@ -3,6 +3,7 @@ package parallel
 import (
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -33,5 +34,23 @@ func TestMapKeepsOrder(t *testing.T) {
 	}
 	if got := Map([]string{"a"}, func(s string) string { return s + s }); !slices.Equal(got, []string{"aa"}) {
 		t.Errorf("one item: %v", got)
+	}
+}
+
+// TestEachRunsEveryItemOnce checks every item is worked on exactly once,
+// and all of them before Each returns.
+func TestEachRunsEveryItemOnce(t *testing.T) {
+	previous := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(previous)
+	counts := make([]atomic.Int32, 500)
+	items := make([]int, len(counts))
+	for i := range items {
+		items[i] = i
+	}
+	Each(items, func(i int) { counts[i].Add(1) })
+	for i := range counts {
+		if n := counts[i].Load(); n != 1 {
+			t.Fatalf("item %d worked on %d times, want once", i, n)
+		}
 	}
 }
