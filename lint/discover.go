@@ -75,20 +75,21 @@ func discover(paths []string, stdin io.Reader, excludes []Exclude, outputs []str
 		w.unit = unit
 		w.path(path, stdin)
 	}
-	// Files are read in walk order and parsed afterwards, in parallel.
-	files, errs := loadAll(w.pending)
-	for i, file := range files {
-		load := w.pending[i]
+	// Files are found in walk order, then read and parsed in parallel.
+	for i, load := range loadAll(w.pending) {
+		pending := w.pending[i]
 		switch {
-		case errs[i] == nil:
-			file.Unit = load.unit
-			w.found.manifests = append(w.found.manifests, file)
-		case load.walked && !looksLikeKubernetes(load.source):
-			problem := newInputError(load.path, errs[i])
+		case load.readErr != nil:
+			w.failRead(pending, load.readErr)
+		case load.err == nil:
+			load.file.Unit = pending.unit
+			w.found.manifests = append(w.found.manifests, load.file)
+		case pending.walked && !looksLikeKubernetes(load.source):
+			problem := newInputError(pending.path, load.err)
 			problem.Message = "not a Kubernetes manifest (" + problem.Message + "): skipped"
 			w.found.notes = append(w.found.notes, problem.String())
 		default:
-			w.found.errors = append(w.found.errors, newInputError(load.path, errs[i]))
+			w.found.errors = append(w.found.errors, newInputError(pending.path, load.err))
 		}
 	}
 	return w.found
@@ -106,9 +107,15 @@ type walker struct {
 	unit   int
 }
 
-// pendingLoad is a manifest file read but not yet parsed.
+// pendingLoad is a manifest file found but not yet read and parsed.
 type pendingLoad struct {
-	path   string
+	path string // as reports name it
+	// file is the path it is read from, with info its size; "" for a source
+	// read already (standard input).
+	file string
+	info fs.FileInfo
+	// link is the symlink it was named by, when path is the link's target.
+	link   string
 	source []byte
 	unit   int
 	// walked is a file found in a directory walk, not named as a PATH: if
@@ -268,16 +275,21 @@ func (w *walker) file(path string, info fs.FileInfo, walked bool) {
 	if link, err := os.Lstat(path); err == nil && link.Mode()&fs.ModeSymlink != 0 {
 		name = displayPath(real)
 	}
-	source, err := readManifest(path, name, info)
-	if err != nil {
-		if link := displayPath(path); link != name {
-			w.fail(link, fmt.Errorf("symlink to %s: %w", name, err))
-		} else {
-			w.fail(name, err)
-		}
-		return
+	load := pendingLoad{path: name, file: path, info: info, unit: w.unit, walked: walked}
+	if link := displayPath(path); link != name {
+		load.link = link
 	}
-	w.pending = append(w.pending, pendingLoad{path: name, source: source, unit: w.unit, walked: walked})
+	w.pending = append(w.pending, load)
+}
+
+// failRead reports a file found that could not be read, by the name it was
+// found by.
+func (w *walker) failRead(load pendingLoad, err error) {
+	if load.link != "" {
+		w.fail(load.link, fmt.Errorf("symlink to %s: %w", load.path, err))
+	} else {
+		w.fail(load.path, err)
+	}
 }
 
 // realPath is a path with every symlink resolved, absolute.
@@ -307,27 +319,33 @@ func looksLikeKubernetes(source []byte) bool {
 	return apiVersionKey.Match(source) && kindKey.Match(source)
 }
 
-// loadAll parses the files on every CPU and returns them, and their errors,
-// in the order given, whatever the scheduling.
-func loadAll(pending []pendingLoad) ([]*manifest.File, []error) {
-	type loaded struct {
-		file *manifest.File
-		err  error
-	}
-	results := parallel.Map(pending, func(p pendingLoad) loaded {
-		file, err := manifest.Load(p.path, p.source)
-		return loaded{file, err}
+// loaded is a pendingLoad read and parsed: readErr when it could not be
+// read, err when it did not parse.
+type loaded struct {
+	source  []byte
+	file    *manifest.File
+	readErr error
+	err     error
+}
+
+// loadAll reads and parses the files on every CPU and returns them in the
+// order given, whatever the scheduling.
+func loadAll(pending []pendingLoad) []loaded {
+	return parallel.Map(pending, func(p pendingLoad) loaded {
+		out := loaded{source: p.source}
+		if p.file != "" {
+			if out.source, out.readErr = readManifest(p.file, p.info); out.readErr != nil {
+				return out
+			}
+		}
+		out.file, out.err = manifest.Load(p.path, out.source)
+		return out
 	})
-	files, errs := make([]*manifest.File, len(results)), make([]error, len(results))
-	for i, result := range results {
-		files[i], errs[i] = result.file, result.err
-	}
-	return files, errs
 }
 
 // readManifest reads a file after checking its size, so a huge file is an
 // error before it is in memory.
-func readManifest(path, name string, info fs.FileInfo) ([]byte, error) {
+func readManifest(path string, info fs.FileInfo) ([]byte, error) {
 	if info.Size() > manifest.MaxFileSize {
 		return nil, fmt.Errorf("file is %d MiB, more than the %d MiB a manifest may hold", info.Size()>>20, manifest.MaxFileSize>>20)
 	}

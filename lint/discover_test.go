@@ -63,3 +63,52 @@ func TestDiscoverOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoverReadErrors: a file found that cannot be read is an error
+// named as it was found, a symlink by its own name and its target's, and
+// the files beside it are still read.
+func TestDiscoverReadErrors(t *testing.T) {
+	root := t.TempDir()
+	dir, outside := filepath.Join(root, "manifests"), filepath.Join(root, "outside")
+	for _, d := range []string{dir, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name string, size int64) {
+		file, err := os.Create(name)
+		if err == nil {
+			err = file.Truncate(size) // sparse: a size without the bytes
+		}
+		if err == nil {
+			err = file.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "big.yaml"), 40<<20)
+	write(filepath.Join(outside, "target.yaml"), 40<<20)
+	if err := os.Symlink(filepath.Join(outside, "target.yaml"), filepath.Join(dir, "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	found := discover([]string{dir}, nil, nil, nil)
+	tooBig := "file is 40 MiB, more than the 32 MiB a manifest may hold"
+	want := []string{
+		displayPath(filepath.Join(dir, "big.yaml")) + ": " + tooBig,
+		displayPath(filepath.Join(dir, "link.yaml")) + ": symlink to " + displayPath(filepath.Join(outside, "target.yaml")) + ": " + tooBig,
+	}
+	var got []string
+	for _, problem := range found.errors {
+		got = append(got, problem.String())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errors:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(found.manifests) != 1 || found.manifests[0].Path != displayPath(filepath.Join(dir, "ok.yaml")) {
+		t.Errorf("manifests %v, want ok.yaml alone", found.manifests)
+	}
+}
