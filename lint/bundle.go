@@ -78,7 +78,7 @@ func buildBundles(target *Target, config *Config) {
 		if config == nil || config.Unresolvable != "" {
 			config = &image.Image{} // the start is composed from the manifest alone
 		}
-		bundle := &Bundle{Container: container, Image: img, Spec: containerSpec(container, &w.Spec, config), Arch: arch}
+		bundle := &Bundle{Container: container, Image: img, Spec: containerSpec(container, w.Spec, config), Arch: arch}
 		if img != nil && img.Unresolvable == "" {
 			bundle.analyze(w)
 		}

@@ -123,7 +123,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		platform := defaultPlatform
 		if arch := workload.Spec.NodeSelector["kubernetes.io/arch"]; arch != "" && options.Image.Platform == "" {
 			platform = v1.Platform{OS: "linux", Architecture: arch}
-		} else if arch := clusterArch(options, config, &workload.Spec); arch != "" {
+		} else if arch := clusterArch(options, config, workload.Spec); arch != "" {
 			platform = v1.Platform{OS: "linux", Architecture: arch}
 		}
 		for _, container := range workload.Containers {
@@ -181,7 +181,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 			opts.Needs = func(img *image.Image) []*rootfs.Node {
 				var needs []*rootfs.Node
 				for _, use := range users {
-					spec := containerSpec(use.container, &use.target.Workload.Spec, img)
+					spec := containerSpec(use.container, use.target.Workload.Spec, img)
 					start := launch.Analyze(img, spec, use.arch)
 					needs = append(needs, start.Needs...)
 					needs = append(needs, python.Analyze(img, programContext(use.target.Workload, use.container, spec), start.Runs).Needs...)

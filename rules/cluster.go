@@ -76,19 +76,19 @@ func checkNodeSelectorUnmatched(pass *lint.Pass) {
 		return
 	}
 	w := pass.Workload()
-	if len(pass.Cluster.Matching(&w.Spec)) > 0 {
+	if len(pass.Cluster.Matching(w.Spec)) > 0 {
 		return
 	}
 	selected := 0
 	for _, node := range pass.Cluster.Nodes {
-		if node.MatchesSelector(&w.Spec) {
+		if node.MatchesSelector(w.Spec) {
 			selected++
 		}
 	}
-	summary := unavailable(pass.Cluster.Nodes, &w.Spec, nil)
+	summary := unavailable(pass.Cluster.Nodes, w.Spec, nil)
 	if selected == 0 {
 		pass.Report(selectorField(w), "no node of the cluster (%s) matches the pod's %s: the pod stays Pending with %q; "+
-			"select labels the nodes carry (%s)", pass.Cluster.Path, describeSelector(&w.Spec), summary, nodeNames(pass.Cluster.Nodes))
+			"select labels the nodes carry (%s)", pass.Cluster.Path, describeSelector(w.Spec), summary, nodeNames(pass.Cluster.Nodes))
 		return
 	}
 	at := w.SpecPath + ".tolerations"
@@ -97,7 +97,7 @@ func checkNodeSelectorUnmatched(pass *lint.Pass) {
 	}
 	var taints []string
 	for _, node := range pass.Cluster.Nodes {
-		if taint, untolerated := node.UntoleratedTaint(&w.Spec); untolerated && node.MatchesSelector(&w.Spec) {
+		if taint, untolerated := node.UntoleratedTaint(w.Spec); untolerated && node.MatchesSelector(w.Spec) {
 			taints = append(taints, node.Name+" "+describeTaint(taint))
 		}
 	}
@@ -147,7 +147,7 @@ func checkRequestUnschedulable(pass *lint.Pass) {
 		return
 	}
 	w := pass.Workload()
-	matching := pass.Cluster.Matching(&w.Spec)
+	matching := pass.Cluster.Matching(w.Spec)
 	if len(matching) == 0 {
 		pass.Skip("no node matches the pod's nodeSelector, affinity and tolerations (MDL217)")
 		return
@@ -163,7 +163,7 @@ func checkRequestUnschedulable(pass *lint.Pass) {
 			return // some node can hold the pod
 		}
 	}
-	summary := unavailable(pass.Cluster.Nodes, &w.Spec, requests)
+	summary := unavailable(pass.Cluster.Nodes, w.Spec, requests)
 	for _, name := range names {
 		request, ok := requests[name]
 		if !ok {
@@ -320,7 +320,7 @@ func podNodes(pass *lint.Pass) []cluster.Node {
 	if pass.Workload() == nil {
 		return pass.Cluster.Nodes
 	}
-	return pass.Cluster.Matching(&pass.Workload().Spec)
+	return pass.Cluster.Matching(pass.Workload().Spec)
 }
 
 // clusterDriver is the oldest NVIDIA driver among the GPU nodes the pod

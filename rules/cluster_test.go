@@ -19,7 +19,7 @@ func TestClusterDriverAndGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	pod := corev1.PodSpec{Tolerations: []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists}}}
-	pass := &lint.Pass{Target: &lint.Target{Workload: &manifest.Workload{Spec: pod}}, Cluster: facts}
+	pass := &lint.Pass{Target: &lint.Target{Workload: &manifest.Workload{Spec: &pod}}, Cluster: facts}
 
 	driver, text, ok := clusterDriver(pass)
 	if !ok || driver.String() != "535.104.5" && driver.String() != "535.104.05" ||

@@ -615,7 +615,7 @@ func checkModelReadable(pass *lint.Pass) {
 			continue // not in the image: MDL403
 		}
 		checked = true
-		user := launch.ResolveUser(launch.ForContainer(c.Started(), &pass.Workload().Spec, img), img)
+		user := launch.ResolveUser(launch.ForContainer(c.Started(), pass.Workload().Spec, img), img)
 		var denied []string
 		visit(img.FS(), root, link.ServerPath.Value, func(node *rootfs.Node, p string) {
 			if len(denied) < 3 && !readable(node, user) {

@@ -221,7 +221,7 @@ func checkGPUMemory(pass *lint.Pass) {
 			reasons = append(reasons, fmt.Sprintf("no container that serves a linked model requests %s", gpuResource))
 			continue
 		}
-		device, how, ok := gpu.ForPod(&pass.Workload().Spec)
+		device, how, ok := gpu.ForPod(pass.Workload().Spec)
 		if !ok && pass.Cluster != nil {
 			device, how, ok = clusterGPU(pass, gpuResource)
 		}

@@ -455,7 +455,7 @@ func platformOrigin(pass *lint.Pass, img *image.Image) string {
 	if pass.Cluster == nil || w.Spec.NodeSelector["kubernetes.io/arch"] != "" || pass.Config.Cluster.Architecture != "" {
 		return ""
 	}
-	nodes := pass.Cluster.Matching(&w.Spec)
+	nodes := pass.Cluster.Matching(w.Spec)
 	if arches := cluster.Architectures(nodes); len(arches) != 1 || arches[0] != img.Platform.Architecture {
 		return ""
 	}

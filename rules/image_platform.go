@@ -46,7 +46,7 @@ func checkImagePlatform(pass *lint.Pass) {
 		pass.Skip("an image linted on its own is placed on no nodes")
 		return
 	}
-	nodes := pass.Cluster.Matching(&w.Spec)
+	nodes := pass.Cluster.Matching(w.Spec)
 	arches := cluster.Architectures(nodes)
 	switch {
 	case len(nodes) == 0:

@@ -408,6 +408,17 @@ func typedObject[T any](o *Object) *T {
 	return typed
 }
 
+// typedFieldOf returns the field of the strictly decoded object at keys
+// when it is a T, in place; nil otherwise.
+func typedFieldOf[T any](o *Object, keys []string) *T {
+	value, ok := o.typedField(keys)
+	if !ok || !value.CanAddr() {
+		return nil
+	}
+	field, _ := value.Addr().Interface().(*T)
+	return field
+}
+
 // typedField returns the field of the strictly decoded object at keys
 // (JSON field names), if the object has one and every key names a struct
 // field on the way.

@@ -25,7 +25,9 @@ type Workload struct {
 	SpecPath string
 	// TemplateMetaPath is the field path of the pod template's metadata ("" if none).
 	TemplateMetaPath string
-	Spec             corev1.PodSpec
+	// Spec is the pod spec, in the typed object when the object has one
+	// (shared with it, read-only), else decoded on its own.
+	Spec *corev1.PodSpec
 	// TemplateAnnotations are the pod template's annotations.
 	TemplateAnnotations map[string]string
 	Containers          []*Container
@@ -344,8 +346,11 @@ func newWorkload(o *Object, component, specPath, metaPath string) (*Workload, er
 		return nil, nil
 	}
 	w := &Workload{Object: o, Component: component, SpecPath: specPath, TemplateMetaPath: metaPath}
-	if err := o.Decode(&w.Spec, splitPath(specPath)...); err != nil {
-		return nil, err
+	if w.Spec = typedFieldOf[corev1.PodSpec](o, splitPath(specPath)); w.Spec == nil {
+		w.Spec = &corev1.PodSpec{}
+		if err := o.Decode(w.Spec, splitPath(specPath)...); err != nil {
+			return nil, err
+		}
 	}
 	if typed, ok := o.typedField(splitPath(metaPath)); ok && metaPath != "" && typed.Type() == objectMetaType {
 		w.TemplateAnnotations = typed.Interface().(metav1.ObjectMeta).Annotations
