@@ -160,7 +160,7 @@ func (c *converter) convert(node *yaml.Node, at int32, record bool) (any, error)
 		first := int32(-1)
 		if record {
 			c.fields.entries[at].kind = kindSequence
-			first = c.fields.addChildren(at, len(node.Content), true)
+			first = c.fields.addChildren(at, len(node.Content))
 		}
 		var items []any
 		if c.values {
@@ -190,7 +190,7 @@ func (c *converter) convert(node *yaml.Node, at int32, record bool) (any, error)
 			return nil, err
 		}
 		if record {
-			c.fields.entries[at].kind, c.fields.entries[at].value = kind, c.span(text)
+			c.fields.entries[at].kind, c.fields.entries[at].data = kind, c.span(text)
 		}
 		return value, nil
 	}
@@ -280,7 +280,7 @@ func (c *converter) convertMapping(node *yaml.Node, at int32, record bool) (any,
 				keys++
 			}
 		}
-		next = c.fields.addChildren(at, keys, false)
+		next = c.fields.addChildren(at, keys)
 	}
 	var fields map[string]any
 	if c.values {

@@ -24,14 +24,14 @@ type fieldTable struct {
 	text string
 }
 
-// fieldEntry is one field and its value: 36 bytes, no pointers. Its
-// children are the entries first … first+|count|-1: the keys of a mapping
-// (count > 0) or the items of a sequence (count < 0), in the order they
-// were written.
+// fieldEntry is one field and its value: 28 bytes, no pointers.
 type fieldEntry struct {
-	key          span // the map key (empty for a sequence item)
-	value        span // a scalar's value: the string, or the number, bool as JSON writes it
-	first, count int32
+	key span // the map key (empty for a sequence item)
+	// data is a scalar's value in the text (the string, or the number, bool
+	// as JSON writes it), and a mapping's or a sequence's children in the
+	// table: the entries of its keys or items, in the order they were
+	// written (see children).
+	data         span
 	line, column int32
 	kind         valueKind
 }
@@ -47,8 +47,11 @@ func (t *fieldTable) key(entry int32) string {
 
 // value is the scalar value of an entry, as text.
 func (t *fieldTable) value(entry int32) string {
-	s := t.entries[entry].value
-	return t.text[s.start:s.end]
+	e := &t.entries[entry]
+	if e.hasChildren() {
+		return ""
+	}
+	return t.text[e.data.start:e.data.end]
 }
 
 // valueKind is what an entry's value is, as JSON types go.
@@ -67,11 +70,14 @@ const (
 
 // children returns the entry's children and whether they are sequence items.
 func (e *fieldEntry) children() (first, end int32, items bool) {
-	if e.count < 0 {
-		return e.first, e.first - e.count, true
+	if !e.hasChildren() {
+		return 0, 0, false
 	}
-	return e.first, e.first + e.count, false
+	return int32(e.data.start), int32(e.data.end), e.kind == kindSequence
 }
+
+// hasChildren reports whether data spans children, not text.
+func (e *fieldEntry) hasChildren() bool { return e.kind == kindMapping || e.kind == kindSequence }
 
 // newFieldTable is a table for a document of about fields fields.
 func newFieldTable(start Position, fields int) fieldTable {
@@ -81,14 +87,12 @@ func newFieldTable(start Position, fields int) fieldTable {
 }
 
 // addChildren reserves n consecutive entries for the children of parent, the
-// items of a sequence or the keys of a mapping, and returns the first.
-func (t *fieldTable) addChildren(parent int32, n int, items bool) int32 {
+// items of a sequence or the keys of a mapping (its kind says which), and
+// returns the first.
+func (t *fieldTable) addChildren(parent int32, n int) int32 {
 	first := int32(len(t.entries))
 	t.entries = append(t.entries, make([]fieldEntry, n)...)
-	t.entries[parent].first, t.entries[parent].count = first, int32(n)
-	if items {
-		t.entries[parent].count = -int32(n)
-	}
+	t.entries[parent].data = span{uint32(first), uint32(first) + uint32(n)}
 	return first
 }
 

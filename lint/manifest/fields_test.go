@@ -3,6 +3,7 @@ package manifest
 import (
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -119,5 +120,13 @@ func TestFieldTableMatchesPaths(t *testing.T) {
 	}
 	if got, ok := doc.find("spec", "containers.missing"); ok {
 		t.Errorf("find(spec, containers.missing) = %q", got)
+	}
+}
+
+// TestFieldEntrySize holds the entry to the size its comment and the
+// performance notes give: every field of every document has one.
+func TestFieldEntrySize(t *testing.T) {
+	if size := unsafe.Sizeof(fieldEntry{}); size != 28 {
+		t.Errorf("a field entry is %d bytes, want 28", size)
 	}
 }
