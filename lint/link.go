@@ -274,22 +274,27 @@ func modelPathAnnotation(w *manifest.Workload) string {
 	return text
 }
 
-// noteLinks records, for the reports, how each serving container of a
+// linkNotes say, for the reports, how each serving container of a workload
 // target found (or did not find) its model.
-func (r *Result) noteLinks(target *Target) {
+func linkNotes(target *Target) []string {
+	if target.Workload == nil {
+		return nil
+	}
+	var notes []string
 	for _, link := range target.Links {
 		where := fmt.Sprintf("%s %s: %s %s", target.Name(), link.Container.Label(), link.ServerPath.From, link.ServerPath.Value)
 		img := target.Images[link.Container.Image]
 		switch {
 		case link.Model != nil:
-			r.Links = append(r.Links, fmt.Sprintf("%s → model %s (%s)", where, link.Model.Dir, link.How))
+			notes = append(notes, fmt.Sprintf("%s → model %s (%s)", where, link.Model.Dir, link.How))
 		case link.Mount == nil && img != nil && img.FS() != nil:
-			r.Links = append(r.Links, fmt.Sprintf("%s → no volumeMount covers it and image %s holds no model dir there", where, img.Reference))
+			notes = append(notes, fmt.Sprintf("%s → no volumeMount covers it and image %s holds no model dir there", where, img.Reference))
 		case link.Mount != nil:
-			r.Links = append(r.Links, fmt.Sprintf("%s → on the volume mounted at %s; no model dir given for it (map one with "+
+			notes = append(notes, fmt.Sprintf("%s → on the volume mounted at %s; no model dir given for it (map one with "+
 				"--model DIR:%s, the %s annotation, or models: in .modellint.yaml)", where, link.Mount.Mount, link.Mount.Mount, ModelPathAnnotation))
 		default:
-			r.Links = append(r.Links, where+" → no volumeMount covers it and the image was not read, so no model is linked")
+			notes = append(notes, where+" → no volumeMount covers it and the image was not read, so no model is linked")
 		}
 	}
+	return notes
 }

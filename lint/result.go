@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -54,16 +55,27 @@ type Result struct {
 func (r *Result) noteManifests(files []*manifest.File) {
 	for _, file := range files {
 		r.Files = append(r.Files, file.Path)
-		for _, reason := range file.Skipped {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: %s: skipped", file.Path, reason))
-		}
-		for _, object := range file.Objects {
-			if !manifest.IsWorkloadKind(object) {
-				pos := object.Locate("")
-				r.Notes = append(r.Notes, fmt.Sprintf("%s:%d: %s (%s): %s", file.Path, pos.Line, object.ID(), object.APIVersion, manifest.NotLinted(object)))
-			}
+	}
+	// Written on every CPU, listed in file order.
+	for _, notes := range parallel.Map(files, manifestNotes) {
+		r.Notes = append(r.Notes, notes...)
+	}
+}
+
+// manifestNotes say what of a file was not linted: the documents skipped
+// and the objects of kinds no rule reads.
+func manifestNotes(file *manifest.File) []string {
+	var notes []string
+	for _, reason := range file.Skipped {
+		notes = append(notes, fmt.Sprintf("%s: %s: skipped", file.Path, reason))
+	}
+	for _, object := range file.Objects {
+		if !manifest.IsWorkloadKind(object) {
+			pos := object.Locate("")
+			notes = append(notes, fmt.Sprintf("%s:%d: %s (%s): %s", file.Path, pos.Line, object.ID(), object.APIVersion, manifest.NotLinted(object)))
 		}
 	}
+	return notes
 }
 
 // passSuppressed turns failed evaluations whose findings were all

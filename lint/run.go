@@ -128,10 +128,9 @@ func Run(options Options) (*Result, error) {
 		return nil, err
 	}
 	targets = append(targets, bakedTargets...)
-	for _, target := range targets {
-		if target.Workload != nil {
-			result.noteLinks(target)
-		}
+	// Described on every CPU, listed in target order.
+	for _, notes := range parallel.Map(targets, linkNotes) {
+		result.Links = append(result.Links, notes...)
 	}
 
 	// The phases: model dirs are linted first, their findings go with the

@@ -98,14 +98,19 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	// checks compared, so it is always shown.
 	if len(result.Links) > 0 {
 		out.WriteString(paint.paint(ansiBold, "Model links") + "\n")
-		for _, link := range result.Links {
+		// One per server container: wrapped on every CPU.
+		for _, lines := range parallel.Map(result.Links, func(link string) string {
+			var wrapped strings.Builder
 			for i, line := range wrapWords(link, options.width()-4) {
 				indent := "  "
 				if i > 0 {
 					indent = "    "
 				}
-				out.WriteString(indent + line + "\n")
+				wrapped.WriteString(indent + line + "\n")
 			}
+			return wrapped.String()
+		}) {
+			out.WriteString(lines)
 		}
 		out.WriteString("\n")
 	}
