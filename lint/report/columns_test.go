@@ -10,6 +10,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/modellint/modellint/lint"
 )
 
 // tablewriterColumns is the borderless, left-aligned tablewriter table the
@@ -80,6 +82,39 @@ func TestColumnsMatchTablewriter(t *testing.T) {
 		writeColumns(&got, header, rows)
 		if !bytes.Equal(trimTrailingSpace(got.Bytes()), want) {
 			t.Fatalf("trial %d: header %q rows %q:\n got:\n%s\nwant:\n%s", trial, header, rows, got.Bytes(), want)
+		}
+	}
+}
+
+// TestTableInPiecesIsTheTableWhole: a file with more findings than a piece
+// holds is written a piece at a time, and the bytes are those of its table
+// laid out whole, with colours and without.
+func TestTableInPiecesIsTheTableWhole(t *testing.T) {
+	severities := []lint.Severity{lint.Error, lint.Warning, lint.Info}
+	var findings []lint.Finding
+	for i := range 3*pieceFindings + 7 {
+		findings = append(findings, lint.Finding{
+			RuleID: fmt.Sprintf("MDL%03d", 200+i%40), RuleName: strings.Repeat("long-name-", i%5),
+			Severity: severities[i%3],
+			Message:  strings.Repeat(fmt.Sprintf("word%d ", i), 1+i%23),
+			Location: lint.Location{File: "stream.yaml", Line: 1 + i*7, Column: 1 + i%13, Path: "spec.template.spec.containers[0]"},
+			Target:   fmt.Sprintf("Deployment/ns/model-%d", i),
+		})
+	}
+	result := &lint.Result{Findings: findings}
+	for _, color := range []bool{false, true} {
+		var got bytes.Buffer
+		if err := writeTable(&got, result, Options{Width: 100, Color: color}); err != nil {
+			t.Fatal(err)
+		}
+		paint := painter{enabled: color}
+		var whole bytes.Buffer
+		whole.WriteString(paint.paint(ansiBold, "stream.yaml") + "\n")
+		renderFindings(&whole, findings, newFindingLayout(findings, 100), paint, true)
+		whole.WriteString("\n")
+		want := string(trimTrailingSpace(whole.Bytes())) + summaryLine(result) + "\n"
+		if got.String() != want {
+			t.Errorf("color %v: the table in pieces differs from the table whole (%d bytes, want %d)", color, got.Len(), len(want))
 		}
 	}
 }

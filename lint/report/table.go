@@ -79,15 +79,26 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 		groups[index] = append(groups[index], finding)
 	}
 	layout := newFindingLayout(result.Findings, options.width())
-	// The files' tables are laid out on every CPU, a batch at a time (and a
-	// large file's rows on every CPU again, see renderFindings).
-	for start := 0; start < len(groups); start += tableBatch {
-		batch := groups[start:min(start+tableBatch, len(groups))]
-		for _, table := range parallel.Map(batch, func(findings []lint.Finding) []byte {
+	var pieces []tablePiece
+	for _, findings := range groups {
+		for start := 0; start < len(findings); start += pieceFindings {
+			end := min(start+pieceFindings, len(findings))
+			pieces = append(pieces, tablePiece{findings: findings[start:end], first: start == 0, last: end == len(findings)})
+		}
+	}
+	// The pieces are laid out on every CPU, a batch at a time (and a
+	// piece's rows on every CPU again, see renderFindings).
+	for start := 0; start < len(pieces); start += tableBatch {
+		batch := pieces[start:min(start+tableBatch, len(pieces))]
+		for _, table := range parallel.Map(batch, func(piece tablePiece) []byte {
 			var table bytes.Buffer
-			table.WriteString(paint.paint(ansiBold, findings[0].Location.File) + "\n")
-			renderFindings(&table, findings, layout, paint)
-			table.WriteString("\n")
+			if piece.first {
+				table.WriteString(paint.paint(ansiBold, piece.findings[0].Location.File) + "\n")
+			}
+			renderFindings(&table, piece.findings, layout, paint, piece.first)
+			if piece.last {
+				table.WriteString("\n")
+			}
 			return trimTrailingSpace(table.Bytes())
 		}) {
 			output.Write(table)
@@ -122,7 +133,20 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	return output.Flush()
 }
 
-// tableBatch is how many files' tables are laid out before they are written.
+// tablePiece is the findings of a file, or a run of them when the file has
+// more than pieceFindings (one stream of 100,000 objects has 100,000
+// findings): a file's table is written a piece at a time, never held whole.
+type tablePiece struct {
+	findings []lint.Finding
+	// first and last say the piece starts the file's table (its name and
+	// the header) or ends it.
+	first, last bool
+}
+
+// pieceFindings is the most findings of one piece of a table.
+const pieceFindings = 512
+
+// tableBatch is how many pieces are laid out before they are written.
 const tableBatch = 64
 
 // findingLayout holds the column widths of the findings tables, the same for
@@ -146,7 +170,7 @@ func newFindingLayout(findings []lint.Finding, terminalWidth int) findingLayout 
 	return layout
 }
 
-func renderFindings(out *bytes.Buffer, findings []lint.Finding, layout findingLayout, paint painter) {
+func renderFindings(out *bytes.Buffer, findings []lint.Finding, layout findingLayout, paint painter, withHeader bool) {
 	// Wrapping the messages is the costly part: on every CPU, for the one
 	// file of a large stream.
 	rows := parallel.Map(findings, func(finding lint.Finding) []string {
@@ -156,8 +180,11 @@ func renderFindings(out *bytes.Buffer, findings []lint.Finding, layout findingLa
 		}
 		return []string{paint.severity(finding.Severity), rule, position(finding.Location), messageCell(finding, layout.messageWidth, paint)}
 	})
-	// Padded headers give each table the shared column widths.
-	writeColumns(out, []string{"SEVERITY", padRight("RULE", layout.ruleWidth), padRight("LINE:COL", layout.positionWidth), "MESSAGE"}, rows)
+	// Padded headers give each table the shared column widths; the message
+	// column is the last, its padding trimmed, so the pieces of a table
+	// line up as one.
+	header := []string{"SEVERITY", padRight("RULE", layout.ruleWidth), padRight("LINE:COL", layout.positionWidth), "MESSAGE"}
+	writeColumnRows(out, header, rows, withHeader)
 }
 
 // messageCell is the message, then the target and the field path indented
