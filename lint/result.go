@@ -78,9 +78,10 @@ func manifestNotes(file *manifest.File) []string {
 	return notes
 }
 
-// passSuppressed turns failed evaluations whose findings were all
-// suppressed into passes: a user who accepted a finding wants a green case.
-func (r *Result) passSuppressed() {
+// PassSuppressed turns failed evaluations whose findings were all
+// suppressed (in the manifests, the config or a baseline) into passes: a
+// user who accepted a finding wants a green case.
+func (r *Result) PassSuppressed() {
 	if !slices.ContainsFunc(r.Evaluations, func(e Evaluation) bool { return e.Status == StatusFail }) {
 		return // no failed check listed (Options.Records)
 	}

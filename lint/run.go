@@ -168,7 +168,7 @@ func Run(options Options) (*Result, error) {
 	result.reportUnknown(set.Unknown, options.Rules)
 	suppressor := newSuppressor(config, set, options.Now, options.Rules)
 	result.Findings = suppressor.apply(result.Findings)
-	result.passSuppressed()
+	result.PassSuppressed()
 	result.sort()
 	return result, nil
 }

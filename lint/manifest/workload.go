@@ -114,8 +114,8 @@ func (w *Workload) Name() string {
 
 // Container is a container of a workload with the path it was written at.
 type Container struct {
-	// *corev1.Container is the container in its workload's pod spec,
-	// shared with it (read-only), not a copy.
+	// *corev1.Container is the container as decoded, in its workload's pod
+	// spec (shared with it, read-only), not a copy.
 	*corev1.Container
 	Path string // e.g. spec.template.spec.containers[0]
 	Init bool
