@@ -13,8 +13,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Inflating gzip layers is most of the time a lint takes: klauspost's
@@ -203,18 +201,10 @@ func (e *externalInflater) Close() error {
 	return nil
 }
 
-// boundedBuffer keeps the first limit bytes written to it.
-// pipeSize is how much an inflater's output pipe holds.
+// pipeSize is how much an inflater's output pipe holds (see widenPipe).
 const pipeSize = 1 << 20
 
-// widenPipe asks Linux to let the pipe hold pipeSize; elsewhere, or when the
-// system's limit is lower, it keeps its size.
-func widenPipe(pipe *os.File) {
-	if raw, err := pipe.SyscallConn(); err == nil {
-		raw.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize) })
-	}
-}
-
+// boundedBuffer keeps the first limit bytes written to it.
 type boundedBuffer struct {
 	mu    sync.Mutex
 	buf   bytes.Buffer

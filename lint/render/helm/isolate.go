@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 
@@ -159,9 +158,7 @@ func (r *renderer) renderInChild(chartPath string) (map[string]string, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the renderer: %w", err)
 	}
-	seconds := uint64(timeout.Seconds()) + 1
-	unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_CPU, &unix.Rlimit{Cur: seconds, Max: seconds}, nil)                      //nolint:errcheck // the deadline still holds
-	unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_AS, &unix.Rlimit{Cur: renderAddressSpace, Max: renderAddressSpace}, nil) //nolint:errcheck // the heap watchdog still holds
+	limitChild(cmd.Process.Pid, uint64(timeout.Seconds())+1)
 	err = cmd.Wait()
 	var exitErr *exec.ExitError
 	switch {
