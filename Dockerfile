@@ -12,7 +12,8 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/modellint ./cmd/modellint
+# modellint-helm, its Helm renderer, goes beside it.
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/ ./cmd/modellint ./cmd/modellint-helm
 
 FROM debian:bookworm-slim
 # CA certificates, for images read from registries; ISA-L's igzip, which
@@ -20,7 +21,7 @@ FROM debian:bookworm-slim
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates isal \
     && rm -rf /var/lib/apt/lists/*
-COPY --from=build /out/modellint /usr/local/bin/modellint
+COPY --from=build /out/modellint /out/modellint-helm /usr/local/bin/
 RUN useradd --create-home --uid 10001 modellint
 # Not root. To write reports into a bind-mounted dir, run as its owner:
 #   docker run --rm --user "$(id -u):$(id -g)" -v "$PWD:/work" IMAGE -f sarif=modellint.sarif .

@@ -12,7 +12,7 @@ TEST_TIMEOUT ?= 25m
 .PHONY: build test demo bench fuzz fuzz-ci lint docs check-docs clean release
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/modellint ./cmd/modellint
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/modellint ./cmd/modellint-helm
 
 test:
 	$(GO) vet ./...

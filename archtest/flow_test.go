@@ -43,7 +43,7 @@ const (
 var findingsFamilies = map[string]bool{"report": true, "baseline": true, "fix": true}
 
 // testOnly packages build fixtures for tests and must not reach the binary.
-var testOnly = map[string]bool{"lint/image/imagetest": true, "lint/model/gguf/gguftest": true}
+var testOnly = map[string]bool{"lint/image/imagetest": true, "lint/model/gguf/gguftest": true, "lint/render/helm/helmtest": true}
 
 // familyEdge is an import from one loader family to another.
 type familyEdge struct{ from, to string }

@@ -89,7 +89,7 @@ func TestDockerfile(t *testing.T) {
 			buildCommand = instruction.arguments
 		}
 	}
-	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", "-X main.version=${VERSION}", "./cmd/modellint"} {
+	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", "-X main.version=${VERSION}", "./cmd/modellint ", "./cmd/modellint-helm"} {
 		if !strings.Contains(buildCommand, want) {
 			t.Errorf("the go build command %q lacks %s", buildCommand, want)
 		}
@@ -101,14 +101,15 @@ func TestDockerfile(t *testing.T) {
 	copied := false
 	for _, instruction := range image {
 		last[instruction.keyword] = instruction.arguments
-		copied = copied || (instruction.keyword == "COPY" && strings.HasPrefix(instruction.arguments, "--from=build "))
+		copied = copied || (instruction.keyword == "COPY" && strings.HasPrefix(instruction.arguments, "--from=build ") &&
+			strings.Contains(instruction.arguments, "/modellint ") && strings.Contains(instruction.arguments, "/modellint-helm "))
 		if instruction.keyword == "RUN" && strings.Contains(instruction.arguments, "apt-get install") &&
 			(!strings.Contains(instruction.arguments, "--no-install-recommends") || !strings.Contains(instruction.arguments, "rm -rf /var/lib/apt/lists")) {
 			t.Errorf("apt-get install without --no-install-recommends or without removing the lists: %s", instruction.arguments)
 		}
 	}
 	if !copied {
-		t.Error("the image does not copy the binary from the build stage")
+		t.Error("the image does not copy modellint and modellint-helm from the build stage")
 	}
 	if user := last["USER"]; user == "" || user == "0" || user == "root" {
 		t.Errorf("USER %q: the image must not run as root", user)

@@ -103,6 +103,7 @@ func TestInstallVerifiedRelease(t *testing.T) {
 	if want := "modellint " + releaseVersion + "\n"; version.stdout != want {
 		t.Errorf("modellint version = %q, want %q", version.stdout, want)
 	}
+	checkRendersChart(t, installDir)
 	path, err := os.ReadFile(githubPath)
 	if err != nil || strings.TrimSpace(string(path)) != installDir {
 		t.Errorf("GITHUB_PATH = %q (%v), want %s", path, err, installDir)
@@ -156,6 +157,7 @@ func TestInstallBuildsWhenNoReleaseFits(t *testing.T) {
 			if want := "modellint " + ref + "\n"; version.stdout != want {
 				t.Errorf("modellint version = %q, want %q", version.stdout, want)
 			}
+			checkRendersChart(t, installDir)
 		})
 	}
 }

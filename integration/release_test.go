@@ -33,7 +33,8 @@ func TestGoreleaserNames(t *testing.T) {
 			Flags   []string `yaml:"flags"`
 		} `yaml:"builds"`
 		Archives []struct {
-			NameTemplate string `yaml:"name_template"`
+			IDs          []string `yaml:"ids"`
+			NameTemplate string   `yaml:"name_template"`
 		} `yaml:"archives"`
 		Checksum struct {
 			NameTemplate string `yaml:"name_template"`
@@ -43,12 +44,18 @@ func TestGoreleaserNames(t *testing.T) {
 	if err := yaml.Unmarshal(data, &config); err != nil {
 		t.Fatalf(".goreleaser.yaml: %v", err)
 	}
-	if config.ProjectName != "modellint" || len(config.Builds) != 1 || len(config.Archives) != 1 {
-		t.Fatalf("project %q with %d builds and %d archives, want modellint, 1, 1", config.ProjectName, len(config.Builds), len(config.Archives))
+	if config.ProjectName != "modellint" || len(config.Builds) != 2 || len(config.Archives) != 1 {
+		t.Fatalf("project %q with %d builds and %d archives, want modellint, 2, 1", config.ProjectName, len(config.Builds), len(config.Archives))
 	}
 	build := config.Builds[0]
 	if build.Main != "./cmd/modellint" || build.Binary != "modellint" || !strings.Contains(strings.Join(build.Ldflags, " "), "-X main.version={{ .Tag }}") {
 		t.Errorf("build %+v does not build ./cmd/modellint with the version ldflag", build)
+	}
+	if renderer := config.Builds[1]; renderer.Main != "./cmd/modellint-helm" || renderer.Binary != "modellint-helm" {
+		t.Errorf("build %+v does not build ./cmd/modellint-helm, the renderer the archive ships beside modellint", renderer)
+	}
+	if ids := strings.Join(config.Archives[0].IDs, " "); ids != "modellint modellint-helm" {
+		t.Errorf("the archive holds builds %q, want modellint and modellint-helm", ids)
 	}
 	if got, want := config.Archives[0].NameTemplate, "{{ .ProjectName }}_{{ .Version }}_{{ .Os }}_{{ .Arch }}"; got != want {
 		t.Errorf("archive name_template %q, want %q (scripts/release.sh and install.sh use it)", got, want)
@@ -94,16 +101,16 @@ func TestReleaseArchives(t *testing.T) {
 			t.Fatal(err)
 		}
 		names = append(names, header.Name)
-		if header.Name == "modellint" && header.Mode&0o111 == 0 {
-			t.Error("the binary in the archive is not executable")
+		if (header.Name == "modellint" || header.Name == "modellint-helm") && header.Mode&0o111 == 0 {
+			t.Errorf("%s in the archive is not executable", header.Name)
 		}
 		if header.Uid != 0 || header.Gid != 0 {
 			t.Errorf("%s is owned by %d:%d, want 0:0", header.Name, header.Uid, header.Gid)
 		}
 	}
 	sort.Strings(names)
-	if strings.Join(names, " ") != "README.md modellint" {
-		t.Errorf("archive holds %v, want README.md and modellint", names)
+	if strings.Join(names, " ") != "README.md modellint modellint-helm" {
+		t.Errorf("archive holds %v, want README.md, modellint and modellint-helm", names)
 	}
 
 	again := filepath.Join(t.TempDir(), releaseVersion)

@@ -58,7 +58,7 @@ func modellintBinDir(t *testing.T) string {
 			return
 		}
 		var out []byte
-		command := exec.Command("go", "build", "-o", filepath.Join(builtBinDir, "modellint"), "-ldflags", "-X main.version=v0.0.0-test", "./cmd/modellint")
+		command := exec.Command("go", "build", "-o", builtBinDir+string(filepath.Separator), "-ldflags", "-X main.version=v0.0.0-test", "./cmd/modellint", "./cmd/modellint-helm")
 		command.Dir = repoRoot
 		command.Env = append(os.Environ(), goEnv(t)...)
 		out, buildErr = command.CombinedOutput()

@@ -47,9 +47,11 @@ case "$(uname -m)" in
   *) arch=unknown ;;
 esac
 binary=modellint
+renderer=modellint-helm # the Helm renderer modellint starts beside itself
 archive_ext=tar.gz
 if [ "$os" = windows ]; then
   binary=modellint.exe
+  renderer=modellint-helm.exe
   archive_ext=zip
 fi
 
@@ -110,12 +112,17 @@ install_release() {
   # set -e does not apply inside a function called with ||, hence the
   # explicit checks.
   mkdir -p "$work/unpacked" || fail "cannot create $work/unpacked"
+  # The whole archive: releases before the renderer have none.
   if [ "$archive_ext" = zip ]; then
-    unzip -q -o "$work/$asset" "$binary" -d "$work/unpacked" || fail "unpack $asset failed"
+    unzip -q -o "$work/$asset" -d "$work/unpacked" || fail "unpack $asset failed"
   else
-    tar -xzf "$work/$asset" -C "$work/unpacked" "$binary" || fail "unpack $asset failed"
+    tar -xzf "$work/$asset" -C "$work/unpacked" || fail "unpack $asset failed"
   fi
+  [ -f "$work/unpacked/$binary" ] || fail "$asset holds no $binary"
   install -m 0755 "$work/unpacked/$binary" "$install_dir/$binary" || fail "cannot install into $install_dir"
+  if [ -f "$work/unpacked/$renderer" ]; then
+    install -m 0755 "$work/unpacked/$renderer" "$install_dir/$renderer" || fail "cannot install into $install_dir"
+  fi
   echo "modellint install: $asset verified (sha256 $actual)"
 }
 
@@ -127,10 +134,10 @@ install_from_source() {
   if [ -n "$source_dir" ] && [ -f "$source_dir/go.mod" ] && [ "$version" = "$action_ref" ]; then
     echo "modellint install: building ${version:-the checkout} from $source_dir"
     (cd "$source_dir" && CGO_ENABLED=0 GOBIN="$install_dir" go install -trimpath \
-      -ldflags "-X main.version=${version:-dev}" ./cmd/modellint)
+      -ldflags "-X main.version=${version:-dev}" ./cmd/modellint ./cmd/modellint-helm)
   elif [ -n "$version" ]; then
-    echo "modellint install: go install $module/cmd/modellint@$version"
-    CGO_ENABLED=0 GOBIN="$install_dir" go install -trimpath "$module/cmd/modellint@$version"
+    echo "modellint install: go install $module/cmd/modellint@$version $module/cmd/modellint-helm@$version"
+    CGO_ENABLED=0 GOBIN="$install_dir" go install -trimpath "$module/cmd/modellint@$version" "$module/cmd/modellint-helm@$version"
   else
     fail "no version given and no checkout to build (set MODELLINT_VERSION)"
   fi

@@ -24,21 +24,26 @@ for platform in $platforms; do
   os=${platform%/*}
   arch=${platform#*/}
   name="modellint_${number}_${os}_${arch}"
+  # modellint and modellint-helm, its Helm renderer, which it finds beside it.
   binary=modellint
-  [ "$os" = windows ] && binary=modellint.exe
+  renderer=modellint-helm
+  if [ "$os" = windows ]; then
+    binary=modellint.exe
+    renderer=modellint-helm.exe
+  fi
   mkdir -p "$stage/$name"
   echo "build $name"
   CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$go" build -trimpath \
-    -ldflags "-s -w -X main.version=$version" -o "$stage/$name/$binary" ./cmd/modellint
+    -ldflags "-s -w -X main.version=$version" -o "$stage/$name/" ./cmd/modellint ./cmd/modellint-helm
   cp README.md "$stage/$name/"
   # Fixed times (zip cannot store years before 1980), owners and order:
   # the same commit gives the same bytes.
-  TZ=UTC touch -d '1980-01-02 00:00:00' "$stage/$name/$binary" "$stage/$name/README.md"
+  TZ=UTC touch -d '1980-01-02 00:00:00' "$stage/$name/$binary" "$stage/$name/$renderer" "$stage/$name/README.md"
   if [ "$os" = windows ]; then
-    (cd "$stage/$name" && TZ=UTC zip -q -X "$dist/$name.zip" "$binary" README.md)
+    (cd "$stage/$name" && TZ=UTC zip -q -X "$dist/$name.zip" "$binary" "$renderer" README.md)
   else
     tar --sort=name --owner=0 --group=0 --numeric-owner \
-      -C "$stage/$name" -cf - "$binary" README.md | gzip -n -9 >"$dist/$name.tar.gz"
+      -C "$stage/$name" -cf - "$binary" "$renderer" README.md | gzip -n -9 >"$dist/$name.tar.gz"
   fi
 done
 

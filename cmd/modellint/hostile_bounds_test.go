@@ -58,7 +58,7 @@ func TestHostileBounds(t *testing.T) {
 		return path(fmt.Sprintf("%s/l%d", name, levels))
 	}
 	plain := write("plain/deploy.yaml", deployment("          limits: {memory: 1Gi}\n"))
-	chart := filepath.Join(charts, "serving", "tfserving")
+	chart := filepath.Join(chartsDir, "serving", "tfserving")
 
 	cases := []struct {
 		name string

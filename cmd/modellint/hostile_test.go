@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modellint/modellint/lint/render/helm"
+	"github.com/modellint/modellint/lint/render/helm/helmtest"
 )
 
 // TestMain lets the test binary act as modellint in a subprocess, so bad
@@ -21,11 +21,8 @@ func TestMain(m *testing.M) {
 	// registries for them (tests that read images map them to local sources).
 	os.Setenv(offlineEnv, "1")
 	os.Setenv("XDG_CACHE_HOME", os.TempDir()+"/modellint-test-cache")
-	if helm.IsRenderChild() {
-		os.Exit(helm.ServeRender(os.Stdin, os.Stdout))
-	}
+	helmtest.ServeOrUse()
 	if os.Getenv("MODELLINT_TEST_AS_MAIN") == "1" {
-		helm.Isolate()
 		setGCPercent() // measured as the binary runs
 		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 		writePeakMemory(os.Getenv("MODELLINT_TEST_PEAK_FILE"))

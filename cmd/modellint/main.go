@@ -10,17 +10,12 @@ import (
 	"runtime/debug"
 
 	"github.com/modellint/modellint/internal/message"
-	"github.com/modellint/modellint/lint/render/helm"
 )
 
 // gcPercent is the garbage collector's target when GOGC is not set.
 const gcPercent = 50
 
 func main() {
-	if helm.IsRenderChild() {
-		os.Exit(helm.ServeRender(os.Stdin, os.Stdout))
-	}
-	helm.Isolate()
 	setGCPercent()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/modellint/modellint/lint"
-	"github.com/modellint/modellint/lint/render/helm"
+	"github.com/modellint/modellint/lint/render/charts"
 )
 
 // addRenderFlags defines the flags for rendering Helm charts and Kustomize overlays.
@@ -14,9 +14,9 @@ func addRenderFlags(set *pflag.FlagSet, options *lint.RenderOptions) {
 	set.StringVar(&options.ReleaseName, "release-name", "", `Helm release name, .Release.Name (default "release-name", as helm template)`)
 	set.StringVar(&options.Namespace, "namespace", "", `Helm release namespace, .Release.Namespace (default "default")`)
 	set.BoolVar(&options.HelmIncludeTests, "helm-include-tests", false, "also lint Helm test hooks (helm.sh/hook: test), which an install does not create")
-	set.StringVar(&options.KubeVersion, "kube-version", "", "Kubernetes version for Helm's .Capabilities.KubeVersion (helm --kube-version; default "+helm.DefaultKubeVersion+")")
+	set.StringVar(&options.KubeVersion, "kube-version", "", "Kubernetes version for Helm's .Capabilities.KubeVersion (helm --kube-version; default "+charts.DefaultKubeVersion+")")
 	set.StringSliceVar(&options.APIVersions, "api-versions", nil, "extra API versions for Helm's .Capabilities.APIVersions (helm --api-versions), repeatable")
 	set.StringVar(&options.KustomizeLoadRestrictor, "kustomize-load-restrictor", "", `"none" lets overlays read files outside their dir (kustomize --load-restrictor LoadRestrictionsNone; also kustomize.loadRestrictor in the config)`)
-	set.DurationVar(&options.RenderTimeout, "render-timeout", helm.DefaultRenderTimeout,
+	set.DurationVar(&options.RenderTimeout, "render-timeout", charts.DefaultRenderTimeout,
 		"the most wall and CPU time rendering one Helm chart may take (it runs in a child process, also bounded to 512 MiB of heap)")
 }

@@ -6,7 +6,7 @@ import (
 )
 
 const (
-	charts    = "../../testdata/charts"
+	chartsDir = "../../testdata/charts"
 	overlays  = "../../testdata/kustomize"
 	scenarios = "../../testdata/scenarios"
 )
@@ -18,24 +18,24 @@ func TestRenderExitCodes(t *testing.T) {
 		want       int
 		wantStderr string
 	}{
-		{"chart defaults", []string{charts + "/serving/tfserving"}, exitFindings, ""},
+		{"chart defaults", []string{chartsDir + "/serving/tfserving"}, exitFindings, ""},
 		{"chart fixed by values", []string{"--helm-values", scenarios + "/helm-tfserving-fixed/values-fixed.yaml",
 			"--helm-set", "resources.limits.memory=6Gi", "--release-name", "resnet", "--namespace", "serving",
-			"--fail-on", "warning", charts + "/serving/tfserving"}, exitClean, ""},
+			"--fail-on", "warning", chartsDir + "/serving/tfserving"}, exitClean, ""},
 		{"test hooks included", []string{"--helm-include-tests", "--helm-values", scenarios + "/helm-tfserving-fixed/values-fixed.yaml",
-			"--fail-on", "warning", charts + "/serving/tfserving"}, exitFindings, ""},
+			"--fail-on", "warning", chartsDir + "/serving/tfserving"}, exitFindings, ""},
 		{"overlay", []string{overlays + "/serving/overlays/prod"}, exitFindings, ""},
-		{"missing required value", []string{charts + "/broken/required-value"}, exitError,
-			"modellint: " + charts + "/broken/required-value/templates/deployment.yaml:16:30: execution error at " +
+		{"missing required value", []string{chartsDir + "/broken/required-value"}, exitError,
+			"modellint: " + chartsDir + "/broken/required-value/templates/deployment.yaml:16:30: execution error at " +
 				"(required-value/templates/deployment.yaml:16:30): model.name is required: the model the server loads\n"},
-		{"required value given", []string{"--helm-set", "model.name=bert", "--fail-on", "none", charts + "/broken/required-value"}, exitClean, ""},
-		{"template syntax", []string{charts + "/broken/template-syntax"}, exitError,
-			"modellint: " + charts + "/broken/template-syntax/templates/deployment.yaml:6: parse error at " +
+		{"required value given", []string{"--helm-set", "model.name=bert", "--fail-on", "none", chartsDir + "/broken/required-value"}, exitClean, ""},
+		{"template syntax", []string{chartsDir + "/broken/template-syntax"}, exitError,
+			"modellint: " + chartsDir + "/broken/template-syntax/templates/deployment.yaml:6: parse error at " +
 				"(template-syntax/templates/deployment.yaml:6): unexpected \"}\" in operand\n"},
 		{"remote base", []string{overlays + "/remote-base"}, exitError,
 			"modellint: " + overlays + "/remote-base/kustomization.yaml: resources entry github.com/modellint/serving-bases//tfserving?ref=v1.2.0 " +
 				"is a remote base: modellint builds overlays offline and does not fetch it; vendor it into the repository and point resources at the local copy\n"},
-		{"missing values file", []string{"--helm-values", "nope.yaml", charts + "/serving/tfserving"}, exitError,
+		{"missing values file", []string{"--helm-values", "nope.yaml", chartsDir + "/serving/tfserving"}, exitError,
 			"modellint: nope.yaml: no such file or directory\n"},
 	}
 	for _, c := range cases {
@@ -54,10 +54,10 @@ func TestRenderExitCodes(t *testing.T) {
 // TestRenderFindingLines checks the table names the file and line a user
 // edits: the values.yaml line that leaves resources empty.
 func TestRenderFindingLines(t *testing.T) {
-	_, stdout, _ := lintArgs(t, "", "--no-color", "-f", "json", charts+"/serving/tfserving")
+	_, stdout, _ := lintArgs(t, "", "--no-color", "-f", "json", chartsDir+"/serving/tfserving")
 	for _, want := range []string{
-		`"file": "` + charts + `/serving/tfserving/values.yaml"`,
-		`"file": "` + charts + `/serving/tfserving/templates/deployment.yaml"`,
+		`"file": "` + chartsDir + `/serving/tfserving/values.yaml"`,
+		`"file": "` + chartsDir + `/serving/tfserving/templates/deployment.yaml"`,
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("JSON report lacks %s:\n%s", want, stdout)

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,6 +93,51 @@ func (d *Document) Relocate(where func(path string, rendered Position) (file str
 		}
 	}
 	d.elsewhere = elsewhere
+}
+
+// Placement is where Relocate and SetCalls put a rendered document's
+// fields, in a form that crosses processes: a chart is rendered, traced and
+// relocated in a child process, which sends back the rendered text and the
+// placement of each document; Place puts the fields of the same text,
+// parsed again, where the child put them.
+type Placement struct {
+	// Lines and Columns are each field's position, by its entry in the
+	// document's field table (the order parsing writes them in).
+	Lines, Columns []int32
+	// Elsewhere are the files, other than the document's, of the fields
+	// (by entry) placed in them.
+	Elsewhere map[int32]string `json:",omitempty"`
+	Calls     map[string]Call  `json:",omitempty"`
+}
+
+// Placement returns where the document's fields are now.
+func (d *Document) Placement() Placement {
+	placement := Placement{Lines: make([]int32, len(d.fields.entries)), Columns: make([]int32, len(d.fields.entries)),
+		Elsewhere: d.elsewhere, Calls: d.calls}
+	for i, e := range d.fields.entries {
+		placement.Lines[i], placement.Columns[i] = e.line, e.column
+	}
+	return placement
+}
+
+// Place puts the document's fields where placement says. It fails, and
+// moves nothing, when placement is not of a document with as many fields.
+func (d *Document) Place(placement Placement) error {
+	n := len(d.fields.entries)
+	if len(placement.Lines) != n || len(placement.Columns) != n {
+		return fmt.Errorf("the placement of %d fields does not fit a document of %d", len(placement.Lines), n)
+	}
+	for entry := range placement.Elsewhere {
+		if entry < 0 || int(entry) >= n {
+			return fmt.Errorf("the placement names field %d of a document of %d", entry, n)
+		}
+	}
+	for i := range d.fields.entries {
+		d.fields.entries[i].line, d.fields.entries[i].column = placement.Lines[i], placement.Columns[i]
+	}
+	d.elsewhere = placement.Elsewhere
+	d.SetCalls(placement.Calls)
+	return nil
 }
 
 // ParentPath drops the last element of a field path: "a.b[0].c" → "a.b[0]".

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/modellint/modellint/lint/manifest"
-	"github.com/modellint/modellint/lint/render/helm"
+	"github.com/modellint/modellint/lint/render/charts"
 	"github.com/modellint/modellint/lint/render/kustomize"
 
 	"github.com/modellint/modellint/internal/fileread"
@@ -40,7 +40,7 @@ type Options struct {
 	// KustomizeLoadRestrictor "none" lets an overlay read files outside
 	// its own tree (kustomize --load-restrictor LoadRestrictionsNone).
 	KustomizeLoadRestrictor string
-	// RenderTimeout bounds rendering one Helm chart (0: helm.DefaultRenderTimeout).
+	// RenderTimeout bounds rendering one Helm chart (0: charts.DefaultRenderTimeout).
 	RenderTimeout time.Duration
 }
 
@@ -102,8 +102,8 @@ func Render(paths []string, options Options) ([]*manifest.File, []string, []erro
 		var rendered []*manifest.File
 		var err error
 		logged := captureLog(func() { rendered, err = renderOne(path, includedBy, options) })
-		// The chart's values are coalesced both here and in the render's
-		// child process, each warning of it logged twice.
+		// The renderer coalesces a chart's values for each of its renders
+		// (the plain one and the traced ones), logging each warning again.
 		for _, line := range slices.Compact(logged) {
 			notes = append(notes, path+": "+line)
 		}
@@ -125,7 +125,7 @@ func renderOne(path string, includedBy map[string]string, options Options) (rend
 	case includedBy[path] != "":
 		rendered = []*manifest.File{{Path: path, Skipped: []string{"Kustomize base of " + includedBy[path] + ", linted as part of it"}}}
 	case IsChart(path) || IsChartArchive(path):
-		rendered, err = helm.Render(path, path, helm.Options{
+		rendered, err = charts.Render(path, path, charts.Options{
 			ValuesFiles: options.HelmValues, Set: options.HelmSet,
 			ReleaseName: options.ReleaseName, Namespace: options.Namespace, IncludeTests: options.HelmIncludeTests,
 			KubeVersion: options.KubeVersion, APIVersions: options.APIVersions,

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -19,47 +18,18 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 
 	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/render/charts"
 
 	"github.com/modellint/modellint/internal/message"
 )
 
-// Options say how a chart is rendered; the zero value renders it as `helm
-// template CHART` does.
-type Options struct {
-	// ValuesFiles are -f files, in order (later ones win).
-	ValuesFiles []string
-	// Set are --set assignments (key=value), applied after the files.
-	Set []string
-	// ReleaseName is .Release.Name; "release-name" when empty, as in helm template.
-	ReleaseName string
-	// Namespace is .Release.Namespace; "default" when empty.
-	Namespace string
-	// IncludeTests keeps test hooks (helm.sh/hook: test), which `helm
-	// install` never creates as part of the release.
-	IncludeTests bool
-	// Timeout bounds rendering when it runs in a child process (Isolate);
-	// 0 means DefaultRenderTimeout.
-	Timeout time.Duration
-	// KubeVersion is .Capabilities.KubeVersion (helm --kube-version);
-	// DefaultKubeVersion when empty.
-	KubeVersion string
-	// APIVersions are added to .Capabilities.APIVersions (helm --api-versions).
-	APIVersions []string
-}
-
-// DefaultKubeVersion is the Kubernetes version the bundled k8s.io libraries
-// speak (k8s.io/api v0.37 is Kubernetes 1.37), as the helm binary fills
-// .Capabilities from its client-go; the library's own default is 1.20, which
-// fails charts that require a current Kubernetes and picks old APIs.
-const DefaultKubeVersion = "v1.37.0"
-
 // capabilities are .Capabilities as `helm template --kube-version V
 // --api-versions A` fills them.
-func capabilities(options Options) (*chartutil.Capabilities, error) {
+func capabilities(options charts.Options) (*chartutil.Capabilities, error) {
 	caps := chartutil.DefaultCapabilities.Copy()
 	version := options.KubeVersion
 	if version == "" {
-		version = DefaultKubeVersion
+		version = charts.DefaultKubeVersion
 	}
 	kubeVersion, err := chartutil.ParseKubeVersion(version)
 	if err != nil {
@@ -70,19 +40,36 @@ func capabilities(options Options) (*chartutil.Capabilities, error) {
 	return caps, nil
 }
 
-// DefaultReleaseName is the release name `helm template` uses when given none.
-const DefaultReleaseName = "release-name"
+// Render renders the chart at chartPath (a directory or packaged .tgz) in
+// this process, as charts.Render does in the renderer.
+func Render(chartPath, display string, options charts.Options) ([]*manifest.File, error) {
+	templates, values, err := renderTemplates(chartPath, display, options)
+	if err != nil {
+		return nil, err
+	}
+	var files []*manifest.File
+	for _, template := range templates {
+		if charts.Kept(template.file, options) {
+			files = append(files, template.file)
+		}
+	}
+	return append(files, values...), nil
+}
 
-// Render renders the chart at chartPath (a directory or packaged .tgz) and
-// returns one manifest file per template that produced objects, then the
-// values files (without objects) that fields may be placed in. display is
-// how users name chartPath; files are named after it
-// ("charts/tfs/templates/deployment.yaml"). Errors are one line, name the
-// file, and carry Helm's own message.
-func Render(chartPath, display string, options Options) ([]*manifest.File, error) {
+// renderedTemplate is one template's output, parsed and relocated.
+type renderedTemplate struct {
+	file *manifest.File
+	text []byte
+}
+
+// renderTemplates renders and traces the chart: each template that wrote
+// anything, before test hooks are dropped, then the values files fields
+// may be placed in, as files without objects. Errors are one line, name
+// the file, and carry Helm's own message.
+func renderTemplates(chartPath, display string, options charts.Options) ([]renderedTemplate, []*manifest.File, error) {
 	top, err := loader.Load(chartPath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, err)
+		return nil, nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, err)
 	}
 	r := &renderer{display: display, options: options, names: map[*chart.File]string{}}
 	topDisplay, disk := display, chartPath
@@ -92,26 +79,26 @@ func Render(chartPath, display string, options Options) ([]*manifest.File, error
 	}
 	r.nameFiles(top, topDisplay, disk)
 	if err := checkDependencies(top, topDisplay); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	values, userFiles, err := userValues(options.ValuesFiles, options.Set)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r.userFiles, r.set = userFiles, setPaths(options.Set)
 	if err := chartutil.ProcessDependenciesWithMerge(top, values); err != nil {
-		return nil, fmt.Errorf("%s: %s", display, oneLine(err.Error()))
+		return nil, nil, fmt.Errorf("%s: %s", display, oneLine(err.Error()))
 	}
 	r.top, r.values = top, values
 	r.collectTemplates(top)
 
-	rendered, err := r.render(chartPath)
+	rendered, err := r.render()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	origins := r.traceLines(rendered)
 
-	var files []*manifest.File
+	var templates []renderedTemplate
 	for _, name := range slices.Sorted(maps.Keys(rendered)) {
 		text := rendered[name]
 		template := r.templates[name]
@@ -120,17 +107,12 @@ func Render(chartPath, display string, options Options) ([]*manifest.File, error
 		}
 		file, err := manifest.LoadRendered(template.display, template.source, []byte(text))
 		if err != nil {
-			return nil, r.yamlError(template, origins[name], err)
+			return nil, nil, r.yamlError(template, origins[name], err)
 		}
 		r.relocate(file, template, text, origins[name])
-		if !options.IncludeTests {
-			dropTestHooks(file)
-		}
-		if len(file.Objects) > 0 || len(file.Skipped) > 0 {
-			files = append(files, file)
-		}
+		templates = append(templates, renderedTemplate{file: file, text: []byte(text)})
 	}
-	return append(files, r.valuesFiles()...), nil
+	return templates, r.valuesFiles(), nil
 }
 
 // valuesFiles are the values files fields may be placed in, as files without
@@ -152,7 +134,7 @@ func (r *renderer) valuesFiles() []*manifest.File {
 // renderer holds one chart's rendering state.
 type renderer struct {
 	display   string
-	options   Options
+	options   charts.Options
 	top       *chart.Chart
 	values    map[string]any
 	userFiles []*valuesFile
@@ -301,9 +283,8 @@ func (r *renderer) chartValues(c *chart.Chart) *valuesFile {
 	return nil
 }
 
-// render runs Helm's engine, in a bounded child process when the
-// executable serves one.
-func (r *renderer) render(chartPath string) (map[string]string, error) {
+// render runs Helm's engine, after checking the chart's kubeVersion.
+func (r *renderer) render() (map[string]string, error) {
 	caps, err := capabilities(r.options)
 	if err != nil {
 		return nil, err
@@ -312,11 +293,7 @@ func (r *renderer) render(chartPath string) (map[string]string, error) {
 		return nil, fmt.Errorf("%s: chart requires kubeVersion %s, incompatible with Kubernetes %s (set --kube-version)", path.Join(r.display, "Chart.yaml"),
 			r.top.Metadata.KubeVersion, caps.KubeVersion.String())
 	}
-	render := r.engineRender
-	if isolated {
-		render = func() (map[string]string, error) { return r.renderInChild(chartPath) }
-	}
-	rendered, err := render()
+	rendered, err := r.engineRender()
 	if err != nil {
 		return nil, r.renderError(err)
 	}
@@ -328,7 +305,7 @@ func (r *renderer) render(chartPath string) (map[string]string, error) {
 func (r *renderer) engineRender() (map[string]string, error) {
 	release := chartutil.ReleaseOptions{Name: r.options.ReleaseName, Namespace: r.options.Namespace, Revision: 1, IsInstall: true}
 	if release.Name == "" {
-		release.Name = DefaultReleaseName
+		release.Name = charts.DefaultReleaseName
 	}
 	if release.Namespace == "" {
 		release.Namespace = "default"
@@ -383,30 +360,6 @@ func (r *renderer) yamlError(template *templateFile, origins []lineOrigin, err e
 		return fmt.Errorf("%s: the rendered output is not valid YAML (at its line %d): %s", template.display, line, problem)
 	}
 	return fmt.Errorf("%s: the rendered output is not valid YAML: %w", template.display, err)
-}
-
-// dropTestHooks removes Helm test hooks, which are not part of an install.
-func dropTestHooks(file *manifest.File) {
-	kept := file.Objects[:0]
-	for _, object := range file.Objects {
-		if isTestHook(object) {
-			file.Skipped = append(file.Skipped, fmt.Sprintf("%s: Helm test hook, not installed with the release (--helm-include-tests lints it)", object.ID()))
-			continue
-		}
-		kept = append(kept, object)
-	}
-	file.Objects = kept
-}
-
-func isTestHook(object *manifest.Object) bool {
-	hooks, _ := object.Lookup("metadata", "annotations", "helm.sh/hook")
-	text, _ := hooks.(string)
-	for _, hook := range strings.Split(text, ",") {
-		if hook = strings.ToLower(strings.TrimSpace(hook)); hook == "test" || hook == "test-success" {
-			return true
-		}
-	}
-	return false
 }
 
 // oneLine joins a multi-line message (Helm's schema errors) into one line.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,16 +12,60 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 
+	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/render/charts"
 	"github.com/modellint/modellint/lint/render/rendertest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// charts is where the fixture charts live, and how they are named in output.
+// chartsDir is where the fixture charts live, and chartsDisplay how they
+// are named in output.
 const (
-	charts        = "../../../testdata/charts"
+	chartsDir     = "../../../testdata/charts"
 	chartsDisplay = "charts"
 )
+
+// TestMain lets the test binary serve as the renderer charts.Render starts.
+func TestMain(m *testing.M) {
+	if IsRenderChild() {
+		os.Exit(ServeRender(os.Stdin, os.Stdout))
+	}
+	self, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	charts.UseRenderer(self, charts.ChildEnv+"=1")
+	os.Exit(m.Run())
+}
+
+// renderBoth renders the chart in this process and in the renderer, which
+// must give the same files (names, texts, objects and where every field is
+// placed) or the same error; it returns the first.
+func renderBoth(t *testing.T, chartPath, display string, options charts.Options) ([]*manifest.File, error) {
+	t.Helper()
+	files, err := Render(chartPath, display, options)
+	wire, wireErr := charts.Render(chartPath, display, options)
+	if fmt.Sprint(err) != fmt.Sprint(wireErr) {
+		t.Errorf("in process: %v\nin the renderer: %v", err, wireErr)
+	}
+	if got, want := describeFiles(wire), describeFiles(files); got != want {
+		t.Errorf("the renderer's files differ from this process's:\n%s\nwant:\n%s", got, want)
+	}
+	return files, err
+}
+
+// describeFiles is what a lint run reads of rendered files.
+func describeFiles(files []*manifest.File) string {
+	var out strings.Builder
+	for _, file := range files {
+		fmt.Fprintf(&out, "%s rendered=%v\n%s\n", file.Path, file.Rendered, file.Source)
+		for _, object := range file.Objects {
+			fmt.Fprintf(&out, "%v\n", object.Plain())
+		}
+	}
+	return out.String() + rendertest.Locations(files)
+}
 
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
@@ -31,20 +76,20 @@ func TestRenderLocations(t *testing.T) {
 	cases := []struct {
 		golden  string
 		chart   string
-		options Options
+		options charts.Options
 	}{
-		{"tfserving-defaults", "serving/tfserving", Options{}},
-		{"tfserving-values", "serving/tfserving", Options{
+		{"tfserving-defaults", "serving/tfserving", charts.Options{}},
+		{"tfserving-values", "serving/tfserving", charts.Options{
 			ValuesFiles: []string{"testdata/values-production.yaml"},
 			Set:         []string{"replicaCount=4"},
 			ReleaseName: "resnet", Namespace: "serving",
 		}},
-		{"tfserving-tests", "serving/tfserving", Options{IncludeTests: true}},
-		{"inference-stack", "serving/inference-stack", Options{}},
+		{"tfserving-tests", "serving/tfserving", charts.Options{IncludeTests: true}},
+		{"inference-stack", "serving/inference-stack", charts.Options{}},
 	}
 	for _, c := range cases {
 		t.Run(c.golden, func(t *testing.T) {
-			files, err := Render(filepath.Join(charts, c.chart), chartsDisplay+"/"+c.chart, c.options)
+			files, err := renderBoth(t, filepath.Join(chartsDir, c.chart), chartsDisplay+"/"+c.chart, c.options)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +103,7 @@ func TestRenderLocations(t *testing.T) {
 func TestRenderDeterministic(t *testing.T) {
 	for _, chart := range []string{"serving/tfserving", "serving/inference-stack"} {
 		render := func() string {
-			files, err := Render(filepath.Join(charts, chart), chart, Options{})
+			files, err := Render(filepath.Join(chartsDir, chart), chart, charts.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,30 +125,30 @@ func TestRenderDeterministic(t *testing.T) {
 func TestRenderErrors(t *testing.T) {
 	cases := []struct {
 		chart   string
-		options Options
+		options charts.Options
 		want    string
 	}{
-		{"broken/required-value", Options{},
+		{"broken/required-value", charts.Options{},
 			"charts/broken/required-value/templates/deployment.yaml:16:30: execution error at (required-value/templates/deployment.yaml:16:30): " +
 				"model.name is required: the model the server loads"},
-		{"broken/template-syntax", Options{},
+		{"broken/template-syntax", charts.Options{},
 			`charts/broken/template-syntax/templates/deployment.yaml:6: parse error at (template-syntax/templates/deployment.yaml:6): unexpected "}" in operand`},
-		{"broken/missing-dependency", Options{},
+		{"broken/missing-dependency", charts.Options{},
 			"charts/broken/missing-dependency/Chart.yaml: Chart.yaml depends on triton, missing from charts/ " +
 				"(run `helm dependency build`; modellint does not download charts)"},
-		{"broken/invalid-yaml", Options{},
+		{"broken/invalid-yaml", charts.Options{},
 			"charts/broken/invalid-yaml/templates/configmap.yaml:4: the rendered output is not valid YAML (at its line 4): did not find expected key"},
-		{"serving/tfserving", Options{ValuesFiles: []string{"testdata/missing.yaml"}},
+		{"serving/tfserving", charts.Options{ValuesFiles: []string{"testdata/missing.yaml"}},
 			"testdata/missing.yaml: no such file or directory"},
-		{"serving/tfserving", Options{ValuesFiles: []string{"testdata/malformed-values.yaml"}},
+		{"serving/tfserving", charts.Options{ValuesFiles: []string{"testdata/malformed-values.yaml"}},
 			"testdata/malformed-values.yaml:2: invalid YAML: mapping values are not allowed in this context"},
-		{"serving/tfserving", Options{Set: []string{"image.tag"}},
+		{"serving/tfserving", charts.Options{Set: []string{"image.tag"}},
 			"--helm-set image.tag: key \"tag\" has no value"},
-		{"serving", Options{}, "charts/serving: not a loadable Helm chart"},
+		{"serving", charts.Options{}, "charts/serving: not a loadable Helm chart"},
 	}
 	for _, c := range cases {
 		t.Run(c.chart, func(t *testing.T) {
-			_, err := Render(filepath.Join(charts, c.chart), chartsDisplay+"/"+c.chart, c.options)
+			_, err := renderBoth(t, filepath.Join(chartsDir, c.chart), chartsDisplay+"/"+c.chart, c.options)
 			if err == nil {
 				t.Fatal("rendered without error")
 			}
@@ -117,7 +162,7 @@ func TestRenderErrors(t *testing.T) {
 // TestRenderArchive renders the chart packaged as `helm package` would: the
 // same objects, placed on the same lines, with file names inside the archive.
 func TestRenderArchive(t *testing.T) {
-	chart, err := loader.Load(filepath.Join(charts, "serving/tfserving"))
+	chart, err := loader.Load(filepath.Join(chartsDir, "serving/tfserving"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,11 +170,11 @@ func TestRenderArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	packaged, err := Render(archive, "tfserving-0.3.0.tgz", Options{})
+	packaged, err := renderBoth(t, archive, "tfserving-0.3.0.tgz", charts.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	unpacked, err := Render(filepath.Join(charts, "serving/tfserving"), "tfserving", Options{})
+	unpacked, err := Render(filepath.Join(chartsDir, "serving/tfserving"), "tfserving", charts.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +257,7 @@ func TestKeyOnly(t *testing.T) {
 }
 
 func TestValuesPrecedence(t *testing.T) {
-	files, err := Render(filepath.Join(charts, "serving/tfserving"), "tfserving", Options{
+	files, err := Render(filepath.Join(chartsDir, "serving/tfserving"), "tfserving", charts.Options{
 		ValuesFiles: []string{"testdata/values-production.yaml"},
 		Set:         []string{"model.claimName=bert-models"},
 	})
@@ -272,7 +317,7 @@ func TestHelperCallLines(t *testing.T) {
 		template = "chart/templates/deployment.yaml"
 		helpers  = "chart/templates/_helpers.tpl"
 	)
-	files, err := Render(chartDir, "chart", Options{})
+	files, err := Render(chartDir, "chart", charts.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,8 +57,6 @@ func (r *renderer) renderMarked(markHelpers bool) (map[string]string, error) {
 			template.file.Data = template.source
 		}
 	}()
-	// In process even when isolated: the plain render, bounded, has shown
-	// that these templates end.
 	rendered, err := r.engineRender()
 	if err != nil {
 		return nil, r.renderError(err)
