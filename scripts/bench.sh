@@ -20,7 +20,7 @@ awk '
   name = $1; sub(/-[0-9]+$/, "", name)
   delete m
   for (i = 3; i < NF; i += 2) m[$(i + 1)] = $i
-  wall = ("cold-s" in m) ? m["cold-s"] : m["ns/op"] / 1e9
+  wall = ("cold-s" in m) ? m["cold-s"] : (("run-s" in m) ? m["run-s"] : m["ns/op"] / 1e9)
   cpu = ("cpu-s" in m) ? sprintf("%.2f", m["cpu-s"]) : "-"
   rss = ("peak-MiB" in m) ? m["peak-MiB"] : (("peak-RSS-MiB" in m) ? m["peak-RSS-MiB"] : "-")
   floor = "-"; ratio = "-"

@@ -28,7 +28,11 @@ func TestMain(m *testing.M) {
 		writePeakMemory(os.Getenv("MODELLINT_TEST_PEAK_FILE"))
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if builtBinary.dir != "" {
+		os.RemoveAll(builtBinary.dir)
+	}
+	os.Exit(code)
 }
 
 // writePeakMemory records the process's own peak RSS (VmHWM). The parent
