@@ -27,7 +27,7 @@ type Set struct {
 	inNamespace map[string]map[string][]int
 
 	derivedMu sync.Mutex
-	derived   map[string]any // see Derived
+	derived   map[string]*derivedValue // see Derived
 }
 
 // NewSet indexes the objects of the files and extracts their workloads.
@@ -90,19 +90,27 @@ func decodeAll(objects []*Object) []decodedObject {
 // Derived returns what compute derives from the objects, computed once per
 // set and key: a rule that reads the same objects for every workload of a
 // namespace (the Services whose links the kubelet injects) derives them
-// once per namespace, not once per workload.
+// once per namespace, not once per workload. Keys are computed apart: the
+// rules of another namespace's workloads do not wait for this one's.
 func (s *Set) Derived(key string, compute func() any) any {
 	s.derivedMu.Lock()
-	defer s.derivedMu.Unlock()
-	if value, ok := s.derived[key]; ok {
-		return value
-	}
 	if s.derived == nil {
-		s.derived = map[string]any{}
+		s.derived = map[string]*derivedValue{}
 	}
-	value := compute()
-	s.derived[key] = value
-	return value
+	entry := s.derived[key]
+	if entry == nil {
+		entry = &derivedValue{}
+		s.derived[key] = entry
+	}
+	s.derivedMu.Unlock()
+	entry.once.Do(func() { entry.value = compute() })
+	return entry.value
+}
+
+// derivedValue is one key's value, computed by the first caller.
+type derivedValue struct {
+	once  sync.Once
+	value any
 }
 
 // Find returns the object of a kind with a name in a namespace. Objects
