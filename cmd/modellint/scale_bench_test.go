@@ -175,7 +175,12 @@ func runProcess(b *testing.B, stdin string, args []string, want ...int) int64 {
 	if err != nil {
 		b.Fatalf("time did not record the peak memory: %v", err)
 	}
-	kib, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	// time writes "Command exited with non-zero status N" before the figure.
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		b.Fatal("time recorded no peak memory")
+	}
+	kib, err := strconv.ParseInt(fields[len(fields)-1], 10, 64)
 	if err != nil {
 		b.Fatalf("peak memory %q: %v", data, err)
 	}
