@@ -116,6 +116,9 @@ var builtBinary struct {
 
 func modellintBinary(b *testing.B) string {
 	b.Helper()
+	if err := gnuTimeWorks(); err != nil {
+		b.Skipf("the process benchmarks read peak RSS with GNU time (apt-get install time): %s: %v", gnuTime, err)
+	}
 	builtBinary.once.Do(func() {
 		if builtBinary.dir, builtBinary.err = os.MkdirTemp("", "modellint-bench-"); builtBinary.err != nil {
 			return
@@ -137,13 +140,16 @@ func modellintBinary(b *testing.B) string {
 // the parent's pages until it execs; time forks.
 const gnuTime = "/usr/bin/time"
 
+// gnuTimeWorks runs GNU time once, not before every run: its own process
+// would count in the children's CPU time.
+var gnuTimeWorks = sync.OnceValue(func() error {
+	return exec.Command(gnuTime, "-f", "%M", "-o", os.DevNull, "true").Run()
+})
+
 // runProcess runs the built modellint in a subprocess and returns its peak
 // RSS in bytes; it fails unless the exit code is one of want.
 func runProcess(b *testing.B, stdin string, args []string, want ...int) int64 {
 	b.Helper()
-	if err := exec.Command(gnuTime, "-f", "%M", "-o", os.DevNull, "true").Run(); err != nil {
-		b.Skipf("the process benchmarks read peak RSS with GNU time (apt-get install time): %s: %v", gnuTime, err)
-	}
 	binary := modellintBinary(b)
 	peakFile := filepath.Join(b.TempDir(), "peak")
 	cmd := exec.Command(gnuTime, append([]string{"-f", "%M", "-o", peakFile, binary}, args...)...)
@@ -197,33 +203,28 @@ func benchmarkProcess(b *testing.B, args []string, want ...int) {
 // benchmarkProcessInput is benchmarkProcess with the file stdin (when not
 // empty) as the subprocess's standard input.
 func benchmarkProcessInput(b *testing.B, stdin string, args []string, want ...int) {
-	modellintBinary(b) // built before the clock starts
-	var peak int64
-	before := childrenCPU()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		peak = max(peak, runProcess(b, stdin, args, want...))
-	}
-	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
-	b.ReportMetric((childrenCPU()-before).Seconds()/float64(b.N), "cpu-s")
+	benchmarkRuns(b, 1, stdin, args, want...)
 }
 
-// benchmarkRuns is benchmarkProcess for a run too short to time alone:
-// runs runs per iteration, wall and CPU time reported per run.
-func benchmarkRuns(b *testing.B, runs int, args []string, want ...int) {
-	modellintBinary(b)
+// benchmarkRuns runs the subprocess runs times per iteration and reports
+// its peak RSS and CPU time per run; for a run too short to time alone
+// (runs > 1) also its wall time per run (run-s), where ns/op is of all.
+func benchmarkRuns(b *testing.B, runs int, stdin string, args []string, want ...int) {
+	modellintBinary(b) // built, and GNU time found, before the clock starts
 	var peak int64
 	before := childrenCPU()
 	start := time.Now()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for range runs {
-			peak = max(peak, runProcess(b, "", args, want...))
+			peak = max(peak, runProcess(b, stdin, args, want...))
 		}
 	}
 	b.StopTimer()
 	per := float64(b.N * runs)
-	b.ReportMetric(time.Since(start).Seconds()/per, "run-s")
+	if runs > 1 {
+		b.ReportMetric(time.Since(start).Seconds()/per, "run-s")
+	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 	b.ReportMetric((childrenCPU()-before).Seconds()/per, "cpu-s")
 }
@@ -365,13 +366,13 @@ const startupRuns = 20
 
 // BenchmarkVersion is start-up: `modellint version`, per run.
 func BenchmarkVersion(b *testing.B) {
-	benchmarkRuns(b, startupRuns, []string{"version"}, exitClean)
+	benchmarkRuns(b, startupRuns, "", []string{"version"}, exitClean)
 }
 
 // BenchmarkModelOnly is start-up plus a small model dir, no manifests:
 // what a model-only run pays for the packages it links but does not use.
 func BenchmarkModelOnly(b *testing.B) {
-	benchmarkRuns(b, startupRuns, []string{"--offline", "--no-color", "../../testdata/models/saved_model_half_plus_two_cpu"}, exitClean)
+	benchmarkRuns(b, startupRuns, "", []string{"--offline", "--no-color", "../../testdata/models/saved_model_half_plus_two_cpu"}, exitClean)
 }
 
 // TestScaleManifests keeps the generated manifests honest on a slice of
