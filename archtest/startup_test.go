@@ -1,6 +1,10 @@
 package archtest
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -52,4 +56,72 @@ func TestModellintLinksNoHelm(t *testing.T) {
 	if found := heavy(deps("modellint-helm")); len(found) != len(heavyAtStart) {
 		t.Errorf("cmd/modellint-helm links %v of %v: is the list of heavy packages out of date?", found, heavyAtStart)
 	}
+}
+
+// TestNoRegexpCompiledAtInit: no package of the module compiles a regular
+// expression when it is initialised, which every start pays for, `modellint
+// version` included (the ~80 of them were half of modellint's own init):
+// package-level expressions are lazyregexp.New, compiled on first use.
+func TestNoRegexpCompiledAtInit(t *testing.T) {
+	root := filepath.Join("..")
+	fileSet := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, entry fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if entry.IsDir() {
+			if name := entry.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		file, err := parser.ParseFile(fileSet, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range file.Decls {
+			if general, ok := decl.(*ast.GenDecl); ok && general.Tok == token.VAR {
+				for _, spec := range general.Specs {
+					for _, value := range spec.(*ast.ValueSpec).Values {
+						for _, call := range callsAtInit(value) {
+							t.Errorf("%s: regexp.%s at package init: use lazyregexp.New", fileSet.Position(call.Pos()), call.Fun.(*ast.SelectorExpr).Sel.Name)
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// callsAtInit are the regexp compilations in a package-level initialiser
+// that run when it is evaluated: not those inside a function literal,
+// unless the literal is called there and then.
+func callsAtInit(value ast.Expr) []*ast.CallExpr {
+	var found []*ast.CallExpr
+	var visit func(node ast.Node) bool
+	visit = func(node ast.Node) bool {
+		switch node := node.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if literal, ok := node.Fun.(*ast.FuncLit); ok {
+				ast.Inspect(literal.Body, visit)
+			}
+			if selector, ok := node.Fun.(*ast.SelectorExpr); ok {
+				if pkg, ok := selector.X.(*ast.Ident); ok && pkg.Name == "regexp" && strings.Contains(selector.Sel.Name, "Compile") {
+					found = append(found, node)
+				}
+			}
+		}
+		return true
+	}
+	ast.Inspect(value, visit)
+	return found
 }

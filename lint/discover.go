@@ -6,13 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/modellint/modellint/internal/fileread"
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/manifest"
@@ -309,8 +309,8 @@ func hasFile(dir, name string) bool {
 // kubernetesKeys finds the two keys every Kubernetes object has, in YAML or
 // JSON, at the start of a line or after a brace.
 var (
-	apiVersionKey = regexp.MustCompile(`(?m)(^|[{,]\s*)["']?apiVersion["']?\s*:`)
-	kindKey       = regexp.MustCompile(`(?m)(^|[{,]\s*)["']?kind["']?\s*:`)
+	apiVersionKey = lazyregexp.New(`(?m)(^|[{,]\s*)["']?apiVersion["']?\s*:`)
+	kindKey       = lazyregexp.New(`(?m)(^|[{,]\s*)["']?kind["']?\s*:`)
 )
 
 // looksLikeKubernetes reports whether a file that did not parse was meant to

@@ -1,9 +1,10 @@
 package lint
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
 // InputError is an input that could not be read or parsed. The run still
@@ -42,10 +43,10 @@ func newInputError(file string, err error) InputError {
 }
 
 // lineFirst is the rest of "file:12: msg" or "file:12:5: msg".
-var lineFirst = regexp.MustCompile(`^(\d+)(?::(\d+))?: (.*)$`)
+var lineFirst = lazyregexp.New(`^(\d+)(?::(\d+))?: (.*)$`)
 
 // fileFirst is a loader's error that starts with the file it is about.
-var fileFirst = regexp.MustCompile(`^([^\s:]+?)(?::\d+(?::\d+)?)?: `)
+var fileFirst = lazyregexp.New(`^([^\s:]+?)(?::\d+(?::\d+)?)?: `)
 
 // inputErrorOf reads the file (and line) a loader's error starts with:
 // "chart/templates/x.yaml:12: …" or "overlay/kustomization.yaml: …".

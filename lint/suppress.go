@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -24,7 +24,7 @@ const (
 
 // inlineIgnore matches `# modellint:ignore MDL208,MDL205 reason` (also with
 // "=" after "ignore", as some tools spell it).
-var inlineIgnore = regexp.MustCompile(`#\s*modellint:ignore[=\s]\s*([A-Za-z0-9_,-]+)\s*(.*)$`)
+var inlineIgnore = lazyregexp.New(`#\s*modellint:ignore[=\s]\s*([A-Za-z0-9_,-]+)\s*(.*)$`)
 
 type suppressor struct {
 	config *Config

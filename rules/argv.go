@@ -1,9 +1,9 @@
 package rules
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -38,7 +38,7 @@ args: ["--port=8000"]`,
 
 // spacedValue is a flag whose value starts or ends with whitespace:
 // "--model-repository= s3://…", "--port=8000 ".
-var spacedValue = regexp.MustCompile(`^--?[A-Za-z][\w.-]*=(\s+\S.*|.*\S\s+)$`)
+var spacedValue = lazyregexp.New(`^--?[A-Za-z][\w.-]*=(\s+\S.*|.*\S\s+)$`)
 
 func checkArgv(pass *lint.Pass) {
 	for _, c := range pass.Workload().Containers {

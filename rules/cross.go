@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/image/rootfs"
@@ -418,7 +418,7 @@ var probeTargetMismatch = &lint.Rule{
 }
 
 // modelInPath finds the model name in /v1/models/NAME[...] or /v2/models/NAME/...
-var modelInPath = regexp.MustCompile(`^/v[12]/models/([^/:?]+)`)
+var modelInPath = lazyregexp.New(`^/v[12]/models/([^/:?]+)`)
 
 // grpcPortFlags name the gRPC port of runtimes that also serve HTTP.
 var grpcPortFlags = map[string]struct {
@@ -706,7 +706,7 @@ var frameworkVersionMismatch = &lint.Rule{
 }
 
 // servingTag reads the version from a TF Serving image tag ("2.11.0-gpu").
-var servingTag = regexp.MustCompile(`:(\d+)\.(\d+)(?:\.\d+)?(?:-[a-z0-9.-]+)?(?:@|$)`)
+var servingTag = lazyregexp.New(`:(\d+)\.(\d+)(?:\.\d+)?(?:-[a-z0-9.-]+)?(?:@|$)`)
 
 func checkFrameworkVersion(pass *lint.Pass) {
 	checked := false

@@ -3,9 +3,9 @@ package rules
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/model"
 )
@@ -92,7 +92,7 @@ func ggufNames(files []model.GGUFFile) []string {
 }
 
 // splitName matches llama.cpp's split files, model-00001-of-00003.gguf.
-var splitName = regexp.MustCompile(`^(.*)-(\d{5})-of-(\d{5})\.gguf$`)
+var splitName = lazyregexp.New(`^(.*)-(\d{5})-of-(\d{5})\.gguf$`)
 
 // ggufProblemKind says why the GGUF files a server loads are not known.
 type ggufProblemKind int

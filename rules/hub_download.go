@@ -3,11 +3,11 @@ package rules
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/server"
@@ -24,7 +24,7 @@ type hubDownload struct {
 
 // hubID matches a Hugging Face repo id, org/name, with llama.cpp's
 // optional :QUANT tag (-hf org/name:Q4_K_M).
-var hubID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*(:[A-Za-z0-9_.-]+)?$`)
+var hubID = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*(:[A-Za-z0-9_.-]+)?$`)
 
 // offlineEnv are the env vars that make the Hugging Face libraries read
 // only their cache: the model was put there before.
@@ -57,7 +57,7 @@ func hubDownloadOf(c *manifest.Container) (hubDownload, bool) {
 }
 
 // parameterTag is a model name's parameter count: 8B, 0.5B, 8x7B, 350M.
-var parameterTag = regexp.MustCompile(`(?i)(?:^|[-_./])(?:(\d+)x)?(\d+(?:\.\d+)?)([bm])(?:$|[-_.:])`)
+var parameterTag = lazyregexp.New(`(?i)(?:^|[-_./])(?:(\d+)x)?(\d+(?:\.\d+)?)([bm])(?:$|[-_.:])`)
 
 // sizeFromName estimates a model's download from the parameter count in
 // its name and the precision the name says (AWQ, GPTQ, FP8, a GGUF

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/image"
@@ -386,7 +386,7 @@ var secretNameParts = map[string]bool{"PASSWORD": true, "PASSWD": true, "SECRET"
 	"CREDENTIALS": true, "CREDENTIAL": true, "PRIVATEKEY": true, "ACCESSKEY": true, "AUTH": true}
 
 // secretValue matches well-known credential shapes.
-var secretValue = regexp.MustCompile(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|hf_[A-Za-z0-9]{30,}|` +
+var secretValue = lazyregexp.New(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|hf_[A-Za-z0-9]{30,}|` +
 	`sk-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20}|-----BEGIN [A-Z ]*PRIVATE KEY-----.*)`)
 
 // looksSecret judges one NAME=value pair.

@@ -3,10 +3,10 @@ package rules
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/model"
 )
@@ -165,7 +165,7 @@ func foundIn(m *model.Model, dir string) []model.Found {
 // versionLikeNames are dir names people give versions that servers do not
 // read as numbers (v1, version-2).
 var versionLikeName = func() func(string) string {
-	pattern := regexp.MustCompile(`(?i)^(?:v|version[-_]?)(\d+)$`)
+	pattern := lazyregexp.New(`(?i)^(?:v|version[-_]?)(\d+)$`)
 	return func(dir string) string {
 		match := pattern.FindStringSubmatch(path.Base(dir))
 		if match == nil {

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"path"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/image/launch/shell"
@@ -258,7 +258,7 @@ func healthIsProcessHealth(c *manifest.Container) bool {
 }
 
 // urlInCommand finds http(s) URLs in an exec probe's command line.
-var urlInCommand = regexp.MustCompile(`https?://[^\s'"]+`)
+var urlInCommand = lazyregexp.New(`https?://[^\s'"]+`)
 
 // modelReadyTarget reports whether a probe checks a model-readiness
 // endpoint, returning that path and the field that names it.
@@ -677,11 +677,11 @@ func containerListenPorts(w *manifest.Workload, c *manifest.Container) *listenPo
 }
 
 // portFlag matches flag names that set a listening port or address.
-var portFlag = regexp.MustCompile(`(?i)(port|addr|address|listen|bind)`)
+var portFlag = lazyregexp.New(`(?i)(port|addr|address|listen|bind)`)
 
 // hostPort matches ":8080", "0.0.0.0:8080", "localhost:8080", "[::]:8080",
 // optionally after a URL scheme.
-var hostPort = regexp.MustCompile(`^(?:[a-z][a-z0-9+.-]*://)?(?:[A-Za-z0-9_.-]*|\[[0-9A-Fa-f:]*\]):(\d{1,5})/?$`)
+var hostPort = lazyregexp.New(`^(?:[a-z][a-z0-9+.-]*://)?(?:[A-Za-z0-9_.-]*|\[[0-9A-Fa-f:]*\]):(\d{1,5})/?$`)
 
 // portsInArgs finds ports the command line tells the server to listen on:
 // --port=N, --port N, --health-probe-addr=:N, host:N. Shell scripts

@@ -3,10 +3,10 @@ package rules
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -43,8 +43,8 @@ type imageReference struct {
 }
 
 var (
-	tagPattern    = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
-	digestPattern = regexp.MustCompile(`^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[0-9a-fA-F]{32,}$`)
+	tagPattern    = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+	digestPattern = lazyregexp.New(`^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[0-9a-fA-F]{32,}$`)
 )
 
 // parseImageReference splits an image reference into repository, tag and
@@ -375,11 +375,11 @@ func isTrue(b *bool) bool { return b != nil && *b }
 
 var (
 	// anyEnvName is what Kubernetes accepts as an env var name in $(VAR).
-	anyEnvName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	anyEnvName = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// upperEnvName is an env var name that is not a shell command substitution.
-	upperEnvName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+	upperEnvName = lazyregexp.New(`^[A-Z_][A-Z0-9_]*$`)
 	// serviceLinkVar matches the env vars the kubelet adds for Services.
-	serviceLinkVar = regexp.MustCompile(`_SERVICE_HOST$|_SERVICE_PORT(_[A-Z0-9_]+)?$|_PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?$`)
+	serviceLinkVar = lazyregexp.New(`_SERVICE_HOST$|_SERVICE_PORT(_[A-Z0-9_]+)?$|_PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?$`)
 	shells         = map[string]bool{"sh": true, "bash": true, "ash": true, "dash": true, "zsh": true, "ksh": true}
 )
 

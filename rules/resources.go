@@ -3,13 +3,13 @@ package rules
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/server"
@@ -346,7 +346,7 @@ volumes:
 }
 
 // downloadCommand recognises a model download in an init container's command line.
-var downloadCommand = regexp.MustCompile(`(?i)\b(gsutil|gcloud storage|aws s3|s5cmd|azcopy|az storage|rclone|huggingface-cli|hf download|snapshot_download|` +
+var downloadCommand = lazyregexp.New(`(?i)\b(gsutil|gcloud storage|aws s3|s5cmd|azcopy|az storage|rclone|huggingface-cli|hf download|snapshot_download|` +
 	`wget|curl|git clone|git lfs|mc cp|mc mirror|storage[-_]initializer|oras pull|dvc pull)\b`)
 
 func checkEphemeralStorage(pass *lint.Pass) {

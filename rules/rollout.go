@@ -2,13 +2,13 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -379,7 +379,7 @@ spec:
 }
 
 // keepAlive recognises commands that run forever on purpose.
-var keepAlive = regexp.MustCompile(`while\s+(true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\))|sleep\s+(infinity|inf\b|\d{4,})|tail\s+-f|--block\b|for\s*\(\(\s*;\s*;\s*\)\)`)
+var keepAlive = lazyregexp.New(`while\s+(true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\))|sleep\s+(infinity|inf\b|\d{4,})|tail\s+-f|--block\b|for\s*\(\(\s*;\s*;\s*\)\)`)
 
 func checkBatchAsService(pass *lint.Pass) {
 	w := pass.Workload()
@@ -423,7 +423,7 @@ func checkBatchAsService(pass *lint.Pass) {
 
 // batchWord recognises the name of a batch step in a container's name, image
 // or command ("convert", "download-model", "train.py").
-var batchWord = regexp.MustCompile(`(?i)(?:^|[^a-z])(train|training|finetune|fine-tune|fine_tune|convert|conversion|download|downloader|` +
+var batchWord = lazyregexp.New(`(?i)(?:^|[^a-z])(train|training|finetune|fine-tune|fine_tune|convert|conversion|download|downloader|` +
 	`migrate|migration|backfill|etl|batch|preprocess|preprocessing|quantize|evaluate|evaluation|benchmark|ingest|loadtest|load-test|warmup)(?:[^a-z]|$)`)
 
 // batchEvidence returns what makes a container look like a batch step, or ""

@@ -7,12 +7,13 @@ package gpu
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
 // GPU is one GPU model and the memory a server on it can use.
@@ -106,34 +107,34 @@ var karpenterGPUs = map[string]GPU{
 // https://cloud.google.com/compute/docs/accelerator-optimized-machines
 // Azure: https://learn.microsoft.com/azure/virtual-machines/sizes/overview#gpu-accelerated
 var instanceTypes = []struct {
-	pattern *regexp.Regexp
+	pattern *lazyregexp.Regexp
 	gpu     GPU
 }{
-	{regexp.MustCompile(`^g4dn\.`), t4},
-	{regexp.MustCompile(`^g5\.`), a10g},
-	{regexp.MustCompile(`^gr?6\.`), l4},
-	{regexp.MustCompile(`^g6e\.`), l40s},
-	{regexp.MustCompile(`^p3\.`), v100},
-	{regexp.MustCompile(`^p3dn\.`), v100x32},
-	{regexp.MustCompile(`^p4d\.`), a100x40},
-	{regexp.MustCompile(`^p4de\.`), a100x80},
-	{regexp.MustCompile(`^p5\.`), h100},
-	{regexp.MustCompile(`^p5en?\.`), h200},
-	{regexp.MustCompile(`^p6-b200\.`), b200},
-	{regexp.MustCompile(`^g2-standard-`), l4},
-	{regexp.MustCompile(`^a2-(highgpu|megagpu)-`), a100x40},
-	{regexp.MustCompile(`^a2-ultragpu-`), a100x80},
-	{regexp.MustCompile(`^a3-(highgpu|megagpu|edgegpu)-`), h100},
-	{regexp.MustCompile(`^a3-ultragpu-`), h200},
-	{regexp.MustCompile(`^a4-highgpu-`), b200},
-	{regexp.MustCompile(`(?i)^standard_nc\d+as_t4_v3$`), t4},
-	{regexp.MustCompile(`(?i)^standard_nc\d+s_v3$`), v100},
-	{regexp.MustCompile(`(?i)^standard_nc\d+ads_a100_v4$`), a100x80},
-	{regexp.MustCompile(`(?i)^standard_nd96asr_v4$`), a100x40},
-	{regexp.MustCompile(`(?i)^standard_nd96amsr_a100_v4$`), a100x80},
-	{regexp.MustCompile(`(?i)^standard_nc\d+ads_h100_v5$`), h100nvl},
-	{regexp.MustCompile(`(?i)^standard_nd96isr_h100_v5$`), h100},
-	{regexp.MustCompile(`(?i)^standard_nd96isr_h200_v5$`), h200},
+	{lazyregexp.New(`^g4dn\.`), t4},
+	{lazyregexp.New(`^g5\.`), a10g},
+	{lazyregexp.New(`^gr?6\.`), l4},
+	{lazyregexp.New(`^g6e\.`), l40s},
+	{lazyregexp.New(`^p3\.`), v100},
+	{lazyregexp.New(`^p3dn\.`), v100x32},
+	{lazyregexp.New(`^p4d\.`), a100x40},
+	{lazyregexp.New(`^p4de\.`), a100x80},
+	{lazyregexp.New(`^p5\.`), h100},
+	{lazyregexp.New(`^p5en?\.`), h200},
+	{lazyregexp.New(`^p6-b200\.`), b200},
+	{lazyregexp.New(`^g2-standard-`), l4},
+	{lazyregexp.New(`^a2-(highgpu|megagpu)-`), a100x40},
+	{lazyregexp.New(`^a2-ultragpu-`), a100x80},
+	{lazyregexp.New(`^a3-(highgpu|megagpu|edgegpu)-`), h100},
+	{lazyregexp.New(`^a3-ultragpu-`), h200},
+	{lazyregexp.New(`^a4-highgpu-`), b200},
+	{lazyregexp.New(`(?i)^standard_nc\d+as_t4_v3$`), t4},
+	{lazyregexp.New(`(?i)^standard_nc\d+s_v3$`), v100},
+	{lazyregexp.New(`(?i)^standard_nc\d+ads_a100_v4$`), a100x80},
+	{lazyregexp.New(`(?i)^standard_nd96asr_v4$`), a100x40},
+	{lazyregexp.New(`(?i)^standard_nd96amsr_a100_v4$`), a100x80},
+	{lazyregexp.New(`(?i)^standard_nc\d+ads_h100_v5$`), h100nvl},
+	{lazyregexp.New(`(?i)^standard_nd96isr_h100_v5$`), h100},
+	{lazyregexp.New(`(?i)^standard_nd96isr_h200_v5$`), h200},
 }
 
 // ForLabel returns the GPU a node label's value names, if it names one.

@@ -1,12 +1,12 @@
 package image
 
-import "regexp"
+import "github.com/modellint/modellint/internal/lazyregexp"
 
 // Credentials as a registry or a proxy in front of it may echo them in an
 // error body: an Authorization header's value, a token endpoint's JSON.
 var (
-	authorizationValue = regexp.MustCompile(`(?i)\b(basic|bearer)(\s+)[A-Za-z0-9._~+/=-]+`)
-	credentialField    = regexp.MustCompile(`(?i)("(?:access_token|refresh_token|token|password|auth|identitytoken|registrytoken)"\s*:\s*")[^"]*`)
+	authorizationValue = lazyregexp.New(`(?i)\b(basic|bearer)(\s+)[A-Za-z0-9._~+/=-]+`)
+	credentialField    = lazyregexp.New(`(?i)("(?:access_token|refresh_token|token|password|auth|identitytoken|registrytoken)"\s*:\s*")[^"]*`)
 )
 
 // RedactCredentials removes credentials from a message that may quote a

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/internal/quantity"
 )
@@ -672,7 +672,7 @@ func checkText(source []byte) (line int, err error) {
 	return 0, nil
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+var yamlLine = lazyregexp.New(`^yaml: (?:line (\d+): )?(.*)$`)
 
 // yamlError turns the parser's message into "file:line: message" on one line;
 // source starts at the file's line offset (0-based).

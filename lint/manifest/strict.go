@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -17,6 +16,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
 // builtInTypes are the Kubernetes types whose unknown fields are checked, by
@@ -348,7 +349,7 @@ func nearestField(root reflect.Type, path string) string {
 }
 
 // indexPattern matches the sequence indexes of a field path.
-var indexPattern = regexp.MustCompile(`\[\d+\]`)
+var indexPattern = lazyregexp.New(`\[\d+\]`)
 
 // structElem looks through pointers, slices and maps to the type they hold.
 func structElem(t reflect.Type) reflect.Type {

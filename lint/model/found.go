@@ -2,10 +2,11 @@ package model
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
 // Format is a kind of model that no serving layout here is made of, found
@@ -44,7 +45,7 @@ type Found struct {
 
 // checkpointPart matches the files of a TensorFlow checkpoint (the
 // tensor bundle of tf.train.Saver and tf.train.Checkpoint): prefix, part.
-var checkpointPart = regexp.MustCompile(`^(.+)\.(index|meta|data-\d{5}-of-\d{5})$`)
+var checkpointPart = lazyregexp.New(`^(.+)\.(index|meta|data-\d{5}-of-\d{5})$`)
 
 // findModels lists the models in a dir by format. The files of a
 // SavedModel found are its own, not models of their own.

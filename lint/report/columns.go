@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/clipperhouse/displaywidth"
+
+	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
 // writeColumns lays out a header and rows of cells, each cell already
@@ -72,8 +74,36 @@ func writeColumnRows(out *bytes.Buffer, header []string, rows [][]string, withHe
 func displayWidth(text string) int {
 	for i := 0; i < len(text); i++ {
 		if c := text[i]; c < 0x20 || c >= 0x7f {
-			return twwidth.WidthWithOptions(text, twwidth.Options{})
+			return runeWidths(text)
 		}
 	}
 	return len(text)
+}
+
+// ansiEscape matches the escape sequences the table library strips before
+// measuring: CSI (colours) and OSC (links) sequences.
+var ansiEscape = lazyregexp.New(`(\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\x1b\].*?(\x1b\\|\x07))`)
+
+// tabWidth is the columns a tab takes, the table library's default.
+const tabWidth = 8
+
+// runeWidths measures text as the table library's twwidth.WidthWithOptions
+// does with East Asian width off (TestWidthsMatchTablewriter): escape
+// sequences stripped, then each rune's width by displaywidth, the library
+// it uses. It is not called because its package init allocates a 650 KB
+// cache every start would pay for, and it takes a tab's width from the
+// environment (TABWIDTH, an .editorconfig), where this is 8 always.
+func runeWidths(text string) int {
+	if strings.IndexByte(text, '\x1b') >= 0 {
+		text = ansiEscape.ReplaceAllLiteralString(text, "")
+	}
+	width := 0
+	for _, r := range text {
+		if r == '\t' {
+			width += tabWidth
+		} else {
+			width += displaywidth.Options{}.Rune(r)
+		}
+	}
+	return width
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
@@ -115,6 +116,18 @@ func TestTableInPiecesIsTheTableWhole(t *testing.T) {
 		want := string(trimTrailingSpace(whole.Bytes())) + summaryLine(result) + "\n"
 		if got.String() != want {
 			t.Errorf("color %v: the table in pieces differs from the table whole (%d bytes, want %d)", color, got.Len(), len(want))
+		}
+	}
+}
+
+// TestWidthsMatchTablewriter: displayWidth measures as the table library
+// does, escape sequences, wide, combining and ambiguous characters alike.
+func TestWidthsMatchTablewriter(t *testing.T) {
+	for _, text := range []string{"", "plain", ansiRed + "error" + ansiReset, ansiDim + "spec" + ansiReset + " x",
+		"\x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\", "\x1b]0;title\x07after", "模型服务器", "café", "e\u0301t\u00e9",
+		"→", "±½", "✅ ok", "👩‍💻", "\x1b[", "a\x00b", "\u200b", "ｆｕｌｌ", "\U0001F1FA\U0001F1F8"} {
+		if got, want := displayWidth(text), twwidth.WidthWithOptions(text, twwidth.Options{}); got != want {
+			t.Errorf("displayWidth(%q) = %d, the library measures %d", text, got, want)
 		}
 	}
 }

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 )
 
@@ -218,10 +218,10 @@ func sarifVersions(tool string) (version, semantic string) {
 }
 
 // nonSemverChars are characters a pre-release identifier may not hold.
-var nonSemverChars = regexp.MustCompile(`[^0-9A-Za-z-]+`)
+var nonSemverChars = lazyregexp.New(`[^0-9A-Za-z-]+`)
 
 // semverPattern is Semantic Versioning 2.0, with the "v" Go tags carry.
-var semverPattern = regexp.MustCompile(`^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
+var semverPattern = lazyregexp.New(`^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
 	`(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?` +
 	`(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$`)
 

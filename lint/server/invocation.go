@@ -1,9 +1,10 @@
 package server
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
 // ModelSettings say where a runtime reads the model's name and location.
@@ -213,7 +214,7 @@ func envIn(c Container, names []string) (Value, bool) {
 	return Value{}, false
 }
 
-var varReference = regexp.MustCompile(`\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)`)
+var varReference = lazyregexp.New(`\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)`)
 
 // Expand replaces $(VAR) with its value as Kubernetes does for command,
 // args and env: unknown references stay as written, $$ escapes a dollar.

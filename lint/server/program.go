@@ -2,9 +2,10 @@ package server
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
 // ByProgram returns the runtime whose server the command line runs, or nil
@@ -191,7 +192,7 @@ var launchers = map[string][]string{
 var uvValueOptions = []string{"--with", "--with-requirements", "--with-editable", "--from", "--python", "-p",
 	"--project", "--directory", "--env-file", "--extra", "--group", "--package", "--index", "--default-index"}
 
-var pythonName = regexp.MustCompile(`^python[0-9.]*$`)
+var pythonName = lazyregexp.New(`^python[0-9.]*$`)
 
 func resolveCommand(argv []string) command {
 	for len(argv) > 0 {

@@ -12,12 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
 )
 
 // wantComment is `# want MDL205 "regexp"`, several allowed on one line.
-var wantComment = regexp.MustCompile(`want\s+(MDL\d{3})\s+("(?:[^"\\]|\\.)*")`)
+var wantComment = lazyregexp.New(`want\s+(MDL\d{3})\s+("(?:[^"\\]|\\.)*")`)
 
 // WantFile holds the expectations of findings that have no line (model
 // dirs, images): `PATH MDL101 "regexp"`, one a line, PATH relative to the

@@ -3,9 +3,10 @@ package cuda
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
 // Version is a dotted version: 12.2, 535.104.05.
@@ -171,7 +172,7 @@ type Toolkit struct {
 	FromFramework bool
 }
 
-var requireCUDA = regexp.MustCompile(`(?:^|[\s,])cuda>=([0-9]+(?:\.[0-9]+){0,2})`)
+var requireCUDA = lazyregexp.New(`(?:^|[\s,])cuda>=([0-9]+(?:\.[0-9]+){0,2})`)
 
 // FromEnv finds the toolkit version in the image env and labels, in the
 // order the NVIDIA container toolkit trusts them.
@@ -250,7 +251,7 @@ func Satisfied(require string, driver Version, brand string) (bool, error) {
 	return false, nil
 }
 
-var conditionPattern = regexp.MustCompile(`^([a-z]+)(>=|<=|!=|=|<|>)(.+)$`)
+var conditionPattern = lazyregexp.New(`^([a-z]+)(>=|<=|!=|=|<|>)(.+)$`)
 
 func evaluate(condition string, driver, driverCUDA Version, brand string) (bool, error) {
 	match := conditionPattern.FindStringSubmatch(condition)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -81,54 +82,57 @@ func dataTypeName(number uint64) string {
 // schema declares the fields of inference.ModelConfig (triton common's
 // protobuf/model_config.proto) that Read decodes, with their real names and
 // numbers. Other fields are parsed for syntax and skipped.
-var schema = textproto.MustSchema("inference",
-	[]textproto.Enum{{Name: "DataType", Values: dataTypes}},
-	[]textproto.Message{
-		{Name: "ModelConfig", Fields: []textproto.Field{
-			textproto.String("name", 1),
-			textproto.String("platform", 2),
-			textproto.MessageField("version_policy", 3, "ModelVersionPolicy"),
-			textproto.Int32("max_batch_size", 4),
-			textproto.Repeated(textproto.MessageField("input", 5, "ModelInput")),
-			textproto.Repeated(textproto.MessageField("output", 6, "ModelOutput")),
-			textproto.String("default_model_filename", 8),
-			textproto.Repeated(textproto.MessageField("cc_model_filenames", 9, "StringPair")),
-			textproto.MessageField("sequence_batching", 13, "Opaque"),
-			textproto.MessageField("ensemble_scheduling", 15, "Opaque"),
-			textproto.String("backend", 17),
-			textproto.Repeated(textproto.MessageField("batch_input", 20, "Opaque")),
-		}},
-		{Name: "Opaque"},
-		{Name: "StringPair", Fields: []textproto.Field{textproto.String("key", 1), textproto.String("value", 2)}},
-		{Name: "ModelVersionPolicy", Fields: []textproto.Field{
-			textproto.MessageField("latest", 1, "Latest"),
-			textproto.MessageField("all", 2, "Opaque"),
-			textproto.MessageField("specific", 3, "Specific"),
-		}},
-		{Name: "Latest", Fields: []textproto.Field{textproto.Uint32("num_versions", 1)}},
-		{Name: "Specific", Fields: []textproto.Field{textproto.Repeated(textproto.Int64("versions", 1))}},
-		{Name: "Reshape", Fields: []textproto.Field{textproto.Repeated(textproto.Int64("shape", 1))}},
-		{Name: "ModelInput", Fields: []textproto.Field{
-			textproto.String("name", 1),
-			textproto.EnumField("data_type", 2, "DataType"),
-			textproto.Repeated(textproto.Int64("dims", 4)),
-			textproto.MessageField("reshape", 5, "Reshape"),
-			textproto.Bool("optional", 8),
-		}},
-		{Name: "ModelOutput", Fields: []textproto.Field{
-			textproto.String("name", 1),
-			textproto.EnumField("data_type", 2, "DataType"),
-			textproto.Repeated(textproto.Int64("dims", 3)),
-			textproto.MessageField("reshape", 5, "Reshape"),
-		}},
-	})
+// Built when first used: at package init every run paid for it.
+var schema = sync.OnceValue(func() *textproto.Schema {
+	return textproto.MustSchema("inference",
+		[]textproto.Enum{{Name: "DataType", Values: dataTypes}},
+		[]textproto.Message{
+			{Name: "ModelConfig", Fields: []textproto.Field{
+				textproto.String("name", 1),
+				textproto.String("platform", 2),
+				textproto.MessageField("version_policy", 3, "ModelVersionPolicy"),
+				textproto.Int32("max_batch_size", 4),
+				textproto.Repeated(textproto.MessageField("input", 5, "ModelInput")),
+				textproto.Repeated(textproto.MessageField("output", 6, "ModelOutput")),
+				textproto.String("default_model_filename", 8),
+				textproto.Repeated(textproto.MessageField("cc_model_filenames", 9, "StringPair")),
+				textproto.MessageField("sequence_batching", 13, "Opaque"),
+				textproto.MessageField("ensemble_scheduling", 15, "Opaque"),
+				textproto.String("backend", 17),
+				textproto.Repeated(textproto.MessageField("batch_input", 20, "Opaque")),
+			}},
+			{Name: "Opaque"},
+			{Name: "StringPair", Fields: []textproto.Field{textproto.String("key", 1), textproto.String("value", 2)}},
+			{Name: "ModelVersionPolicy", Fields: []textproto.Field{
+				textproto.MessageField("latest", 1, "Latest"),
+				textproto.MessageField("all", 2, "Opaque"),
+				textproto.MessageField("specific", 3, "Specific"),
+			}},
+			{Name: "Latest", Fields: []textproto.Field{textproto.Uint32("num_versions", 1)}},
+			{Name: "Specific", Fields: []textproto.Field{textproto.Repeated(textproto.Int64("versions", 1))}},
+			{Name: "Reshape", Fields: []textproto.Field{textproto.Repeated(textproto.Int64("shape", 1))}},
+			{Name: "ModelInput", Fields: []textproto.Field{
+				textproto.String("name", 1),
+				textproto.EnumField("data_type", 2, "DataType"),
+				textproto.Repeated(textproto.Int64("dims", 4)),
+				textproto.MessageField("reshape", 5, "Reshape"),
+				textproto.Bool("optional", 8),
+			}},
+			{Name: "ModelOutput", Fields: []textproto.Field{
+				textproto.String("name", 1),
+				textproto.EnumField("data_type", 2, "DataType"),
+				textproto.Repeated(textproto.Int64("dims", 3)),
+				textproto.MessageField("reshape", 5, "Reshape"),
+			}},
+		})
+})
 
 // Read parses a config.pbtxt.
 func Read(text []byte) (*Config, error) {
 	if len(text) > MaxConfig {
 		return nil, fmt.Errorf("%w: %d bytes, more than the %d a model configuration may have", ErrInvalid, len(text), MaxConfig)
 	}
-	encoded, err := schema.ToWire(text, "ModelConfig")
+	encoded, err := schema().ToWire(text, "ModelConfig")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -17,6 +16,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/render/charts"
 
@@ -325,7 +325,7 @@ func (r *renderer) engineRender() (map[string]string, error) {
 // "execution error at (tfs/templates/deployment.yaml:12:20): ...",
 // "parse error at (tfs/templates/_helpers.tpl:5): ...",
 // "template: tfs/templates/x.yaml:3:5: executing ...".
-var helmLocation = regexp.MustCompile(`(?:\(|template: )([^():\s]+):(\d+)(?::(\d+))?`)
+var helmLocation = lazyregexp.New(`(?:\(|template: )([^():\s]+):(\d+)(?::(\d+))?`)
 
 // renderError names the template file users edit in front of Helm's message.
 func (r *renderer) renderError(err error) error {
@@ -342,7 +342,7 @@ func (r *renderer) renderError(err error) error {
 	return fmt.Errorf("%s: %s", r.display, message)
 }
 
-var loadErrorLine = regexp.MustCompile(`^[^\n]*?:(\d+): (.*)$`)
+var loadErrorLine = lazyregexp.New(`^[^\n]*?:(\d+): (.*)$`)
 
 // yamlError reports rendered output that is not YAML at the template line
 // that wrote the offending line.

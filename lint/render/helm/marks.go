@@ -1,11 +1,12 @@
 package helm
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
 // Go templates copy the text outside actions verbatim, through range, if,
@@ -16,7 +17,7 @@ import (
 // lines as the real one, which is what lets the marks be trusted.
 
 // markPattern matches one mark: template file number and line.
-var markPattern = regexp.MustCompile(`⟦(\d+):(\d+)⟧`)
+var markPattern = lazyregexp.New(`⟦(\d+):(\d+)⟧`)
 
 func mark(file, line int) string {
 	return "⟦" + strconv.Itoa(file) + ":" + strconv.Itoa(line) + "⟧"

@@ -2,9 +2,10 @@ package python
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
 // TargetKind says what an entry's word names.
@@ -64,7 +65,7 @@ type Entry struct {
 	Targets []Target
 }
 
-var pythonProgram = regexp.MustCompile(`^python(\d+(\.\d+)?t?)?$`)
+var pythonProgram = lazyregexp.New(`^python(\d+(\.\d+)?t?)?$`)
 
 // launchers run the command after their options.
 var launchers = map[string][]string{

@@ -2,9 +2,9 @@ package python
 
 import (
 	"path"
-	"regexp"
 	"strings"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
 
@@ -31,7 +31,7 @@ type searchPath struct {
 
 // extensionTag matches an extension module's file name: NAME.so,
 // NAME.abi3.so, NAME.cpython-311-x86_64-linux-gnu.so.
-var extensionTag = regexp.MustCompile(`^(.+?)\.(?:(abi3)|cpython-(\d)(\d+)(t?)(?:-[a-z0-9_]+(?:-[a-z0-9_]+)*)?)\.so$`)
+var extensionTag = lazyregexp.New(`^(.+?)\.(?:(abi3)|cpython-(\d)(\d+)(t?)(?:-[a-z0-9_]+(?:-[a-z0-9_]+)*)?)\.so$`)
 
 // moduleIn looks for module name in one directory as the path-based
 // finder does: a regular package (NAME/__init__.*), a module (NAME.py,

@@ -2,10 +2,10 @@ package python
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
 
@@ -27,11 +27,11 @@ type OtherSite struct {
 // of PYTHON-VERSION directories below (lib/python3.10/site-packages).
 var otherSiteRoots = []string{"/usr/local/lib", "/usr/lib", "/usr/local/lib64", "/usr/lib64", "/opt/conda/lib", "/root/.local/lib"}
 
-var pythonLibDir = regexp.MustCompile(`^python\d+(\.\d+)?t?$`)
+var pythonLibDir = lazyregexp.New(`^python\d+(\.\d+)?t?$`)
 
 // eggInfo matches setuptools' metadata directory (NAME-VERSION-pyX.Y.egg-info,
 // or NAME-VERSION.egg-info as Debian's packages install it).
-var eggInfo = regexp.MustCompile(`^([A-Za-z0-9_.]+)-([^-]+?)(?:-py\d+(?:\.\d+)?)?\.egg-info$`)
+var eggInfo = lazyregexp.New(`^([A-Za-z0-9_.]+)-([^-]+?)(?:-py\d+(?:\.\d+)?)?\.egg-info$`)
 
 // maxOtherSites bounds the site dirs of other Pythons looked at.
 const maxOtherSites = 32

@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/image/rootfs"
@@ -46,7 +46,7 @@ type Flags struct {
 	SafePath          bool // -P, -I: the script's dir or cwd is not prepended
 }
 
-var versionedName = regexp.MustCompile(`^python(\d+\.\d+)t?$`)
+var versionedName = lazyregexp.New(`^python(\d+\.\d+)t?$`)
 
 // resolver looks files up in the merged image.
 type resolver struct {

@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
 
@@ -45,9 +45,9 @@ type Libc struct {
 }
 
 var (
-	manylinuxTag = regexp.MustCompile(`^(manylinux|musllinux)_(\d+)_(\d+)_([a-z0-9_]+)$`)
-	legacyTag    = regexp.MustCompile(`^manylinux(1|2010|2014)_([a-z0-9_]+)$`)
-	libcFileName = regexp.MustCompile(`^libc-(\d+\.\d+)\.so$`)
+	manylinuxTag = lazyregexp.New(`^(manylinux|musllinux)_(\d+)_(\d+)_([a-z0-9_]+)$`)
+	legacyTag    = lazyregexp.New(`^manylinux(1|2010|2014)_([a-z0-9_]+)$`)
+	libcFileName = lazyregexp.New(`^libc-(\d+\.\d+)\.so$`)
 )
 
 // legacyGlibc are the glibc versions of the manylinux tags before PEP 600.
