@@ -57,7 +57,7 @@ func (f *File) offset(pos Position) (int, bool) {
 	if pos.Line < 1 || pos.Line > len(f.lineStarts) || pos.Column < 1 {
 		return 0, false
 	}
-	start := f.lineStarts[pos.Line-1]
+	start := f.lineStart(pos.Line - 1)
 	end := start + pos.Column - 1
 	if end > len(f.Source) {
 		return 0, false
@@ -75,8 +75,8 @@ func (f *File) position(offset int) Position {
 	f.Line(1)
 	// The last line starting at or before offset; rules ask this for every
 	// fix they offer, so it is a search, not a scan.
-	line := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > offset })
-	return Position{Line: line, Column: offset - f.lineStarts[line-1] + 1}
+	line := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStart(i) > offset })
+	return Position{Line: line, Column: offset - f.lineStart(line-1) + 1}
 }
 
 func (f *File) edit(start, end int, text string) Edit {
@@ -97,10 +97,10 @@ func (f *File) review(start, end int, text string) Review {
 		last = first
 	}
 	last = max(first, min(last, len(f.lineStarts)))
-	from := f.lineStarts[first-1]
+	from := f.lineStart(first - 1)
 	to := len(f.Source)
 	if last < len(f.lineStarts) {
-		to = f.lineStarts[last]
+		to = f.lineStart(last)
 	}
 	changed := string(f.Source[from:start]) + text + string(f.Source[end:max(end, to)])
 	changed = strings.ReplaceAll(changed, "\r\n", "\n")
@@ -338,7 +338,7 @@ func (o *Object) AddFields(path, block string) (Edit, bool) {
 	var text strings.Builder
 	at := len(file.Source)
 	if end < len(file.lineStarts) {
-		at = file.lineStarts[end]
+		at = file.lineStart(end)
 	} else if len(file.Source) > 0 && file.Source[len(file.Source)-1] != '\n' {
 		text.WriteString(newline) // the last line had no line end
 	}

@@ -44,29 +44,36 @@ type File struct {
 	Rendered bool
 
 	lineStartsOnce sync.Once
-	lineStarts     []int
+	lineStarts     []int32
 }
 
 // Line returns the text of a 1-based line, without its newline.
 func (f *File) Line(n int) string {
 	f.lineStartsOnce.Do(func() {
-		f.lineStarts = []int{0}
+		// Sized to the line count, 4 bytes a line (a file, read or
+		// rendered, is far below 2 GiB): fixes read the lines of ~1,000
+		// files at 10,000 workloads, whose offsets appended as ints held
+		// 3.5 MB.
+		f.lineStarts = make([]int32, 1, 1+bytes.Count(f.Source, []byte{'\n'}))
 		for i, b := range f.Source {
 			if b == '\n' {
-				f.lineStarts = append(f.lineStarts, i+1)
+				f.lineStarts = append(f.lineStarts, int32(i+1))
 			}
 		}
 	})
 	if n < 1 || n > len(f.lineStarts) {
 		return ""
 	}
-	start := f.lineStarts[n-1]
+	start := f.lineStart(n - 1)
 	end := len(f.Source)
 	if n < len(f.lineStarts) {
-		end = f.lineStarts[n] - 1
+		end = f.lineStart(n) - 1
 	}
 	return strings.TrimSuffix(string(f.Source[start:end]), "\r")
 }
+
+// lineStart is the offset of the 0-based line i; Line builds the index.
+func (f *File) lineStart(i int) int { return int(f.lineStarts[i]) }
 
 // Object is one Kubernetes object: a document, or an item of a List.
 type Object struct {
