@@ -1,12 +1,15 @@
 package report
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/lint"
 )
 
@@ -158,19 +161,85 @@ func writeJUnit(w io.Writer, result *lint.Result, _ Options) error {
 		report.Errors += suite.Errors
 		report.Suites = append(report.Suites, *suite)
 	}
+	return writeJUnitSuites(w, report)
+}
+
+// junitSuiteBatch is how many suites are encoded at once, on every CPU.
+const junitSuiteBatch = 64
+
+// xmlBuffers hold encoded suites until they are written; reused, so a
+// run's 1,000 suites do not each grow a buffer of their own.
+var xmlBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeJUnitSuites writes the report as one encoding/xml encoding of it,
+// indented, would (TestJUnitSuitesEncodedApart): its suites, each encoded
+// on its own at the depth it has in the whole, on every CPU a batch at a
+// time. Encoded whole, on one CPU, encoding/xml took most of the time a
+// 10,000-workload run spent writing its 430,000 cases.
+func writeJUnitSuites(w io.Writer, report junitTestSuites) error {
+	suites := report.Suites
+	report.Suites = nil
+	var head bytes.Buffer
+	if err := encodeXML(&head, report, "", xml.StartElement{}); err != nil {
+		return err
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
-	encoder := xml.NewEncoder(w)
-	encoder.Indent("", "  ")
-	if err := encoder.Encode(report); err != nil {
-		return fmt.Errorf("junit: %w", err)
+	if len(suites) == 0 {
+		_, err := io.WriteString(w, head.String()+"\n") // <testsuites ...></testsuites>
+		return err
 	}
-	if err := encoder.Close(); err != nil {
-		return fmt.Errorf("junit: %w", err)
+	if _, err := io.WriteString(w, strings.TrimSuffix(head.String(), "</testsuites>")); err != nil {
+		return err
 	}
-	_, err := io.WriteString(w, "\n")
+	element := xml.StartElement{Name: xml.Name{Local: "testsuite"}}
+	type encoded struct {
+		xml *bytes.Buffer
+		err error
+	}
+	for start := 0; start < len(suites); start += junitSuiteBatch {
+		batch := suites[start:min(start+junitSuiteBatch, len(suites))]
+		for _, suite := range parallel.Map(batch, func(suite junitTestSuite) encoded {
+			buffer := xmlBuffers.Get().(*bytes.Buffer)
+			buffer.Reset()
+			return encoded{buffer, encodeXML(buffer, suite, "  ", element)}
+		}) {
+			err := suite.err
+			if err == nil {
+				_, err = io.WriteString(w, "\n")
+			}
+			if err == nil {
+				_, err = w.Write(suite.xml.Bytes())
+			}
+			xmlBuffers.Put(suite.xml)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	_, err := io.WriteString(w, "\n</testsuites>\n")
 	return err
+}
+
+// encodeXML encodes value into out, indented by two spaces a level after
+// prefix, as the element start when it has a name.
+func encodeXML(out *bytes.Buffer, value any, prefix string, start xml.StartElement) error {
+	encoder := xml.NewEncoder(out)
+	encoder.Indent(prefix, "  ")
+	var err error
+	if start.Name.Local != "" {
+		err = encoder.EncodeElement(value, start)
+	} else {
+		err = encoder.Encode(value)
+	}
+	if err == nil {
+		err = encoder.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	return nil
 }
 
 func junitCase(check *junitCheck, ruleName string) junitTestCase {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -180,5 +181,52 @@ func TestJUnitKeepsAwkwardText(t *testing.T) {
 	}
 	if !strings.HasPrefix(failure.Message, "bad \uFFFD byte") {
 		t.Errorf("failure message %q", failure.Message)
+	}
+}
+
+// TestJUnitSuitesEncodedApart: the suites encoded one by one and joined are
+// the bytes encoding/xml writes for the whole report: with no suite, one,
+// and more than a batch, with text that must be escaped or split.
+func TestJUnitSuitesEncodedApart(t *testing.T) {
+	awkward := "a <b> & \"c\" 'd'\n\te ]]> f"
+	suite := func(i int) junitTestSuite {
+		s := junitTestSuite{Name: fmt.Sprintf("dir/file-%d.yaml", i), File: fmt.Sprintf("dir/file-%d.yaml", i)}
+		for c := range i % 4 {
+			testCase := junitTestCase{Name: fmt.Sprintf("MDL20%d rule: %s", c, awkward), ClassName: "modellint.MDL20" + fmt.Sprint(c), File: s.File, Line: c}
+			switch c {
+			case 1:
+				testCase.Failure = &junitMessage{Message: awkward, Type: "error", Text: awkward + "\n"}
+			case 2:
+				testCase.Skipped = &junitMessage{Message: "no image read"}
+			case 3:
+				testCase.SystemOut = &junitText{Text: awkward}
+			}
+			s.Cases = append(s.Cases, testCase)
+			s.Tests++
+		}
+		return s
+	}
+	for _, suites := range []int{0, 1, 2, junitSuiteBatch + 3} {
+		report := junitTestSuites{Name: "modellint", Tests: suites}
+		for i := range suites {
+			report.Suites = append(report.Suites, suite(i))
+		}
+		var whole bytes.Buffer
+		whole.WriteString(xml.Header)
+		encoder := xml.NewEncoder(&whole)
+		encoder.Indent("", "  ")
+		if err := encoder.Encode(report); err != nil {
+			t.Fatal(err)
+		}
+		encoder.Close()
+		whole.WriteString("\n")
+
+		var apart bytes.Buffer
+		if err := writeJUnitSuites(&apart, report); err != nil {
+			t.Fatal(err)
+		}
+		if apart.String() != whole.String() {
+			t.Errorf("%d suites: encoded apart\n%s\nwhole\n%s", suites, apart.String(), whole.String())
+		}
 	}
 }
