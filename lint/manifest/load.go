@@ -577,6 +577,9 @@ func parsePart(path string, part streamPart) parsedPart {
 	var out parsedPart
 	decoder := yaml.NewDecoder(bytes.NewReader(part.source))
 	keys := map[string]string{}
+	// One span index for the part's documents, emptied for each: a map
+	// made per document was a tenth of a 10,000-workload run's allocation.
+	spans := map[string]span{}
 	for index := 0; ; index++ {
 		var root yaml.Node
 		err := decoder.Decode(&root)
@@ -593,7 +596,8 @@ func parsePart(path string, part streamPart) parsedPart {
 		}
 		doc := &Document{File: path, Index: index}
 		size := countNodes(&root)
-		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}, size.fields), budget: 10*size.nodes + 10000, keys: keys, values: size.expands}
+		clear(spans)
+		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}, size.fields), budget: 10*size.nodes + 10000, keys: keys, values: size.expands, spans: spans}
 		conv.text.Grow(size.text)
 		if doc.expanded, err = conv.convert(&root, 0, true); err != nil {
 			out.convertErr, out.failedDoc = err, index

@@ -48,6 +48,18 @@ func writeColumnRows(out *bytes.Buffer, header []string, rows [][]string, withHe
 	if !withHeader {
 		table = table[1:]
 	}
+	// Sized once: every line is as wide as the columns and their spaces
+	// (then trimmed); grown as written, the buffers of a 10,000-workload
+	// table were a tenth of the run's allocation.
+	lineWidth := 1
+	for _, width := range widths {
+		lineWidth += width + 2
+	}
+	lineCount := 0
+	for _, lines := range table {
+		lineCount += len(lines)
+	}
+	out.Grow(lineCount * lineWidth)
 	for _, lines := range table {
 		for l, cells := range lines {
 			if l > 0 && !slices.ContainsFunc(cells, func(cell cellLine) bool { return cell.text != "" }) {
