@@ -123,7 +123,10 @@ func wrapWords(text string, width int) []string {
 			lines = append(lines, "")
 			continue
 		}
+		// Each line's room made once (a width's worth, or the paragraph's
+		// rest), not grown word by word: the table wraps every message.
 		var line strings.Builder
+		line.Grow(min(max(width, 0), len(paragraph)))
 		line.WriteString(words[0])
 		lineWidth := displayWidth(words[0])
 		for _, word := range words[1:] {
@@ -131,6 +134,7 @@ func wrapWords(text string, width int) []string {
 			if lineWidth+1+wordWidth > width {
 				lines = append(lines, line.String())
 				line.Reset()
+				line.Grow(min(max(width, 0), len(paragraph)))
 				line.WriteString(word)
 				lineWidth = wordWidth
 				continue
