@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/lint/cluster"
@@ -281,21 +282,36 @@ func (c *checker) run(target *Target, set *manifest.Set) *evaluated {
 	if c.records == RecordAll {
 		out.records = make([]record, 0, len(applies))
 	}
+	// The findings gather in a reused slice and are kept in one of their
+	// size, and one Pass serves the target's rules in turn: made anew for
+	// each of 430,000 checks, they were a tenth of a 10,000-workload run's
+	// allocation.
+	scratch := findingScratch.Get().(*[]Finding)
+	out.findings = (*scratch)[:0]
+	pass := &Pass{Target: target, Objects: set, Config: c.config, Cluster: c.nodes}
 	for _, rule := range applies {
-		c.check(out, rule, set)
+		c.check(out, pass, rule)
 	}
-	out.findings = slices.Clone(out.findings)
+	kept := slices.Clone(out.findings)
+	clear(out.findings) // what they point to is not held by the pool
+	*scratch = out.findings[:0]
+	findingScratch.Put(scratch)
+	out.findings = kept
 	return out
 }
 
-// check runs one rule on the target of e and records how it ended.
-func (c *checker) check(e *evaluated, rule *Rule, set *manifest.Set) {
+// findingScratch holds the slices findings gather in, see run.
+var findingScratch = sync.Pool{New: func() any { return new([]Finding) }}
+
+// check runs one rule on the target of e with pass, the target's, and
+// records how it ended.
+func (c *checker) check(e *evaluated, pass *Pass, rule *Rule) {
 	target := e.target
 	end := record{rule: rule, status: StatusPass}
 	if missing := target.missingFacts(rule); missing != "" {
 		end.status, end.reason = StatusSkip, missing
 	} else {
-		pass := &Pass{Rule: rule, Target: target, Objects: set, Config: c.config, Cluster: c.nodes}
+		pass.Rule, pass.findings, pass.skipReason = rule, pass.findings[:0], ""
 		rule.Check(pass)
 		if target.Baked != nil {
 			target.Baked.locate(pass.findings)
