@@ -33,14 +33,25 @@ func writeColumnRows(out *bytes.Buffer, header []string, rows [][]string, withHe
 	widths := make([]int, len(header))
 	table := make([][][]cellLine, 0, len(rows)+1)
 	for _, row := range append([][]string{header}, rows...) {
-		var lines [][]cellLine
+		// The row's lines in one allocation, as many as its tallest cell's.
+		height := 0
+		for _, cell := range row {
+			height = max(height, strings.Count(cell, "\n")+1)
+		}
+		cells := make([]cellLine, height*len(header))
+		lines := make([][]cellLine, height)
+		for l := range lines {
+			lines[l] = cells[l*len(header) : (l+1)*len(header)]
+		}
 		for column, cell := range row {
-			for l, text := range strings.Split(cell, "\n") {
-				for len(lines) <= l {
-					lines = append(lines, make([]cellLine, len(header)))
-				}
+			for l := 0; ; l++ {
+				text, rest, more := strings.Cut(cell, "\n")
 				lines[l][column] = cellLine{text, displayWidth(text)}
 				widths[column] = max(widths[column], lines[l][column].width)
+				if !more {
+					break
+				}
+				cell = rest
 			}
 		}
 		table = append(table, lines)
