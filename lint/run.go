@@ -161,9 +161,15 @@ func Run(options Options) (*Result, error) {
 	// On every CPU, each target's rules in order on one goroutine; the
 	// results come back in target order, so the report does not depend on
 	// the schedule.
-	all = append(all, parallel.Map(workloadPhase, func(target *Target) *evaluated {
-		return checks.run(target, units.of(target))
-	})...)
+	order := byNamespaceInTurn(workloadPhase)
+	evaluatedInTurn := parallel.Map(order, func(i int) *evaluated {
+		return checks.run(workloadPhase[i], units.of(workloadPhase[i]))
+	})
+	inTargetOrder := make([]*evaluated, len(workloadPhase))
+	for turn, i := range order {
+		inTargetOrder[i] = evaluatedInTurn[turn]
+	}
+	all = append(all, inTargetOrder...)
 	result.addEvaluated(all)
 	result.reportInvalid(set.Invalid, options.Rules)
 	result.reportUnknown(set.Unknown, options.Rules)
@@ -172,6 +178,39 @@ func Run(options Options) (*Result, error) {
 	result.PassSuppressed()
 	result.sort()
 	return result, nil
+}
+
+// byNamespaceInTurn is the order the workers take the targets in: a
+// target of each namespace in turn, the namespaces in the order they first
+// appear. Rules derive some values once per namespace (Set.Derived), and a
+// worker that needs one another is deriving waits for it; taken in target
+// order, where a namespace's workloads sit side by side, both workers
+// started on the same namespace together and one waited.
+func byNamespaceInTurn(targets []*Target) []int {
+	var namespaces []string
+	members := map[string][]int{}
+	for i, target := range targets {
+		namespace := ""
+		if target.Workload != nil {
+			namespace = target.Workload.Object.Namespace
+		}
+		if _, seen := members[namespace]; !seen {
+			namespaces = append(namespaces, namespace)
+		}
+		members[namespace] = append(members[namespace], i)
+	}
+	order := make([]int, 0, len(targets))
+	for turn := 0; len(namespaces) > 0; turn++ {
+		left := namespaces[:0] // those with targets after this turn
+		for _, namespace := range namespaces {
+			order = append(order, members[namespace][turn])
+			if turn+1 < len(members[namespace]) {
+				left = append(left, namespace)
+			}
+		}
+		namespaces = left
+	}
+	return order
 }
 
 // excludes are the paths a walk leaves out: the config's exclude: globs,

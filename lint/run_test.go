@@ -3,9 +3,11 @@ package lint
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
 )
 
@@ -137,5 +139,24 @@ func TestReportOnModelTarget(t *testing.T) {
 	pass.Report("spec", "a finding")
 	if len(pass.findings) != 1 || pass.findings[0].Location.File != "models/resnet" {
 		t.Errorf("findings %+v", pass.findings)
+	}
+}
+
+// TestByNamespaceInTurn: the workers take a target of each namespace in
+// turn, namespaces in the order they first appear, every target once.
+func TestByNamespaceInTurn(t *testing.T) {
+	var targets []*Target
+	for _, namespace := range []string{"a", "a", "a", "b", "", "b", "c"} {
+		object := &manifest.Object{Kind: "Deployment", Namespace: namespace}
+		targets = append(targets, &Target{Workload: &manifest.Workload{Object: object}})
+	}
+	targets = append(targets, &Target{Model: &model.Model{Dir: "m"}}) // no namespace, as ""
+	got := byNamespaceInTurn(targets)
+	want := []int{0, 3, 4, 6, 1, 5, 7, 2}
+	if !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	if got := byNamespaceInTurn(nil); len(got) != 0 {
+		t.Errorf("no targets: order %v", got)
 	}
 }
