@@ -164,17 +164,18 @@ func foundIn(m *model.Model, dir string) []model.Found {
 
 // versionLikeNames are dir names people give versions that servers do not
 // read as numbers (v1, version-2).
-var versionLikeName = func() func(string) string {
-	pattern := lazyregexp.New(`(?i)^(?:v|version[-_]?)(\d+)$`)
-	return func(dir string) string {
-		match := pattern.FindStringSubmatch(path.Base(dir))
-		if match == nil {
-			return ""
-		}
-		return fmt.Sprintf(" (or, if %s is meant as version %s of %s, rename it to %s and point the server at %s)",
-			path.Base(dir), match[1], path.Dir(dir), match[1], path.Dir(dir))
+var versionLikeNames = lazyregexp.New(`(?i)^(?:v|version[-_]?)(\d+)$`)
+
+// versionLikeName is the hint for a dir named like a version: rename it to
+// the number; "" for other names.
+func versionLikeName(dir string) string {
+	match := versionLikeNames.FindStringSubmatch(path.Base(dir))
+	if match == nil {
+		return ""
 	}
-}()
+	return fmt.Sprintf(" (or, if %s is meant as version %s of %s, rename it to %s and point the server at %s)",
+		path.Base(dir), match[1], path.Dir(dir), match[1], path.Dir(dir))
+}
 
 // renameHint suggests renaming a lone non-numeric dir (v1, export) to 1.
 func renameHint(m *model.Model, fallback string) string {

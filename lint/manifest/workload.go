@@ -308,6 +308,14 @@ func IsWorkloadKind(o *Object) bool {
 // Workloads extracts every pod template of an object. Objects of other kinds
 // yield none.
 func Workloads(o *Object) ([]*Workload, error) {
+	workloads, err := extractWorkloads(o)
+	for _, w := range workloads {
+		w.name = w.describe() // now that its component is final
+	}
+	return workloads, err
+}
+
+func extractWorkloads(o *Object) ([]*Workload, error) {
 	// A workload of a built-in kind is then read off the typed object; a
 	// serving CRD whose strict decode met a field of the wrong type is
 	// rejected by the API server as a whole.
@@ -316,11 +324,7 @@ func Workloads(o *Object) ([]*Workload, error) {
 	}
 	key := o.Group() + "/" + o.Kind
 	if extract, ok := multiTemplateKinds[key]; ok {
-		workloads, err := extract(o)
-		for _, w := range workloads {
-			w.name = w.describe()
-		}
-		return workloads, err
+		return extract(o)
 	}
 	template, ok := podTemplates[key]
 	if !ok {
@@ -339,7 +343,6 @@ func Workloads(o *Object) ([]*Workload, error) {
 	if err := w.decodeController(key); err != nil {
 		return nil, err
 	}
-	w.name = w.describe()
 	return []*Workload{w}, nil
 }
 
