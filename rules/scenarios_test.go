@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,6 +147,43 @@ func TestScenarios(t *testing.T) {
 		case (!fired || !passed) && known:
 			t.Logf("%s: not covered by a scenario: %s", rule.ID, gap)
 		}
+	}
+}
+
+// TestScenariosOnOneCPU: every scenario gives its expected.json with the
+// targets' rules run one after another on one CPU, in the order the
+// workers take them, as with them spread over every CPU (TestScenarios):
+// what a run finds does not depend on the schedule, whatever the targets
+// (plain, Helm and CRD workloads, images started through wrapper scripts,
+// baked models). Images are read from one source here; TestScenarios reads
+// every source.
+func TestScenariosOnOneCPU(t *testing.T) {
+	if *update {
+		t.Skip("-update rewrites expected.json from TestScenarios")
+	}
+	entries, err := os.ReadDir(scenarioDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	registry := &scenarioRegistry{parent: t}
+	ignore := func(*lint.Result) {}
+	for _, entry := range entries {
+		if !entry.IsDir() {
+			continue
+		}
+		t.Run(entry.Name(), func(t *testing.T) {
+			dir, err := filepath.Abs(filepath.Join(scenarioDir, entry.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var options lint.ImageOptions
+			var normalize func(string) string
+			if images := loadScenarioImages(t, dir, registry); images != nil {
+				options, normalize = images.options(t, images.sources()[0])
+			}
+			compareScenario(t, dir, runScenario(t, dir, options, normalize, ignore))
+		})
 	}
 }
 
