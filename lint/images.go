@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -113,6 +114,26 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		defer cancel()
 	}
 
+	// A workload whose images are read is held (its pod spec decoded) until
+	// they are: they are read with what its containers start. One whose
+	// images cannot be read (--offline, not mapped) is not: they are
+	// reported missing whatever the platform, so it is left out of the key.
+	mayRead := map[string]bool{}
+	for _, target := range targets {
+		for _, container := range workloadContainers(target) {
+			if _, seen := mayRead[container.Image]; !seen && container.Image != "" {
+				_, mapped := mappings[container.Image]
+				_, isTagged := tagged[tagName(container.Image)]
+				mayRead[container.Image] = mapped || isTagged || options.Image.Registry || !validReference(container.Image)
+			}
+		}
+	}
+	var held []*manifest.Workload
+	defer func() {
+		for _, workload := range held {
+			workload.Release()
+		}
+	}()
 	uses := map[imageKey][]imageUse{}
 	used := map[string]bool{} // sources that stand for a manifest's image
 	for _, target := range targets {
@@ -120,6 +141,19 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		if workload == nil {
 			continue
 		}
+		if !slices.ContainsFunc(workload.Containers, func(c *manifest.Container) bool { return mayRead[c.Image] }) {
+			for _, container := range workload.Containers {
+				if container.Image != "" {
+					key := imageKey{reference: container.Image}
+					uses[key] = append(uses[key], imageUse{target: target, container: container})
+				}
+			}
+			continue
+		}
+		if err := workload.Hold(); err != nil {
+			return nil, err
+		}
+		held = append(held, workload)
 		platform := defaultPlatform
 		if arch := workload.Spec.NodeSelector["kubernetes.io/arch"]; arch != "" && options.Image.Platform == "" {
 			platform = v1.Platform{OS: "linux", Architecture: arch}
@@ -232,6 +266,15 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		result.Files = append(result.Files, source)
 	}
 	return targets, nil
+}
+
+// workloadContainers are the containers of a workload target, none for
+// another target.
+func workloadContainers(target *Target) []*manifest.Container {
+	if target.Workload == nil {
+		return nil
+	}
+	return target.Workload.Containers
 }
 
 func sortedKeys(m map[string]string) []string {

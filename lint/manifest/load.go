@@ -86,6 +86,7 @@ type Object struct {
 	Namespace  string
 
 	strict *strictDecoding // see decodeStrict
+	holds  *typedHolds     // see Hold; nil when the typed fields are never released
 }
 
 // Group is the API group of the object ("" for the core group).

@@ -30,8 +30,25 @@ type Set struct {
 	derived   map[string]*derivedValue // see Derived
 }
 
+// SetOption changes how NewSet reads the objects.
+type SetOption func(*setOptions)
+
+type setOptions struct {
+	releaseTyped bool
+}
+
+// ReleaseTyped drops the typed fields of each object's workloads as soon
+// as they are extracted, before the next objects are decoded: a caller
+// holds a workload (Workload.Hold) while it reads them. Without it, they
+// stay for as long as the set does.
+func ReleaseTyped() SetOption { return func(o *setOptions) { o.releaseTyped = true } }
+
 // NewSet indexes the objects of the files and extracts their workloads.
-func NewSet(files []*File) (*Set, error) {
+func NewSet(files []*File, options ...SetOption) (*Set, error) {
+	var chosen setOptions
+	for _, option := range options {
+		option(&chosen)
+	}
 	set := &Set{Files: files, byKind: map[string]map[string]*Object{}, byName: map[string]map[string]*Object{},
 		ofKind: map[string][]int{}, inNamespace: map[string]map[string][]int{}}
 	for _, file := range files {
@@ -45,7 +62,7 @@ func NewSet(files []*File) (*Set, error) {
 		set.index()
 		close(indexed)
 	}()
-	decoded := decodeAll(set.Objects)
+	decoded := decodeAll(set.Objects, chosen.releaseTyped)
 	<-indexed
 	for i := range set.Objects {
 		set.Unknown = append(set.Unknown, decoded[i].unknown...)
@@ -92,12 +109,44 @@ type decodedObject struct {
 // decodeAll decodes the objects on every CPU, each on its own (objects of
 // one List share only their document, which is read), and returns the
 // outcomes in the order of the objects, whatever the scheduling.
-func decodeAll(objects []*Object) []decodedObject {
+func decodeAll(objects []*Object, releaseTyped bool) []decodedObject {
 	return parallel.Map(objects, func(object *Object) decodedObject {
 		d := decodedObject{unknown: UnknownFields(object)}
 		d.workloads, d.err = Workloads(object)
+		if releaseTyped && d.err == nil {
+			object.releaseTyped(d.workloads)
+		}
 		return d
 	})
+}
+
+// Subset is the set of the objects of some of the files, with the
+// workloads already extracted from them: nothing is decoded again.
+func (s *Set) Subset(files []*File) *Set {
+	subset := &Set{Files: files, byKind: map[string]map[string]*Object{}, byName: map[string]map[string]*Object{},
+		ofKind: map[string][]int{}, inNamespace: map[string]map[string][]int{}}
+	in := map[*File]bool{}
+	for _, file := range files {
+		in[file] = true
+		subset.Objects = append(subset.Objects, file.Objects...)
+	}
+	subset.index()
+	for _, w := range s.Workloads {
+		if in[w.Object.File] {
+			subset.Workloads = append(subset.Workloads, w)
+		}
+	}
+	for _, problem := range s.Invalid {
+		if in[problem.Object.File] {
+			subset.Invalid = append(subset.Invalid, problem)
+		}
+	}
+	for _, problem := range s.Unknown {
+		if in[problem.Object.File] {
+			subset.Unknown = append(subset.Unknown, problem)
+		}
+	}
+	return subset
 }
 
 // Derived returns what compute derives from the objects, computed once per

@@ -107,6 +107,10 @@ type strictDecoding struct {
 	// decode stopped at: nothing else decodes a CRD's every field, so it is
 	// reported from here (a built-in object's is reported by Decode).
 	invalid *InvalidError
+	// newType and crd say how typed was decoded, so that it can be decoded
+	// again once released (see hold.go); newType is nil when none was kept.
+	newType func() any
+	crd     bool
 }
 
 // decodeStrict decodes the object strictly once and keeps the outcome.
@@ -138,13 +142,7 @@ func (o *Object) decodeStrict() *strictDecoding {
 	}
 	// The serving CRDs' types are kjson's alone: only the built-in types are
 	// checked to decode alike both ways.
-	typed := newType()
-	var strict []error
-	var err error
-	if crd || !decodesCleanly(raw, typed) {
-		typed = newType() // not what a failed decode left behind
-		strict, err = kjson.UnmarshalStrict(raw, typed, kjson.DisallowUnknownFields)
-	}
+	typed, strict, err := decodeTyped(raw, newType, crd)
 	if err != nil {
 		if crd && !suspicious {
 			// Decode again, leniently, for the error that names the field.
@@ -158,12 +156,40 @@ func (o *Object) decodeStrict() *strictDecoding {
 	}
 	if len(strict) == 0 {
 		if !referencedKinds[o.Kind] && !suspicious {
-			o.strict.typed = typed
+			o.strict.typed, o.strict.newType, o.strict.crd = typed, newType, crd
 		}
 		return o.strict
 	}
 	o.strict.unknown = o.unknownFields(strict, reflect.TypeOf(typed), "")
 	return o.strict
+}
+
+// decodeTyped decodes raw into a new value of newType, strictly: the
+// serving CRDs' types by kjson alone, the built-in ones by decodesCleanly
+// first.
+func decodeTyped(raw []byte, newType func() any, crd bool) (typed any, strict []error, err error) {
+	typed = newType()
+	if crd || !decodesCleanly(raw, typed) {
+		typed = newType() // not what a failed decode left behind
+		strict, err = kjson.UnmarshalStrict(raw, typed, kjson.DisallowUnknownFields)
+	}
+	return typed, strict, err
+}
+
+// retype decodes again the typed object that a release dropped (see
+// hold.go); it decoded cleanly before, from the same field table.
+func (o *Object) retype() {
+	s := o.strict
+	if s == nil || s.newType == nil || s.typed != nil {
+		return
+	}
+	raw, _ := o.jsonAt(nil)
+	if raw == nil {
+		return
+	}
+	if typed, strict, err := decodeTyped(raw, s.newType, s.crd); err == nil && len(strict) == 0 {
+		s.typed = typed
+	}
 }
 
 // decodesCleanly decodes raw into typed, case-sensitive and rejecting an

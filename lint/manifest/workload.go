@@ -129,8 +129,12 @@ type Container struct {
 	// *corev1.Container is the container as decoded, in its workload's pod
 	// spec (shared with it, read-only), not a copy.
 	*corev1.Container
-	Path string // e.g. spec.template.spec.containers[0]
-	Init bool
+	// Image is the container's image, kept apart from the corev1.Container
+	// so that it can be read while the workload is not held (see Hold):
+	// the images a run reads are gathered from every workload at once.
+	Image string
+	Path  string // e.g. spec.template.spec.containers[0]
+	Init  bool
 	// Runtime is the serving runtime the container runs, nil for other containers.
 	Runtime *server.Runtime
 	// FromServingRuntime is true for KServe's model shorthand, whose image,
@@ -393,7 +397,7 @@ func newWorkload(o *Object, component, specPath, metaPath string) (*Workload, er
 }
 
 func (w *Workload) addContainer(c *corev1.Container, path string, init bool) *Container {
-	container := &Container{Container: c, Path: path, Init: init}
+	container := &Container{Container: c, Image: c.Image, Path: path, Init: init}
 	if !init {
 		container.Runtime = server.Detect(c.Image, c.Command, c.Args)
 		if container.Runtime == nil && probesModelEndpoint(c) {

@@ -1,0 +1,121 @@
+package manifest
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Typed objects are most of what a run holds: 10,000 Deployments decoded
+// into their k8s.io/api types take ~70 MB, more than their field tables
+// and sources together. A workload's typed fields (its pod spec, its
+// containers, its controller's spec) are read only while the engine works
+// on that workload, so a set made with ReleaseTyped drops them once the
+// workloads are extracted, and decodes them again, from the field table,
+// while the engine holds the workload. The field tables, names, paths and
+// everything the engine sets on a workload or container stay.
+
+// typedHolds counts who holds the typed fields of one object's workloads.
+type typedHolds struct {
+	mu    sync.Mutex
+	count int
+	// workloads are the object's workloads, given their typed fields back
+	// when the first holder comes.
+	workloads []*Workload
+}
+
+// readAcrossWorkloads are the kinds whose typed pod specs the rules of
+// other workloads read (an InferenceService mounts the volumes of the
+// ServingRuntimes), so they are never released: rules run on every CPU,
+// and one workload's rules must not find another's fields gone.
+var readAcrossWorkloads = map[string]bool{"ServingRuntime": true, "ClusterServingRuntime": true}
+
+// releaseTyped drops the typed fields of the object's workloads until a
+// Hold.
+func (o *Object) releaseTyped(workloads []*Workload) {
+	if len(workloads) == 0 || readAcrossWorkloads[o.Kind] {
+		return
+	}
+	o.holds = &typedHolds{workloads: workloads}
+	o.dropTyped()
+}
+
+// Hold makes the typed fields of the workload (Spec, its Containers'
+// corev1.Container, Deployment, StatefulSet, Job) readable until the
+// matching Release; the object's other workloads get theirs back too. In
+// a set made without ReleaseTyped they are always there, and Hold does
+// nothing. It is safe to call from several goroutines.
+func (w *Workload) Hold() error {
+	holds := w.Object.holds
+	if holds == nil {
+		return nil
+	}
+	holds.mu.Lock()
+	defer holds.mu.Unlock()
+	if holds.count == 0 {
+		if err := w.Object.restoreTyped(holds.workloads); err != nil {
+			return err
+		}
+	}
+	holds.count++
+	return nil
+}
+
+// Release ends a Hold: when no one holds the workload any more, its typed
+// fields are dropped again.
+func (w *Workload) Release() {
+	holds := w.Object.holds
+	if holds == nil {
+		return
+	}
+	holds.mu.Lock()
+	defer holds.mu.Unlock()
+	if holds.count--; holds.count == 0 {
+		w.Object.dropTyped()
+	}
+}
+
+// restoreTyped decodes the object again and gives its workloads the typed
+// fields of the new decode. The extraction is the one that made them, on
+// the same field table, so it gives the same workloads and containers in
+// the same order.
+func (o *Object) restoreTyped(workloads []*Workload) error {
+	o.retype()
+	fresh, err := extractWorkloads(o)
+	if err == nil && len(fresh) != len(workloads) {
+		err = fmt.Errorf("%d workloads, not %d", len(fresh), len(workloads))
+	}
+	for i := 0; err == nil && i < len(workloads); i++ {
+		err = workloads[i].takeTyped(fresh[i])
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %s read again: %w", o.File.Path, o.ID(), err)
+	}
+	return nil
+}
+
+// takeTyped takes the typed fields of fresh, the same workload extracted
+// again.
+func (w *Workload) takeTyped(fresh *Workload) error {
+	if len(fresh.Containers) != len(w.Containers) {
+		return fmt.Errorf("%d containers, not %d", len(fresh.Containers), len(w.Containers))
+	}
+	w.Spec, w.Deployment, w.StatefulSet, w.Job = fresh.Spec, fresh.Deployment, fresh.StatefulSet, fresh.Job
+	for i, container := range w.Containers {
+		container.Container = fresh.Containers[i].Container
+	}
+	return nil
+}
+
+// dropTyped drops the typed fields of the object's workloads and its typed
+// object.
+func (o *Object) dropTyped() {
+	for _, w := range o.holds.workloads {
+		w.Spec, w.Deployment, w.StatefulSet, w.Job = nil, nil, nil, nil
+		for _, container := range w.Containers {
+			container.Container = nil
+		}
+	}
+	if o.strict != nil {
+		o.strict.typed = nil
+	}
+}

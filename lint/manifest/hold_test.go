@@ -1,0 +1,199 @@
+package manifest
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+)
+
+// holdSource has a workload of each shape the typed fields come from: a
+// clean built-in object (read off its typed object), one with an unknown
+// field (decoded on its own), controllers with specs, objects with several
+// workloads (an InferenceService's components, a LeaderWorkerSet's leader
+// and workers), a model shorthand container, and a ServingRuntime, which is
+// never released.
+const holdSource = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: clean}
+spec:
+  replicas: 2
+  template:
+    spec:
+      initContainers: [{name: fetch, image: busybox}]
+      containers: [{name: server, image: vllm/vllm-openai, args: [--model, /models/m]}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: unknown-field}
+spec:
+  template:
+    spec:
+      containers: [{name: server, image: tensorflow/serving, securityContext: {fsGroup: 1}}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: sts}
+spec:
+  template:
+    spec:
+      containers: [{name: server, image: nvcr.io/nvidia/tritonserver}]
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "0 0 * * *"
+  jobTemplate:
+    spec:
+      completionMode: Indexed
+      template:
+        spec:
+          containers: [{name: job, image: python}]
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: isvc}
+spec:
+  predictor:
+    model: {modelFormat: {name: sklearn}, storageUri: "gs://bucket/model"}
+  transformer:
+    containers: [{name: transformer, image: example.com/transformer}]
+---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: lws}
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        containers: [{name: leader, image: vllm/vllm-openai}]
+    workerTemplate:
+      spec:
+        containers: [{name: worker, image: vllm/vllm-openai}]
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata: {name: runtime}
+spec:
+  containers: [{name: kserve-container, image: kserve/sklearnserver}]
+  volumes: [{name: cache, emptyDir: {}}]
+`
+
+// typedFields are the fields a release drops, as one comparable value.
+type typedFields struct {
+	Spec, Deployment, StatefulSet, Job any
+	Containers                         []any
+}
+
+func typedOf(w *Workload) typedFields {
+	fields := typedFields{Spec: w.Spec, Deployment: w.Deployment, StatefulSet: w.StatefulSet, Job: w.Job}
+	for _, container := range w.Containers {
+		fields.Containers = append(fields.Containers, container.Container)
+	}
+	return fields
+}
+
+func holdSets(t *testing.T) (kept, released *Set) {
+	t.Helper()
+	for _, options := range [][]SetOption{nil, {ReleaseTyped()}} {
+		file, err := Load("hold.yaml", []byte(holdSource))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := NewSet([]*File{file}, options...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if options == nil {
+			kept = set
+		} else {
+			released = set
+		}
+	}
+	if len(kept.Workloads) != 9 || len(released.Workloads) != len(kept.Workloads) {
+		t.Fatalf("%d and %d workloads, want 9", len(kept.Workloads), len(released.Workloads))
+	}
+	return kept, released
+}
+
+func TestHoldGivesTheTypedFieldsBack(t *testing.T) {
+	kept, released := holdSets(t)
+	for i, w := range released.Workloads {
+		want := typedOf(kept.Workloads[i])
+		neverReleased := w.Object.Kind == "ServingRuntime"
+		if got := typedOf(w); !neverReleased && (w.Spec != nil || w.Containers[0].Container != nil) {
+			t.Errorf("%s: typed fields %+v before a hold", w.Name(), got)
+		}
+		if w.Containers[0].Image != kept.Workloads[i].Containers[0].Image {
+			t.Errorf("%s: image %q unreadable without a hold", w.Name(), w.Containers[0].Image)
+		}
+		for holds := 0; holds < 2; holds++ {
+			if err := w.Hold(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := typedOf(w); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s held: %+v, want %+v", w.Name(), got, want)
+		}
+		w.Release()
+		if got := typedOf(w); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s still held once: %+v, want %+v", w.Name(), got, want)
+		}
+		w.Release()
+		if !neverReleased && w.Spec != nil {
+			t.Errorf("%s: typed fields kept after the last release", w.Name())
+		}
+		if neverReleased && !reflect.DeepEqual(typedOf(w), want) {
+			t.Errorf("%s: released, but other workloads' rules read it", w.Name())
+		}
+	}
+}
+
+// TestHoldsOfOneObjectOnEveryCPU holds the workloads of one object from
+// several goroutines at once, as the engine's workers do (run with -race).
+func TestHoldsOfOneObjectOnEveryCPU(t *testing.T) {
+	kept, released := holdSets(t)
+	var wg sync.WaitGroup
+	for worker := 0; worker < 4; worker++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := 0; round < 50; round++ {
+				for i, w := range released.Workloads {
+					if err := w.Hold(); err != nil {
+						t.Error(err)
+						return
+					}
+					if w.Spec == nil || !reflect.DeepEqual(*w.Spec, *kept.Workloads[i].Spec) {
+						t.Errorf("%s: pod spec %v while held", w.Name(), w.Spec)
+					}
+					w.Release()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestSubsetKeepsTheWorkloads(t *testing.T) {
+	var files []*File
+	for _, name := range []string{"a.yaml", "b.yaml"} {
+		file, err := Load(name, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: "+name[:1]+"}\nspec: {containers: [{name: c, image: i}]}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file)
+	}
+	set, err := NewSet(files, ReleaseTyped())
+	if err != nil {
+		t.Fatal(err)
+	}
+	subset := set.Subset(files[1:])
+	if len(subset.Workloads) != 1 || subset.Workloads[0] != set.Workloads[1] {
+		t.Fatalf("subset workloads %v, want the second of %v", subset.Workloads, set.Workloads)
+	}
+	if subset.Find("Pod", "", "b") == nil || subset.Find("Pod", "", "a") != nil {
+		t.Error("the subset finds objects of other files, or not its own")
+	}
+}
