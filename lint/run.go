@@ -117,17 +117,28 @@ func Run(options Options) (*Result, error) {
 
 	// A target's bundles and links read the images, models and config they
 	// share and write only the target's own: on every CPU.
-	err = firstError(parallel.Map(targets, func(target *Target) error {
-		return holding(target, func() {
-			buildBundles(target, config)
-			if target.Workload != nil {
-				linker.link(target)
-			}
-		})
-	}))
-	if err != nil {
-		return nil, err
+	prepare := func(target *Target) {
+		buildBundles(target, config)
+		if target.Workload != nil {
+			linker.link(target)
+		}
 	}
+	// What the links lead to (model dirs, models inside images) is linted
+	// before the workloads' rules, which read its findings. A run with
+	// neither model dirs nor images has no such step, and makes each
+	// target's bundles and links under the hold its rules run in: the
+	// workload is decoded once less.
+	linksFirst := len(modelTargets) > 0 || len(linker.mappings) > 0 || slices.ContainsFunc(targets, func(target *Target) bool {
+		return len(target.Images) > 0
+	})
+	if linksFirst {
+		if err := firstError(parallel.Map(targets, func(target *Target) error {
+			return holding(target, func() { prepare(target) })
+		})); err != nil {
+			return nil, err
+		}
+	}
+	// Without links yet (!linksFirst), there is no --model flag to be unused.
 	result.Unused = append(result.Unused, linker.unused(targets)...)
 	if err := expectLayouts(targets); err != nil {
 		return nil, err
@@ -171,6 +182,9 @@ func Run(options Options) (*Result, error) {
 		target := workloadPhase[i]
 		var done *evaluated
 		err := holding(target, func() {
+			if !linksFirst {
+				prepare(target)
+			}
 			done = checks.run(target, units.of(target))
 			done.links = linkNotes(target)
 		})
