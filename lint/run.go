@@ -173,10 +173,16 @@ func Run(options Options) (*Result, error) {
 			link.ModelFindings = modelFindings[link.Model]
 		}
 	}
+	// What the end of the run reads of a workload's object, the rejected
+	// fields and the ignore annotations, is read before the object's
+	// document is dropped.
+	rejected := append(rejectedFindings(set.Invalid, options.Rules, invalidAdvice), rejectedFindings(set.Unknown, options.Rules, unknownAdvice)...)
+	suppressor := newSuppressor(config, set, options.Now, options.Rules)
 	// On every CPU, each target's rules in order on one goroutine; the
 	// results come back in target order, so the report does not depend on
 	// the schedule. Once a target's rules are done, nothing reads its
-	// bundles.
+	// bundles, and nothing but its name reads its workload: the workload's
+	// document is dropped once every workload of its object is done.
 	order := byNamespaceInTurn(workloadPhase)
 	evaluatedInTurn := parallel.Map(order, func(i int) *evaluated {
 		target := workloadPhase[i]
@@ -187,10 +193,16 @@ func Run(options Options) (*Result, error) {
 			}
 			done = checks.run(target, units.of(target))
 			done.links = linkNotes(target)
+			if target.Workload != nil {
+				suppressor.learn(target.Workload)
+			}
 		})
 		target.Bundles = nil
 		if err != nil {
 			return &evaluated{target: target, err: err}
+		}
+		if target.Workload != nil {
+			target.Workload.Done()
 		}
 		return done
 	})
@@ -206,9 +218,7 @@ func Run(options Options) (*Result, error) {
 	}
 	all = append(all, inTargetOrder...)
 	result.addEvaluated(all)
-	result.reportInvalid(set.Invalid, options.Rules)
-	result.reportUnknown(set.Unknown, options.Rules)
-	suppressor := newSuppressor(config, set, options.Now, options.Rules)
+	result.Findings = append(result.Findings, rejected...)
 	result.Findings = suppressor.apply(result.Findings)
 	result.PassSuppressed()
 	result.sort()
@@ -353,6 +363,8 @@ type evaluated struct {
 	links []string
 	// err is why the target's workload could not be read again.
 	err error
+	// line is the target's (Target.Line), read while its document is there.
+	line int
 }
 
 // record is one rule's end on the target of its evaluated.
@@ -379,7 +391,7 @@ func (c *checker) run(target *Target, set *manifest.Set) *evaluated {
 		}
 	}
 	// Held until the run ends, so without the room appending leaves.
-	out := &evaluated{target: target}
+	out := &evaluated{target: target, line: target.Line()}
 	if c.records == RecordAll {
 		out.records = make([]record, 0, len(applies))
 	}
@@ -446,7 +458,7 @@ func (r *Result) addEvaluated(all []*evaluated) {
 	for _, e := range all {
 		r.Findings = append(r.Findings, e.findings...)
 		r.UnlistedSkips += e.unlistedSkips
-		named := Evaluation{Target: e.target.Name(), File: e.target.File(), Line: e.target.Line()}
+		named := Evaluation{Target: e.target.Name(), File: e.target.File(), Line: e.line}
 		for _, end := range e.records {
 			evaluation := named
 			evaluation.RuleID, evaluation.Status, evaluation.Reason = end.rule.ID, end.status, end.reason
@@ -455,30 +467,27 @@ func (r *Result) addEvaluated(all []*evaluated) {
 	}
 }
 
-// reportInvalid turns objects the API server would reject into MDL002
-// findings: the run goes on, and the object is not silently passed.
-func (r *Result) reportInvalid(invalid []*manifest.InvalidError, rules []*Rule) {
-	r.reportRejected(invalid, rules, ": the API server rejects the object, so nothing of it is deployed; "+
-		"fix the value (modellint does not check the rest of this object until then)")
-}
+// What MDL002 advises after the API server's own message: an object the
+// API server rejects is not linted further (invalidAdvice); one with
+// unknown fields is linted as read (unknownAdvice).
+const (
+	invalidAdvice = ": the API server rejects the object, so nothing of it is deployed; " +
+		"fix the value (modellint does not check the rest of this object until then)"
+	unknownAdvice = "; remove it or move it where the API defines it"
+)
 
-// reportUnknown turns fields the API server's strict validation rejects
-// into MDL002 findings; the rest of the object was linted as read.
-func (r *Result) reportUnknown(unknown []*manifest.InvalidError, rules []*Rule) {
-	r.reportRejected(unknown, rules, "; remove it or move it where the API defines it")
-}
-
-// reportRejected reports each problem as MDL002 at its field, its message
-// followed by advice.
-func (r *Result) reportRejected(problems []*manifest.InvalidError, rules []*Rule, advice string) {
+// rejectedFindings reports each problem the API server would reject the
+// object for as MDL002 at its field, its message followed by advice.
+func rejectedFindings(problems []*manifest.InvalidError, rules []*Rule, advice string) []Finding {
 	rule := ruleByID(rules, InvalidRuleID)
 	if rule == nil {
-		return
+		return nil
 	}
+	var findings []Finding
 	for _, problem := range problems {
 		object := problem.Object
 		file, pos := object.Where(problem.Path)
-		r.Findings = append(r.Findings, Finding{
+		findings = append(findings, Finding{
 			RuleID: rule.ID, RuleName: rule.Name, Severity: rule.Severity,
 			Message:  problem.Message + advice,
 			Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
@@ -486,6 +495,7 @@ func (r *Result) reportRejected(problems []*manifest.InvalidError, rules []*Rule
 			Related:  helperCall(object, problem.Path),
 		})
 	}
+	return findings
 }
 
 // ruleByID returns the enabled rule with an ID, or nil when it is disabled.

@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint/manifest"
@@ -31,7 +32,11 @@ type suppressor struct {
 	files  map[string]*manifest.File
 	// workloads by target name, to read annotations.
 	workloads map[string]*manifest.Workload
-	now       string
+	// annotations are the ignore annotations of the workloads, read (by
+	// learn) while their documents are there.
+	annotationsMu sync.Mutex
+	annotations   map[*manifest.Workload][]ignoreAnnotation
+	now           string
 	// missingReason collects one MDL001 finding per suppression without a
 	// reason; reasonRule is MDL001 as enabled for the run (nil when disabled).
 	missingReason map[Location]Finding
@@ -40,7 +45,7 @@ type suppressor struct {
 
 func newSuppressor(config *Config, set *manifest.Set, now string, rules []*Rule) *suppressor {
 	s := &suppressor{config: config, files: map[string]*manifest.File{}, workloads: map[string]*manifest.Workload{},
-		now: now, missingReason: map[Location]Finding{}, reasonRule: ruleByID(rules, SuppressionRuleID)}
+		annotations: map[*manifest.Workload][]ignoreAnnotation{}, now: now, missingReason: map[Location]Finding{}, reasonRule: ruleByID(rules, SuppressionRuleID)}
 	for _, file := range set.Files {
 		s.files[file.Path] = file
 	}
@@ -89,8 +94,8 @@ func (s *suppressor) inline(finding *Finding) *Suppression {
 		return nil
 	}
 	for _, line := range []int{finding.Location.Line, finding.Location.Line - 1} {
-		text := file.Line(line)
-		if !strings.Contains(text, "modellint:ignore") {
+		text := file.MarkedLine(line)
+		if text == "" {
 			continue // what inlineIgnore needs, without a regexp match per finding
 		}
 		if line < finding.Location.Line && !strings.HasPrefix(strings.TrimSpace(text), "#") {
@@ -111,12 +116,27 @@ func (s *suppressor) inline(finding *Finding) *Suppression {
 	return nil
 }
 
-// annotation looks for the ignore annotation on the object, then on its pod template.
-func (s *suppressor) annotation(finding *Finding) *Suppression {
-	workload := s.workloads[finding.Target]
-	if workload == nil {
-		return nil
+// ignoreAnnotation is an ignore annotation of a workload, on its object or
+// its pod template, and where it is written.
+type ignoreAnnotation struct {
+	value    string
+	location Location
+}
+
+// learn reads the ignore annotations of a workload, the object's and then
+// its pod template's, while the workload's document is there; a workload
+// that another of its name hides is not looked up.
+func (s *suppressor) learn(workload *manifest.Workload) {
+	if s.workloads[workload.Name()] != workload {
+		return
 	}
+	annotations := workloadIgnores(workload)
+	s.annotationsMu.Lock()
+	defer s.annotationsMu.Unlock()
+	s.annotations[workload] = annotations
+}
+
+func workloadIgnores(workload *manifest.Workload) []ignoreAnnotation {
 	object := workload.Object
 	onObject, objectHas := object.Lookup("metadata", "annotations", IgnoreAnnotation)
 	onTemplate, templateHas := workload.TemplateAnnotations[IgnoreAnnotation]
@@ -128,20 +148,38 @@ func (s *suppressor) annotation(finding *Finding) *Suppression {
 		{asString(onObject), objectHas, "metadata.annotations"},
 		{onTemplate, templateHas, manifest.JoinPath(workload.TemplateMetaPath, "annotations")},
 	}
+	var annotations []ignoreAnnotation
 	for _, place := range places {
 		if !place.has {
 			continue
 		}
-		ids, reason, _ := strings.Cut(place.value, "--")
+		annotationPath := manifest.JoinPath(place.path, IgnoreAnnotation)
+		file, pos := object.Where(annotationPath)
+		annotations = append(annotations, ignoreAnnotation{value: place.value,
+			location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(annotationPath)}})
+	}
+	return annotations
+}
+
+// annotation looks for the ignore annotation on the object, then on its pod template.
+func (s *suppressor) annotation(finding *Finding) *Suppression {
+	workload := s.workloads[finding.Target]
+	if workload == nil {
+		return nil
+	}
+	annotations, learnt := s.annotations[workload]
+	if !learnt {
+		annotations = workloadIgnores(workload)
+	}
+	for _, annotation := range annotations {
+		ids, reason, _ := strings.Cut(annotation.value, "--")
 		if !matchesRule(ids, finding) {
 			continue
 		}
 		reason = cleanReason(reason)
 		if reason == "" {
-			annotationPath := manifest.JoinPath(place.path, IgnoreAnnotation)
-			file, pos := object.Where(annotationPath)
-			s.reasonMissing(Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(annotationPath)},
-				finding.Target, "the "+IgnoreAnnotation+" annotation", "write it after the rule IDs (\"MDL205 -- reason\")")
+			s.reasonMissing(annotation.location, finding.Target, "the "+IgnoreAnnotation+" annotation",
+				"write it after the rule IDs (\"MDL205 -- reason\")")
 		}
 		return &Suppression{Kind: SuppressedByAnnotation, Reason: reason}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/rules"
 	"github.com/modellint/modellint/rules/rulestest"
 )
@@ -251,9 +252,15 @@ func lintScenario(t *testing.T, dir string, images lint.ImageOptions, models []l
 		options.Config = config
 		break
 	}
+	dropped := manifest.RetiredReads()
 	result, err := lint.Run(options)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A workload's document and its file's source are dropped once linted:
+	// nothing may read them after that (it would find nothing).
+	if reads := manifest.RetiredReads() - dropped; reads != 0 {
+		t.Errorf("%d reads of a dropped document or source", reads)
 	}
 	return result
 }

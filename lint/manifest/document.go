@@ -48,12 +48,22 @@ func (d *Document) Plain() any {
 	if d.expanded != nil {
 		return d.expanded
 	}
+	if d.fields.retired {
+		retiredReads.Add(1)
+	}
 	d.plainOnce.Do(func() {
 		if len(d.fields.entries) > 0 {
 			d.plain = d.fields.plain(0)
 		}
 	})
 	return d.plain
+}
+
+// retire drops what the document holds: its fields, values and where they
+// were written.
+func (d *Document) retire() {
+	d.expanded, d.plain, d.elsewhere, d.calls = nil, nil, nil, nil
+	d.fields = fieldTable{retired: true}
 }
 
 // Locate returns the position of path, or of its nearest ancestor present in

@@ -22,6 +22,9 @@ type fieldTable struct {
 	// short one once; entries name theirs by span, so they hold no
 	// pointers and the collector never scans them.
 	text string
+	// retired is set on the empty table of a document that was dropped
+	// (see Workload.Done): nothing should read it any more.
+	retired bool
 }
 
 // fieldEntry is one field and its value: 28 bytes, no pointers.
@@ -115,6 +118,9 @@ func (t *fieldTable) position(entry int32) Position {
 // was written last.
 func (t *fieldTable) lookup(path string) (int32, bool) {
 	if len(t.entries) == 0 {
+		if t.retired {
+			retiredReads.Add(1)
+		}
 		return 0, false
 	}
 	return t.resolve(0, path, path)

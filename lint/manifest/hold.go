@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Typed objects are most of what a run holds: 10,000 Deployments decoded
@@ -21,6 +22,8 @@ type typedHolds struct {
 	// workloads are the object's workloads, given their typed fields back
 	// when the first holder comes.
 	workloads []*Workload
+	// done counts the workloads the caller is done with (see Done).
+	done int
 }
 
 // readAcrossWorkloads are the kinds whose typed pod specs the rules of
@@ -73,6 +76,35 @@ func (w *Workload) Release() {
 		w.Object.dropTyped()
 	}
 }
+
+// Done says the caller is done with the workload for good, its typed
+// fields released: once every workload of an object is done, the object's
+// document (its field table and text) is dropped as well, and once every
+// workload of a file is, the file's source (see File.MarkedLine), so a run
+// does not hold to its end what it has already linted. Only the document of an
+// object that is a whole document, in a set made with ReleaseTyped, is
+// dropped; a workload's name, its object's kind, name, namespace and file
+// stay. Nothing may read the document afterwards (RetiredReads).
+func (w *Workload) Done() {
+	object := w.Object
+	if holds := object.holds; holds != nil && object.Base == "" {
+		holds.mu.Lock()
+		if holds.done++; holds.done == len(holds.workloads) {
+			object.Doc.retire()
+		}
+		holds.mu.Unlock()
+	}
+	if file := object.File; file.droppable && file.pending.Add(-1) == 0 {
+		file.dropSource()
+	}
+}
+
+// retiredReads counts reads of dropped documents.
+var retiredReads atomic.Int64
+
+// RetiredReads is how many times a dropped document was read (see Done):
+// such a read finds nothing, so the tests check that none happens.
+func RetiredReads() int64 { return retiredReads.Load() }
 
 // restoreTyped decodes the object again and gives its workloads the typed
 // fields of the new decode. The extraction is the one that made them, on

@@ -197,3 +197,45 @@ func TestSubsetKeepsTheWorkloads(t *testing.T) {
 		t.Error("the subset finds objects of other files, or not its own")
 	}
 }
+
+func TestDoneDropsDocumentsAndSource(t *testing.T) {
+	source := "# modellint:ignore MDL205 batch\napiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, image: i}]}\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: a}}\n" +
+		"---\napiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: lws}\nspec:\n  leaderWorkerTemplate:\n    size: 2\n" +
+		"    leaderTemplate: {spec: {containers: [{name: leader, image: i}]}}\n    workerTemplate: {spec: {containers: [{name: worker, image: i}]}}\n"
+	file, err := Load("done.yaml", []byte(source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := NewSet([]*File{file}, ReleaseTyped())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Workloads) != 3 {
+		t.Fatalf("%d workloads, want 3", len(set.Workloads))
+	}
+	pod, leader, worker := set.Workloads[0], set.Workloads[1], set.Workloads[2]
+	service := set.Find("Service", "", "s")
+	reads := RetiredReads()
+	pod.Done()
+	if pod.Object.Has("spec") || RetiredReads() != reads+1 {
+		t.Error("the pod's document is read after Done, and the read is not counted")
+	}
+	leader.Done()
+	if !worker.Object.Has("spec") || len(file.Source) == 0 {
+		t.Error("the LeaderWorkerSet's document or the file's source went while its workers are not done")
+	}
+	worker.Done()
+	if worker.Object.Has("spec") || file.Source != nil {
+		t.Error("the LeaderWorkerSet's document or the file's source stays once every workload is done")
+	}
+	if !service.Has("spec.selector") {
+		t.Error("a Service's document went with the workloads'")
+	}
+	if got := file.MarkedLine(1); got != "# modellint:ignore MDL205 batch" || file.MarkedLine(2) != "" {
+		t.Errorf("marked line 1 %q, line 2 %q after the source went", got, file.MarkedLine(2))
+	}
+	if pod.Name() != "Pod/a" || pod.Object.Kind != "Pod" {
+		t.Errorf("name %q, kind %q after Done", pod.Name(), pod.Object.Kind)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -45,10 +46,53 @@ type File struct {
 
 	lineStartsOnce sync.Once
 	lineStarts     []int32
+
+	// The source is dropped once every workload of the file is done (see
+	// Workload.Done) in a set made with ReleaseTyped, when no file of the
+	// set was rendered (a rendered document's fixes edit the files it was
+	// rendered from). marked keeps the lines that mention IgnoreMarker.
+	droppable bool
+	pending   atomic.Int32 // workloads not done
+	dropped   bool
+	marked    map[int]string
+}
+
+// IgnoreMarker starts the comment that suppresses a finding on its line or
+// the next: `# modellint:ignore MDL208 reason`.
+const IgnoreMarker = "modellint:ignore"
+
+// MarkedLine returns the text of a 1-based line when it mentions
+// IgnoreMarker, else "": what the suppression of findings reads, also after
+// the source is dropped.
+func (f *File) MarkedLine(n int) string {
+	if f.dropped {
+		return f.marked[n]
+	}
+	if line := f.Line(n); strings.Contains(line, IgnoreMarker) {
+		return line
+	}
+	return ""
+}
+
+// dropSource drops the source, keeping the lines MarkedLine returns.
+func (f *File) dropSource() {
+	if bytes.Contains(f.Source, []byte(IgnoreMarker)) {
+		f.marked = map[int]string{}
+		for n, line := range strings.Split(string(f.Source), "\n") {
+			if strings.Contains(line, IgnoreMarker) {
+				f.marked[n+1] = strings.TrimSuffix(line, "\r")
+			}
+		}
+	}
+	f.Source, f.lineStarts, f.dropped = nil, nil, true
 }
 
 // Line returns the text of a 1-based line, without its newline.
 func (f *File) Line(n int) string {
+	if f.dropped {
+		retiredReads.Add(1)
+		return ""
+	}
 	f.lineStartsOnce.Do(func() {
 		// Sized to the line count, 4 bytes a line (a file, read or
 		// rendered, is far below 2 GiB): fixes read the lines of ~1,000
@@ -660,6 +704,10 @@ func newObject(f *File, doc *Document, base string) (*Object, string) {
 		object.Name = object.stringAt("metadata", "generateName")
 	}
 	object.Namespace = object.stringAt("metadata", "namespace")
+	// Copies, not slices of the document's text: a workload's document is
+	// dropped once it is linted (see Workload.Done), its names are not.
+	object.APIVersion, object.Kind = strings.Clone(object.APIVersion), strings.Clone(object.Kind)
+	object.Name, object.Namespace = strings.Clone(object.Name), strings.Clone(object.Namespace)
 	return object, ""
 }
 

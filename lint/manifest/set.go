@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"sync"
 
@@ -75,6 +76,14 @@ func NewSet(files []*File, options ...SetOption) (*Set, error) {
 			return nil, decoded[i].err
 		}
 		set.Workloads = append(set.Workloads, decoded[i].workloads...)
+	}
+	if chosen.releaseTyped && !slices.ContainsFunc(files, func(f *File) bool { return f.Rendered }) {
+		for _, file := range files {
+			file.droppable = true
+		}
+		for _, w := range set.Workloads {
+			w.Object.File.pending.Add(1)
+		}
 	}
 	return set, nil
 }
