@@ -197,7 +197,7 @@ func Run(options Options) (*Result, error) {
 				suppressor.learn(target.Workload)
 			}
 		})
-		target.Bundles = nil
+		target.Bundles, target.Links = nil, nil
 		if err != nil {
 			return &evaluated{target: target, err: err}
 		}

@@ -78,7 +78,8 @@ func (w *Workload) Release() {
 }
 
 // Done says the caller is done with the workload for good, its typed
-// fields released: once every workload of an object is done, the object's
+// fields released: its containers go, and once every workload of an
+// object is done, the object's
 // document (its field table and text) is dropped as well, and once every
 // workload of a file is, the file's source (see File.MarkedLine), so a run
 // does not hold to its end what it has already linted. Only the document of an
@@ -87,6 +88,7 @@ func (w *Workload) Release() {
 // stay. Nothing may read the document afterwards (RetiredReads).
 func (w *Workload) Done() {
 	object := w.Object
+	w.Containers, w.done = nil, true
 	if holds := object.holds; holds != nil && object.Base == "" {
 		holds.mu.Lock()
 		if holds.done++; holds.done == len(holds.workloads) {
@@ -128,6 +130,9 @@ func (o *Object) restoreTyped(workloads []*Workload) error {
 // takeTyped takes the typed fields of fresh, the same workload extracted
 // again.
 func (w *Workload) takeTyped(fresh *Workload) error {
+	if w.done {
+		return nil // its containers are gone, and nothing reads its typed fields
+	}
 	if len(fresh.Containers) != len(w.Containers) {
 		return fmt.Errorf("%d containers, not %d", len(fresh.Containers), len(w.Containers))
 	}

@@ -225,6 +225,10 @@ func TestDoneDropsDocumentsAndSource(t *testing.T) {
 	if !worker.Object.Has("spec") || len(file.Source) == 0 {
 		t.Error("the LeaderWorkerSet's document or the file's source went while its workers are not done")
 	}
+	if err := worker.Hold(); err != nil || worker.Containers[0].Container == nil || worker.Containers[0].Name != "worker" {
+		t.Fatalf("the worker held after the leader is done: %v", err)
+	}
+	worker.Release()
 	worker.Done()
 	if worker.Object.Has("spec") || file.Source != nil {
 		t.Error("the LeaderWorkerSet's document or the file's source stays once every workload is done")

@@ -70,6 +70,8 @@ type Workload struct {
 	// finding of it carries the name (10,000 workloads' findings held 4 MB
 	// of copies).
 	name string
+	// done is set by Done.
+	done bool
 }
 
 // Lifecycle is what a workload's controller does with pods whose containers
