@@ -5,6 +5,7 @@ package parallel
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Each runs work(item) for every item on GOMAXPROCS goroutines. work must
@@ -27,21 +28,20 @@ func Map[T, R any](items []T, work func(T) R) []R {
 		}
 		return results
 	}
-	next := make(chan int)
+	// Each worker takes the next item by counting, not from a channel: a
+	// channel's hand-off woke a worker per item, and its sender competed
+	// with the workers for the CPUs.
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
+			for i := int(next.Add(1) - 1); i < len(items); i = int(next.Add(1) - 1) {
 				results[i] = work(items[i])
 			}
 		}()
 	}
-	for i := range items {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	return results
 }
