@@ -115,30 +115,27 @@ func Run(options Options) (*Result, error) {
 		result.Notes = append(result.Notes, "no manifests or model directories found")
 	}
 
-	// A target's bundles and links read the images, models and config they
-	// share and write only the target's own: on every CPU.
-	prepare := func(target *Target) {
-		buildBundles(target, config)
-		if target.Workload != nil {
-			linker.link(target)
-		}
-	}
 	// What the links lead to (model dirs, models inside images) is linted
 	// before the workloads' rules, which read its findings. A run with
 	// neither model dirs nor images has no such step, and makes each
 	// target's bundles and links under the hold its rules run in: the
 	// workload is decoded once less.
-	linksFirst := len(modelTargets) > 0 || len(linker.mappings) > 0 || slices.ContainsFunc(targets, func(target *Target) bool {
-		return len(target.Images) > 0
-	})
-	if linksFirst {
+	stage := &workloadStage{config: config, linker: linker, units: units,
+		checks:     checker{rules: options.Rules, config: config, nodes: options.Cluster, records: options.Records},
+		suppressor: newSuppressor(config, set, options.Now, options.Rules),
+		linksFirst: len(modelTargets) > 0 || len(linker.mappings) > 0 ||
+			slices.ContainsFunc(targets, func(target *Target) bool { return len(target.Images) > 0 })}
+	if stage.linksFirst {
+		// A target's bundles and links read the images, models and config
+		// they share and write only the target's own: on every CPU.
 		if err := firstError(parallel.Map(targets, func(target *Target) error {
-			return holding(target, func() { prepare(target) })
+			return holding(target, func() { stage.prepare(target) })
 		})); err != nil {
 			return nil, err
 		}
 	}
-	// Without links yet (!linksFirst), there is no --model flag to be unused.
+	// Without links (!linksFirst) the run has no --model flag, and so none
+	// unused.
 	result.Unused = append(result.Unused, linker.unused(targets)...)
 	if err := expectLayouts(targets); err != nil {
 		return nil, err
@@ -160,11 +157,10 @@ func Run(options Options) (*Result, error) {
 			workloadPhase = append(workloadPhase, target)
 		}
 	}
-	checks := checker{rules: options.Rules, config: config, nodes: options.Cluster, records: options.Records}
 	modelFindings := map[*model.Model][]Finding{}
 	var all []*evaluated
 	for _, target := range modelPhase {
-		done := checks.run(target, set)
+		done := stage.checks.run(target, set)
 		modelFindings[target.Model] = done.findings
 		all = append(all, done)
 	}
@@ -173,39 +169,14 @@ func Run(options Options) (*Result, error) {
 			link.ModelFindings = modelFindings[link.Model]
 		}
 	}
-	// What the end of the run reads of a workload's object, the rejected
-	// fields and the ignore annotations, is read before the object's
-	// document is dropped.
+	// The fields the API server rejects are read before the objects'
+	// documents are dropped (see workloadStage.lint).
 	rejected := append(rejectedFindings(set.Invalid, options.Rules, invalidAdvice), rejectedFindings(set.Unknown, options.Rules, unknownAdvice)...)
-	suppressor := newSuppressor(config, set, options.Now, options.Rules)
 	// On every CPU, each target's rules in order on one goroutine; the
 	// results come back in target order, so the report does not depend on
-	// the schedule. Once a target's rules are done, nothing reads its
-	// bundles, and nothing but its name reads its workload: the workload's
-	// document is dropped once every workload of its object is done.
+	// the schedule.
 	order := byNamespaceInTurn(workloadPhase)
-	evaluatedInTurn := parallel.Map(order, func(i int) *evaluated {
-		target := workloadPhase[i]
-		var done *evaluated
-		err := holding(target, func() {
-			if !linksFirst {
-				prepare(target)
-			}
-			done = checks.run(target, units.of(target))
-			done.links = linkNotes(target)
-			if target.Workload != nil {
-				suppressor.learn(target.Workload)
-			}
-		})
-		target.Bundles, target.Links = nil, nil
-		if err != nil {
-			return &evaluated{target: target, err: err}
-		}
-		if target.Workload != nil {
-			target.Workload.Done()
-		}
-		return done
-	})
+	evaluatedInTurn := parallel.Map(order, func(i int) *evaluated { return stage.lint(workloadPhase[i]) })
 	inTargetOrder := make([]*evaluated, len(workloadPhase))
 	for turn, i := range order {
 		inTargetOrder[i] = evaluatedInTurn[turn]
@@ -219,7 +190,7 @@ func Run(options Options) (*Result, error) {
 	all = append(all, inTargetOrder...)
 	result.addEvaluated(all)
 	result.Findings = append(result.Findings, rejected...)
-	result.Findings = suppressor.apply(result.Findings)
+	result.Findings = stage.suppressor.apply(result.Findings)
 	result.PassSuppressed()
 	result.sort()
 	return result, nil
@@ -256,6 +227,51 @@ func byNamespaceInTurn(targets []*Target) []int {
 		namespaces = left
 	}
 	return order
+}
+
+// workloadStage lints the targets of the workload phase, each on its own.
+type workloadStage struct {
+	config *Config
+	linker *linker
+	// linksFirst says the bundles and links were made before (see Run).
+	linksFirst bool
+	checks     checker
+	units      unitSet
+	suppressor *suppressor
+}
+
+// prepare makes a target's bundles and links.
+func (s *workloadStage) prepare(target *Target) {
+	buildBundles(target, s.config)
+	if target.Workload != nil {
+		s.linker.link(target)
+	}
+}
+
+// lint runs the rules on a target, holding its workload's typed fields.
+// Once they are done, nothing reads its bundles or links, and nothing but
+// its name reads its workload: what the end of the run needs of it is read
+// here, and the workload is done (manifest.Workload.Done).
+func (s *workloadStage) lint(target *Target) *evaluated {
+	var done *evaluated
+	err := holding(target, func() {
+		if !s.linksFirst {
+			s.prepare(target)
+		}
+		done = s.checks.run(target, s.units.of(target))
+		done.links = linkNotes(target)
+		if target.Workload != nil {
+			s.suppressor.learn(target.Workload)
+		}
+	})
+	target.Bundles, target.Links = nil, nil
+	if err != nil {
+		return &evaluated{target: target, err: err}
+	}
+	if target.Workload != nil {
+		target.Workload.Done()
+	}
+	return done
 }
 
 // holding runs work with the typed fields of the target's workload, if it
