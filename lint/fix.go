@@ -60,7 +60,7 @@ func (p *Pass) FixMoves(description string, moves ...Move) {
 }
 
 func (p *Pass) attachFix(fix *Fix) {
-	if len(p.findings) == 0 {
+	if len(p.findings) == 0 || p.withoutFixes {
 		return
 	}
 	fix.Safety = p.Rule.Fixes

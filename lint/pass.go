@@ -22,6 +22,8 @@ type Pass struct {
 
 	findings   []Finding
 	skipReason string
+	// withoutFixes drops the fixes rules attach (Options.WithoutFixes).
+	withoutFixes bool
 }
 
 // Workload is the target's workload.

@@ -233,3 +233,30 @@ func TestFixKustomizePatch(t *testing.T) {
 		t.Error("--fix edited the base")
 	}
 }
+
+// TestFixesRead: the findings keep their fixes for --fix, --diff and the
+// reports that show them, and only then.
+func TestFixesRead(t *testing.T) {
+	cases := []struct {
+		formats []string
+		fix     fixFlags
+		want    bool
+	}{
+		{[]string{"table"}, fixFlags{}, false},
+		{[]string{"table", "junit", "gitlab", "github"}, fixFlags{}, false},
+		{[]string{"table"}, fixFlags{apply: true}, true},
+		{[]string{"table"}, fixFlags{diff: true}, true},
+		{[]string{"table", "json"}, fixFlags{}, true},
+		{[]string{"sarif"}, fixFlags{}, true},
+		{[]string{"markdown"}, fixFlags{}, true},
+	}
+	for _, c := range cases {
+		var outputs []output
+		for _, format := range c.formats {
+			outputs = append(outputs, output{format: format})
+		}
+		if got := fixesRead(outputs, c.fix); got != c.want {
+			t.Errorf("fixesRead(%v, %+v) = %v, want %v", c.formats, c.fix, got, c.want)
+		}
+	}
+}

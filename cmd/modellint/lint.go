@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -145,6 +146,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 
 	options.Paths, options.Stdin, options.Config, options.Rules = paths, stdin, config, selected
 	options.Records = recordsFor(outputs, flags.verbose)
+	options.WithoutFixes = !fixesRead(outputs, flags.fix)
 	for _, out := range outputs {
 		if out.file != "" {
 			options.Outputs = append(options.Outputs, out.file)
@@ -322,6 +324,17 @@ func recordsFor(outputs []output, verbose bool) lint.Records {
 		}
 	}
 	return records
+}
+
+// fixesRead says whether the findings' fixes are read: by --fix and
+// --diff, and by the reports that show them (JSON, SARIF, Markdown).
+func fixesRead(outputs []output, fix fixFlags) bool {
+	if fix.apply || fix.diff {
+		return true
+	}
+	return slices.ContainsFunc(outputs, func(out output) bool {
+		return out.format == "json" || out.format == "sarif" || out.format == "markdown"
+	})
 }
 
 func knownFormat(format string) bool {
