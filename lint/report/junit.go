@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,6 +35,25 @@ type junitTestSuite struct {
 	Skipped  int             `xml:"skipped,attr"`
 	File     string          `xml:"file,attr,omitempty"`
 	Cases    []junitTestCase `xml:"testcase"`
+
+	// checks are cases still to make, before Cases: made as the suite is
+	// encoded (writeJUnitSuites), so a run's 430,000 cases are not all
+	// held at once. ruleNames name their rules.
+	checks    []*junitCheck
+	ruleNames map[string]string
+}
+
+// withCases is the suite with the cases of its checks made.
+func (s junitTestSuite) withCases() junitTestSuite {
+	if len(s.checks) == 0 {
+		return s
+	}
+	cases := make([]junitTestCase, 0, len(s.checks)+len(s.Cases))
+	for _, check := range s.checks {
+		cases = append(cases, junitCase(check, s.ruleNames[check.ruleID]))
+	}
+	s.Cases, s.checks = append(cases, s.Cases...), nil
+	return s
 }
 
 type junitTestCase struct {
@@ -67,6 +87,16 @@ type junitCheck struct {
 	line                 int
 	evaluation           *lint.Evaluation
 	findings             []lint.Finding
+}
+
+// fails says the check's case fails: a finding that is not suppressed.
+func (c *junitCheck) fails() bool {
+	return slices.ContainsFunc(c.findings, func(finding lint.Finding) bool { return !finding.Suppressed() })
+}
+
+// skipped says the check's case is skipped: the rule was, and found nothing.
+func (c *junitCheck) skipped() bool {
+	return !c.fails() && c.evaluation != nil && c.evaluation.Status == lint.StatusSkip
 }
 
 func writeJUnit(w io.Writer, result *lint.Result, _ Options) error {
@@ -106,7 +136,7 @@ func writeJUnit(w io.Writer, result *lint.Result, _ Options) error {
 		if suite := suites[file]; suite != nil {
 			return suite
 		}
-		suite := &junitTestSuite{Name: file, File: file}
+		suite := &junitTestSuite{Name: file, File: file, ruleNames: names}
 		suites[file] = suite
 		suiteOrder = append(suiteOrder, file)
 		return suite
@@ -131,13 +161,12 @@ func writeJUnit(w io.Writer, result *lint.Result, _ Options) error {
 	})
 	for _, check := range order {
 		suite := addSuite(check.file)
-		testCase := junitCase(check, names[check.ruleID])
-		suite.Cases = append(suite.Cases, testCase)
+		suite.checks = append(suite.checks, check)
 		suite.Tests++
 		switch {
-		case testCase.Failure != nil:
+		case check.fails():
 			suite.Failures++
-		case testCase.Skipped != nil:
+		case check.skipped():
 			suite.Skipped++
 		}
 	}
@@ -203,7 +232,7 @@ func writeJUnitSuites(w io.Writer, report junitTestSuites) error {
 		for _, suite := range parallel.Map(batch, func(suite junitTestSuite) encoded {
 			buffer := xmlBuffers.Get().(*bytes.Buffer)
 			buffer.Reset()
-			return encoded{buffer, encodeXML(buffer, suite, "  ", element)}
+			return encoded{buffer, encodeXML(buffer, suite.withCases(), "  ", element)}
 		}) {
 			err := suite.err
 			if err == nil {
@@ -270,7 +299,7 @@ func junitCase(check *junitCheck, ruleName string) junitTestCase {
 			body.WriteString(findingLine(finding) + "\n")
 		}
 		testCase.Failure = &junitMessage{Message: failing[0].Message, Type: worst.String(), Text: xmlText(body.String())}
-	case check.evaluation != nil && check.evaluation.Status == lint.StatusSkip:
+	case check.skipped():
 		reason := firstNonEmpty(check.evaluation.Reason, "not applicable")
 		testCase.Skipped = &junitMessage{Message: reason}
 	}
