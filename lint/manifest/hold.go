@@ -78,20 +78,23 @@ func (w *Workload) Release() {
 }
 
 // Done says the caller is done with the workload for good, its typed
-// fields released: its containers go, and once every workload of an
-// object is done, the object's
-// document (its field table and text) is dropped as well, and once every
-// workload of a file is, the file's source (see File.MarkedLine), so a run
-// does not hold to its end what it has already linted. Only the document of an
-// object that is a whole document, in a set made with ReleaseTyped, is
-// dropped; a workload's name, its object's kind, name, namespace and file
-// stay. Nothing may read the document afterwards (RetiredReads).
+// fields released. In a set made with ReleaseTyped, the workload's
+// containers go; once every workload of an object is done, the object's
+// document (its field table and text) goes, if the object is a whole
+// document; and once every workload of a file is done, the file's source
+// goes (see File.MarkedLine). So a run does not hold to its end what it has
+// already linted. A workload's name and its object's kind, name, namespace
+// and file stay. Nothing may read what went (RetiredReads). The workloads
+// other workloads' rules read (readAcrossWorkloads) keep their containers
+// and documents.
 func (w *Workload) Done() {
 	object := w.Object
-	w.Containers, w.done = nil, true
-	if holds := object.holds; holds != nil && object.Base == "" {
+	if holds := object.holds; holds != nil {
+		// Under the lock a Hold of another workload of the object
+		// restores them all under.
 		holds.mu.Lock()
-		if holds.done++; holds.done == len(holds.workloads) {
+		w.Containers, w.done = nil, true
+		if holds.done++; holds.done == len(holds.workloads) && object.Base == "" {
 			object.Doc.retire()
 		}
 		holds.mu.Unlock()

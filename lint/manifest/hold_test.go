@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"reflect"
 	"sync"
 	"testing"
@@ -241,5 +242,37 @@ func TestDoneDropsDocumentsAndSource(t *testing.T) {
 	}
 	if pod.Name() != "Pod/a" || pod.Object.Kind != "Pod" {
 		t.Errorf("name %q, kind %q after Done", pod.Name(), pod.Object.Kind)
+	}
+}
+
+// TestDoneBesideHolds: one workload of an object is done while another is
+// held on another goroutine, as the engine's workers do (run with -race).
+func TestDoneBesideHolds(t *testing.T) {
+	source := "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: lws}\nspec:\n  leaderWorkerTemplate:\n    size: 2\n" +
+		"    leaderTemplate: {spec: {containers: [{name: leader, image: i}]}}\n    workerTemplate: {spec: {containers: [{name: worker, image: i}]}}\n"
+	for round := 0; round < 50; round++ {
+		file, err := Load("lws.yaml", []byte(source))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := NewSet([]*File{file}, ReleaseTyped())
+		if err != nil || len(set.Workloads) != 2 {
+			t.Fatalf("%d workloads, %v", len(set.Workloads), err)
+		}
+		leader, worker := set.Workloads[0], set.Workloads[1]
+		held := make(chan error, 1)
+		go func() {
+			err := worker.Hold()
+			if err == nil && (worker.Spec == nil || worker.Containers[0].Container == nil) {
+				err = fmt.Errorf("the worker's typed fields are not there while held")
+			}
+			worker.Release()
+			held <- err
+		}()
+		leader.Done()
+		if err := <-held; err != nil {
+			t.Fatal(err)
+		}
+		worker.Done()
 	}
 }
