@@ -117,16 +117,16 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 	// A workload whose images are read is held (its pod spec decoded) until
 	// they are: they are read with what its containers start. One whose
 	// images cannot be read (--offline, not mapped) is not: they are
-	// reported missing whatever the platform, so it is left out of the key.
-	mayRead := map[string]bool{}
-	for _, target := range targets {
-		for _, container := range workloadContainers(target) {
-			if _, seen := mayRead[container.Image]; !seen && container.Image != "" {
-				_, mapped := mappings[container.Image]
-				_, isTagged := tagged[tagName(container.Image)]
-				mayRead[container.Image] = mapped || isTagged || options.Image.Registry || !validReference(container.Image)
-			}
+	// reported missing whatever the platform, so the key leaves it out.
+	readable := map[string]bool{}
+	mayRead := func(container *manifest.Container) bool {
+		reference := container.Image
+		if _, known := readable[reference]; !known && reference != "" {
+			_, mapped := mappings[reference]
+			_, isTagged := tagged[tagName(reference)]
+			readable[reference] = mapped || isTagged || options.Image.Registry || !validReference(reference)
 		}
+		return readable[reference]
 	}
 	var held []*manifest.Workload
 	defer func() {
@@ -141,30 +141,27 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		if workload == nil {
 			continue
 		}
-		if !slices.ContainsFunc(workload.Containers, func(c *manifest.Container) bool { return mayRead[c.Image] }) {
-			for _, container := range workload.Containers {
-				if container.Image != "" {
-					key := imageKey{reference: container.Image}
-					uses[key] = append(uses[key], imageUse{target: target, container: container})
-				}
+		var platform v1.Platform
+		if slices.ContainsFunc(workload.Containers, mayRead) {
+			if err := workload.Hold(); err != nil {
+				return nil, err
 			}
-			continue
-		}
-		if err := workload.Hold(); err != nil {
-			return nil, err
-		}
-		held = append(held, workload)
-		platform := defaultPlatform
-		if arch := workload.Spec.NodeSelector["kubernetes.io/arch"]; arch != "" && options.Image.Platform == "" {
-			platform = v1.Platform{OS: "linux", Architecture: arch}
-		} else if arch := clusterArch(options, config, workload.Spec); arch != "" {
-			platform = v1.Platform{OS: "linux", Architecture: arch}
+			held = append(held, workload)
+			platform = defaultPlatform
+			if arch := workload.Spec.NodeSelector["kubernetes.io/arch"]; arch != "" && options.Image.Platform == "" {
+				platform = v1.Platform{OS: "linux", Architecture: arch}
+			} else if arch := clusterArch(options, config, workload.Spec); arch != "" {
+				platform = v1.Platform{OS: "linux", Architecture: arch}
+			}
 		}
 		for _, container := range workload.Containers {
 			if container.Image == "" {
 				continue
 			}
-			key := imageKey{container.Image, platform.String()}
+			key := imageKey{reference: container.Image}
+			if platform.Architecture != "" {
+				key.platform = platform.String()
+			}
 			uses[key] = append(uses[key], imageUse{target: target, container: container, arch: platform.Architecture})
 		}
 	}
@@ -266,15 +263,6 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		result.Files = append(result.Files, source)
 	}
 	return targets, nil
-}
-
-// workloadContainers are the containers of a workload target, none for
-// another target.
-func workloadContainers(target *Target) []*manifest.Container {
-	if target.Workload == nil {
-		return nil
-	}
-	return target.Workload.Containers
 }
 
 func sortedKeys(m map[string]string) []string {
