@@ -50,11 +50,7 @@ func NewSet(files []*File, options ...SetOption) (*Set, error) {
 	for _, option := range options {
 		option(&chosen)
 	}
-	set := &Set{Files: files, byKind: map[string]map[string]*Object{}, byName: map[string]map[string]*Object{},
-		ofKind: map[string][]int{}, inNamespace: map[string]map[string][]int{}}
-	for _, file := range files {
-		set.Objects = append(set.Objects, file.Objects...)
-	}
+	set := emptySet(files)
 	// The index is built while the objects decode: it reads only their
 	// kinds and names, which decoding does not touch, and on its own it
 	// kept a CPU idle for the time it took.
@@ -129,30 +125,29 @@ func decodeAll(objects []*Object, releaseTyped bool) []decodedObject {
 	})
 }
 
-// Subset is the set of the objects of some of the files, with the
-// workloads already extracted from them: nothing is decoded again.
-func (s *Set) Subset(files []*File) *Set {
-	subset := &Set{Files: files, byKind: map[string]map[string]*Object{}, byName: map[string]map[string]*Object{},
+// emptySet is a set of the files' objects, not yet indexed or decoded.
+func emptySet(files []*File) *Set {
+	set := &Set{Files: files, byKind: map[string]map[string]*Object{}, byName: map[string]map[string]*Object{},
 		ofKind: map[string][]int{}, inNamespace: map[string]map[string][]int{}}
+	for _, file := range files {
+		set.Objects = append(set.Objects, file.Objects...)
+	}
+	return set
+}
+
+// Subset is the set of the objects of some of the files, indexed, with the
+// workloads already extracted from them: nothing is decoded again. What the
+// objects' decode rejected (Invalid, Unknown) stays with s.
+func (s *Set) Subset(files []*File) *Set {
+	subset := emptySet(files)
+	subset.index()
 	in := map[*File]bool{}
 	for _, file := range files {
 		in[file] = true
-		subset.Objects = append(subset.Objects, file.Objects...)
 	}
-	subset.index()
 	for _, w := range s.Workloads {
 		if in[w.Object.File] {
 			subset.Workloads = append(subset.Workloads, w)
-		}
-	}
-	for _, problem := range s.Invalid {
-		if in[problem.Object.File] {
-			subset.Invalid = append(subset.Invalid, problem)
-		}
-	}
-	for _, problem := range s.Unknown {
-		if in[problem.Object.File] {
-			subset.Unknown = append(subset.Unknown, problem)
 		}
 	}
 	return subset
