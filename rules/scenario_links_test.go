@@ -41,7 +41,9 @@ func TestScenariosWithExplicitLinks(t *testing.T) {
 				t.Fatalf("no model dir was linked by discovery: %v", discovered.Links)
 			}
 			t.Chdir(t.TempDir()) // lintScenario moves back into the scenario
-			explicit := lintScenario(t, dir, imageOptions, models)
+			explicit := lintScenario(t, dir, imageOptions, func(options *lint.Options) {
+				options.Models = append(options.Models, models...)
+			})
 			for _, link := range explicit.Links {
 				if !strings.Contains(link, "--model ") {
 					t.Errorf("link not made by --model: %s", link)

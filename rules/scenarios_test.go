@@ -233,14 +233,13 @@ func runScenario(t *testing.T, dir string, images lint.ImageOptions, normalize f
 	return toExpected(result, normalize)
 }
 
-// lintScenario runs the linter in a scenario directory; models are extra
-// --model links.
-func lintScenario(t *testing.T, dir string, images lint.ImageOptions, models []lint.ModelMapping) *lint.Result {
+// lintScenario runs the linter in a scenario directory; adjust, when not
+// nil, changes the options last (extra --model links, say).
+func lintScenario(t *testing.T, dir string, images lint.ImageOptions, adjust func(*lint.Options)) *lint.Result {
 	t.Helper()
 	t.Chdir(dir)
 	options := lint.Options{Paths: []string{"."}, Rules: rules.All(), Now: scenarioToday, Image: images}
 	applyScenarioOptions(t, &options)
-	options.Models = append(options.Models, models...)
 	for _, name := range lint.ConfigFileNames {
 		if _, err := os.Stat(name); err != nil {
 			continue
@@ -251,6 +250,9 @@ func lintScenario(t *testing.T, dir string, images lint.ImageOptions, models []l
 		}
 		options.Config = config
 		break
+	}
+	if adjust != nil {
+		adjust(&options)
 	}
 	dropped := manifest.RetiredReads()
 	result, err := lint.Run(options)

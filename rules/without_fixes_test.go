@@ -1,40 +1,51 @@
 package rules_test
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/modellint/modellint/lint"
-	"github.com/modellint/modellint/rules"
 )
 
 // TestWithoutFixes: a run whose reports read no fix finds the same, with
-// no fix attached.
+// no fix attached, in every scenario: plain, Helm and CRD workloads,
+// images started through wrapper scripts, models baked into images.
 func TestWithoutFixes(t *testing.T) {
-	dir, err := filepath.Abs(filepath.Join("..", "testdata", "examples", "broken"))
+	entries, err := os.ReadDir(scenarioDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(withoutFixes bool) []lint.Finding {
-		result, err := lint.Run(lint.Options{Paths: []string{dir}, Rules: rules.All(), Now: scenarioToday, WithoutFixes: withoutFixes})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return result.Findings
-	}
-	with, without := run(false), run(true)
+	registry := &scenarioRegistry{parent: t}
 	fixed := 0
-	for i := range with {
-		if with[i].Fix != nil {
-			fixed++
+	for _, entry := range entries {
+		if !entry.IsDir() {
+			continue
 		}
-		with[i].Fix = nil
+		t.Run(entry.Name(), func(t *testing.T) {
+			dir, err := filepath.Abs(filepath.Join(scenarioDir, entry.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var images lint.ImageOptions
+			if scenario := loadScenarioImages(t, dir, registry); scenario != nil {
+				images, _ = scenario.options(t, scenario.sources()[0])
+			}
+			with := lintScenario(t, dir, images, nil).Findings
+			without := lintScenario(t, dir, images, func(options *lint.Options) { options.WithoutFixes = true }).Findings
+			for i := range with {
+				if with[i].Fix != nil {
+					fixed++
+				}
+				with[i].Fix = nil
+			}
+			if !reflect.DeepEqual(with, without) {
+				t.Errorf("without fixes:\n%+v\nwant the findings with their fixes removed:\n%+v", without, with)
+			}
+		})
 	}
 	if fixed == 0 {
-		t.Fatal("no finding of the broken example has a fix: the test shows nothing")
-	}
-	if !reflect.DeepEqual(with, without) {
-		t.Errorf("without fixes:\n%+v\nwant the findings with their fixes removed:\n%+v", without, with)
+		t.Error("no finding of any scenario has a fix: the test shows nothing")
 	}
 }
