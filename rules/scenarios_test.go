@@ -162,13 +162,21 @@ func TestScenariosOnOneCPU(t *testing.T) {
 	if *update {
 		t.Skip("-update rewrites expected.json from TestScenarios")
 	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	ignore := func(*lint.Result) {}
+	eachScenario(t, func(t *testing.T, dir string, images lint.ImageOptions, normalize func(string) string) {
+		compareScenario(t, dir, runScenario(t, dir, images, normalize, ignore))
+	})
+}
+
+// eachScenario runs test on every scenario in a subtest of its name, with
+// its images (if any) read from their first source.
+func eachScenario(t *testing.T, test func(t *testing.T, dir string, images lint.ImageOptions, normalize func(string) string)) {
 	entries, err := os.ReadDir(scenarioDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	registry := &scenarioRegistry{parent: t}
-	ignore := func(*lint.Result) {}
 	for _, entry := range entries {
 		if !entry.IsDir() {
 			continue
@@ -183,7 +191,7 @@ func TestScenariosOnOneCPU(t *testing.T) {
 			if images := loadScenarioImages(t, dir, registry); images != nil {
 				options, normalize = images.options(t, images.sources()[0])
 			}
-			compareScenario(t, dir, runScenario(t, dir, options, normalize, ignore))
+			test(t, dir, options, normalize)
 		})
 	}
 }

@@ -1,8 +1,6 @@
 package rules_test
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -13,38 +11,20 @@ import (
 // no fix attached, in every scenario: plain, Helm and CRD workloads,
 // images started through wrapper scripts, models baked into images.
 func TestWithoutFixes(t *testing.T) {
-	entries, err := os.ReadDir(scenarioDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	registry := &scenarioRegistry{parent: t}
 	fixed := 0
-	for _, entry := range entries {
-		if !entry.IsDir() {
-			continue
+	eachScenario(t, func(t *testing.T, dir string, images lint.ImageOptions, _ func(string) string) {
+		with := lintScenario(t, dir, images, nil).Findings
+		without := lintScenario(t, dir, images, func(options *lint.Options) { options.WithoutFixes = true }).Findings
+		for i := range with {
+			if with[i].Fix != nil {
+				fixed++
+			}
+			with[i].Fix = nil
 		}
-		t.Run(entry.Name(), func(t *testing.T) {
-			dir, err := filepath.Abs(filepath.Join(scenarioDir, entry.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var images lint.ImageOptions
-			if scenario := loadScenarioImages(t, dir, registry); scenario != nil {
-				images, _ = scenario.options(t, scenario.sources()[0])
-			}
-			with := lintScenario(t, dir, images, nil).Findings
-			without := lintScenario(t, dir, images, func(options *lint.Options) { options.WithoutFixes = true }).Findings
-			for i := range with {
-				if with[i].Fix != nil {
-					fixed++
-				}
-				with[i].Fix = nil
-			}
-			if !reflect.DeepEqual(with, without) {
-				t.Errorf("without fixes:\n%+v\nwant the findings with their fixes removed:\n%+v", without, with)
-			}
-		})
-	}
+		if !reflect.DeepEqual(with, without) {
+			t.Errorf("without fixes:\n%+v\nwant the findings with their fixes removed:\n%+v", without, with)
+		}
+	})
 	if fixed == 0 {
 		t.Error("no finding of any scenario has a fix: the test shows nothing")
 	}
