@@ -23,7 +23,6 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CACHE_HOME", os.TempDir()+"/modellint-test-cache")
 	helmtest.ServeOrUse()
 	if os.Getenv("MODELLINT_TEST_AS_MAIN") == "1" {
-		setGCPercent() // measured as the binary runs
 		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 		writePeakMemory(os.Getenv("MODELLINT_TEST_PEAK_FILE"))
 		os.Exit(code)

@@ -147,6 +147,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	options.Paths, options.Stdin, options.Config, options.Rules = paths, stdin, config, selected
 	options.Records = recordsFor(outputs, flags.verbose)
 	options.WithoutFixes = !fixesRead(outputs, flags.fix)
+	options.GCPercent = manifestGCPercent()
 	for _, out := range outputs {
 		if out.file != "" {
 			options.Outputs = append(options.Outputs, out.file)

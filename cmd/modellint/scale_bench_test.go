@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,9 +151,39 @@ var gnuTimeWorks = sync.OnceValue(func() error {
 // RSS in bytes; it fails unless the exit code is one of want.
 func runProcess(b *testing.B, stdin string, args []string, want ...int) int64 {
 	b.Helper()
-	binary := modellintBinary(b)
 	peakFile := filepath.Join(b.TempDir(), "peak")
-	cmd := exec.Command(gnuTime, append([]string{"-f", "%M", "-o", peakFile, binary}, args...)...)
+	cmd := exec.Command(gnuTime, append([]string{"-f", "%M", "-o", peakFile, modellintBinary(b)}, args...)...)
+	runChecked(b, cmd, stdin, args, want)
+	data, err := os.ReadFile(peakFile)
+	if err != nil {
+		b.Fatalf("time did not record the peak memory: %v", err)
+	}
+	// time writes "Command exited with non-zero status N" before the figure.
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		b.Fatal("time recorded no peak memory")
+	}
+	kib, err := strconv.ParseInt(fields[len(fields)-1], 10, 64)
+	if err != nil {
+		b.Fatalf("peak memory %q: %v", data, err)
+	}
+	return kib << 10
+}
+
+// runUntimed runs the built modellint alone, without GNU time, and returns
+// its CPU time (user and system, with the children it waited for): GNU
+// time's own process costs ~1 ms, most of a start-up's CPU time.
+func runUntimed(b *testing.B, args []string, want ...int) time.Duration {
+	b.Helper()
+	cmd := exec.Command(modellintBinary(b), args...)
+	runChecked(b, cmd, "", args, want)
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// runChecked runs cmd with the file stdin (when not empty) as its standard
+// input; it fails unless the exit code is one of want.
+func runChecked(b *testing.B, cmd *exec.Cmd, stdin string, args []string, want []int) {
+	b.Helper()
 	if stdin != "" {
 		input, err := os.Open(stdin)
 		if err != nil {
@@ -170,27 +201,9 @@ func runProcess(b *testing.B, stdin string, args []string, want ...int) int64 {
 	} else if err != nil {
 		b.Fatal(err)
 	}
-	ok := false
-	for _, w := range want {
-		ok = ok || code == w
-	}
-	if !ok {
+	if !slices.Contains(want, code) {
 		b.Fatalf("modellint %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
 	}
-	data, err := os.ReadFile(peakFile)
-	if err != nil {
-		b.Fatalf("time did not record the peak memory: %v", err)
-	}
-	// time writes "Command exited with non-zero status N" before the figure.
-	fields := strings.Fields(string(data))
-	if len(fields) == 0 {
-		b.Fatal("time recorded no peak memory")
-	}
-	kib, err := strconv.ParseInt(fields[len(fields)-1], 10, 64)
-	if err != nil {
-		b.Fatalf("peak memory %q: %v", data, err)
-	}
-	return kib << 10
 }
 
 // benchmarkProcess reports the subprocess's peak RSS (peak-MiB) and its
@@ -207,26 +220,38 @@ func benchmarkProcessInput(b *testing.B, stdin string, args []string, want ...in
 }
 
 // benchmarkRuns runs the subprocess runs times per iteration and reports
-// its peak RSS and CPU time per run; for a run too short to time alone
-// (runs > 1) also its wall time per run (run-s), where ns/op is of all.
+// its peak RSS and CPU time per run. A run too short to time alone (runs >
+// 1) runs without GNU time, which would add its own CPU to each, and once
+// more under it for the peak; it also reports its wall time per run (run-s),
+// where ns/op is of all.
 func benchmarkRuns(b *testing.B, runs int, stdin string, args []string, want ...int) {
 	modellintBinary(b) // built, and GNU time found, before the clock starts
+	if runs > 1 {
+		peak := runProcess(b, stdin, args, want...)
+		var cpu time.Duration
+		start := time.Now()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			for range runs {
+				cpu += runUntimed(b, args, want...)
+			}
+		}
+		b.StopTimer()
+		per := float64(b.N * runs)
+		b.ReportMetric(time.Since(start).Seconds()/per, "run-s")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+		b.ReportMetric(cpu.Seconds()/per, "cpu-s")
+		return
+	}
 	var peak int64
 	before := childrenCPU()
-	start := time.Now()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for range runs {
-			peak = max(peak, runProcess(b, stdin, args, want...))
-		}
+		peak = max(peak, runProcess(b, stdin, args, want...))
 	}
 	b.StopTimer()
-	per := float64(b.N * runs)
-	if runs > 1 {
-		b.ReportMetric(time.Since(start).Seconds()/per, "run-s")
-	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
-	b.ReportMetric((childrenCPU()-before).Seconds()/per, "cpu-s")
+	b.ReportMetric((childrenCPU()-before).Seconds()/float64(b.N), "cpu-s")
 }
 
 // childrenCPU is the CPU time of the subprocesses waited for so far.
