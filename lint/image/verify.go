@@ -57,7 +57,7 @@ func (e *DigestError) Error() string {
 type hashingReader struct {
 	ctx    context.Context
 	reader io.Reader
-	hash   hash.Hash
+	hash   hash.Hash // nil: counted, not hashed (the source verifies it)
 	read   int64
 	limit  int64 // 0: unbounded
 	// limitError explains the limit when it is passed.
@@ -75,7 +75,9 @@ func (h *hashingReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := h.reader.Read(p)
-	h.hash.Write(p[:n])
+	if h.hash != nil {
+		h.hash.Write(p[:n])
+	}
 	h.read += int64(n)
 	if h.limit > 0 && h.read > h.limit {
 		return n, h.limitError(h.limit)
