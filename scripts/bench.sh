@@ -27,6 +27,7 @@ awk '
   if ("floor-s" in m) { floor = sprintf("gzip -dc %.2fs", m["floor-s"]); ratio = sprintf("%.2f×", wall / m["floor-s"]) }
   if ("pigz-floor-s" in m) { floor = floor sprintf(", pigz -dc %.2fs", m["pigz-floor-s"]); ratio = ratio sprintf(", %.2f×", wall / m["pigz-floor-s"]) }
   if ("download-floor-s" in m) { floor = sprintf("download %.2fs", m["download-floor-s"]); ratio = sprintf("%.2f×", wall / m["download-floor-s"]) }
+  if ("inflate-floor-s" in m) { floor = floor sprintf(", inflate on every CPU %.2fs", m["inflate-floor-s"]); ratio = ratio sprintf(", %.2f×", wall / m["inflate-floor-s"]) }
   if ("cat-floor-s" in m) { floor = sprintf("cat %.3fs", m["cat-floor-s"]); ratio = sprintf("%.0f×", wall / m["cat-floor-s"]) }
   rows[++n] = sprintf("| %s | %.3f | %s | %s | %s | %s |", name, wall, cpu, rss, floor, ratio)
   if ("warm-s" in m) rows[++n] = sprintf("| %s (warm) | %.3f | - | - | %s | %.3f× |", name, m["warm-s"], floor, m["warm/floor"])
