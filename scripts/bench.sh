@@ -21,7 +21,7 @@ awk '
   delete m
   for (i = 3; i < NF; i += 2) m[$(i + 1)] = $i
   wall = ("cold-s" in m) ? m["cold-s"] : (("run-s" in m) ? m["run-s"] : m["ns/op"] / 1e9)
-  cpu = ("cpu-s" in m) ? sprintf("%.2f", m["cpu-s"]) : "-"
+  cpu = ("cpu-s" in m) ? sprintf(m["cpu-s"] < 0.1 ? "%.4f" : "%.2f", m["cpu-s"]) : "-"
   rss = ("peak-MiB" in m) ? m["peak-MiB"] : (("peak-RSS-MiB" in m) ? m["peak-RSS-MiB"] : "-")
   floor = "-"; ratio = "-"
   if ("floor-s" in m) { floor = sprintf("gzip -dc %.2fs", m["floor-s"]); ratio = sprintf("%.2f×", wall / m["floor-s"]) }
