@@ -13,13 +13,15 @@ import (
 
 // heavyAtStart are packages whose init a binary that links them pays on
 // every start, whatever it is asked to do: Helm's chartutil and engine, the
-// JSON Schema drafts (~10 ms) and client-go's scheme of every API group
-// (~3 ms). modellint leaves them to modellint-helm, the renderer it starts
-// for charts only.
+// JSON Schema drafts (~10 ms), client-go's scheme of every API group
+// (~3 ms), and kustomize with its OpenAPI and protobuf descriptors. modellint
+// leaves them to modellint-helm, the renderer it starts for charts and
+// overlays only.
 var heavyAtStart = []string{
 	"helm.sh/helm/v3/",
 	"github.com/santhosh-tekuri/jsonschema/",
 	"k8s.io/client-go/kubernetes/scheme",
+	"sigs.k8s.io/kustomize/",
 }
 
 // TestModellintLinksNoHelm: cmd/modellint, and all it imports, does not

@@ -104,6 +104,7 @@ func TestInstallVerifiedRelease(t *testing.T) {
 		t.Errorf("modellint version = %q, want %q", version.stdout, want)
 	}
 	checkRendersChart(t, installDir)
+	checkBuildsOverlay(t, installDir)
 	path, err := os.ReadFile(githubPath)
 	if err != nil || strings.TrimSpace(string(path)) != installDir {
 		t.Errorf("GITHUB_PATH = %q (%v), want %s", path, err, installDir)
@@ -158,6 +159,7 @@ func TestInstallBuildsWhenNoReleaseFits(t *testing.T) {
 				t.Errorf("modellint version = %q, want %q", version.stdout, want)
 			}
 			checkRendersChart(t, installDir)
+			checkBuildsOverlay(t, installDir)
 		})
 	}
 }

@@ -40,18 +40,36 @@ func checkRendersChart(t *testing.T, dir string) {
 	}
 }
 
-// TestBuiltBinaryRendersCharts: modellint as built renders a chart with the
-// modellint-helm beside it, and without one says what is missing in one
-// line and exits 2, rather than pass the chart unlinted.
+// checkBuildsOverlay lints a Kustomize overlay with the modellint installed
+// in dir, which starts the modellint-helm beside it to build it: the
+// findings are placed in the base's and the overlay's files.
+func checkBuildsOverlay(t *testing.T, dir string) {
+	t.Helper()
+	overlay := filepath.Join(repoRoot, "testdata", "kustomize", "serving", "overlays", "prod")
+	got := runCommand(t, t.TempDir(), []string{systemPath}, filepath.Join(dir, "modellint"), "--offline", "--no-color", overlay)
+	if got.code != 1 || !strings.Contains(got.stdout, "base/deployment.yaml") {
+		t.Fatalf("modellint %s: exit %d, want 1 with findings in the base's deployment.yaml:\n%s%s", overlay, got.code, got.stdout, got.stderr)
+	}
+}
+
+// TestBuiltBinaryRendersCharts: modellint as built renders a chart and
+// builds an overlay with the modellint-helm beside it, and without one says
+// what is missing in one line and exits 2, rather than pass them unlinted.
 func TestBuiltBinaryRendersCharts(t *testing.T) {
 	dir := modellintBinDir(t)
 	checkRendersChart(t, dir)
+	checkBuildsOverlay(t, dir)
 
 	alone := t.TempDir()
 	copyFile(t, filepath.Join(dir, "modellint"), filepath.Join(alone, "modellint"))
-	chart := filepath.Join(repoRoot, "testdata", "charts", "serving", "tfserving")
-	got := runCommand(t, t.TempDir(), []string{systemPath}, filepath.Join(alone, "modellint"), "--offline", chart)
-	if got.code != 2 || strings.Count(got.stderr, "\n") != 1 || !strings.Contains(got.stderr, "rendering a Helm chart needs modellint-helm, found neither beside modellint nor on PATH") {
-		t.Errorf("without its renderer: exit %d, stderr %q; want exit 2 and one line naming modellint-helm", got.code, got.stderr)
+	for _, input := range []string{
+		filepath.Join(repoRoot, "testdata", "charts", "serving", "tfserving"),
+		filepath.Join(repoRoot, "testdata", "kustomize", "serving", "overlays", "prod"),
+	} {
+		got := runCommand(t, t.TempDir(), []string{systemPath}, filepath.Join(alone, "modellint"), "--offline", input)
+		if got.code != 2 || strings.Count(got.stderr, "\n") != 1 || !strings.Contains(got.stderr,
+			"rendering a Helm chart or Kustomize overlay needs modellint-helm, found neither beside modellint nor on PATH") {
+			t.Errorf("%s without its renderer: exit %d, stderr %q; want exit 2 and one line naming modellint-helm", input, got.code, got.stderr)
+		}
 	}
 }

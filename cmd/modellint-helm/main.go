@@ -1,16 +1,18 @@
-// Command modellint-helm renders Helm charts for modellint, which starts it
-// beside itself for each chart it lints: a request on standard input, the
-// rendered files, each field placed on the line that wrote it, on standard
-// output. Helm's libraries live in this binary alone, so modellint starts
-// without setting them up.
+// Command modellint-helm renders Helm charts and builds Kustomize overlays
+// for modellint, which starts it beside itself for each chart or overlay it
+// lints: a request on standard input, the rendered files, each field placed
+// on the line that wrote it, on standard output. Helm's and kustomize's
+// libraries live in this binary alone, so modellint starts without setting
+// them up.
 package main
 
 import (
 	"os"
 
-	"github.com/modellint/modellint/lint/render/helm"
+	"github.com/modellint/modellint/lint/render/charts"
+	"github.com/modellint/modellint/lint/render/renderer"
 )
 
 func main() {
-	os.Exit(helm.ServeRender(os.Stdin, os.Stdout))
+	os.Exit(charts.Serve(os.Stdin, os.Stdout, renderer.Respond))
 }

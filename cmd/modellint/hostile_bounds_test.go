@@ -163,6 +163,33 @@ func TestHostileCharts(t *testing.T) {
 	}
 }
 
+// TestHostileOverlay builds an overlay whose base holds a YAML alias bomb
+// (nine levels of nine aliases: 387 million strings once expanded), which
+// kustomize expands in full: in modellint's own process it took 24 GiB and
+// was killed after 98 s. The build runs in the renderer, within its bounds,
+// so it is a one-line error naming the overlay.
+func TestHostileOverlay(t *testing.T) {
+	dir := t.TempDir()
+	bomb := []string{"apiVersion: v1", "kind: ConfigMap", "metadata: {name: lol}", "data:",
+		`  a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]`}
+	previous := "a"
+	for _, name := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		bomb = append(bomb, fmt.Sprintf("  %s: &%s [%s]", name, name, strings.TrimSuffix(strings.Repeat("*"+previous+", ", 9), ", ")))
+		previous = name
+	}
+	os.MkdirAll(filepath.Join(dir, "base"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "overlay"), 0o755)
+	os.WriteFile(filepath.Join(dir, "base", "cm.yaml"), []byte(strings.Join(bomb, "\n")+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "base", "kustomization.yaml"), []byte("resources: [cm.yaml]\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "overlay", "kustomization.yaml"), []byte("resources: [../base]\n"), 0o644)
+	overlay := filepath.Join(dir, "overlay")
+	output := runHostile(t, []string{"--no-color", overlay}, exitError)
+	want := overlay + ": rendering needed more than 512 MiB of memory"
+	if !strings.Contains(output, want) {
+		t.Errorf("output %q does not say %q", truncate(output, 2000), want)
+	}
+}
+
 // TestHostileModelEntries lints model dirs with a FIFO or a device where a
 // file belongs: a finding naming it, never a blocked open.
 func TestHostileModelEntries(t *testing.T) {

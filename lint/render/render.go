@@ -40,7 +40,8 @@ type Options struct {
 	// KustomizeLoadRestrictor "none" lets an overlay read files outside
 	// its own tree (kustomize --load-restrictor LoadRestrictionsNone).
 	KustomizeLoadRestrictor string
-	// RenderTimeout bounds rendering one Helm chart (0: charts.DefaultRenderTimeout).
+	// RenderTimeout bounds rendering one Helm chart or building one Kustomize
+	// overlay (0: charts.DefaultRenderTimeout).
 	RenderTimeout time.Duration
 }
 
@@ -132,7 +133,7 @@ func renderOne(path string, includedBy map[string]string, options Options) (rend
 			Timeout: options.RenderTimeout,
 		})
 	case IsOverlay(path):
-		rendered, err = kustomize.Build(path, path, options.KustomizeLoadRestrictor)
+		rendered, err = charts.BuildOverlay(path, path, options.KustomizeLoadRestrictor, options.RenderTimeout)
 	default:
 		err = fmt.Errorf("%s: neither a Helm chart nor a Kustomize overlay", path)
 	}

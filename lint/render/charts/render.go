@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -38,7 +39,7 @@ const (
 
 // WireVersion is the version of Request and Response: a renderer from
 // another release refuses a request rather than misread it.
-const WireVersion = 1
+const WireVersion = 2
 
 // RendererName is the renderer's executable, installed beside modellint.
 const RendererName = "modellint-helm"
@@ -65,13 +66,33 @@ func UseRenderer(path string, env ...string) { renderer.path, renderer.env = pat
 // after it ("charts/tfs/templates/deployment.yaml"). Errors are one line,
 // name the file, and carry Helm's own message.
 func Render(chartPath, display string, options Options) ([]*manifest.File, error) {
+	return call(Request{Chart: chartPath, Display: display, Options: options},
+		"a template that loops, recurses or repeats without end?", func(file *manifest.File) bool { return Kept(file, options) })
+}
+
+// BuildOverlay builds the Kustomize overlay in dir, as `kustomize build`
+// would, offline, in the renderer (package build): one manifest file per
+// file the objects came from, each field placed on the resource, patch or
+// kustomization line that wrote it, then the kustomization and patch files
+// (without objects) that fields may be placed in. display is how users name
+// dir; loadRestrictor is kustomize's --load-restrictor ("" or rootOnly,
+// none); timeout bounds the build (0: DefaultRenderTimeout).
+func BuildOverlay(dir, display, loadRestrictor string, timeout time.Duration) ([]*manifest.File, error) {
+	return call(Request{Overlay: dir, Display: display, LoadRestrictor: loadRestrictor, Options: Options{Timeout: timeout}},
+		"an overlay that expands without bound, such as a YAML alias bomb?", nil)
+}
+
+// call sends the request to the renderer and rebuilds the files it sends
+// back, kept when keep keeps them (nil: all). cause is what the bounds'
+// messages suggest when the renderer passes one.
+func call(request Request, cause string, keep func(*manifest.File) bool) ([]*manifest.File, error) {
 	executable, err := rendererPath()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", display, err)
+		return nil, fmt.Errorf("%s: %w", request.Display, err)
 	}
-	response, err := runRenderer(executable, Request{Chart: chartPath, Display: display, Options: options})
+	response, err := runRenderer(executable, request, cause)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", display, err)
+		return nil, fmt.Errorf("%s: %w", request.Display, err)
 	}
 	for _, line := range response.Log {
 		log.Print(line)
@@ -79,9 +100,9 @@ func Render(chartPath, display string, options Options) ([]*manifest.File, error
 	if response.Error != "" {
 		return nil, errors.New(response.Error)
 	}
-	files, err := response.files(options)
+	files, err := response.files(keep)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", display, err)
+		return nil, fmt.Errorf("%s: %w", request.Display, err)
 	}
 	return files, nil
 }
@@ -106,12 +127,13 @@ func rendererPath() (string, error) {
 	if path, err := exec.LookPath(name); err == nil {
 		return path, nil
 	}
-	return "", fmt.Errorf("rendering a Helm chart needs %s, found neither beside modellint nor on PATH "+
+	return "", fmt.Errorf("rendering a Helm chart or Kustomize overlay needs %s, found neither beside modellint nor on PATH "+
 		"(it comes with modellint: install both, e.g. go install github.com/modellint/modellint/cmd/...@VERSION)", name)
 }
 
-// runRenderer sends the request to a renderer started within the bounds.
-func runRenderer(executable string, request Request) (*Response, error) {
+// runRenderer sends the request to a renderer started within the bounds;
+// cause is what passing one suggests.
+func runRenderer(executable string, request Request, cause string) (*Response, error) {
 	timeout := request.Options.Timeout
 	if timeout <= 0 {
 		timeout = DefaultRenderTimeout
@@ -140,11 +162,11 @@ func runRenderer(executable string, request Request) (*Response, error) {
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("rendering did not finish within %s (a template that loops or recurses without end?)", timeout)
+		return nil, fmt.Errorf("rendering did not finish within %s (%s)", timeout, cause)
 	case errors.As(err, &exitErr) && exitErr.ExitCode() == HeapExceededCode:
-		return nil, fmt.Errorf("rendering needed more than %d MiB of memory (a template that recurses or repeats without end?)", HeapLimit>>20)
+		return nil, fmt.Errorf("rendering needed more than %d MiB of memory (%s)", HeapLimit>>20, cause)
 	case err != nil:
-		return nil, fmt.Errorf("rendering failed within its bounds of %s and %d MiB (a template that recurses or repeats without end?)", timeout, HeapLimit>>20)
+		return nil, fmt.Errorf("rendering failed within its bounds of %s and %d MiB (%s)", timeout, HeapLimit>>20, cause)
 	}
 	var response struct {
 		Version int

@@ -7,29 +7,38 @@ import (
 	"github.com/modellint/modellint/lint/manifest"
 )
 
-// Request is what the renderer reads on its standard input: one chart.
+// Request is what the renderer reads on its standard input: one chart or
+// one Kustomize overlay.
 type Request struct {
-	// Chart is the chart's directory or packaged .tgz; Display is how users
+	// Chart is the chart's directory or packaged .tgz, Overlay the
+	// overlay's directory (one of the two is set); Display is how users
 	// name it, which the files are named after.
-	Chart, Display string
-	Options        Options
+	Chart, Overlay, Display string
+	// Options say how a chart is rendered; their Timeout bounds an overlay too.
+	Options Options
+	// LoadRestrictor is kustomize's --load-restrictor for an overlay.
+	LoadRestrictor string
 }
 
 // Response is what the renderer writes on its standard output.
 type Response struct {
-	// Files are the rendered templates, then the values files fields may
-	// be placed in (see File).
+	// Files are the rendered templates (the built files of an overlay),
+	// then the values files (kustomization and patch files) fields may be
+	// placed in (see File).
 	Files []File
-	// Error is Helm's or the tracing's one-line message; Files are empty then.
+	// Error is Helm's, kustomize's or the tracing's one-line message;
+	// Files are empty then.
 	Error string
-	// Log is what Helm's loader and engine logged, bounded.
+	// Log is what Helm's loader and engine, or kustomize, logged, bounded.
 	Log []string
 }
 
-// File is one rendered template, as LoadRendered parses it and Relocate
-// and SetCalls leave its documents, before test hooks are dropped; or a
-// values file, with Rendered nil. Texts are bytes: a template need not be
-// UTF-8, and a JSON string would not carry it unchanged.
+// File is one rendered template or built file, as LoadRendered parses it
+// and Relocate and SetCalls leave its documents, before test hooks are
+// dropped; or a file without objects that fields may be placed in (a values
+// file, a kustomization or patch file), with Rendered nil. Texts are bytes:
+// a template need not be UTF-8, and a JSON string would not carry it
+// unchanged.
 type File struct {
 	Path       string
 	Source     []byte
@@ -46,13 +55,14 @@ func FileOf(file *manifest.File, rendered []byte) File {
 	return wire
 }
 
-// ValuesFileOf is a values file as the renderer sends it.
-func ValuesFileOf(file *manifest.File) File { return File{Path: file.Path, Source: file.Source} }
+// SourceFileOf is a file without objects (a values, kustomization or patch
+// file) as the renderer sends it.
+func SourceFileOf(file *manifest.File) File { return File{Path: file.Path, Source: file.Source} }
 
 // files rebuilds the manifest files of a response: each rendered text
 // parsed again and its documents placed where the renderer placed them,
-// then Kept as Render in the renderer's own process keeps them.
-func (r *Response) files(options Options) ([]*manifest.File, error) {
+// then kept when keep (nil: keep all) keeps it.
+func (r *Response) files(keep func(*manifest.File) bool) ([]*manifest.File, error) {
 	var files []*manifest.File
 	for _, wire := range r.Files {
 		if wire.Rendered == nil {
@@ -72,7 +82,7 @@ func (r *Response) files(options Options) ([]*manifest.File, error) {
 				return nil, fmt.Errorf("%s: document %d: %w", wire.Path, doc.Index+1, err)
 			}
 		}
-		if Kept(file, options) {
+		if keep == nil || keep(file) {
 			files = append(files, file)
 		}
 	}

@@ -28,8 +28,8 @@ const (
 
 // TestMain lets the test binary serve as the renderer charts.Render starts.
 func TestMain(m *testing.M) {
-	if IsRenderChild() {
-		os.Exit(ServeRender(os.Stdin, os.Stdout))
+	if charts.IsRenderChild() {
+		os.Exit(charts.Serve(os.Stdin, os.Stdout, Respond))
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"sigs.k8s.io/kustomize/api/konfig"
-
 	"github.com/modellint/modellint/lint/manifest"
 
 	"github.com/modellint/modellint/internal/fileread"
@@ -40,9 +38,17 @@ type kustomization struct {
 	patches   []*patch
 }
 
+// FileNames are the kustomization file names kustomize recognises, in the
+// order it looks for them: konfig.RecognizedKustomizationFileNames, which
+// would link kustomize's API into modellint (TestFileNames, where the
+// builder links it, keeps the two the same).
+func FileNames() []string {
+	return []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+}
+
 // FileName returns the kustomization file in dir, "" when there is none.
 func FileName(dir string) string {
-	for _, name := range konfig.RecognizedKustomizationFileNames() {
+	for _, name := range FileNames() {
 		if info, err := os.Stat(filepath.Join(dir, name)); err == nil && info.Mode().IsRegular() {
 			return name
 		}

@@ -1,6 +1,7 @@
-// Package helmtest lets a test binary render charts as modellint does, in a
-// child process, with the test binary itself as the renderer: modellint
-// starts modellint-helm, which test binaries do not build.
+// Package helmtest lets a test binary render charts and build Kustomize
+// overlays as modellint does, in a child process, with the test binary
+// itself as the renderer: modellint starts modellint-helm, which test
+// binaries do not build.
 package helmtest
 
 import (
@@ -8,15 +9,15 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint/render/charts"
-	"github.com/modellint/modellint/lint/render/helm"
+	"github.com/modellint/modellint/lint/render/renderer"
 )
 
 // ServeOrUse serves the render request and exits when this process was
 // started as the renderer; otherwise it makes charts.Render start this
 // executable. Call it first in TestMain.
 func ServeOrUse() {
-	if helm.IsRenderChild() {
-		os.Exit(helm.ServeRender(os.Stdin, os.Stdout))
+	if charts.IsRenderChild() {
+		os.Exit(charts.Serve(os.Stdin, os.Stdout, renderer.Respond))
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -1,4 +1,4 @@
-package kustomize
+package build
 
 import (
 	"flag"
@@ -9,13 +9,17 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/kustomize/api/konfig"
+
+	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/render/kustomize"
 	"github.com/modellint/modellint/lint/render/rendertest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 const (
-	overlays        = "../../../testdata/kustomize"
+	overlays        = "../../../../testdata/kustomize"
 	overlaysDisplay = "kustomize"
 )
 
@@ -28,7 +32,7 @@ func TestBuildLocations(t *testing.T) {
 			}
 			got := rendertest.Locations(files)
 			golden := filepath.Join("testdata", strings.ReplaceAll(overlay, "/", "-")+".golden")
-			rendertest.CheckGolden(t, golden, got, *update, "./lint/render/kustomize")
+			rendertest.CheckGolden(t, golden, got, *update, "./lint/render/kustomize/build")
 		})
 	}
 }
@@ -113,65 +117,12 @@ func TestBuildErrors(t *testing.T) {
 	}
 }
 
-func TestIncludes(t *testing.T) {
-	included, err := Includes(filepath.Join(overlays, "serving/overlays/prod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	serving, err := filepath.Abs(filepath.Join(overlays, "serving"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{filepath.Join(serving, "base"), filepath.Join(serving, "components/gpu")}
-	if !slices.Equal(included, want) {
-		t.Errorf("Includes = %v, want %v", included, want)
-	}
-}
-
-func TestIsRemote(t *testing.T) {
-	for entry, want := range map[string]bool{
-		"../../base":                        false,
-		"deployment.yaml":                   false,
-		".hidden/base":                      false,
-		"github.com/org/repo//base?ref=v1":  true,
-		"https://example.com/deploy.yaml":   true,
-		"git@github.com:org/repo.git//base": true,
-		"gitlab.com/org/repo/base":          true,
-	} {
-		if got := isRemote(entry); got != want {
-			t.Errorf("isRemote(%q) = %v, want %v", entry, got, want)
-		}
-	}
-}
-
 // TestSharedBase builds an overlay that reaches one base along several
 // paths and spellings: the base is read once, kustomize builds it once per
 // path (two prefixed copies of its object), and each copy's fields trace
 // to the base's file.
 func TestSharedBase(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, content string) {
-		path := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("base/kustomization.yaml", "resources: [pod.yaml]\n")
-	write("base/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: serve:1}]\n")
-	write("a/kustomization.yaml", "namePrefix: a-\nresources: [../base]\n")
-	write("b/kustomization.yaml", "namePrefix: b-\nresources: [./../base/]\n")
-	write("top/kustomization.yaml", "resources: [../a, ../b/]\n")
-
-	walk := newTreeWalk()
-	root, err := readTree(filepath.Join(dir, "top"), "top", nil, walk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(walk.read) != 4 || root.builds != 5 {
-		t.Errorf("read %d kustomizations counting %d builds, want 4 and 5", len(walk.read), root.builds)
-	}
-	files, err := Build(filepath.Join(dir, "top"), "top", "")
+	files, err := Build(filepath.Join(overlays, "shared-base", "top"), "top", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,31 +144,23 @@ func TestSharedBase(t *testing.T) {
 	}
 }
 
-// TestBuildBudget refuses a chain whose levels each list the next under
-// eight spellings before kustomize would build the bottom 8^n times,
-// having read each directory once.
-func TestBuildBudget(t *testing.T) {
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "l0"), 0o755)
-	os.WriteFile(filepath.Join(dir, "l0", "kustomization.yaml"), []byte("namePrefix: x-\n"), 0o644)
-	for level := 1; level <= 10; level++ {
-		below := fmt.Sprintf("l%d", level-1)
-		spellings := []string{"../" + below, "../" + below + "/", "./../" + below, "../" + below + "/.", "../" + below + "//",
-			"./../" + below + "/", "../../" + filepath.Base(dir) + "/" + below, "../" + below + "/./"}
-		os.MkdirAll(filepath.Join(dir, fmt.Sprintf("l%d", level)), 0o755)
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("l%d", level), "kustomization.yaml"), []byte("resources:\n- "+strings.Join(spellings, "\n- ")+"\n"), 0o644)
+// Build is Overlay's files, as modellint reads them.
+func Build(dir, display, loadRestrictor string) ([]*manifest.File, error) {
+	built, err := Overlay(dir, display, loadRestrictor)
+	if err != nil {
+		return nil, err
 	}
-	walk := newTreeWalk()
-	_, err := readTree(filepath.Join(dir, "l10"), "l10", nil, walk)
-	if budget, ok := err.(*buildBudgetError); !ok || budget.at != "l4/kustomization.yaml" {
-		t.Errorf("error %v, want the budget passed at l4/kustomization.yaml", err)
+	files := make([]*manifest.File, len(built))
+	for i, b := range built {
+		files[i] = b.File
 	}
-	_, err = Build(filepath.Join(dir, "l10"), "l10", "")
-	want := "l10/kustomization.yaml: the overlay builds more than 1000 kustomizations counted along every path, passing the bound at l4/kustomization.yaml"
-	if err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("error %v, want one starting %q", err, want)
-	}
-	if len(walk.read) != 4 {
-		t.Errorf("read %d kustomizations, want 4 (l0 to l3) before l4 passed the budget", len(walk.read))
+	return files, nil
+}
+
+// TestFileNames: the kustomization file names modellint looks for are
+// kustomize's own.
+func TestFileNames(t *testing.T) {
+	if got, want := kustomize.FileNames(), konfig.RecognizedKustomizationFileNames(); !slices.Equal(got, want) {
+		t.Errorf("kustomize.FileNames() = %v, kustomize recognises %v", got, want)
 	}
 }
