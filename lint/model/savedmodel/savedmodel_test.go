@@ -6,6 +6,8 @@ import (
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/modellint/modellint/lint/model/textproto/textprototest"
 )
 
 // models holds real SavedModels copied from tensorflow/serving (see its README).
@@ -195,3 +197,7 @@ func FuzzReadText(f *testing.F) {
 		}
 	})
 }
+
+// TestSchemaIsProtodesc: the schema saved_model.pbtxt is read against is the one the
+// protobuf module's own builder validates.
+func TestSchemaIsProtodesc(t *testing.T) { textprototest.Check(t, textSchema()) }

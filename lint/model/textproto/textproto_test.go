@@ -1,18 +1,25 @@
-package textproto
+package textproto_test
 
 import (
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+
+	"github.com/modellint/modellint/lint/model/textproto"
+	"github.com/modellint/modellint/lint/model/textproto/textprototest"
 )
 
-var schema = MustSchema("test",
-	[]Enum{{Name: "Kind", Values: map[string]int32{"NONE": 0, "BIG": 2}}},
-	[]Message{
-		{Name: "Root", Fields: []Field{String("name", 1), Repeated(Int64("dims", 2)), EnumField("kind", 3, "Kind"), MessageField("child", 4, "Child")}},
-		{Name: "Child", Fields: []Field{Bool("on", 1)}},
-	})
+var (
+	testEnums    = []textproto.Enum{{Name: "Kind", Values: map[string]int32{"NONE": 0, "BIG": 2}}}
+	testMessages = []textproto.Message{
+		{Name: "Root", Fields: []textproto.Field{textproto.String("name", 1), textproto.Repeated(textproto.Int64("dims", 2)), textproto.EnumField("kind", 3, "Kind"), textproto.MessageField("child", 4, "Child")}},
+		{Name: "Child", Fields: []textproto.Field{textproto.Bool("on", 1)}},
+	}
+	schema = textproto.MustSchema("test", testEnums, testMessages)
+)
 
 func TestToWire(t *testing.T) {
 	encoded, err := schema.ToWire([]byte(`# comment
@@ -41,7 +48,34 @@ func TestErrors(t *testing.T) {
 	if _, err := schema.ToWire(nil, "Missing"); err == nil || !strings.Contains(err.Error(), "no message Missing") {
 		t.Errorf("unknown root: %v", err)
 	}
-	if _, err := NewSchema("bad", nil, []Message{{Name: "M", Fields: []Field{MessageField("x", 1, "Nowhere")}}}); err == nil {
-		t.Error("a field of an undeclared type compiled")
+}
+
+// TestSchemaIsProtodesc: the descriptor NewSchema builds is the one
+// protodesc builds and validates from the same declarations, written as
+// descriptorpb messages.
+func TestSchemaIsProtodesc(t *testing.T) {
+	textprototest.Check(t, schema)
+	declared := textprototest.Declared("test", testEnums, testMessages)
+	if built := protodesc.ToFileDescriptorProto(schema.File()); !proto.Equal(built, declared) {
+		t.Errorf("NewSchema built\n%v\nprotodesc would be given\n%v", built, declared)
+	}
+}
+
+func TestSchemaErrors(t *testing.T) {
+	for _, c := range []struct {
+		enums    []textproto.Enum
+		messages []textproto.Message
+		want     string
+	}{
+		{nil, []textproto.Message{{Name: "M", Fields: []textproto.Field{textproto.MessageField("x", 1, "Nowhere")}}}, "undeclared message Nowhere"},
+		{nil, []textproto.Message{{Name: "M", Fields: []textproto.Field{textproto.EnumField("x", 1, "M")}}}, "undeclared enum M"},
+		{nil, []textproto.Message{{Name: "M", Fields: []textproto.Field{textproto.Bool("x", 1), textproto.Bool("y", 1)}}}, "declares field y (1) twice"},
+		{nil, []textproto.Message{{Name: "M"}, {Name: "M"}}, "M is declared twice"},
+		{[]textproto.Enum{{Name: "E", Values: map[string]int32{"ONE": 1}}}, nil, "no value numbered 0"},
+		{[]textproto.Enum{{Name: "E", Values: map[string]int32{"ZERO": 0, "MINUS": -1}}}, nil, "negative value"},
+	} {
+		if _, err := textproto.NewSchema("bad", c.enums, c.messages); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NewSchema: %v, want an error saying %q", err, c.want)
+		}
 	}
 }

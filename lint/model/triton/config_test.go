@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/lint/model/textproto/textprototest"
 )
 
 const models = "../../../testdata/models"
@@ -113,3 +115,7 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestSchemaIsProtodesc: the schema config.pbtxt is read against is the one the
+// protobuf module's own builder validates.
+func TestSchemaIsProtodesc(t *testing.T) { textprototest.Check(t, schema()) }
