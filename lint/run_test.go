@@ -3,6 +3,7 @@ package lint
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -158,5 +159,35 @@ func TestByNamespaceInTurn(t *testing.T) {
 	}
 	if got := byNamespaceInTurn(nil); len(got) != 0 {
 		t.Errorf("no targets: order %v", got)
+	}
+}
+
+// TestGCPercentWithManifests: the collector's target is set once a run has
+// manifests to read, and left alone by a run of a model dir: start-up
+// alone nearly reaches the heap the first collection would wait for.
+func TestGCPercentWithManifests(t *testing.T) {
+	original := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(original) })
+	gcPercent := func() int {
+		current := debug.SetGCPercent(100)
+		debug.SetGCPercent(current)
+		return current
+	}
+	models := filepath.Join("..", "testdata", "models", "saved_model_half_plus_two_cpu")
+	if _, err := Run(Options{Paths: []string{models}, GCPercent: 50}); err != nil {
+		t.Fatal(err)
+	}
+	if got := gcPercent(); got != 100 {
+		t.Errorf("after a run of a model dir, GC percent %d, want 100 (unchanged)", got)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(Options{Paths: []string{dir}, GCPercent: 50}); err != nil {
+		t.Fatal(err)
+	}
+	if got := gcPercent(); got != 50 {
+		t.Errorf("after a run of manifests, GC percent %d, want 50", got)
 	}
 }
