@@ -18,5 +18,5 @@ func addRenderFlags(set *pflag.FlagSet, options *lint.RenderOptions) {
 	set.StringSliceVar(&options.APIVersions, "api-versions", nil, "extra API versions for Helm's .Capabilities.APIVersions (helm --api-versions), repeatable")
 	set.StringVar(&options.KustomizeLoadRestrictor, "kustomize-load-restrictor", "", `"none" lets overlays read files outside their dir (kustomize --load-restrictor LoadRestrictionsNone; also kustomize.loadRestrictor in the config)`)
 	set.DurationVar(&options.RenderTimeout, "render-timeout", charts.DefaultRenderTimeout,
-		"the most wall and CPU time rendering one Helm chart or Kustomize overlay may take (it runs in a child process, also bounded to 512 MiB of heap)")
+		"the most time rendering one Helm chart or Kustomize overlay may take (it runs in a child process, also bounded to 512 MiB of heap)")
 }

@@ -96,13 +96,15 @@ func IsChartArchive(path string) bool {
 // renders comes back as notes, a line each, named by the path.
 func Render(paths []string, options Options) ([]*manifest.File, []string, []error) {
 	includedBy := bases(paths)
+	renderer := charts.NewRenderer(len(paths))
+	defer renderer.Close()
 	var files []*manifest.File
 	var notes []string
 	var errs []error
 	for unit, path := range paths {
 		var rendered []*manifest.File
 		var err error
-		logged := captureLog(func() { rendered, err = renderOne(path, includedBy, options) })
+		logged := captureLog(func() { rendered, err = renderOne(renderer, path, includedBy, options) })
 		// The renderer coalesces a chart's values for each of its renders
 		// (the plain one and the traced ones), logging each warning again.
 		for _, line := range slices.Compact(logged) {
@@ -120,20 +122,20 @@ func Render(paths []string, options Options) ([]*manifest.File, []string, []erro
 	return withoutRepeatedSources(files), notes, errs
 }
 
-// renderOne renders one chart or overlay.
-func renderOne(path string, includedBy map[string]string, options Options) (rendered []*manifest.File, err error) {
+// renderOne renders one chart or overlay in the run's renderer.
+func renderOne(renderer *charts.Renderer, path string, includedBy map[string]string, options Options) (rendered []*manifest.File, err error) {
 	switch {
 	case includedBy[path] != "":
 		rendered = []*manifest.File{{Path: path, Skipped: []string{"Kustomize base of " + includedBy[path] + ", linted as part of it"}}}
 	case IsChart(path) || IsChartArchive(path):
-		rendered, err = charts.Render(path, path, charts.Options{
+		rendered, err = renderer.Render(path, path, charts.Options{
 			ValuesFiles: options.HelmValues, Set: options.HelmSet,
 			ReleaseName: options.ReleaseName, Namespace: options.Namespace, IncludeTests: options.HelmIncludeTests,
 			KubeVersion: options.KubeVersion, APIVersions: options.APIVersions,
 			Timeout: options.RenderTimeout,
 		})
 	case IsOverlay(path):
-		rendered, err = charts.BuildOverlay(path, path, options.KustomizeLoadRestrictor, options.RenderTimeout)
+		rendered, err = renderer.BuildOverlay(path, path, options.KustomizeLoadRestrictor, options.RenderTimeout)
 	default:
 		err = fmt.Errorf("%s: neither a Helm chart nor a Kustomize overlay", path)
 	}

@@ -1,12 +1,14 @@
 package render
 
 import (
+	"fmt"
 	"log"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -84,6 +86,43 @@ func TestRenderOneLineErrors(t *testing.T) {
 	}
 	if objects != 2 {
 		t.Errorf("%d objects rendered after the failing paths, want the overlay's 2", objects)
+	}
+}
+
+// TestRenderOutlivesABound: the paths of a run share one renderer process;
+// a path that passes a bound (a template that loops past the deadline, an
+// overlay whose aliases expand past the memory bound) ends it and is the
+// one reported, and the paths after it are rendered in a new one.
+func TestRenderOutlivesABound(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		path := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("loop/Chart.yaml", "apiVersion: v2\nname: loop\nversion: 0.1.0\n")
+	write("loop/templates/cm.yaml", "{{ range until 1000000 }}{{ range until 1000000 }}{{ end }}{{ end }}\n")
+	bomb := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+	for level := 'b'; level <= 'i'; level++ {
+		bomb += fmt.Sprintf("  %c: &%c [%s]\n", level, level, strings.TrimSuffix(strings.Repeat("*"+string(level-1)+", ", 9), ", "))
+	}
+	write("bomb/cm.yaml", bomb)
+	write("bomb/kustomization.yaml", "resources: [cm.yaml]\n")
+	paths := []string{filepath.Join(dir, "loop"), filepath.Join(testdata, "kustomize/serving/overlays/prod"),
+		filepath.Join(dir, "bomb"), filepath.Join(testdata, "charts/serving/tfserving")}
+	files, _, errs := Render(paths, Options{RenderTimeout: time.Second})
+	if len(errs) != 2 || !strings.Contains(errs[0].Error(), paths[0]+": rendering did not finish within 1s") ||
+		!strings.Contains(errs[1].Error(), paths[2]+": rendering needed more than 512 MiB of memory") {
+		t.Errorf("errors: %v", errs)
+	}
+	objects := map[int]int{}
+	for _, file := range files {
+		objects[file.Unit] += len(file.Objects)
+	}
+	if objects[1] != 2 || objects[3] == 0 {
+		t.Errorf("objects by path: %v; want the overlay's 2 and the chart's after the paths that failed", objects)
 	}
 }
 

@@ -1,18 +1,11 @@
 package charts
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"time"
 
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -33,8 +26,10 @@ const (
 	// addressSpace backs the watchdog: an allocation too large to wait for
 	// fails at once.
 	addressSpace = 3 << 30
-	// maxResponse bounds what the renderer may send back.
+	// maxResponse bounds what the renderer may send back for one request,
+	// maxRequest what it reads for one.
 	maxResponse = 256 << 20
+	maxRequest  = 1 << 20
 )
 
 // WireVersion is the version of Request and Response: a renderer from
@@ -65,46 +60,13 @@ func UseRenderer(path string, env ...string) { renderer.path, renderer.env = pat
 // may be placed in. display is how users name chartPath; files are named
 // after it ("charts/tfs/templates/deployment.yaml"). Errors are one line,
 // name the file, and carry Helm's own message.
+//
+// Render starts a renderer for this chart alone; a run that renders several
+// charts and overlays uses one Renderer for all.
 func Render(chartPath, display string, options Options) ([]*manifest.File, error) {
-	return call(Request{Chart: chartPath, Display: display, Options: options},
-		"a template that loops, recurses or repeats without end?", func(file *manifest.File) bool { return Kept(file, options) })
-}
-
-// BuildOverlay builds the Kustomize overlay in dir, as `kustomize build`
-// would, offline, in the renderer (package build): one manifest file per
-// file the objects came from, each field placed on the resource, patch or
-// kustomization line that wrote it, then the kustomization and patch files
-// (without objects) that fields may be placed in. display is how users name
-// dir; loadRestrictor is kustomize's --load-restrictor ("" or rootOnly,
-// none); timeout bounds the build (0: DefaultRenderTimeout).
-func BuildOverlay(dir, display, loadRestrictor string, timeout time.Duration) ([]*manifest.File, error) {
-	return call(Request{Overlay: dir, Display: display, LoadRestrictor: loadRestrictor, Options: Options{Timeout: timeout}},
-		"an overlay that expands without bound, such as a YAML alias bomb?", nil)
-}
-
-// call sends the request to the renderer and rebuilds the files it sends
-// back, kept when keep keeps them (nil: all). cause is what the bounds'
-// messages suggest when the renderer passes one.
-func call(request Request, cause string, keep func(*manifest.File) bool) ([]*manifest.File, error) {
-	executable, err := rendererPath()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", request.Display, err)
-	}
-	response, err := runRenderer(executable, request, cause)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", request.Display, err)
-	}
-	for _, line := range response.Log {
-		log.Print(line)
-	}
-	if response.Error != "" {
-		return nil, errors.New(response.Error)
-	}
-	files, err := response.files(keep)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", request.Display, err)
-	}
-	return files, nil
+	renderer := NewRenderer(1)
+	defer renderer.Close()
+	return renderer.Render(chartPath, display, options)
 }
 
 // rendererPath finds the renderer: the one UseRenderer set, else
@@ -129,69 +91,4 @@ func rendererPath() (string, error) {
 	}
 	return "", fmt.Errorf("rendering a Helm chart or Kustomize overlay needs %s, found neither beside modellint nor on PATH "+
 		"(it comes with modellint: install both, e.g. go install github.com/modellint/modellint/cmd/...@VERSION)", name)
-}
-
-// runRenderer sends the request to a renderer started within the bounds;
-// cause is what passing one suggests.
-func runRenderer(executable string, request Request, cause string) (*Response, error) {
-	timeout := request.Options.Timeout
-	if timeout <= 0 {
-		timeout = DefaultRenderTimeout
-	}
-	request.Options.Timeout = timeout
-	body, err := json.Marshal(struct {
-		Version int
-		Request
-	}{WireVersion, request})
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, executable)
-	cmd.Env = append(append(os.Environ(), renderer.env...), "GOMAXPROCS=1")
-	cmd.Stdin = bytes.NewReader(body)
-	var stdout bytes.Buffer
-	cmd.Stdout = &limitedBuffer{buffer: &stdout, limit: maxResponse}
-	cmd.Stderr = io.Discard // a crash's trace is not a message; the bound passed is
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the renderer %s: %w", executable, err)
-	}
-	limitChild(cmd.Process.Pid, uint64(timeout.Seconds())+1)
-	err = cmd.Wait()
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("rendering did not finish within %s (%s)", timeout, cause)
-	case errors.As(err, &exitErr) && exitErr.ExitCode() == HeapExceededCode:
-		return nil, fmt.Errorf("rendering needed more than %d MiB of memory (%s)", HeapLimit>>20, cause)
-	case err != nil:
-		return nil, fmt.Errorf("rendering failed within its bounds of %s and %d MiB (%s)", timeout, HeapLimit>>20, cause)
-	}
-	var response struct {
-		Version int
-		Response
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &response); err != nil {
-		return nil, fmt.Errorf("rendering produced more than %d MiB or no answer", maxResponse>>20)
-	}
-	if response.Version != WireVersion {
-		return nil, fmt.Errorf("the renderer %s answers in version %d, not %d: install modellint and %s from the same release",
-			executable, response.Version, WireVersion, RendererName)
-	}
-	return &response.Response, nil
-}
-
-// limitedBuffer keeps at most limit bytes and fails the write past it,
-// which ends the child on a broken pipe.
-type limitedBuffer struct {
-	buffer *bytes.Buffer
-	limit  int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if l.buffer.Len()+len(p) > l.limit {
-		return 0, errors.New("render output over its bound")
-	}
-	return l.buffer.Write(p)
 }

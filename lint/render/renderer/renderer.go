@@ -1,6 +1,6 @@
 // Package renderer answers modellint's render requests in modellint-helm:
 // a Helm chart is rendered by package helm, a Kustomize overlay built by
-// package build (see charts.Render, charts.BuildOverlay). Helm's and
+// package build (see charts.Renderer). Helm's and
 // kustomize's libraries live in that binary alone, so modellint starts
 // without setting them up.
 package renderer

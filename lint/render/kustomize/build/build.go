@@ -1,6 +1,6 @@
 // Package build builds a Kustomize overlay with kustomize's own Go API,
 // offline, as `kustomize build` would; package kustomize places the fields
-// of the result. Only the renderer links it (see charts.BuildOverlay).
+// of the result. Only the renderer links it (see charts.Renderer.BuildOverlay).
 package build
 
 import (
