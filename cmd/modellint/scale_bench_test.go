@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +17,8 @@ import (
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/rules"
+
+	"github.com/modellint/modellint/internal/peakrss"
 )
 
 // Scale: 10,000 workloads across 1,000 files, the shared corpus, and
@@ -117,8 +118,8 @@ var builtBinary struct {
 
 func modellintBinary(b *testing.B) string {
 	b.Helper()
-	if err := gnuTimeWorks(); err != nil {
-		b.Skipf("the process benchmarks read peak RSS with GNU time (apt-get install time): %s: %v", gnuTime, err)
+	if err := peakrss.Works(); err != nil {
+		b.Skip(err)
 	}
 	builtBinary.once.Do(func() {
 		if builtBinary.dir, builtBinary.err = os.MkdirTemp("", "modellint-bench-"); builtBinary.err != nil {
@@ -136,38 +137,17 @@ func modellintBinary(b *testing.B) string {
 	return filepath.Join(builtBinary.dir, "modellint")
 }
 
-// gnuTime is GNU time, which reports its child's peak RSS: the parent
-// cannot read it from rusage, because a child started with vfork counts
-// the parent's pages until it execs; time forks.
-const gnuTime = "/usr/bin/time"
-
-// gnuTimeWorks runs GNU time once, not before every run: its own process
-// would count in the children's CPU time.
-var gnuTimeWorks = sync.OnceValue(func() error {
-	return exec.Command(gnuTime, "-f", "%M", "-o", os.DevNull, "true").Run()
-})
-
 // runProcess runs the built modellint in a subprocess and returns its peak
 // RSS in bytes; it fails unless the exit code is one of want.
 func runProcess(b *testing.B, stdin string, args []string, want ...int) int64 {
 	b.Helper()
 	peakFile := filepath.Join(b.TempDir(), "peak")
-	cmd := exec.Command(gnuTime, append([]string{"-f", "%M", "-o", peakFile, modellintBinary(b)}, args...)...)
-	runChecked(b, cmd, stdin, args, want)
-	data, err := os.ReadFile(peakFile)
+	runChecked(b, peakrss.Command(peakFile, modellintBinary(b), args...), stdin, args, want)
+	peak, err := peakrss.Read(peakFile)
 	if err != nil {
-		b.Fatalf("time did not record the peak memory: %v", err)
+		b.Fatal(err)
 	}
-	// time writes "Command exited with non-zero status N" before the figure.
-	fields := strings.Fields(string(data))
-	if len(fields) == 0 {
-		b.Fatal("time recorded no peak memory")
-	}
-	kib, err := strconv.ParseInt(fields[len(fields)-1], 10, 64)
-	if err != nil {
-		b.Fatalf("peak memory %q: %v", data, err)
-	}
-	return kib << 10
+	return peak
 }
 
 // runUntimed runs the built modellint alone, without GNU time, and returns

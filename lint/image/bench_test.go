@@ -3,6 +3,7 @@ package image_test
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,11 +15,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/modellint/modellint/internal/peakrss"
 )
 
 // The synthetic image of the benchmark: the size of a GPU serving image.
@@ -100,24 +102,29 @@ func decompressAll(b *testing.B, program string, layers []string) time.Duration 
 }
 
 // runLint runs modellint on an image tarball and returns its wall time and
-// peak RSS.
+// peak RSS (read by GNU time: see package peakrss).
 func runLint(b *testing.B, binary, cache, tarball string, flags ...string) (time.Duration, int64) {
 	b.Helper()
-	args := append([]string{"--offline", "--cache-dir", cache, "-f", "json"}, flags...)
-	cmd := exec.Command(binary, append(args, tarball)...)
-	cmd.Stdout = io.Discard
-	stderr, _ := cmd.StderrPipe()
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
+	if err := peakrss.Works(); err != nil {
+		b.Skip(err)
 	}
-	message, _ := io.ReadAll(stderr)
-	err := cmd.Wait()
+	args := append([]string{"--offline", "--cache-dir", cache, "-f", "json"}, flags...)
+	peakFile := filepath.Join(b.TempDir(), "peak")
+	cmd := peakrss.Command(peakFile, binary, append(args, tarball)...)
+	cmd.Stdout = io.Discard
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
 	elapsed := time.Since(start)
 	if code := cmd.ProcessState.ExitCode(); code != 0 && code != 1 {
-		b.Fatalf("modellint %s: %v\n%s", tarball, err, message)
+		b.Fatalf("modellint %s: %v\n%s", tarball, err, stderr.String())
 	}
-	return elapsed, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	peak, err := peakrss.Read(peakFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return elapsed, peak
 }
 
 // buildBenchImage writes the layers (gzip files) and two docker-save
