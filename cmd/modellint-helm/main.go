@@ -1,9 +1,9 @@
 // Command modellint-helm renders Helm charts and builds Kustomize overlays
-// for modellint, which starts it beside itself for each chart or overlay it
-// lints: a request on standard input, the rendered files, each field placed
-// on the line that wrote it, on standard output. Helm's and kustomize's
-// libraries live in this binary alone, so modellint starts without setting
-// them up.
+// for modellint, which starts it beside itself when a run has charts or
+// overlays to lint: requests on standard input, one after another, and for
+// each the rendered files, every field placed on the line that wrote it, on
+// standard output. Helm's and kustomize's libraries live in this binary
+// alone, so modellint starts without setting them up.
 package main
 
 import (
