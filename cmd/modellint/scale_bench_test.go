@@ -356,6 +356,19 @@ func BenchmarkManifests10kInProcess(b *testing.B) {
 	}
 }
 
+// BenchmarkOverlays20 lints 20 Kustomize overlays (ten copies of the
+// serving tree, each a base, a component and two overlays), which one
+// renderer process builds one after another.
+func BenchmarkOverlays20(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 10 {
+		if err := os.CopyFS(filepath.Join(dir, fmt.Sprintf("app%d", i)), os.DirFS("../../testdata/kustomize/serving")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchmarkProcess(b, []string{"--offline", "--no-color", dir}, exitFindings)
+}
+
 // BenchmarkCorpusProcess lints the shared real corpus in a subprocess.
 func BenchmarkCorpusProcess(b *testing.B) {
 	if _, err := os.Stat(corpusDir); err != nil {
