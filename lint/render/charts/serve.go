@@ -17,8 +17,8 @@ import (
 // Serve is the renderer's side of Renderer: it reads requests on stdin,
 // one after another until stdin ends, answers each with respond and writes
 // the response to stdout, and returns the exit code. The parent bounds its
-// time and address space; it bounds its own resident memory, which it
-// gives back to the system after each request.
+// time and address space; it bounds its own resident memory, and gives it
+// back to the system after a request that left it large.
 func Serve(stdin io.Reader, stdout io.Writer, respond func(Request) Response) int {
 	go watchHeap()
 	requests := &boundedReader{reader: stdin}
