@@ -1,14 +1,13 @@
 package image_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +16,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/modellint/modellint/lint/image/imagetest"
+
+	"github.com/modellint/modellint/internal/parallel"
 )
 
 // The one-layer image: about the size of a Debian base image (55 MB of
@@ -115,26 +116,13 @@ func fastestInflater() string {
 func decompressOnEveryCPU(b *testing.B, program string, layers []string) time.Duration {
 	b.Helper()
 	start := time.Now()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, len(layers))
-	for range min(runtime.NumCPU(), len(layers)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(layers); i = int(next.Add(1)) - 1 {
-				cmd := exec.Command(program, "-dc", layers[i])
-				cmd.Stdout = io.Discard
-				errs <- cmd.Run()
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			b.Fatal(err)
-		}
+	errs := parallel.Map(layers, func(layer string) error {
+		cmd := exec.Command(program, "-dc", layer)
+		cmd.Stdout = io.Discard
+		return cmd.Run()
+	})
+	if err := errors.Join(errs...); err != nil {
+		b.Fatal(err)
 	}
 	return time.Since(start)
 }
