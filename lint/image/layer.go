@@ -134,7 +134,9 @@ func distMetadata(name string) bool {
 }
 
 // modelCapture says how much of a file the model rules read: whole for
-// the small structural files, the header for safetensors (8 bytes of
+// the small structural files and ONNX models (whose inputs Triton's
+// config.pbtxt is checked against; one larger than maxModelFile is left
+// unread and its checks say so), the header for safetensors (8 bytes of
 // length, then the JSON header), nothing for everything else.
 func modelCapture(name string) (whole, safetensorsHeader bool) {
 	base := path.Base(name)
@@ -143,7 +145,8 @@ func modelCapture(name string) (whole, safetensorsHeader bool) {
 		"model.safetensors.index.json", "tf_serving_warmup_requests", "config.json":
 		return true, false
 	}
-	return false, strings.HasSuffix(strings.ToLower(base), ".safetensors")
+	lower := strings.ToLower(base)
+	return strings.HasSuffix(lower, ".onnx"), strings.HasSuffix(lower, ".safetensors")
 }
 
 // IsShellScript reports whether a head starts with a #! line naming a
