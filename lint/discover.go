@@ -218,8 +218,8 @@ func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
 			w.found.notes = append(w.found.notes, fmt.Sprintf("%s: excluded", displayPath(file)))
 			continue
 		}
-		if entry.Type()&fs.ModeSymlink != 0 {
-			w.noteLeaving(file, root)
+		if entry.Type()&fs.ModeSymlink != 0 && w.leaves(file, root) {
+			continue
 		}
 		if info.IsDir() {
 			if skippedDirs[name] || (chart && chartOwnDirs[name]) {
@@ -244,19 +244,24 @@ func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
 	}
 }
 
-// noteLeaving says at -v when a symlink in the walk leads out of the PATH.
-func (w *walker) noteLeaving(link, root string) {
+// leaves reports whether a symlink in the walk leads out of the PATH, and
+// says so at -v: the tree may come from a pull request, and a link in it to
+// the runner's files (~/.docker/config.json, /etc) must not be read.
+func (w *walker) leaves(link, root string) bool {
 	target, err := realPath(link)
 	if err != nil {
-		return
+		return false
 	}
 	realRoot, err := realPath(root)
 	if err != nil {
-		return
+		return false
 	}
 	if rel, err := filepath.Rel(realRoot, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		w.found.notes = append(w.found.notes, fmt.Sprintf("%s: symlink to %s, outside %s: followed", displayPath(link), displayPath(target), displayPath(root)))
+		w.found.notes = append(w.found.notes, fmt.Sprintf("%s: symlink to a path outside %s: not followed "+
+			"(modellint reads only inside its PATH arguments; name the target as a PATH to lint it)", displayPath(link), displayPath(root)))
+		return true
 	}
+	return false
 }
 
 // file reads one manifest file. A file reached through a symlink is named

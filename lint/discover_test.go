@@ -69,7 +69,8 @@ func TestDiscoverOrder(t *testing.T) {
 // the files beside it are still read.
 func TestDiscoverReadErrors(t *testing.T) {
 	root := t.TempDir()
-	dir, outside := filepath.Join(root, "manifests"), filepath.Join(root, "outside")
+	dir := filepath.Join(root, "manifests")
+	outside := filepath.Join(dir, "real") // a link's target, inside the PATH
 	for _, d := range []string{dir, outside} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -110,5 +111,55 @@ func TestDiscoverReadErrors(t *testing.T) {
 	}
 	if len(found.manifests) != 1 || found.manifests[0].Path != displayPath(filepath.Join(dir, "ok.yaml")) {
 		t.Errorf("manifests %v, want ok.yaml alone", found.manifests)
+	}
+}
+
+// TestDiscoverStaysInsidePaths: a symlink in the tree to a file or dir
+// outside the PATH (a runner's credentials, a host dir) is not followed,
+// and said so at -v; a link within the PATH still is.
+func TestDiscoverStaysInsidePaths(t *testing.T) {
+	root := t.TempDir()
+	dir, host := filepath.Join(root, "repo"), filepath.Join(root, "host")
+	for _, d := range []string{dir, host, filepath.Join(dir, "inside"), filepath.Join(host, "models", "1")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	configMap := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: planted}\n")
+	for _, file := range []string{filepath.Join(host, "config.yaml"), filepath.Join(dir, "inside", "ok.yaml")} {
+		if err := os.WriteFile(file, configMap, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(host, "models", "1", "saved_model.pb"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"credentials.yaml": filepath.Join(host, "config.yaml"),
+		"hostdir":          host,
+		"model":            filepath.Join(host, "models"),
+		"up.yaml":          "../host/config.yaml",
+		"alias.yaml":       "inside/ok.yaml",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := discover([]string{dir}, nil, nil, nil)
+	var read []string
+	for _, file := range found.manifests {
+		read = append(read, file.Path)
+	}
+	if want := displayPath(filepath.Join(dir, "inside", "ok.yaml")); strings.Join(read, " ") != want || len(found.modelDirs) != 0 {
+		t.Errorf("read %v and model dirs %v; want %s alone", read, found.modelDirs, want)
+	}
+	var refused int
+	for _, note := range found.notes {
+		if strings.Contains(note, "outside "+displayPath(dir)+": not followed") {
+			refused++
+		}
+	}
+	if refused != 4 {
+		t.Errorf("notes %q: want the four links leaving the PATH said not followed", found.notes)
 	}
 }

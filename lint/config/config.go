@@ -228,6 +228,9 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("%s: images[%d]: ref and source are required", path, i)
 		}
 	}
+	if err := config.checkPathsConfined(); err != nil {
+		return nil, err
+	}
 	if config.Model.MaxSize != "" {
 		if err := quantity.Check(config.Model.MaxSize); err != nil {
 			return nil, fmt.Errorf("%s: model.maxSize: %w", path, err)
