@@ -30,7 +30,8 @@ type role int
 const (
 	roleOther    role = iota // e.g. integration, which holds tests only
 	roleCommand              // cmd/...: wires flags to the engine
-	roleEngine               // lint: Finding, Target, the Rule API, Run, links, bundles
+	roleAPI                  // lint: the rule API (Rule, Pass, Target, Bundle, Finding, Fix, Result)
+	roleEngine               // lint/engine: discovery, loading, links, bundles, suppression, Run
 	roleLoader               // lint/<family>/...: files into facts, never judged
 	roleRules                // rules: the checks
 	roleFindings             // lint/report, lint/baseline: take the engine's findings
@@ -38,12 +39,12 @@ const (
 
 // findingsFamilies are the packages under lint/ that come after the rules:
 // report renders a lint.Result, baseline records and suppresses its
-// findings and fix applies their fixes, so they import the engine, which a
-// loader may not.
+// findings and fix applies their fixes, so they import the rule API, which
+// a loader may not.
 var findingsFamilies = map[string]bool{"report": true, "baseline": true, "fix": true}
 
 // testOnly packages build fixtures for tests and must not reach the binary.
-var testOnly = map[string]bool{"lint/image/imagetest": true, "lint/model/gguf/gguftest": true, "lint/render/helm/helmtest": true}
+var testOnly = map[string]bool{"rules/rulestest": true, "lint/image/imagetest": true, "lint/model/gguf/gguftest": true, "lint/render/helm/helmtest": true}
 
 // familyEdge is an import from one loader family to another.
 type familyEdge struct{ from, to string }
@@ -71,6 +72,8 @@ func roleOf(pkg string) role {
 	case pkg == "cmd" || strings.HasPrefix(pkg, "cmd/"):
 		return roleCommand
 	case pkg == "lint":
+		return roleAPI
+	case pkg == "lint/engine":
 		return roleEngine
 	case pkg == "rules" || strings.HasPrefix(pkg, "rules/"):
 		return roleRules
@@ -114,8 +117,12 @@ func brokenRule(from, to string) string {
 		return "nothing imports cmd/...: it only wires flags to the engine"
 	case testOnly[to]:
 		return to + " builds test fixtures: import it only from _test.go files"
-	case fromRole == roleLoader && (toRole == roleEngine || toRole == roleRules || toRole == roleFindings):
-		return "loaders turn files into facts: they never import the engine (lint), rules or reports"
+	case fromRole == roleLoader && (toRole == roleAPI || toRole == roleEngine || toRole == roleRules || toRole == roleFindings):
+		return "loaders turn files into facts: they never import the rule API (lint), the engine, rules or reports"
+	case toRole == roleEngine && fromRole != roleCommand && !testOnly[from]:
+		return "only the command drives the engine: the rule API, rules and reports know lint only"
+	case fromRole == roleAPI && (toRole == roleRules || toRole == roleFindings):
+		return "the rule API is the bottom of the flow after the loaders: it never imports rules or reports"
 	case fromRole == roleLoader && toRole == roleLoader && fromFamily != toFamily &&
 		allowedCrossFamily[familyEdge{fromFamily, toFamily}] == "":
 		return fmt.Sprintf("loader families stay apart: lint/%s may not import lint/%s "+
@@ -205,7 +212,12 @@ func TestCheckFlowCatchesEachRule(t *testing.T) {
 		from, to string
 		rule     string // a phrase of the expected rule
 	}{
-		{"loader imports the engine", "lint/manifest", "lint", "loaders turn files into facts"},
+		{"loader imports the rule API", "lint/manifest", "lint", "loaders turn files into facts"},
+		{"loader imports the engine", "lint/manifest", "lint/engine", "loaders turn files into facts"},
+		{"rules import the engine", "rules", "lint/engine", "only the command drives the engine"},
+		{"report imports the engine", "lint/report", "lint/engine", "only the command drives the engine"},
+		{"rule API imports the engine", "lint", "lint/engine", "only the command drives the engine"},
+		{"rule API imports reports", "lint", "lint/report", "never imports rules or reports"},
 		{"loader imports rules", "lint/model/onnx", "rules", "loaders turn files into facts"},
 		{"loader imports reports", "lint/server", "lint/report", "loaders turn files into facts"},
 		{"loader imports another family", "lint/image/launch", "lint/model", "loader families stay apart"},
@@ -213,7 +225,7 @@ func TestCheckFlowCatchesEachRule(t *testing.T) {
 		{"rules import reports", "rules", "lint/report", "rules report through the pass"},
 		{"rules import the baseline", "rules", "lint/baseline", "rules report through the pass"},
 		{"report imports rules", "lint/report", "rules", "never import rules"},
-		{"engine imports cmd", "lint", "cmd/modellint", "nothing imports cmd"},
+		{"engine imports cmd", "lint/engine", "cmd/modellint", "nothing imports cmd"},
 		{"rules import cmd", "rules", "cmd/modellint", "nothing imports cmd"},
 		{"non-test import of a fixture package", "lint/image/launch", "lint/image/imagetest", "only from _test.go files"},
 	}
@@ -230,8 +242,9 @@ func TestCheckFlowCatchesEachRule(t *testing.T) {
 // TestCheckFlowAllowsTheFlow: the imports the design wants pass.
 func TestCheckFlowAllowsTheFlow(t *testing.T) {
 	graph := map[string][]string{
-		"cmd/modellint":         {"lint", "lint/baseline", "lint/image", "lint/report", "rules"},
-		"lint":                  {"lint/config", "lint/image/launch", "lint/manifest", "lint/model", "lint/render", "lint/server"},
+		"cmd/modellint":         {"lint", "lint/engine", "lint/baseline", "lint/image", "lint/report", "rules"},
+		"lint/engine":           {"lint", "lint/config", "lint/image/launch", "lint/manifest", "lint/model", "lint/render", "lint/server"},
+		"lint":                  {"lint/config", "lint/image/launch", "lint/manifest", "lint/model", "lint/server"},
 		"lint/image/launch":     {"lint/image", "lint/image/launch/shell", "lint/image/rootfs"},
 		"lint/manifest":         {"lint/server"},
 		"lint/render/kustomize": {"lint/manifest"},

@@ -1,4 +1,4 @@
-// Package lint is the engine of modellint: it loads inputs into facts, runs
-// rules over them, applies suppressions and returns sorted findings. It never
-// prints; lint/report renders a Result and cmd/modellint wires flags to Run.
+// Package lint is modellint's rule API: what a rule is (Rule), what it
+// reads (Pass, Target, Bundle) and what it reports (Diagnostic, Finding,
+// Fix, Result). lint/engine drives the rules; lint/report prints.
 package lint

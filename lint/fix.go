@@ -44,28 +44,14 @@ func (f *Fix) Applicable(unsafe bool) bool {
 	return f != nil && len(f.Edits)+len(f.Moves) > 0 && (f.Safety == FixSafe || (unsafe && f.Safety == FixUnsafe))
 }
 
-// Fix attaches a fix to the finding the pass reported last. Edits that the
-// rule could not make leave it a suggestion.
-func (p *Pass) Fix(description, suggestion string, edits ...manifest.Edit) {
-	p.attachFix(&Fix{Description: description, Edits: edits, Suggestion: suggestion})
+// EditFix is a fix made of edits of the file the user wrote; without
+// edits (the rule could not make them) it is a suggestion.
+func EditFix(description, suggestion string, edits ...manifest.Edit) *Fix {
+	return &Fix{Description: description, Edits: edits, Suggestion: suggestion}
 }
 
-// FixMoves attaches a fix that renames files of the model dir the pass
-// lints; a model baked into an image is not the user's to move.
-func (p *Pass) FixMoves(description string, moves ...Move) {
-	if p.Target.Baked != nil {
-		moves = nil
-	}
-	p.attachFix(&Fix{Description: description, Moves: moves})
-}
-
-func (p *Pass) attachFix(fix *Fix) {
-	if len(p.findings) == 0 || p.withoutFixes {
-		return
-	}
-	fix.Safety = p.Rule.Fixes
-	if fix.Safety == FixNone {
-		fix.Safety = FixSafe
-	}
-	p.findings[len(p.findings)-1].Fix = fix
+// MoveFix is a fix that renames files of the model dir the rule lints; the
+// engine drops the moves of a model baked into an image, not the user's to move.
+func MoveFix(description string, moves ...Move) *Fix {
+	return &Fix{Description: description, Moves: moves}
 }

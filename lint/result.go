@@ -1,12 +1,7 @@
 package lint
 
 import (
-	"fmt"
 	"slices"
-	"sort"
-
-	"github.com/modellint/modellint/internal/parallel"
-	"github.com/modellint/modellint/lint/manifest"
 )
 
 // The result of a run: evaluations, findings and notes, in a
@@ -51,33 +46,6 @@ type Result struct {
 	Unused []string
 }
 
-// noteManifests records the files read and, for -v, what in them was not linted.
-func (r *Result) noteManifests(files []*manifest.File) {
-	for _, file := range files {
-		r.Files = append(r.Files, file.Path)
-	}
-	// Written on every CPU, listed in file order.
-	for _, notes := range parallel.Map(files, manifestNotes) {
-		r.Notes = append(r.Notes, notes...)
-	}
-}
-
-// manifestNotes say what of a file was not linted: the documents skipped
-// and the objects of kinds no rule reads.
-func manifestNotes(file *manifest.File) []string {
-	var notes []string
-	for _, reason := range file.Skipped {
-		notes = append(notes, fmt.Sprintf("%s: %s: skipped", file.Path, reason))
-	}
-	for _, object := range file.Objects {
-		if !manifest.IsWorkloadKind(object) {
-			pos := object.Locate("")
-			notes = append(notes, fmt.Sprintf("%s:%d: %s (%s): %s", file.Path, pos.Line, object.ID(), object.APIVersion, manifest.NotLinted(object)))
-		}
-	}
-	return notes
-}
-
 // PassSuppressed turns failed evaluations whose findings were all
 // suppressed (in the manifests, the config or a baseline) into passes: a
 // user who accepted a finding wants a green case.
@@ -97,49 +65,6 @@ func (r *Result) PassSuppressed() {
 			evaluation.Status, evaluation.Reason = StatusPass, "findings suppressed"
 		}
 	}
-}
-
-func (r *Result) sort() {
-	sort.SliceStable(r.InputErrors, func(i, j int) bool {
-		a, b := r.InputErrors[i], r.InputErrors[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Line < b.Line
-	})
-	sort.SliceStable(r.Findings, func(i, j int) bool { return findingLess(r.Findings[i], r.Findings[j]) })
-	sort.SliceStable(r.Evaluations, func(i, j int) bool {
-		a, b := r.Evaluations[i], r.Evaluations[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Target != b.Target {
-			return a.Target < b.Target
-		}
-		return a.RuleID < b.RuleID
-	})
-}
-
-func findingLess(a, b Finding) bool {
-	if a.Location.File != b.Location.File {
-		return a.Location.File < b.Location.File
-	}
-	if a.Location.Line != b.Location.Line {
-		return a.Location.Line < b.Location.Line
-	}
-	if a.Location.Column != b.Location.Column {
-		return a.Location.Column < b.Location.Column
-	}
-	if a.RuleID != b.RuleID {
-		return a.RuleID < b.RuleID
-	}
-	if a.Location.Path != b.Location.Path {
-		return a.Location.Path < b.Location.Path
-	}
-	return a.Message < b.Message
 }
 
 // Count returns the number of unsuppressed findings at or above severity.

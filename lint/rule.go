@@ -59,15 +59,24 @@ func (r *Rule) DocsURL() string {
 	return "https://github.com/modellint/modellint/blob/main/docs/rules.md#" + strings.ToLower(r.ID+"-"+r.Name)
 }
 
-// appliesTo reports whether the rule is about this kind of target: model
-// rules judge model directories; manifest, image and cross rules judge
-// workloads (image rules also an image linted on its own).
-func (r *Rule) appliesTo(t *Target) bool {
-	switch r.Artifact {
-	case ArtifactModel:
-		return t.Workload == nil && t.Model != nil
-	case ArtifactImage:
-		return t.Workload != nil || (t.Model == nil && len(t.Images) > 0)
+// IgnoreAnnotation suppresses rules on an object or its pod template:
+// `modellint.dev/ignore: "MDL205,MDL208 -- reason"`.
+const IgnoreAnnotation = "modellint.dev/ignore"
+
+// Rules the engine reports itself (they have no Check).
+const (
+	// SuppressionRuleID is reported for a suppression without a reason.
+	SuppressionRuleID = "MDL001"
+	// InvalidRuleID is reported for an object with a field of the wrong type.
+	InvalidRuleID = "MDL002"
+)
+
+// FindRule finds a rule by ID (case-insensitive) or name.
+func FindRule(rules []*Rule, idOrName string) *Rule {
+	for _, rule := range rules {
+		if strings.EqualFold(rule.ID, idOrName) || rule.Name == idOrName {
+			return rule
+		}
 	}
-	return t.Workload != nil
+	return nil
 }

@@ -3,7 +3,6 @@ package lint
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/manifest"
@@ -71,34 +70,4 @@ func (t *Target) Line() int {
 		return t.Workload.Object.Locate("").Line
 	}
 	return 0
-}
-
-// missingFacts names the facts the rule needs that the target lacks.
-func (t *Target) missingFacts(rule *Rule) string {
-	var missing []string
-	for _, fact := range rule.Needs {
-		present := false
-		switch fact {
-		case FactManifest:
-			present = t.Workload != nil
-		case FactModel:
-			present = t.Model != nil
-			if !present && t.Workload != nil {
-				return "no model dir is linked to a serving container (-v lists each server's model path and why it " +
-					"is not linked; map one with --model DIR:MOUNTPATH, the " + ModelPathAnnotation + " annotation or models: in .modellint.yaml)"
-			}
-		case FactImage:
-			present = len(t.Images) > 0
-			if !present && t.ImagesMissing != "" {
-				return t.ImagesMissing
-			}
-		}
-		if !present {
-			missing = append(missing, string(fact))
-		}
-	}
-	if len(missing) == 0 {
-		return ""
-	}
-	return "needs " + strings.Join(missing, " and ") + " facts, which this run does not have"
 }

@@ -183,7 +183,7 @@ func checkLimitRange(pass *lint.Pass) {
 			for _, name := range sortedResources(item.Max) {
 				if total, ok := podLimits[name]; ok && total.Cmp(item.Max[name]) > 0 {
 					max := item.Max[name]
-					pass.Report(manifest.JoinPath(w.SpecPath, "containers"), "the pod's containers have %s limits of %s "+
+					pass.Reportf(manifest.JoinPath(w.SpecPath, "containers"), "the pod's containers have %s limits of %s "+
 						"together, above the maximum %s per Pod of LimitRange %q (%s): the API server rejects the pod "+
 						"(\"maximum %s usage per Pod is %s, but limit is %s\") and %s; lower the limits or raise the max",
 						name, total.String(), max.String(), lr.object.Name, lr.where, name, max.String(), total.String(),
@@ -193,7 +193,7 @@ func checkLimitRange(pass *lint.Pass) {
 			for _, name := range sortedResources(item.Min) {
 				if total, ok := podRequests[name]; ok && total.Cmp(item.Min[name]) < 0 {
 					min := item.Min[name]
-					pass.Report(manifest.JoinPath(w.SpecPath, "containers"), "the pod's containers request %s %s together, "+
+					pass.Reportf(manifest.JoinPath(w.SpecPath, "containers"), "the pod's containers request %s %s together, "+
 						"below the minimum %s per Pod of LimitRange %q (%s): the API server rejects the pod and %s; raise "+
 						"the requests or lower the min", total.String(), name, min.String(), lr.object.Name, lr.where,
 						rejectedPods(w))
@@ -212,7 +212,7 @@ func checkLimitItem(pass *lint.Pass, c *manifest.Container, a admitted, lr names
 		if !ok || a.defaultedLimit[name] || limit.Cmp(max) <= 0 {
 			continue
 		}
-		pass.Report(a.limitField[name], "%s: limits.%s %s is above the maximum %s per Container of LimitRange %q (%s): "+
+		pass.Reportf(a.limitField[name], "%s: limits.%s %s is above the maximum %s per Container of LimitRange %q (%s): "+
 			"the API server rejects the pod (\"maximum %s usage per Container is %s, but limit is %s\") and %s; lower the "+
 			"limit to %s or raise the LimitRange's max", describe(c), name, limit.String(), max.String(), lr.object.Name,
 			lr.where, name, max.String(), limit.String(), rejectedPods(w), max.String())
@@ -223,7 +223,7 @@ func checkLimitItem(pass *lint.Pass, c *manifest.Container, a admitted, lr names
 		if !ok || a.defaultedRequest[name] || request.Cmp(min) >= 0 {
 			continue
 		}
-		pass.Report(a.requestField[name], "%s: requests.%s %s is below the minimum %s per Container of LimitRange %q "+
+		pass.Reportf(a.requestField[name], "%s: requests.%s %s is below the minimum %s per Container of LimitRange %q "+
 			"(%s): the API server rejects the pod (\"minimum %s usage per Container is %s, but request is %s\") and %s; "+
 			"raise the request to %s or lower the LimitRange's min", describe(c), name, request.String(), min.String(),
 			lr.object.Name, lr.where, name, min.String(), request.String(), rejectedPods(w), min.String())
@@ -242,7 +242,7 @@ func checkLimitItem(pass *lint.Pass, c *manifest.Container, a admitted, lr names
 		if field == "" {
 			field = a.requestField[name]
 		}
-		pass.Report(field, "%s: limits.%s %s is %.1f× requests.%s %s, above the maxLimitRequestRatio %s of LimitRange "+
+		pass.Reportf(field, "%s: limits.%s %s is %.1f× requests.%s %s, above the maxLimitRequestRatio %s of LimitRange "+
 			"%q (%s): the API server rejects the pod and %s; bring the limit and the request closer", describe(c), name,
 			limit.String(), float64(limit.MilliValue())/float64(request.MilliValue()), name, request.String(),
 			ratio.String(), lr.object.Name, lr.where, rejectedPods(w))
@@ -291,7 +291,7 @@ func checkResourceQuota(pass *lint.Pass) {
 			if !w.Object.Has(at) {
 				at = c.Path
 			}
-			pass.Report(at, "%s sets no %s, which ResourceQuota %q (%s) limits in the namespace: the API server "+
+			pass.Reportf(at, "%s sets no %s, which ResourceQuota %q (%s) limits in the namespace: the API server "+
 				"rejects the pod (\"failed quota: %s: must specify %s\") and %s; set resources.%s",
 				describe(c), joinAnd(missing), quota.object.Name, quota.where, quota.object.Name,
 				strings.Join(missing, ","), rejectedPods(w), strings.Join(missing, ", resources."))

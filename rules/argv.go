@@ -46,7 +46,7 @@ func checkArgv(pass *lint.Pass) {
 			continue // the platform runs the command and args as shell text (KubeRay's bash -c)
 		}
 		if len(c.Command) > 0 && strings.ContainsAny(strings.TrimSpace(c.Command[0]), " \t\n") {
-			pass.Report(manifest.IndexPath(c.Path+".command", 0),
+			pass.Reportf(manifest.IndexPath(c.Path+".command", 0),
 				"%s: command[0] is %q, a whole command line in one element: Kubernetes runs it without a shell, so the "+
 					"runtime looks for an executable file of that name and the container fails with \"executable file not found in "+
 					"$PATH\"; write one argument per element: %s", c.Label(), c.Command[0], splitSuggestion(c.Command[0]))
@@ -61,7 +61,7 @@ func checkArgv(pass *lint.Pass) {
 					continue
 				}
 				flag, value, _ := strings.Cut(arg, "=")
-				pass.Report(manifest.IndexPath(c.Path+"."+field.name, i),
+				pass.Reportf(manifest.IndexPath(c.Path+"."+field.name, i),
 					"%s: %s[%d] passes %s the value %q, whitespace included: the program gets no shell to trim it, so it "+
 						"reads a path, URL or number with spaces in it; write %s=%s",
 					c.Label(), field.name, i, flag, value, flag, strings.TrimSpace(value))

@@ -87,7 +87,7 @@ func checkNodeSelectorUnmatched(pass *lint.Pass) {
 	}
 	summary := unavailable(pass.Cluster.Nodes, w.Spec, nil)
 	if selected == 0 {
-		pass.Report(selectorField(w), "no node of the cluster (%s) matches the pod's %s: the pod stays Pending with %q; "+
+		pass.Reportf(selectorField(w), "no node of the cluster (%s) matches the pod's %s: the pod stays Pending with %q; "+
 			"select labels the nodes carry (%s)", pass.Cluster.Path, describeSelector(w.Spec), summary, nodeNames(pass.Cluster.Nodes))
 		return
 	}
@@ -101,7 +101,7 @@ func checkNodeSelectorUnmatched(pass *lint.Pass) {
 			taints = append(taints, node.Name+" "+describeTaint(taint))
 		}
 	}
-	pass.Report(at, "the %s the pod selects all carry a taint it does not tolerate (%s): the pod stays Pending with %q; "+
+	pass.Reportf(at, "the %s the pod selects all carry a taint it does not tolerate (%s): the pod stays Pending with %q; "+
 		"add a toleration for it", plural(selected, "node"), strings.Join(taints, ", "), summary)
 }
 
@@ -178,7 +178,7 @@ func checkRequestUnschedulable(pass *lint.Pass) {
 		if single.Cmp(request) != 0 {
 			pod = fmt.Sprintf(" (the pod %s in all)", formatQuantity(name, request))
 		}
-		pass.Report(resourcePath(c, list, name), "%s requests %s: %s%s but the nodes the pod may land on allocate at most %s (%s): "+
+		pass.Reportf(resourcePath(c, list, name), "%s requests %s: %s%s but the nodes the pod may land on allocate at most %s (%s): "+
 			"the pod stays Pending with %q; request at most %s, or schedule the pod on larger nodes",
 			c.Label(), name, formatQuantity(name, single), pod, formatQuantity(name, largest), holders, summary, formatQuantity(name, largest))
 	}

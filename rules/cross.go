@@ -107,22 +107,19 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 		need := estimateMemory(estimates, bytes, 1, copies)
 		field := c.Path + ".resources.limits.memory"
 		if limit.Value() < need.Bytes {
-			pass.Report(field, "%s: memory limit %s < estimated %s for a %s model (%s; %s): the server is OOMKilled "+
+			// The fix covers a version swap too, which would be the next finding.
+			fix := fixMemoryLimit(pass, c, limit, max(need.Bytes, swapBytes(estimates, link.Model, c, bytes, copies)))
+			reportFixed(pass, fix, field, "%s: memory limit %s < estimated %s for a %s model (%s; %s): the server is OOMKilled "+
 				"(exit 137) while it loads the model, and restarts forever; raise limits.memory to at least %s",
 				describe(c), limit.String(), humanBytes(need.Bytes), humanBytes(bytes), what, need.Formula(),
 				quantityCeil(need.Bytes))
-			// The fix covers a version swap too, which would be the next finding.
-			fixMemoryLimit(pass, c, limit, max(need.Bytes, swapBytes(estimates, link.Model, c, bytes, copies)))
 			continue
 		}
 		if swap := swapBytes(estimates, link.Model, c, bytes, copies); limit.Value() < swap {
-			pass.ReportSeverity(lint.Warning, field, "%s: memory limit %s holds the %s model (estimated %s) but not a "+
+			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Fix: fixMemoryLimit(pass, c, limit, swap), Message: fmt.Sprintf("%s: memory limit %s holds the %s model (estimated %s) but not a "+
 				"version swap, when TF Serving loads the next version before it unloads this one (estimated %s: %s): "+
 				"the pod is OOMKilled when a new version is published; raise limits.memory to %s, or serve new "+
-				"versions with a rollout instead of in place", describe(c), limit.String(), humanBytes(bytes),
-				humanBytes(need.Bytes), humanBytes(swap), estimateMemory(estimates, bytes+largestResidentVersion(link.Model), 1, copies).Formula(),
-				quantityCeil(swap))
-			fixMemoryLimit(pass, c, limit, swap)
+				"versions with a rollout instead of in place", describe(c), limit.String(), humanBytes(bytes), humanBytes(need.Bytes), humanBytes(swap), estimateMemory(estimates, bytes+largestResidentVersion(link.Model), 1, copies).Formula(), quantityCeil(swap))})
 		}
 	}
 }
@@ -179,9 +176,9 @@ func modelMemoryNeed(pass *lint.Pass, c *manifest.Container) (int64, bool) {
 
 // fixMemoryLimit raises limits.memory to the estimate, and the request
 // with it when it equalled the limit (a Guaranteed pod stays Guaranteed).
-func fixMemoryLimit(pass *lint.Pass, c *manifest.Container, limit resource.Quantity, need int64) {
+func fixMemoryLimit(pass *lint.Pass, c *manifest.Container, limit resource.Quantity, need int64) *lint.Fix {
 	if !fixable(c) {
-		return
+		return nil
 	}
 	value := memoryToWrite(need)
 	object := pass.Workload().Object
@@ -194,7 +191,7 @@ func fixMemoryLimit(pass *lint.Pass, c *manifest.Container, limit resource.Quant
 		edits = append(edits, requestEdits...)
 		suggestion = "limits:\n  " + suggestion + "requests:\n  " + requestSuggestion
 	}
-	pass.Fix("raise the memory limit to "+value+", the estimate rounded up", suggestion, edits...)
+	return lint.EditFix("raise the memory limit to "+value+", the estimate rounded up", suggestion, edits...)
 }
 
 func largestResidentVersion(m *model.Model) int64 {
@@ -254,37 +251,36 @@ func checkStartupBudget(pass *lint.Pass) {
 		period := orDefault(probe.PeriodSeconds, defaultPeriodSeconds)
 		threshold := int32(math.Ceil((load - float64(probe.InitialDelaySeconds)) / float64(period)))
 		field := c.Path + "." + kind + ".failureThreshold"
-		pass.Report(field, "%s: %s allows %.0fs (initialDelaySeconds %d + periodSeconds %d × failureThreshold %d) but "+
+		reportFixed(pass, fixStartupBudget(pass, c, kind, probe, load), field, "%s: %s allows %.0fs (initialDelaySeconds %d + periodSeconds %d × failureThreshold %d) but "+
 			"loading the %s model (%s) takes an estimated %.0fs (%s ÷ %.0fMiB/s + %.0fs start-up): the kubelet kills the "+
 			"container before the model is loaded, every time (CrashLoopBackOff); %s",
 			describe(c), kind, budget, probe.InitialDelaySeconds, period, orDefault(probe.FailureThreshold, defaultFailureThreshold),
 			humanBytes(bytes), what, load, humanBytes(bytes), estimates.LoadMiBPerSecond, estimates.StartupSeconds,
 			budgetFix(kind, threshold))
-		fixStartupBudget(pass, c, kind, probe, load)
 	}
 }
 
 // addStartupProbe fixes a container that has only a livenessProbe with a
 // startupProbe on the same handler (the process-health endpoint the
 // server answers), at its period, allowing seconds to start.
-func addStartupProbe(pass *lint.Pass, c *manifest.Container, liveness *corev1.Probe, seconds float64) {
+func addStartupProbe(pass *lint.Pass, c *manifest.Container, liveness *corev1.Probe, seconds float64) *lint.Fix {
 	if !fixable(c) {
-		return
+		return nil
 	}
 	period := orDefault(liveness.PeriodSeconds, defaultPeriodSeconds)
 	startup := corev1.Probe{ProbeHandler: liveness.ProbeHandler, PeriodSeconds: period,
 		FailureThreshold: int32(math.Ceil(seconds / float64(period)))}
 	block := probeBlock("startupProbe", startup)
-	pass.Fix(fmt.Sprintf("add a startupProbe on the livenessProbe's handler with failureThreshold %d (%ds at periodSeconds %d)",
+	return lint.EditFix(fmt.Sprintf("add a startupProbe on the livenessProbe's handler with failureThreshold %d (%ds at periodSeconds %d)",
 		startup.FailureThreshold, startup.FailureThreshold*period, period), block, addBlock(pass.Workload().Object, c.Path, block)...)
 }
 
 // fixStartupBudget raises the startupProbe's failureThreshold to cover the
 // load, or adds a startupProbe on the liveness probe's handler (the
 // process-health endpoint the server already answers) that does.
-func fixStartupBudget(pass *lint.Pass, c *manifest.Container, kind string, probe *corev1.Probe, load float64) {
+func fixStartupBudget(pass *lint.Pass, c *manifest.Container, kind string, probe *corev1.Probe, load float64) *lint.Fix {
 	if !fixable(c) {
-		return
+		return nil
 	}
 	object := pass.Workload().Object
 	period := orDefault(probe.PeriodSeconds, defaultPeriodSeconds)
@@ -295,12 +291,11 @@ func fixStartupBudget(pass *lint.Pass, c *manifest.Container, kind string, probe
 			matches = sameInt(int64(probe.FailureThreshold))
 		}
 		edits, suggestion := setField(object, c.Path+".startupProbe.failureThreshold", strconv.Itoa(int(threshold)), matches)
-		pass.Fix(fmt.Sprintf("raise the startupProbe's failureThreshold to %d (%ds at periodSeconds %d)", threshold, threshold*period, period),
+		return lint.EditFix(fmt.Sprintf("raise the startupProbe's failureThreshold to %d (%ds at periodSeconds %d)", threshold, threshold*period, period),
 			suggestion, edits...)
-		return
 	}
 	// As MDL203 sizes it, so the two fixes add the same probe.
-	addStartupProbe(pass, c, probe, max(load, float64(pass.Config.MinStartupSeconds())))
+	return addStartupProbe(pass, c, probe, max(load, float64(pass.Config.MinStartupSeconds())))
 }
 
 func budgetFix(kind string, threshold int32) string {
@@ -358,7 +353,7 @@ func checkModelPath(pass *lint.Pass) {
 			switch {
 			case img == nil || img.FS() == nil:
 				if link.Model != nil {
-					pass.Report(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it, while "+
+					pass.Reportf(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it, while "+
 						"model dir %s is linked to it (%s): mount the model's volume at %s, or bake the model into the image",
 						describe(c), link.ServerPath.Value, link.ServerPath.From, link.Model.Dir, link.How, link.ServerPath.Value)
 				} else {
@@ -366,7 +361,7 @@ func checkModelPath(pass *lint.Pass) {
 				}
 			default:
 				if _, err := img.FS().Stat(link.ServerPath.Value); err != nil {
-					pass.Report(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it and image "+
+					pass.Reportf(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it and image "+
 						"%s does not contain it: the server finds no model and never becomes Ready; mount the model "+
 						"volume at %s (volumeMounts[].mountPath) or point the flag at the mount", describe(c),
 						link.ServerPath.Value, link.ServerPath.From, img.Reference, link.ServerPath.Value)
@@ -377,7 +372,7 @@ func checkModelPath(pass *lint.Pass) {
 			continue
 		}
 		if c.Runtime.Name == "tensorflow-serving" && link.Model.Layout != model.LayoutTFServing {
-			pass.Report(field, "%s: %s points TF Serving at model dir %s (%s), which is a %s layout, not a TF Serving "+
+			pass.Reportf(field, "%s: %s points TF Serving at model dir %s (%s), which is a %s layout, not a TF Serving "+
 				"base path (<base>/<version>/saved_model.pb): the server finds no versions and never becomes Ready",
 				describe(c), link.ServerPath.From, link.Model.Dir, link.How, link.Model.Layout)
 		}
@@ -385,7 +380,7 @@ func checkModelPath(pass *lint.Pass) {
 			if finding.Severity != lint.Error || finding.Suppressed() {
 				continue
 			}
-			pass.Report(field, "%s: the model at %s (%s, linked by %s) fails %s %s: %s", describe(c),
+			pass.Reportf(field, "%s: the model at %s (%s, linked by %s) fails %s %s: %s", describe(c),
 				link.ServerPath.Value, finding.Location.File, link.How, finding.RuleID, finding.RuleName, finding.Message)
 		}
 	}
@@ -461,16 +456,16 @@ func checkProbeModelName(pass *lint.Pass, c *manifest.Container, invocation *ser
 		return
 	}
 	fixed := strings.Replace(probePath, "/models/"+m[1], "/models/"+name, 1)
-	pass.Report(c.Path+"."+kind+".httpGet.path", "%s: %s checks %s, but the server serves model %q (%s): the probe gets "+
-		"404 forever and the pod never becomes Ready; use %s", describe(c), kind, probePath, name,
-		invocation.ModelName.From, fixed)
 	// Unsafe: which name is the mistake, the probe's or the server's, is the user's call.
 	var edits []manifest.Edit
 	suggestion := "path: " + fixed + "\n"
 	if fixable(c) {
 		edits, suggestion = setField(pass.Workload().Object, c.Path+"."+kind+".httpGet.path", fixed, sameText(probePath))
 	}
-	pass.Fix("point the "+kind+" at the served model, "+fixed, suggestion, edits...)
+	reportFixed(pass, lint.EditFix("point the "+kind+" at the served model, "+fixed, suggestion, edits...),
+		c.Path+"."+kind+".httpGet.path", "%s: %s checks %s, but the server serves model %q (%s): the probe gets "+
+			"404 forever and the pod never becomes Ready; use %s", describe(c), kind, probePath, name,
+		invocation.ModelName.From, fixed)
 }
 
 func checkProbeGRPCPort(pass *lint.Pass, c *manifest.Container, kind string, port intstr.IntOrString) {
@@ -496,7 +491,7 @@ func checkProbeGRPCPort(pass *lint.Pass, c *manifest.Container, kind string, por
 	if number == 0 || number != grpcPort {
 		return
 	}
-	pass.Report(c.Path+"."+kind+".httpGet.port", "%s: %s sends HTTP to port %d, the server's gRPC port (%s): the probe "+
+	pass.Reportf(c.Path+"."+kind+".httpGet.port", "%s: %s sends HTTP to port %d, the server's gRPC port (%s): the probe "+
 		"fails forever and the pod never becomes Ready; probe the REST port (%s)", describe(c), kind, number, grpc.flag, grpc.httpHow)
 }
 
@@ -539,21 +534,16 @@ func checkGPUImage(pass *lint.Pass) {
 		framework, hasFramework := frameworkCUDA(c)
 		switch {
 		case wantsGPU && !hasCUDA && hasFramework:
-			pass.ReportImage(lint.Error, c.container.Path+".resources", lint.ImageLocation{Reference: c.img.Reference, Path: framework.Path},
-				"%s requests %s but image %s has no CUDA: its %s is a CPU build (%s says %s) and the image has no "+
-					"CUDA toolkit: the GPU sits idle while the app runs on CPU%s; install a CUDA build (%s) or drop the GPU request",
-				describe(c.container), gpu, c.img.Reference, strings.TrimSpace(framework.Name+" "+framework.Version), framework.Path,
-				framework.CPUEvidence, cpuBuildSymptom[framework.Name], cudaBuildInstall(framework.Name))
+			pass.Report(lint.Diagnostic{Severity: lint.Error, Path: c.container.Path + ".resources", Image: lint.ImageLocation{Reference: c.img.Reference, Path: framework.Path}, Message: fmt.Sprintf("%s requests %s but image %s has no CUDA: its %s is a CPU build (%s says %s) and the image has no "+
+				"CUDA toolkit: the GPU sits idle while the app runs on CPU%s; install a CUDA build (%s) or drop the GPU request", describe(c.container), gpu, c.img.Reference, strings.TrimSpace(framework.Name+" "+framework.Version), framework.Path, framework.CPUEvidence, cpuBuildSymptom[framework.Name], cudaBuildInstall(framework.Name))})
 		case wantsGPU && !hasCUDA:
-			pass.ReportImage(lint.Error, c.container.Path+".resources", lint.ImageLocation{Reference: c.img.Reference},
-				"%s requests %s but image %s has no CUDA (no CUDA_VERSION or NVIDIA_REQUIRE_CUDA in its config, no "+
-					"/usr/local/cuda/version.json): the GPU sits idle while the server runs on CPU; use the image's GPU build "+
-					"or drop the GPU request", describe(c.container), gpu, c.img.Reference)
+			pass.Report(lint.Diagnostic{Severity: lint.Error, Path: c.container.Path + ".resources", Image: lint.ImageLocation{Reference: c.img.Reference}, Message: fmt.Sprintf("%s requests %s but image %s has no CUDA (no CUDA_VERSION or NVIDIA_REQUIRE_CUDA in its config, no "+
+				"/usr/local/cuda/version.json): the GPU sits idle while the server runs on CPU; use the image's GPU build "+
+				"or drop the GPU request", describe(c.container), gpu, c.img.Reference)})
 		case hasCUDA && !wantsGPU && (c.container.Serving() || toolkit.FromFramework && longRunning(c.container)):
-			pass.ReportImage(lint.Warning, c.field(), lint.ImageLocation{Reference: c.img.Reference},
-				"%s: image %s is built for CUDA %s (from %s) but the container requests no %s: it is scheduled on "+
-					"nodes without a GPU, where CUDA fails to initialise or the server falls back to CPU; request a GPU "+
-					"or use the CPU build", describe(c.container), c.img.Reference, orUnknown(toolkit.Version), toolkit.From, gpu)
+			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.field(), Image: lint.ImageLocation{Reference: c.img.Reference}, Message: fmt.Sprintf("%s: image %s is built for CUDA %s (from %s) but the container requests no %s: it is scheduled on "+
+				"nodes without a GPU, where CUDA fails to initialise or the server falls back to CPU; request a GPU "+
+				"or use the CPU build", describe(c.container), c.img.Reference, orUnknown(toolkit.Version), toolkit.From, gpu)})
 		}
 	}
 }
@@ -623,10 +613,9 @@ func checkModelReadable(pass *lint.Pass) {
 			}
 		})
 		if len(denied) > 0 {
-			pass.ReportImage(lint.Error, linkField(link), lint.ImageLocation{Reference: img.Reference, Path: link.ServerPath.Value},
-				"%s runs as uid %d (%s) and cannot read the model in image %s: %s: the server fails with "+
-					"\"Permission denied\" while loading; chown the model to that user or make it world-readable "+
-					"(files 0644, dirs 0755)", describe(c), user.UID, user.From, img.Reference, strings.Join(denied, ", "))
+			pass.Report(lint.Diagnostic{Severity: lint.Error, Path: linkField(link), Image: lint.ImageLocation{Reference: img.Reference, Path: link.ServerPath.Value}, Message: fmt.Sprintf("%s runs as uid %d (%s) and cannot read the model in image %s: %s: the server fails with "+
+				"\"Permission denied\" while loading; chown the model to that user or make it world-readable "+
+				"(files 0644, dirs 0755)", describe(c), user.UID, user.From, img.Reference, strings.Join(denied, ", "))})
 		}
 	}
 	if !checked {
@@ -726,7 +715,7 @@ func checkFrameworkVersion(pass *lint.Pass) {
 		}
 		checked = true
 		if version[0] > serving[0] || (version[0] == serving[0] && version[1] > serving[1]) {
-			pass.Report(c.Path+".image", "%s: model %s was written by TensorFlow %s but image %s serves with TensorFlow "+
+			pass.Reportf(c.Path+".image", "%s: model %s was written by TensorFlow %s but image %s serves with TensorFlow "+
 				"%d.%d: newer ops or attributes fail to load (\"Op type not registered\"); use tensorflow/serving:%d.%d or newer",
 				describe(c), link.Model.Dir, written, c.Image, serving[0], serving[1], version[0], version[1])
 		}

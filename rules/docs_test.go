@@ -10,6 +10,7 @@ import (
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/rules"
 )
 
@@ -152,7 +153,7 @@ func exampleFindings(t *testing.T, ruleID, example string) (n int, passed bool) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	result, err := lint.Run(lint.Options{Paths: []string{dir}, Rules: rules.All(), Config: config, Cluster: nodes})
+	result, err := engine.Run(engine.Options{Paths: []string{dir}, Rules: rules.All(), Config: config, Cluster: nodes})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, merged)
 	}

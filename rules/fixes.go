@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
+	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -165,3 +167,17 @@ const maxProbeBlocks = 1024
 // fixable reports whether a container's fields are the workload's own to
 // edit (not a ServingRuntime's, which KServe merges in).
 func fixable(c *manifest.Container) bool { return !c.FromServingRuntime }
+
+// reportFixed reports at a field with the rule's severity and a fix (nil
+// when the rule has none to offer for this finding).
+func reportFixed(pass *lint.Pass, fix *lint.Fix, path, format string, args ...any) {
+	pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: path, Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// reportFileFixed is reportFixed for a finding about a file.
+func reportFileFixed(pass *lint.Pass, fix *lint.Fix, file, format string, args ...any) {
+	pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, File: file, Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// noFix is the fix of a finding the rule cannot fix.
+func noFix() *lint.Fix { return nil }

@@ -45,7 +45,7 @@ func checkGGUFUnloadable(pass *lint.Pass) {
 		field := linkField(link)
 		if file := fileNamed(m, name); namesFile && file != nil && (file.LFSPointer || file.Size == 0) {
 			if file.Size == 0 {
-				pass.Report(field, "%s: %s names %s, which is empty in model dir %s (%s): the server exits at start "+
+				pass.Reportf(field, "%s: %s names %s, which is empty in model dir %s (%s): the server exits at start "+
 					"(\"failed to read magic\"); download the file again", describe(link.Container), link.ServerPath.From,
 					name, m.Dir, link.How)
 			}
@@ -54,17 +54,17 @@ func checkGGUFUnloadable(pass *lint.Pass) {
 		files, problem := ggufFor(link)
 		switch {
 		case problem.kind == ggufFine && len(files) == 0 && namesFile:
-			pass.Report(field, "%s: %s names %s, but model dir %s (%s) holds no GGUF file: the server exits at start "+
+			pass.Reportf(field, "%s: %s names %s, but model dir %s (%s) holds no GGUF file: the server exits at start "+
 				"(\"failed to open GGUF file\"); point it at the model's .gguf file", describe(link.Container),
 				link.ServerPath.From, name, m.Dir, link.How)
 		case problem.kind == ggufNotHeld:
-			pass.Report(field, "%s: %s (%s; it has %s): the server exits at start (\"failed to open GGUF file\"); "+
+			pass.Reportf(field, "%s: %s (%s; it has %s): the server exits at start (\"failed to open GGUF file\"); "+
 				"point it at one of those", describe(link.Container), problem.text, link.How, joinAnd(ggufNames(m.GGUF)))
 		case problem.kind == ggufAmbiguous:
-			pass.Report(field, "%s: %s (%s: %s), so which one it loads is not known; name the file to serve",
+			pass.Reportf(field, "%s: %s (%s: %s), so which one it loads is not known; name the file to serve",
 				describe(link.Container), problem.text, link.ServerPath.Value, joinAnd(ggufNames(m.GGUF)))
 		case problem.kind == ggufUnreadable:
-			pass.Report(field, "%s: %s: the server fails to load it (llama.cpp: \"llama_model_load: error loading model\") and the "+
+			pass.Reportf(field, "%s: %s: the server fails to load it (llama.cpp: \"llama_model_load: error loading model\") and the "+
 				"container restarts forever; download the file again", describe(link.Container), problem.text)
 		}
 	}

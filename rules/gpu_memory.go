@@ -284,9 +284,8 @@ func (g gpuCheck) run() {
 		if tpValue.Field != "" {
 			at = g.c.Path + "." + tpValue.Field
 		}
-		g.pass.ReportSeverity(lint.Warning, at, "%s: %s needs %d GPUs but the container requests %s: %d: the server "+
-			"fails at start-up, it cannot place its workers; request %s: %d, or lower %s", describe(g.c),
-			parallelText(tp, pp), shards, g.gpuResource, g.gpus, g.gpuResource, shards, tpValue.From)
+		g.pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: at, Message: fmt.Sprintf("%s: %s needs %d GPUs but the container requests %s: %d: the server "+
+			"fails at start-up, it cannot place its workers; request %s: %d, or lower %s", describe(g.c), parallelText(tp, pp), shards, g.gpuResource, g.gpus, g.gpuResource, shards, tpValue.From)})
 	}
 	fraction, fractionText := g.fraction()
 	budget := int64(float64(g.device.MemoryBytes) * fraction)
@@ -302,7 +301,7 @@ func (g gpuCheck) run() {
 	gpuText := fmt.Sprintf("%s (%s) has %s × %s = %s", g.device.Name, g.how, humanBytes(g.device.MemoryBytes),
 		fractionText, humanBytes(budget))
 	if perGPU > budget {
-		g.pass.Report(field, "%s: %s, but %s: the server fails to load the model with \"CUDA out of memory\" and "+
+		g.pass.Reportf(field, "%s: %s, but %s: the server fails to load the model with \"CUDA out of memory\" and "+
 			"restarts forever; %s", describe(g.c), weightsText, gpuText, g.weightsFix(budget))
 		return
 	}
@@ -311,9 +310,8 @@ func (g gpuCheck) run() {
 		return
 	}
 	left := budget - perGPU
-	g.pass.ReportSeverity(lint.Warning, field, "%s: %s; %s, which leaves %s, but the KV cache for one sequence of %d "+
-		"tokens (%s) needs %s (%s): %s; %s", describe(g.c), weightsText, gpuText, humanBytes(left), kv.tokens, kv.from,
-		humanBytes(kv.bytes), kv.formula, g.srv.kvFailure, g.kvFix(kv, left))
+	g.pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s: %s; %s, which leaves %s, but the KV cache for one sequence of %d "+
+		"tokens (%s) needs %s (%s): %s; %s", describe(g.c), weightsText, gpuText, humanBytes(left), kv.tokens, kv.from, humanBytes(kv.bytes), kv.formula, g.srv.kvFailure, g.kvFix(kv, left))})
 }
 
 // gpuField is the container's GPU limit, else its request: what a user

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/model/gguf/gguftest"
 	"github.com/modellint/modellint/rules"
 )
@@ -223,12 +224,12 @@ spec:
 	if err := os.WriteFile("deployment.yaml", []byte(deployment), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	options := lint.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}}
+	options := engine.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}}
 	if c.gguf > 0 {
 		// GGUF alone makes no model dir that `modellint .` finds: --model names it.
 		options.Models = []lint.ModelMapping{{Path: model}}
 	}
-	result, err := lint.Run(options)
+	result, err := engine.Run(options)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, deployment)
 	}

@@ -174,11 +174,9 @@ func checkHubDownloadBudget(pass *lint.Pass, c *manifest.Container, download hub
 		kills = fmt.Sprintf("the kubelet kills it mid-download until the cache on PersistentVolumeClaim %q holds the "+
 			"model, each restart resuming the download after a longer back-off (CrashLoopBackOff)", claim)
 	}
-	pass.ReportSeverity(severity, c.Path+".startupProbe", "%s downloads %s from the Hugging Face Hub at start (%s) and "+
+	pass.Report(lint.Diagnostic{Severity: severity, Path: c.Path + ".startupProbe", Message: fmt.Sprintf("%s downloads %s from the Hugging Face Hub at start (%s) and "+
 		"has no startupProbe: its livenessProbe restarts it after %ds (initialDelaySeconds %d + periodSeconds %d × "+
 		"failureThreshold %d), but %s: %s; add a startupProbe with periodSeconds %d × failureThreshold ≥ %d, or "+
-		"download the model to a volume before the server starts", describe(c), download.id.Value, download.id.From,
-		budget, liveness.InitialDelaySeconds, period, orDefault(liveness.FailureThreshold, defaultFailureThreshold), what,
-		kills, period, threshold)
+		"download the model to a volume before the server starts", describe(c), download.id.Value, download.id.From, budget, liveness.InitialDelaySeconds, period, orDefault(liveness.FailureThreshold, defaultFailureThreshold), what, kills, period, threshold)})
 	return true
 }

@@ -130,8 +130,7 @@ func reportProblems(pass *lint.Pass, c *imageCheck, analysis *launch.Analysis, s
 			field = c.argvField()
 		}
 		location := lint.ImageLocation{Reference: c.img.Reference, Layer: problem.LayerDigest, Path: path}
-		pass.ReportImage(severity, field, location, "%s: %s%s%s %s %s; %s", c.label(), platformStart(c), wrapperChain(problem.Via),
-			startPathSubject(c, path), problemDetail(problem), where(c.img, problem.Layer, ""), fixFor(problem.Kind))
+		pass.Report(lint.Diagnostic{Severity: severity, Path: field, Image: location, Message: fmt.Sprintf("%s: %s%s%s %s %s; %s", c.label(), platformStart(c), wrapperChain(problem.Via), startPathSubject(c, path), problemDetail(problem), where(c.img, problem.Layer, ""), fixFor(problem.Kind))})
 	}
 }
 

@@ -95,11 +95,9 @@ func checkCUDADriver(pass *lint.Pass) {
 				continue
 			}
 			if !satisfied {
-				pass.ReportImage(pass.Rule.Severity, c.field(), location,
-					"%s: the image requires %q (NVIDIA_REQUIRE_CUDA) but the nodes' driver %s supports CUDA %s: the NVIDIA "+
-						"container toolkit refuses to start the container (\"requirement error: unsatisfied condition: cuda>=%s\") %s; "+
-						"upgrade the GPU nodes to driver %s or newer, or use an image built for CUDA %s",
-					c.label(), toolkit.Require, configured, orUnknown(driverCUDA), toolkit.Version, where(c.img, "", ""), fullText, orUnknown(driverCUDA))
+				pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: c.field(), Image: location, Message: fmt.Sprintf("%s: the image requires %q (NVIDIA_REQUIRE_CUDA) but the nodes' driver %s supports CUDA %s: the NVIDIA "+
+					"container toolkit refuses to start the container (\"requirement error: unsatisfied condition: cuda>=%s\") %s; "+
+					"upgrade the GPU nodes to driver %s or newer, or use an image built for CUDA %s", c.label(), toolkit.Require, configured, orUnknown(driverCUDA), toolkit.Version, where(c.img, "", ""), fullText, orUnknown(driverCUDA))})
 				continue
 			}
 		}
@@ -116,16 +114,12 @@ func checkCUDADriver(pass *lint.Pass) {
 		floor, knownFloor := cuda.MinorCompatibleDriver(toolkit.Version)
 		switch {
 		case knownFloor && driver.Compare(floor) < 0:
-			pass.ReportImage(pass.Rule.Severity, c.field(), location,
-				"%s: the image's CUDA %s (from %s) needs NVIDIA driver %s or newer (%s at the least, with minor-version "+
-					"compatibility) but the nodes run %s: the first CUDA call fails with \"CUDA driver version is insufficient for "+
-					"CUDA runtime version\" %s; upgrade the GPU nodes' driver or use an image built for CUDA %s",
-				c.label(), toolkit.Version, toolkit.From, fullText, floor.DriverString(), configured, where(c.img, "", location.Path), orUnknown(driverCUDA))
+			pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: c.field(), Image: location, Message: fmt.Sprintf("%s: the image's CUDA %s (from %s) needs NVIDIA driver %s or newer (%s at the least, with minor-version "+
+				"compatibility) but the nodes run %s: the first CUDA call fails with \"CUDA driver version is insufficient for "+
+				"CUDA runtime version\" %s; upgrade the GPU nodes' driver or use an image built for CUDA %s", c.label(), toolkit.Version, toolkit.From, fullText, floor.DriverString(), configured, where(c.img, "", location.Path), orUnknown(driverCUDA))})
 		case knownFull && driver.Compare(full) < 0:
-			pass.ReportImage(lint.Warning, c.field(), location,
-				"%s: the image's CUDA %s (from %s) needs NVIDIA driver %s for full functionality but the nodes run %s: it runs "+
-					"under minor-version compatibility, where PTX JIT of code newer than CUDA %s fails %s; upgrade the driver to %s",
-				c.label(), toolkit.Version, toolkit.From, full.DriverString(), configured, orUnknown(driverCUDA), where(c.img, "", location.Path), full.DriverString())
+			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.field(), Image: location, Message: fmt.Sprintf("%s: the image's CUDA %s (from %s) needs NVIDIA driver %s for full functionality but the nodes run %s: it runs "+
+				"under minor-version compatibility, where PTX JIT of code newer than CUDA %s fails %s; upgrade the driver to %s", c.label(), toolkit.Version, toolkit.From, full.DriverString(), configured, orUnknown(driverCUDA), where(c.img, "", location.Path), full.DriverString())})
 		}
 	}
 	if !checked {
@@ -277,11 +271,9 @@ var shellFormArgsDropped = &lint.Rule{
 					field = c.container.Path + ".args"
 				}
 			}
-			pass.ReportImage(pass.Rule.Severity, field, lint.ImageLocation{Reference: c.img.Reference},
-				"%s: the image's ENTRYPOINT is shell form (%q) and ignores %s %q, which the shell receives as $0 … without "+
-					"using them %s; use an exec-form ENTRYPOINT (a JSON array), end the script with `exec … \"$@\"`, or give the "+
-					"whole command in the manifest's command",
-				c.label(), strings.Join(c.img.Config.Config.Entrypoint, " "), from, c.spec.DroppedArgs, where(c.img, "", ""))
+			pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: field, Image: lint.ImageLocation{Reference: c.img.Reference}, Message: fmt.Sprintf("%s: the image's ENTRYPOINT is shell form (%q) and ignores %s %q, which the shell receives as $0 … without "+
+				"using them %s; use an exec-form ENTRYPOINT (a JSON array), end the script with `exec … \"$@\"`, or give the "+
+				"whole command in the manifest's command", c.label(), strings.Join(c.img.Config.Config.Entrypoint, " "), from, c.spec.DroppedArgs, where(c.img, "", ""))})
 		}
 	},
 }
@@ -319,10 +311,8 @@ func checkUserInvalid(pass *lint.Pass) {
 			if c.img.FS() == nil {
 				pass.Skip(skipNoLayers)
 			} else if user := launch.ResolveUser(c.spec, c.img); user.Unknown != "" {
-				pass.ReportImage(pass.Rule.Severity, c.field(), location,
-					"%s: the image's USER %q cannot be resolved: %s, so the runtime fails every start with \"unable to find user "+
-						"%s: no matching entries in passwd file\" %s; create the account in the image or use a numeric USER (uid:gid)",
-					c.label(), written, user.Unknown, userPart, where(c.img, "", "/etc/passwd"))
+				pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: c.field(), Image: location, Message: fmt.Sprintf("%s: the image's USER %q cannot be resolved: %s, so the runtime fails every start with \"unable to find user "+
+					"%s: no matching entries in passwd file\" %s; create the account in the image or use a numeric USER (uid:gid)", c.label(), written, user.Unknown, userPart, where(c.img, "", "/etc/passwd"))})
 				continue
 			}
 		}
@@ -332,24 +322,21 @@ func checkUserInvalid(pass *lint.Pass) {
 		field := runAsNonRootField(pass, c.container)
 		switch {
 		case c.spec.RunAsUser != nil && *c.spec.RunAsUser == 0:
-			pass.Report(field, "%s: runAsNonRoot is true but runAsUser is 0: the kubelet refuses to start the container "+
+			pass.Reportf(field, "%s: runAsNonRoot is true but runAsUser is 0: the kubelet refuses to start the container "+
 				"(CreateContainerConfigError); set runAsUser to a non-zero uid", c.label())
 		case c.spec.RunAsUser != nil:
 		case named:
-			pass.ReportImage(pass.Rule.Severity, field, lint.ImageLocation{Reference: c.img.Reference},
-				"%s: runAsNonRoot is true and the image's USER is the name %q: the kubelet cannot verify it is non-root and "+
-					"refuses to start the container (\"image has non-numeric user (%s), cannot verify user is non-root\") %s; set "+
-					"runAsUser to the account's uid, or use a numeric USER in the image",
-				c.label(), userPart, userPart, where(c.img, "", ""))
+			pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: field, Image: lint.ImageLocation{Reference: c.img.Reference}, Message: fmt.Sprintf("%s: runAsNonRoot is true and the image's USER is the name %q: the kubelet cannot verify it is non-root and "+
+				"refuses to start the container (\"image has non-numeric user (%s), cannot verify user is non-root\") %s; set "+
+				"runAsUser to the account's uid, or use a numeric USER in the image", c.label(), userPart, userPart, where(c.img, "", ""))})
 		case userPart == "" || userPart == "0":
 			shown := "no USER"
 			if written != "" {
 				shown = "USER " + strconv.Quote(written)
 			}
-			pass.ReportImage(pass.Rule.Severity, field, lint.ImageLocation{Reference: c.img.Reference},
-				"%s: runAsNonRoot is true but the image runs as root (%s): the kubelet refuses to start the container "+
-					"(\"container has runAsNonRoot and image will run as root\") %s; set runAsUser to a non-zero uid or add a "+
-					"non-root USER to the image", c.label(), shown, where(c.img, "", ""))
+			pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: field, Image: lint.ImageLocation{Reference: c.img.Reference}, Message: fmt.Sprintf("%s: runAsNonRoot is true but the image runs as root (%s): the kubelet refuses to start the container "+
+				"(\"container has runAsNonRoot and image will run as root\") %s; set runAsUser to a non-zero uid or add a "+
+				"non-root USER to the image", c.label(), shown, where(c.img, "", ""))})
 		}
 	}
 }
@@ -437,10 +424,9 @@ func checkSecretInImage(pass *lint.Pass) {
 			}
 		}
 		for _, what := range found {
-			pass.ReportImage(pass.Rule.Severity, c.field(), lint.ImageLocation{Reference: c.img.Reference},
-				"%s: the image config sets %s to a secret-looking value (not shown): anyone who can pull the image can read it "+
-					"with `docker inspect` %s; rotate the credential, remove it from the Dockerfile (build secrets: RUN "+
-					"--mount=type=secret) and pass it at run time from a Secret", c.label(), what, where(c.img, "", ""))
+			pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: c.field(), Image: lint.ImageLocation{Reference: c.img.Reference}, Message: fmt.Sprintf("%s: the image config sets %s to a secret-looking value (not shown): anyone who can pull the image can read it "+
+				"with `docker inspect` %s; rotate the credential, remove it from the Dockerfile (build secrets: RUN "+
+				"--mount=type=secret) and pass it at run time from a Secret", c.label(), what, where(c.img, "", ""))})
 		}
 	}
 }
@@ -485,8 +471,7 @@ var imageUnresolvable = &lint.Rule{
 			for _, source := range slices.Sorted(maps.Keys(pass.Target.Images)) {
 				img := pass.Target.Images[source]
 				if img.Unresolvable != "" {
-					pass.ReportImage(pass.Rule.Severity, "", lint.ImageLocation{Reference: img.Reference},
-						"image %s: %s; the pull fails with ErrImagePull / ImagePullBackOff", img.Reference, img.Unresolvable)
+					pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: "", Image: lint.ImageLocation{Reference: img.Reference}, Message: fmt.Sprintf("image %s: %s; the pull fails with ErrImagePull / ImagePullBackOff", img.Reference, img.Unresolvable)})
 				}
 			}
 			return
@@ -504,9 +489,8 @@ var imageUnresolvable = &lint.Rule{
 			if img.Unresolvable == "" {
 				continue
 			}
-			pass.ReportImage(pass.Rule.Severity, container.Path+".image", lint.ImageLocation{Reference: img.Reference},
-				"%s: image %s does not resolve: %s%s; the pod fails with ErrImagePull, then ImagePullBackOff, and never starts; push "+
-					"the image or fix the reference", describe(container), container.Image, img.Unresolvable, platformOrigin(pass, img))
+			pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: container.Path + ".image", Image: lint.ImageLocation{Reference: img.Reference}, Message: fmt.Sprintf("%s: image %s does not resolve: %s%s; the pod fails with ErrImagePull, then ImagePullBackOff, and never starts; push "+
+				"the image or fix the reference", describe(container), container.Image, img.Unresolvable, platformOrigin(pass, img))})
 		}
 		if len(skipped) > 0 {
 			pass.Skip(uniqueJoin(skipped))

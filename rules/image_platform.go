@@ -79,9 +79,7 @@ func checkImagePlatform(pass *lint.Pass) {
 			failure = "the container fails at every start with \"exec format error\""
 		}
 		if len(missing) == len(arches) {
-			pass.ReportImage(lint.Error, c.field(), lint.ImageLocation{Reference: c.img.Reference},
-				"%s: the image has %s, but %s are %s: %s; publish the image for linux/%s%s",
-				c.label(), from, where, joinOr(arches), failure, arches[0], orSchedule(offered))
+			pass.Report(lint.Diagnostic{Severity: lint.Error, Path: c.field(), Image: lint.ImageLocation{Reference: c.img.Reference}, Message: fmt.Sprintf("%s: the image has %s, but %s are %s: %s; publish the image for linux/%s%s", c.label(), from, where, joinOr(arches), failure, arches[0], orSchedule(offered))})
 			continue
 		}
 		var runnable []string
@@ -90,10 +88,8 @@ func checkImagePlatform(pass *lint.Pass) {
 				runnable = append(runnable, arch)
 			}
 		}
-		pass.ReportImage(lint.Warning, c.field(), lint.ImageLocation{Reference: c.img.Reference},
-			"%s: the image has %s, but %s include %s nodes: on those %s; add the node selector kubernetes.io/arch: %s, "+
-				"or publish the image for linux/%s as well",
-			c.label(), from, where, strings.Join(missing, " and "), failure, runnable[0], missing[0])
+		pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.field(), Image: lint.ImageLocation{Reference: c.img.Reference}, Message: fmt.Sprintf("%s: the image has %s, but %s include %s nodes: on those %s; add the node selector kubernetes.io/arch: %s, "+
+			"or publish the image for linux/%s as well", c.label(), from, where, strings.Join(missing, " and "), failure, runnable[0], missing[0])})
 	}
 }
 

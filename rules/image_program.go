@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -143,8 +144,7 @@ func reportProgram(pass *lint.Pass, c *imageCheck, p python.Problem) {
 			}
 		}
 	}
-	pass.ReportImage(pass.Rule.Severity, field, location, "%s: %s%s %s %s; %s", c.label(), wrapperChain(p.Run.Via),
-		programSubject(p), programDetail(p), where(c.img, layer, ""), programFix(p))
+	pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: field, Image: location, Message: fmt.Sprintf("%s: %s%s %s %s; %s", c.label(), wrapperChain(p.Run.Via), programSubject(p), programDetail(p), where(c.img, layer, ""), programFix(p))})
 }
 
 // commandLine shows the run's argv from the program on, shortened.

@@ -197,7 +197,7 @@ func reportWheelFailures(pass *lint.Pass, c *imageCheck, failing []wheelFailure,
 			continue
 		}
 		subject := "the app imports " + strings.Join(f.wheel.Modules, ", ") + ", whose wheel " + f.wheel.Dist + " " + f.wheel.Version
-		pass.ReportImage(pass.Rule.Severity, c.field(), location, "%s", message(subject, f))
+		pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: c.field(), Image: location, Message: fmt.Sprintf("%s", message(subject, f))})
 	}
 	if len(others) == 0 {
 		return
@@ -218,7 +218,7 @@ func reportWheelFailures(pass *lint.Pass, c *imageCheck, failing []wheelFailure,
 	if node, err := c.img.FS().Stat(first.wheel.Path); err == nil {
 		location.Layer = c.img.LayerDigest(node)
 	}
-	pass.ReportImage(lint.Warning, c.field(), location, "%s", message(subject, first))
+	pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.field(), Image: location, Message: fmt.Sprintf("%s", message(subject, first))})
 }
 
 var archMismatch = &lint.Rule{
@@ -244,10 +244,8 @@ func checkArchMismatch(pass *lint.Pass) {
 	for _, c := range imageChecks(pass, false) {
 		config := c.img.Config
 		if c.arch != "" && config != nil && config.Architecture != "" && config.Architecture != c.arch {
-			pass.ReportImage(pass.Rule.Severity, c.field(), lint.ImageLocation{Reference: c.img.Reference},
-				"%s: the image is built for %s but the nodes are %s: every start fails with \"exec format error\" %s; build it "+
-					"for linux/%s (docker buildx build --platform linux/%s) or schedule the pod on %s nodes",
-				c.label(), c.img.Architecture(), c.arch, where(c.img, "", ""), c.arch, c.arch, config.Architecture)
+			pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: c.field(), Image: lint.ImageLocation{Reference: c.img.Reference}, Message: fmt.Sprintf("%s: the image is built for %s but the nodes are %s: every start fails with \"exec format error\" %s; build it "+
+				"for linux/%s (docker buildx build --platform linux/%s) or schedule the pod on %s nodes", c.label(), c.img.Architecture(), c.arch, where(c.img, "", ""), c.arch, c.arch, config.Architecture)})
 			continue
 		}
 		if c.img.FS() == nil {

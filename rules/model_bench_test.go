@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/rules"
 )
 
@@ -26,10 +27,10 @@ func BenchmarkLintModelDir(b *testing.B) {
 		}{{"1GiB", 1 << 30}, {"100GiB", 100 << 30}} {
 			dir := filepath.Join(b.TempDir(), "model")
 			layouts[layout](b, dir, size.bytes)
-			options := lint.Options{Paths: []string{dir}, Rules: rules.All(), Config: &lint.Config{}}
+			options := engine.Options{Paths: []string{dir}, Rules: rules.All(), Config: &lint.Config{}}
 			b.Run(layout+"/"+size.name, func(b *testing.B) {
 				for b.Loop() {
-					result, err := lint.Run(options)
+					result, err := engine.Run(options)
 					if err != nil {
 						b.Fatal(err)
 					}

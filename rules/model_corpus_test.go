@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/model"
 	"github.com/modellint/modellint/rules"
 )
@@ -39,7 +40,7 @@ func TestModelCorpus(t *testing.T) {
 	// Lint from the corpus root so that the recorded paths do not depend
 	// on where the repository is checked out.
 	t.Chdir(root)
-	result, err := lint.Run(lint.Options{Paths: []string{"."}, Rules: rules.All(), Config: &lint.Config{}})
+	result, err := engine.Run(engine.Options{Paths: []string{"."}, Rules: rules.All(), Config: &lint.Config{}})
 	if err != nil {
 		t.Fatalf("the corpus must lint without errors: %v", err)
 	}

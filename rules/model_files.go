@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -46,7 +47,7 @@ func checkModelTooLarge(pass *lint.Pass) {
 			largest = file
 		}
 	}
-	pass.ReportFile(m.Dir,
+	pass.ReportFilef(m.Dir,
 		"%s holds %s in %d files, more than model.maxSize %s (%s); the largest file is %s (%s); remove versions or files the server "+
 			"does not load, or raise the limit together with the memory and disk it stands for",
 		m.Dir, humanBytes(m.Bytes), len(m.Files), pass.Config.Model.MaxSize, humanBytes(limit), m.Path(largest.Path), humanBytes(largest.Size))
@@ -92,7 +93,7 @@ func checkLFSPointer(pass *lint.Pass) {
 	for _, file := range m.Files {
 		switch {
 		case file.LFSPointer && !ownRule[file.Path]:
-			pass.ReportFile(m.Path(file.Path),
+			pass.ReportFilef(m.Path(file.Path),
 				"%s is a Git LFS pointer (%d bytes of text), not the file it stands for: the server fails to load it; run git lfs pull "+
 					"(or fetch LFS objects in the CI checkout) before the model is packaged", m.Path(file.Path), file.Size)
 		case file.Size == 0 && file.Weight:
@@ -100,7 +101,7 @@ func checkLFSPointer(pass *lint.Pass) {
 			case index != "":
 				unread = append(unread, index) // it says whether the shard holds anything
 			case !allowed:
-				pass.ReportFile(m.Path(file.Path),
+				pass.ReportFilef(m.Path(file.Path),
 					"%s is an empty weight file (an interrupted copy?): the server fails to load it; copy it again from the source", m.Path(file.Path))
 			}
 		case file.MayBeLFSPointer() && m.IsUnread(file.Path) && !ownRule[file.Path]:
@@ -108,7 +109,7 @@ func checkLFSPointer(pass *lint.Pass) {
 		}
 	}
 	for _, special := range m.Special {
-		pass.ReportFile(m.Path(special.Path),
+		pass.ReportFilef(m.Path(special.Path),
 			"%s is %s, not a file: the server's open of it blocks or fails (and so does a copy into the image); "+
 				"put the real file there", m.Path(special.Path), special.Kind)
 	}
@@ -120,13 +121,11 @@ func checkLFSPointer(pass *lint.Pass) {
 			severity = min(severity, lint.Warning)
 		}
 		if link.Dangling {
-			pass.ReportFileSeverity(severity, m.Path(link.Path),
-				"%s is a symlink to %s, which does not exist; copy the real file into the model directory", m.Path(link.Path), link.Target)
+			pass.Report(lint.Diagnostic{Severity: severity, File: m.Path(link.Path), Message: fmt.Sprintf("%s is a symlink to %s, which does not exist; copy the real file into the model directory", m.Path(link.Path), link.Target)})
 			continue
 		}
-		pass.ReportFileSeverity(severity, m.Path(link.Path),
-			"%s is a symlink to %s, outside the model directory: a container that mounts or copies only %s gets a dangling link; "+
-				"copy the target into the directory (cp -L, rsync --copy-links)", m.Path(link.Path), link.Target, m.Dir)
+		pass.Report(lint.Diagnostic{Severity: severity, File: m.Path(link.Path), Message: fmt.Sprintf("%s is a symlink to %s, outside the model directory: a container that mounts or copies only %s gets a dangling link; "+
+			"copy the target into the directory (cp -L, rsync --copy-links)", m.Path(link.Path), link.Target, m.Dir)})
 	}
 	skipUnread(pass, m, unread)
 }

@@ -59,24 +59,24 @@ func checkVersionDirMissing(pass *lint.Pass) {
 				contents = append(contents, dir+"/")
 			}
 		}
-		pass.ReportFile(m.Path(looseFile(m.Loose)),
-			"%s is directly in the base path %s, which holds no numeric version directory: TF Serving logs "+
-				"\"No versions of servable <name> found under base path %s\" forever and never opens its ports; move %s into %s%s",
-			path.Base(looseFile(m.Loose)), m.Dir, m.Dir, joinAnd(contents), m.Path("1")+"/", versionLikeName(m.Dir))
 		var moves []lint.Move
 		for _, name := range contents {
 			name = strings.TrimSuffix(name, "/")
 			moves = append(moves, lint.Move{From: m.Path(name), To: m.Path(path.Join("1", name))})
 		}
-		pass.FixMoves("move "+joinAnd(contents)+" into "+m.Path("1")+"/, the version dir TF Serving loads", moves...)
+		moveFix := lint.MoveFix("move "+joinAnd(contents)+" into "+m.Path("1")+"/, the version dir TF Serving loads", moves...)
+		reportFileFixed(pass, moveFix, m.Path(looseFile(m.Loose)),
+			"%s is directly in the base path %s, which holds no numeric version directory: TF Serving logs "+
+				"\"No versions of servable <name> found under base path %s\" forever and never opens its ports; move %s into %s%s",
+			path.Base(looseFile(m.Loose)), m.Dir, m.Dir, joinAnd(contents), m.Path("1")+"/", versionLikeName(m.Dir))
 	case len(m.Versions) > 0:
-		pass.ReportFile(m.Path(m.Versions[0].Path),
+		pass.ReportFilef(m.Path(m.Versions[0].Path),
 			"%s is a file, and the base path %s has no numeric version directory: TF Serving reads %s as version %d and fails "+
 				"to load it; %s", m.Versions[0].Name, m.Dir, m.Versions[0].Name, m.Versions[0].Number, fix)
 	case m.Expected:
 		reportNoModel(pass, m)
 	default:
-		pass.ReportFile(m.Dir,
+		pass.ReportFilef(m.Dir,
 			"the base path %s has no numeric version directory%s: TF Serving logs \"No versions of servable <name> found under base path %s\" "+
 				"forever and never opens its ports; %s", m.Dir, ignoredList(m), m.Dir, renameHint(m, fix))
 	}
@@ -96,7 +96,7 @@ func reportNoModel(pass *lint.Pass, m *model.Model) {
 		holds = "holds no SavedModel in a numeric version directory, only " + describeFound(m, m.Found) + ", which TF Serving does not load"
 		fix = savedModelFix(m, m.Found, versionDir)
 	}
-	pass.ReportFile(m.Dir,
+	pass.ReportFilef(m.Dir,
 		"the base path %s, which the server is pointed at, %s: TF Serving logs \"No versions of servable <name> found under base path %s\" "+
 			"forever and never opens its ports; %s", m.Dir, holds, m.Dir, fix)
 }
@@ -245,10 +245,9 @@ func checkSavedModelMissing(pass *lint.Pass) {
 		if m.Layout == model.LayoutTFServing && !version.IsDir {
 			if version.Resident {
 				checked = true
-				pass.ReportFileSeverity(severity, m.Path(version.Path),
-					"%s is a file, not a directory, but TF Serving reads every child named like a number as a version: it picks "+
-						"version %d as the latest and fails to load it (\"Could not find SavedModel .pb or .pbtxt at supplied export directory path\"); "+
-						"remove it or move it out of the base path", version.Name, version.Number)
+				pass.Report(lint.Diagnostic{Severity: severity, File: m.Path(version.Path), Message: fmt.Sprintf("%s is a file, not a directory, but TF Serving reads every child named like a number as a version: it picks "+
+					"version %d as the latest and fails to load it (\"Could not find SavedModel .pb or .pbtxt at supplied export directory path\"); "+
+					"remove it or move it out of the base path", version.Name, version.Number)})
 			}
 			continue
 		}
@@ -268,24 +267,18 @@ func checkSavedModelMissing(pass *lint.Pass) {
 		found := foundIn(m, saved.Dir) // what an Expected dir holds instead
 		switch {
 		case saved.Nested != "":
-			pass.ReportFileSeverity(severity, dir,
-				"%s has no saved_model.pb, but %s has one: the model was copied one level too deep, and %s; move the contents of %s up into %s",
-				dir, m.Path(saved.Nested), failure, m.Path(saved.Nested)+"/", dir+"/")
+			pass.Report(lint.Diagnostic{Severity: severity, File: dir, Message: fmt.Sprintf("%s has no saved_model.pb, but %s has one: the model was copied one level too deep, and %s; move the contents of %s up into %s", dir, m.Path(saved.Nested), failure, m.Path(saved.Nested)+"/", dir+"/")})
 		case saved.TFLite != "" && m.Layout == model.LayoutTFServing:
 			// A TFLite version: TF Serving loads it with --prefer_tflite_model.
 		case saved.Chunked != "":
-			pass.ReportFileSeverity(severity, m.Path(saved.Chunked),
-				"%s holds only saved_model.cpb, a chunked SavedModel that open-source TensorFlow cannot read: %s; "+
-					"export a saved_model.pb (keep the graph under 2 GiB by storing weights in variables)", dir, failure)
+			pass.Report(lint.Diagnostic{Severity: severity, File: m.Path(saved.Chunked), Message: fmt.Sprintf("%s holds only saved_model.cpb, a chunked SavedModel that open-source TensorFlow cannot read: %s; "+
+				"export a saved_model.pb (keep the graph under 2 GiB by storing weights in variables)", dir, failure)})
 		case saved.LegacyExport != "":
-			pass.ReportFileSeverity(severity, m.Path(saved.LegacyExport),
-				"%s holds a pre-SavedModel session bundle (export.meta), not a SavedModel: %s; re-export the model with tf.saved_model.save",
-				dir, failure)
+			pass.Report(lint.Diagnostic{Severity: severity, File: m.Path(saved.LegacyExport), Message: fmt.Sprintf("%s holds a pre-SavedModel session bundle (export.meta), not a SavedModel: %s; re-export the model with tf.saved_model.save", dir, failure)})
 		case len(found) > 0:
-			pass.ReportFileSeverity(severity, dir, "%s has neither saved_model.pb nor saved_model.pbtxt, only %s: %s; %s",
-				dir, describeFound(m, found), failure, savedModelFix(m, found, dir+"/"))
+			pass.Report(lint.Diagnostic{Severity: severity, File: dir, Message: fmt.Sprintf("%s has neither saved_model.pb nor saved_model.pbtxt, only %s: %s; %s", dir, describeFound(m, found), failure, savedModelFix(m, found, dir+"/"))})
 		default:
-			pass.ReportFileSeverity(severity, dir, "%s has neither saved_model.pb nor saved_model.pbtxt: %s; copy the SavedModel into it", dir, failure)
+			pass.Report(lint.Diagnostic{Severity: severity, File: dir, Message: fmt.Sprintf("%s has neither saved_model.pb nor saved_model.pbtxt: %s; copy the SavedModel into it", dir, failure)})
 		}
 	}
 	if !checked {
@@ -336,20 +329,20 @@ func checkVersionDirIgnored(pass *lint.Pass) {
 		}
 		switch ignored.Reason {
 		case model.IgnoredLeadingZeros:
-			pass.ReportFile(m.Path(ignored.Name),
+			pass.ReportFilef(m.Path(ignored.Name),
 				"Triton ignores %s (\"ignore version directory '%s' which contains leading zeros in its directory name\") and serves %s; "+
 					"rename it to %s", m.Path(ignored.Name)+"/", ignored.Name, served, strings.TrimLeft(ignored.Name, "0"))
 		case model.IgnoredOutOfRange:
-			pass.ReportFile(m.Path(ignored.Name),
+			pass.ReportFilef(m.Path(ignored.Name),
 				"%s is a number beyond int64 that %s cannot read as a version; rename it to a plain version number", m.Path(ignored.Name)+"/", server)
 		default:
-			pass.ReportFile(m.Path(ignored.Name),
+			pass.ReportFilef(m.Path(ignored.Name),
 				"%s is not a number, so %s ignores it and serves %s; rename it to a number if it is a version, or move it out of %s",
 				m.Path(ignored.Name)+"/", server, served, m.Dir)
 		}
 	}
 	if m.Loose != nil {
-		pass.ReportFile(m.Path(looseFile(m.Loose)),
+		pass.ReportFilef(m.Path(looseFile(m.Loose)),
 			"%s is directly in the base path, where TF Serving never looks: it serves %s instead; remove it or move it into a version directory",
 			m.Path(looseFile(m.Loose)), served)
 	}
@@ -363,7 +356,7 @@ func checkVersionDirIgnored(pass *lint.Pass) {
 			byNumber[version.Number] = append(byNumber[version.Number], version)
 		}
 		if !version.IsDir && !version.Resident {
-			pass.ReportFile(m.Path(version.Path),
+			pass.ReportFilef(m.Path(version.Path),
 				"%s is a file named like a version: TF Serving reads it as version %d and fails to load it if that version is ever "+
 					"selected; remove it or rename it", m.Path(version.Path), version.Number)
 		}
@@ -371,7 +364,7 @@ func checkVersionDirIgnored(pass *lint.Pass) {
 			if m.Layout == model.LayoutTriton && len(byNumber[version.Number]) == 1 && !hasDir(m, strconv.FormatInt(version.Number, 10)) {
 				continue // MDL120: Triton opens a dir that does not exist
 			}
-			pass.ReportFile(m.Path(version.Path),
+			pass.ReportFilef(m.Path(version.Path),
 				"%s reads %q as version %d; rename it to %d so every server reads it the same way", server, version.Name, version.Number, version.Number)
 		}
 	}
@@ -392,7 +385,7 @@ func checkVersionDirIgnored(pass *lint.Pass) {
 		if len(dup) == 2 {
 			all = "both"
 		}
-		pass.ReportFile(m.Path(dup[0].Path),
+		pass.ReportFilef(m.Path(dup[0].Path),
 			"%s are %s version %d: %s loads only %s%s; keep one directory per version",
 			joinAnd(names), all, number, server, m.Path(loaded.Path), log)
 	}

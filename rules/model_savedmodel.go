@@ -61,27 +61,19 @@ func checkVariables(pass *lint.Pass) {
 		variablesDir := m.Path(path.Join(saved.Dir, "variables"))
 		switch {
 		case v.Index == "" && saved.HasVariableOps():
-			pass.ReportFileSeverity(severity, variablesDir,
-				"the graph in %s has variables but %s/variables.index is missing: TensorFlow logs \"The specified SavedModel has no variables; "+
-					"no checkpoints were restored\", the load succeeds and every request fails on uninitialized variables; copy variables/ from the export",
-				m.Path(saved.File), variablesDir)
+			pass.Report(lint.Diagnostic{Severity: severity, File: variablesDir, Message: fmt.Sprintf("the graph in %s has variables but %s/variables.index is missing: TensorFlow logs \"The specified SavedModel has no variables; "+
+				"no checkpoints were restored\", the load succeeds and every request fails on uninitialized variables; copy variables/ from the export", m.Path(saved.File), variablesDir)})
 		case v.Index != "" && v.Error != "":
-			pass.ReportFileSeverity(severity, m.Path(v.Index),
-				"%s is not a valid checkpoint index (%s): restoring the variables fails at load; copy it again from the export",
-				m.Path(v.Index), v.Error)
+			pass.Report(lint.Diagnostic{Severity: severity, File: m.Path(v.Index), Message: fmt.Sprintf("%s is not a valid checkpoint index (%s): restoring the variables fails at load; copy it again from the export", m.Path(v.Index), v.Error)})
 		}
 		for _, shard := range v.Shards {
 			switch {
 			case !shard.Present:
-				pass.ReportFileSeverity(severity, m.Path(shard.File),
-					"%s is missing (variables.index stores tensors in %d shard(s)): restoring the variables fails at load; copy every variables.data-* file",
-					m.Path(shard.File), len(v.Shards))
+				pass.Report(lint.Diagnostic{Severity: severity, File: m.Path(shard.File), Message: fmt.Sprintf("%s is missing (variables.index stores tensors in %d shard(s)): restoring the variables fails at load; copy every variables.data-* file", m.Path(shard.File), len(v.Shards))})
 			case shard.LFSPointer:
 				// MDL108 reports Git LFS pointers.
 			case shard.Size < shard.Need:
-				pass.ReportFileSeverity(severity, m.Path(shard.File),
-					"%s is %d bytes but variables.index stores tensors up to byte %d: the file is truncated and restoring fails at load; copy it again",
-					m.Path(shard.File), shard.Size, shard.Need)
+				pass.Report(lint.Diagnostic{Severity: severity, File: m.Path(shard.File), Message: fmt.Sprintf("%s is %d bytes but variables.index stores tensors up to byte %d: the file is truncated and restoring fails at load; copy it again", m.Path(shard.File), shard.Size, shard.Need)})
 			}
 		}
 		// A missing asset fails the load only when an op opens it (a
@@ -90,14 +82,11 @@ func checkVariables(pass *lint.Pass) {
 		for _, asset := range saved.Missing {
 			file := m.Path(path.Join(saved.Dir, "assets", asset))
 			if reader := assetReader(saved); reader != "" {
-				pass.ReportFileSeverity(severity, file,
-					"the graph reads assets/%s at load (it has %s ops), but %s is missing: the load fails; copy assets/ with the SavedModel",
-					asset, reader, file)
+				pass.Report(lint.Diagnostic{Severity: severity, File: file, Message: fmt.Sprintf("the graph reads assets/%s at load (it has %s ops), but %s is missing: the load fails; copy assets/ with the SavedModel", asset, reader, file)})
 				continue
 			}
-			pass.ReportFileSeverity(lint.Info, file,
-				"the graph names assets/%s, but %s is missing; no op that reads files at load was found, so TensorFlow only passes "+
-					"the path along, but copy assets/ with the SavedModel", asset, file)
+			pass.Report(lint.Diagnostic{Severity: lint.Info, File: file, Message: fmt.Sprintf("the graph names assets/%s, but %s is missing; no op that reads files at load was found, so TensorFlow only passes "+
+				"the path along, but copy assets/ with the SavedModel", asset, file)})
 		}
 	})
 	if !checked {
@@ -164,21 +153,15 @@ func checkSavedModelInvalid(pass *lint.Pass) {
 		}
 		switch {
 		case saved.LFSPointer:
-			pass.ReportFileSeverity(severity, file,
-				"%s is a Git LFS pointer, not the SavedModel: TensorFlow fails with \"Can't parse %s as binary proto\"; run git lfs pull "+
-					"(or fetch LFS objects in CI) before the model is packaged", file, file)
+			pass.Report(lint.Diagnostic{Severity: severity, File: file, Message: fmt.Sprintf("%s is a Git LFS pointer, not the SavedModel: TensorFlow fails with \"Can't parse %s as binary proto\"; run git lfs pull "+
+				"(or fetch LFS objects in CI) before the model is packaged", file, file)})
 		case saved.Empty:
-			pass.ReportFileSeverity(severity, file,
-				"%s is empty: TensorFlow reads a SavedModel without graphs and fails with \"Could not find meta graph def matching "+
-					"supplied tags: { serve }\"; copy the real file from the export", file)
+			pass.Report(lint.Diagnostic{Severity: severity, File: file, Message: fmt.Sprintf("%s is empty: TensorFlow reads a SavedModel without graphs and fails with \"Could not find meta graph def matching "+
+				"supplied tags: { serve }\"; copy the real file from the export", file)})
 		case saved.TooLarge:
-			pass.ReportFileSeverity(severity, file,
-				"%s is %s, over protobuf's 2 GiB limit: TensorFlow cannot parse it; export the weights as variables instead of graph constants",
-				file, humanBytes(saved.Size))
+			pass.Report(lint.Diagnostic{Severity: severity, File: file, Message: fmt.Sprintf("%s is %s, over protobuf's 2 GiB limit: TensorFlow cannot parse it; export the weights as variables instead of graph constants", file, humanBytes(saved.Size))})
 		case saved.ParseError != "":
-			pass.ReportFileSeverity(severity, file,
-				"%s is not a valid SavedModel (%s): TensorFlow fails with \"Can't parse %s as binary proto\"; copy the file again or re-export",
-				file, saved.ParseError, file)
+			pass.Report(lint.Diagnostic{Severity: severity, File: file, Message: fmt.Sprintf("%s is not a valid SavedModel (%s): TensorFlow fails with \"Can't parse %s as binary proto\"; copy the file again or re-export", file, saved.ParseError, file)})
 		}
 	})
 	if !checked {
@@ -236,7 +219,7 @@ func checkServingSignature(pass *lint.Pass) {
 			if len(tagSets) > 0 {
 				found = "its tag sets are " + strings.Join(tagSets, ", ")
 			}
-			pass.ReportFile(file,
+			pass.ReportFilef(file,
 				"no meta graph in %s is tagged exactly {serve} (%s): with the default --saved_model_tags=serve TF Serving fails with "+
 					"\"Could not find meta graph def matching supplied tags: { serve }\"; export with tags [\"serve\"] or set --saved_model_tags to match",
 				file, found)
@@ -253,7 +236,7 @@ func checkServingSignature(pass *lint.Pass) {
 			if len(keys) > 0 {
 				has = "its signatures are " + strings.Join(keys, ", ")
 			}
-			pass.ReportFile(file,
+			pass.ReportFilef(file,
 				"the serve graph in %s has no serving_default signature (%s): requests that name no signature fail "+
 					"(Serving signature key \"serving_default\" not found.); export one, or make every client set signature_name",
 				file, has)
@@ -304,11 +287,11 @@ func checkWarmup(pass *lint.Pass) {
 		file := m.Path(warmup.File)
 		switch {
 		case warmup.Error != "":
-			pass.ReportFile(file,
+			pass.ReportFilef(file,
 				"%s is not a valid warmup file (%s): with warmup on (the default) TF Serving fails to load version %d; "+
 					"write it again with tf.io.TFRecordWriter, one PredictionLog per record", file, warmup.Error, version.Number)
 		case warmup.OverLimit:
-			pass.ReportFile(file,
+			pass.ReportFilef(file,
 				"%s has more than %d records: TF Serving fails to load version %d with \"Number of warmup records exceeds the maximum (%d) at %s\"; keep at most %d",
 				file, model.WarmupMaxRecords, version.Number, model.WarmupMaxRecords, file, model.WarmupMaxRecords)
 		}
@@ -384,7 +367,7 @@ func checkUnsafeGraphOp(pass *lint.Pass) {
 		if len(fileStreams) > 0 {
 			detail = fmt.Sprintf(" (PrintV2 writes to %s)", strings.Join(uniqueStrings(fileStreams), ", "))
 		}
-		pass.ReportFile(m.Path(saved.File),
+		pass.ReportFilef(m.Path(saved.File),
 			"the graph in %s uses %s%s: these ops read or write files or need Python, and run inside the model server at request time; "+
 				"remove them from the serving function, and scan models from untrusted sources before deploying them",
 			m.Path(saved.File), joinAnd(ops), detail)

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/model"
 	"github.com/modellint/modellint/lint/model/tfrecord"
 	"github.com/modellint/modellint/rules"
@@ -152,7 +153,7 @@ func TestModelCases(t *testing.T) {
 			test := modelCases[name]
 			test.build(t, filepath.Join(root, name))
 			t.Chdir(root)
-			result, err := lint.Run(lint.Options{Paths: []string{name}, Rules: rules.All(), Config: &lint.Config{}})
+			result, err := engine.Run(engine.Options{Paths: []string{name}, Rules: rules.All(), Config: &lint.Config{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -308,7 +309,7 @@ func warmupRecords(n int) []byte {
 // same target.
 const standIn = "m"
 
-// checkModel runs one rule on a Model as lint.Run runs it on a model dir:
+// checkModel runs one rule on a Model as engine.Run runs it on a model dir:
 // the run lints a stand-in dir, and the rule is handed m in its place.
 func checkModel(t *testing.T, id string, m *model.Model) ([]lint.Finding, lint.Evaluation) {
 	t.Helper()
@@ -323,7 +324,7 @@ func checkModel(t *testing.T, id string, m *model.Model) ([]lint.Finding, lint.E
 		pass.Target.Model = m
 		rule.Check(pass)
 	}
-	result, err := lint.Run(lint.Options{Paths: []string{standIn}, Rules: []*lint.Rule{&handed}, Config: &lint.Config{}})
+	result, err := engine.Run(engine.Options{Paths: []string{standIn}, Rules: []*lint.Rule{&handed}, Config: &lint.Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,19 +47,19 @@ func checkTritonLayout(pass *lint.Pass) {
 	name := path.Base(m.Dir)
 	configFile := m.Path("config.pbtxt")
 	if tm.ConfigError != "" {
-		pass.ReportFile(configFile,
+		pass.ReportFilef(configFile,
 			"%s cannot be parsed (%s): Triton fails to load model '%s'; fix the text-format syntax (field names and enum values as in model_config.proto)",
 			configFile, tm.ConfigError, name)
 		return
 	}
 	config := tm.Config
 	if config != nil && config.Name != "" && config.Name != name {
-		pass.ReportFile(configFile,
+		pass.ReportFilef(configFile,
 			"%s names the model %q but its directory is %q: Triton refuses it with \"unexpected directory name '%s' for model '%s', "+
 				"directory name must equal model name\"; rename the directory or the name", configFile, config.Name, name, name, config.Name)
 	}
 	if config != nil && config.Platform == "" && config.Backend == "" && config.DefaultModelFilename == "" && !anyModelFile(m) {
-		pass.ReportFile(configFile,
+		pass.ReportFilef(configFile,
 			"%s sets neither platform nor backend, and no version holds a model file Triton can recognize: Triton cannot tell which "+
 				"backend loads model '%s'; set platform (e.g. onnxruntime_onnx) or backend (e.g. python)", configFile, name)
 	}
@@ -79,12 +79,12 @@ func checkTritonLayout(pass *lint.Pass) {
 		if len(m.Found) > 0 {
 			why += "; it holds only " + describeFound(m, m.Found)
 		}
-		pass.ReportFile(m.Dir,
+		pass.ReportFilef(m.Dir,
 			"Triton cannot load model '%s': %s, so it reports \"at least one version must be available under the version policy of model '%s'\"; "+
 				"put the model in a version directory named with a plain number, e.g. %s", name, why, name, m.Path("1")+"/")
 	}
 	for _, missing := range tm.MissingSpecific {
-		pass.ReportFile(configFile,
+		pass.ReportFilef(configFile,
 			"%s asks for version %d, which has no directory: Triton logs \"version %d is specified for model '%s', but the version directory is not present\"; "+
 				"add %s or change version_policy", configFile, missing, missing, name, m.Path(strconv.FormatInt(missing, 10))+"/")
 	}
@@ -99,7 +99,7 @@ func checkTritonLayout(pass *lint.Pass) {
 		if len(m.Found) > 0 {
 			holds = " (it holds only " + describeFound(m, m.Found) + ")"
 		}
-		pass.ReportFile(m.Dir,
+		pass.ReportFilef(m.Dir,
 			"%s has no config.pbtxt and no version directory holds a model file Triton recognizes%s: Triton cannot tell which backend "+
 				"loads model '%s' and fails to load it; put the model file in the version directory under its default name "+
 				"(model.onnx, model.plan, model.pt, model.savedmodel/, model.py), or write a config.pbtxt with a platform or backend",
@@ -107,7 +107,7 @@ func checkTritonLayout(pass *lint.Pass) {
 	}
 	for _, version := range resident {
 		if !canonical(version.Name) && !hasDir(m, strconv.FormatInt(version.Number, 10)) {
-			pass.ReportFile(m.Path(version.Path),
+			pass.ReportFilef(m.Path(version.Path),
 				"Triton reads %q as version %d and then loads it from %s, which does not exist; rename %s to %d",
 				version.Name, version.Number, m.Path(strconv.FormatInt(version.Number, 10))+"/", m.Path(version.Path)+"/", version.Number)
 			continue
@@ -119,7 +119,7 @@ func checkTritonLayout(pass *lint.Pass) {
 		for i, file := range tm.ModelFiles {
 			want[i] = m.Path(path.Join(version.Path, file))
 		}
-		pass.ReportFile(m.Path(version.Path),
+		pass.ReportFilef(m.Path(version.Path),
 			"version %d has no %s: Triton fails with \"unable to find '%s' for model instance '%s'\"; put the model file there "+
 				"(or set default_model_filename)", version.Number, joinOr(want), want[0], name)
 	}
@@ -183,7 +183,7 @@ func checkTritonConfigMismatch(pass *lint.Pass) {
 		name := path.Base(m.Dir)
 		model := m.Path(version.ModelFile)
 		for _, problem := range compareTriton(config, onnxModel, name) {
-			pass.ReportFile(file, "%s does not match %s: Triton fails to load it with \"%s\"; %s", file, model, problem.triton, problem.fix)
+			pass.ReportFilef(file, "%s does not match %s: Triton fails to load it with \"%s\"; %s", file, model, problem.triton, problem.fix)
 		}
 	}
 	if !checked {

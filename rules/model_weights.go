@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -46,23 +47,23 @@ func checkSafetensors(pass *lint.Pass) {
 			continue
 		}
 		name, detail, _ := strings.Cut(file.Error, ": ")
-		pass.ReportFile(m.Path(file.Path),
+		pass.ReportFilef(m.Path(file.Path),
 			"%s is not a loadable safetensors file: %s: the safetensors library fails with \"Error while deserializing header: %s\"; "+
 				"download or copy the file again", m.Path(file.Path), detail, name)
 	}
 	for _, index := range m.SafetensorsIndexes {
 		file := m.Path(index.Path)
 		if index.Error != "" {
-			pass.ReportFile(file, "%s is not a valid checkpoint index (%s): loaders cannot find the shards; download it again", file, index.Error)
+			pass.ReportFilef(file, "%s is not a valid checkpoint index (%s): loaders cannot find the shards; download it again", file, index.Error)
 			continue
 		}
 		for _, shard := range index.MissingShards {
-			pass.ReportFile(file,
+			pass.ReportFilef(file,
 				"%s maps tensors to %s, which is not in %s: from_pretrained and vLLM fail to load the checkpoint; copy every shard the index names",
 				file, shard, m.Dir)
 		}
 		if index.MissingTensorCount > 0 {
-			pass.ReportFile(file,
+			pass.ReportFilef(file,
 				"%s places %d tensor(s) (%s) in shards whose headers do not have them: loading fails on the first one; "+
 					"the index and the shards come from different exports, download them together",
 				file, index.MissingTensorCount, strings.Join(index.MissingTensors, ", "))
@@ -118,15 +119,15 @@ func checkONNXExternalData(pass *lint.Pass) {
 		for _, external := range file.External {
 			switch {
 			case external.Escapes:
-				pass.ReportFile(onnxFile,
+				pass.ReportFilef(onnxFile,
 					"%s stores %d tensor(s) in %q, outside the model directory: a container that holds only %s cannot open it; "+
 						"move the file next to the model and save it with a relative location", onnxFile, external.Tensors, external.Location, m.Dir)
 			case !external.Present:
-				pass.ReportFile(m.Path(external.Path),
+				pass.ReportFilef(m.Path(external.Path),
 					"%s stores %d tensor(s) in %s, which is missing: ONNX Runtime fails to create the session; copy it next to the .onnx file",
 					onnxFile, external.Tensors, m.Path(external.Path))
 			case external.Size < external.Need:
-				pass.ReportFile(m.Path(external.Path),
+				pass.ReportFilef(m.Path(external.Path),
 					"%s is %d bytes but %s reads tensors up to byte %d from it: the file is truncated; copy it again",
 					m.Path(external.Path), external.Size, onnxFile, external.Need)
 			}
@@ -166,7 +167,7 @@ func checkONNXInvalid(pass *lint.Pass) {
 	}
 	for _, file := range m.ONNX {
 		if file.Error != "" {
-			pass.ReportFile(m.Path(file.Path),
+			pass.ReportFilef(m.Path(file.Path),
 				"%s is not a valid ONNX model (%s): ONNX Runtime fails with \"INVALID_PROTOBUF : ... Protobuf parsing failed\"; export or copy it again",
 				m.Path(file.Path), file.Error)
 		}
@@ -242,7 +243,7 @@ func checkUnsafePickle(pass *lint.Pass) {
 	for _, file := range m.Pickles {
 		name := m.Path(file.Path)
 		if file.Scan == nil {
-			pass.ReportFileSeverity(lint.Info, name, "%s could not be scanned (%s): what it imports when unpickled is unknown; check where it comes from", name, file.Error)
+			pass.Report(lint.Diagnostic{Severity: lint.Info, File: name, Message: fmt.Sprintf("%s could not be scanned (%s): what it imports when unpickled is unknown; check where it comes from", name, file.Error)})
 			continue
 		}
 		var bad []string
@@ -252,14 +253,12 @@ func checkUnsafePickle(pass *lint.Pass) {
 			}
 		}
 		if len(bad) > 0 {
-			pass.ReportFile(name,
+			pass.ReportFilef(name,
 				"%s imports %s when unpickled: torch.load (weights_only=False), joblib.load and pickle.load run that code in the model server; "+
 					"convert the weights to safetensors, or load the file only if you trust its source", name, joinAnd(bad))
 		}
 		if file.Scan.Incomplete != "" {
-			pass.ReportFileSeverity(lint.Info, name,
-				"%s was scanned only in part (%s): imports after that point are unknown; prefer safetensors, or check where the file comes from",
-				name, file.Scan.Incomplete)
+			pass.Report(lint.Diagnostic{Severity: lint.Info, File: name, Message: fmt.Sprintf("%s was scanned only in part (%s): imports after that point are unknown; prefer safetensors, or check where the file comes from", name, file.Scan.Incomplete)})
 		}
 	}
 	// An unscanned pickle may import anything: the rule cannot pass it.

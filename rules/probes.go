@@ -91,7 +91,7 @@ func checkReadinessProbe(pass *lint.Pass) {
 		if c.ReadinessProbe != nil {
 			continue
 		}
-		pass.Report(c.Path+".readinessProbe",
+		pass.Reportf(c.Path+".readinessProbe",
 			"%s has no readinessProbe: the pod counts as Ready as soon as it starts, so it gets traffic and replaces old pods "+
 				"while the model is still loading; add one, e.g. %s", describe(c), suggestedReadiness(c))
 	}
@@ -198,15 +198,14 @@ func checkLivenessChecksModel(pass *lint.Pass) {
 					"then restarted, dropping in-flight requests, instead of only being taken out of rotation"
 				fix = ""
 			}
-			pass.Report(c.Path+".livenessProbe."+field,
+			reportFixed(pass, fixLivenessPath(pass, c, field, path), c.Path+".livenessProbe."+field,
 				"%s: livenessProbe checks %s, which %s; keep this check in readinessProbe and point liveness at process health "+
 					"(e.g. %s)%s", describe(c), path, effect, suggestedLiveness(c), fix)
-			fixLivenessPath(pass, c, field, path)
 			continue
 		}
 		if readiness := c.ReadinessProbe; readiness != nil && sameHandler(liveness, readiness) && sameTiming(liveness, readiness) &&
 			!checksNothing(liveness) {
-			pass.Report(c.Path+".livenessProbe",
+			pass.Reportf(c.Path+".livenessProbe",
 				"%s: livenessProbe is identical to readinessProbe (%s, same timing): when the server is busy or reloading both "+
 					"fail together and the container is restarted instead of taken out of rotation; give liveness a higher "+
 					"failureThreshold (e.g. %d) or a cheaper endpoint",
@@ -312,15 +311,14 @@ func suggestedLiveness(c *manifest.Container) string {
 // process-health path. Unsafe: liveness then passes while the model is not
 // loaded, which is the point, but it is a change of behaviour. A probe
 // that must change kind (TF Serving's tcpSocket) stays a suggestion.
-func fixLivenessPath(pass *lint.Pass, c *manifest.Container, field, path string) {
+func fixLivenessPath(pass *lint.Pass, c *manifest.Container, field, path string) *lint.Fix {
 	live, ok := strings.CutPrefix(suggestedLiveness(c), "httpGet ")
 	description := "point livenessProbe at process health (" + suggestedLiveness(c) + ")"
 	if !ok || field != "httpGet.path" || !fixable(c) {
-		pass.Fix(description, "livenessProbe:\n  "+suggestedLiveness(c)+"\n")
-		return
+		return lint.EditFix(description, "livenessProbe:\n  "+suggestedLiveness(c)+"\n")
 	}
 	edits, suggestion := setField(pass.Workload().Object, c.Path+".livenessProbe.httpGet.path", live, sameText(path))
-	pass.Fix(description, suggestion, edits...)
+	return lint.EditFix(description, suggestion, edits...)
 }
 
 func orDefault(value, fallback int32) int32 {
@@ -438,12 +436,6 @@ func checkStartupProbe(pass *lint.Pass) {
 		if budget >= minimum {
 			continue
 		}
-		pass.Report(c.Path+".startupProbe",
-			"%s has no startupProbe and its livenessProbe restarts it after %ds (initialDelaySeconds %d + periodSeconds %d × "+
-				"failureThreshold %d), less than the %ds a model server is given to load; add a startupProbe with "+
-				"periodSeconds × failureThreshold ≥ %d, or raise initialDelaySeconds",
-			describe(c), budget, liveness.InitialDelaySeconds, orDefault(liveness.PeriodSeconds, defaultPeriodSeconds),
-			orDefault(liveness.FailureThreshold, defaultFailureThreshold), minimum, minimum)
 		// Sized for the linked model's load too, which MDL402 would ask next.
 		seconds := float64(minimum)
 		for _, link := range linkedModels(pass) {
@@ -452,7 +444,12 @@ func checkStartupProbe(pass *lint.Pass) {
 				seconds = max(seconds, estimateLoadSeconds(pass.Config.Estimates(), bytes))
 			}
 		}
-		addStartupProbe(pass, c, liveness, seconds)
+		reportFixed(pass, addStartupProbe(pass, c, liveness, seconds), c.Path+".startupProbe",
+			"%s has no startupProbe and its livenessProbe restarts it after %ds (initialDelaySeconds %d + periodSeconds %d × "+
+				"failureThreshold %d), less than the %ds a model server is given to load; add a startupProbe with "+
+				"periodSeconds × failureThreshold ≥ %d, or raise initialDelaySeconds",
+			describe(c), budget, liveness.InitialDelaySeconds, orDefault(liveness.PeriodSeconds, defaultPeriodSeconds),
+			orDefault(liveness.FailureThreshold, defaultFailureThreshold), minimum, minimum)
 	}
 }
 
@@ -548,7 +545,7 @@ func checkProbePorts(pass *lint.Pass) {
 			}
 			if port.IntVal == 0 {
 				if w.Platform == "" {
-					pass.Report(path, "%s: %s has no port: the API server rejects the pod; set it to the port the server listens on",
+					pass.Reportf(path, "%s: %s has no port: the API server rejects the pod; set it to the port the server listens on",
 						c.Label(), kind)
 				}
 				continue
@@ -562,7 +559,7 @@ func checkProbePorts(pass *lint.Pass) {
 			if known.empty() || known.has(port.IntVal) || siblingListens(w, c, port.IntVal) {
 				continue
 			}
-			pass.Report(path,
+			pass.Reportf(path,
 				"%s: %s probes port %d, but the container listens on %s: the probe fails with connection refused%s; "+
 					"point it at the right port or declare the port the server is started with",
 				describe(c), kind, port.IntVal, known.describe(), probeFailureEffect(kind))
@@ -594,7 +591,7 @@ func checkNamedPort(pass *lint.Pass, c *manifest.Container, kind, path, name str
 	if len(names) > 0 {
 		declared = "the container's named ports are " + joinAnd(names)
 	}
-	pass.Report(path, "%s: %s uses the port name %q, but %s: the probe fails (port not found)%s; add the name to a containerPort or use the number",
+	pass.Reportf(path, "%s: %s uses the port name %q, but %s: the probe fails (port not found)%s; add the name to a containerPort or use the number",
 		c.Label(), kind, name, declared, probeFailureEffect(kind))
 }
 

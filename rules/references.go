@@ -86,25 +86,25 @@ func checkImageTag(pass *lint.Pass) {
 		}
 		checked = true
 		path := c.Path + ".image"
+		var fix *lint.Fix
+		if ref.Digest == "" {
+			fix = fixImageDigest(pass, c, path)
+		}
 		switch {
 		case ref.Digest != "":
 		case ref.Tag == "":
-			pass.Report(path,
+			reportFixed(pass, fix, path,
 				"%s: image %q has no tag, so it runs whatever :latest points to when the node pulls it: pods can run different "+
 					"builds and a rollback does not restore the old one; pin a version tag and its digest (%s:TAG@sha256:…)",
 				c.Label(), c.Image, ref.Repository)
 		case ref.Tag == "latest":
-			pass.Report(path,
+			reportFixed(pass, fix, path,
 				"%s: image %q uses the tag latest, which moves with every push: pods can run different builds and a rollback "+
 					"does not restore the old one; pin a version tag and its digest (%s:TAG@sha256:…)",
 				c.Label(), c.Image, ref.Repository)
 		default:
-			pass.ReportSeverity(lint.Info, path,
-				"%s: image %q is pinned by tag only, and a tag can be moved to another build; add the digest (%s@sha256:…) "+
-					"so every node runs the image that was tested", c.Label(), c.Image, c.Image)
-		}
-		if ref.Digest == "" {
-			fixImageDigest(pass, c, path)
+			pass.Report(lint.Diagnostic{Severity: lint.Info, Path: path, Fix: fix, Message: fmt.Sprintf("%s: image %q is pinned by tag only, and a tag can be moved to another build; add the digest (%s@sha256:…) "+
+				"so every node runs the image that was tested", c.Label(), c.Image, c.Image)})
 		}
 	}
 	if !checked {
@@ -115,10 +115,10 @@ func checkImageTag(pass *lint.Pass) {
 // fixImageDigest pins the image to the digest its registry resolved the
 // reference to in this run (the index's, so every platform still pulls):
 // the image that was linted is the image that runs.
-func fixImageDigest(pass *lint.Pass, c *manifest.Container, path string) {
+func fixImageDigest(pass *lint.Pass, c *manifest.Container, path string) *lint.Fix {
 	img := pass.Target.Images[c.Image]
 	if img == nil || img.Resolved == "" || !fixable(c) {
-		return
+		return nil
 	}
 	pinned := c.Image + "@" + img.Resolved
 	edit, ok := pass.Workload().Object.ReplaceScalar(path, sameText(c.Image), pinned)
@@ -126,7 +126,7 @@ func fixImageDigest(pass *lint.Pass, c *manifest.Container, path string) {
 	if ok {
 		edits = append(edits, edit)
 	}
-	pass.Fix("pin the image to the digest its registry serves for it now, "+img.Resolved, "image: "+pinned+"\n", edits...)
+	return lint.EditFix("pin the image to the digest its registry serves for it now, "+img.Resolved, "image: "+pinned+"\n", edits...)
 }
 
 var configRefMissing = &lint.Rule{
@@ -201,7 +201,7 @@ func checkConfigRefs(pass *lint.Pass) {
 				if defined[name] || !complete {
 					continue
 				}
-				pass.Report(c.Path+".env",
+				pass.Reportf(c.Path+".env",
 					"%s does not set %s, which .modellint.yaml lists as required on every model server (requiredEnv); add it to env",
 					describe(c), name)
 			}
@@ -230,10 +230,8 @@ func checkConfigRef(pass *lint.Pass, ref configRef) {
 		if ref.kind == "Secret" && severity > lint.Warning {
 			severity = lint.Warning // Secrets usually live outside the repository
 		}
-		pass.ReportSeverity(severity, ref.path,
-			"%s names %s %q, which is not in the linted files: %s; add its manifest, fix the name, mark it optional, "+
-				"or list %s/%s under external: in .modellint.yaml if it is created elsewhere",
-			ref.what, ref.kind, ref.name, effect, ref.kind, ref.name)
+		pass.Report(lint.Diagnostic{Severity: severity, Path: ref.path, Message: fmt.Sprintf("%s names %s %q, which is not in the linted files: %s; add its manifest, fix the name, mark it optional, "+
+			"or list %s/%s under external: in .modellint.yaml if it is created elsewhere", ref.what, ref.kind, ref.name, effect, ref.kind, ref.name)})
 		return
 	}
 	if ref.key == "" {
@@ -243,7 +241,7 @@ func checkConfigRef(pass *lint.Pass, ref configRef) {
 	if keys[ref.key] {
 		return
 	}
-	pass.Report(ref.keyPath,
+	pass.Reportf(ref.keyPath,
 		"%s reads key %q of %s %q, which has no such key (it has %s): the container stays in CreateContainerConfigError; "+
 			"fix the key or add it to the %s", ref.what, ref.key, ref.kind, ref.name, describeKeys(keys), ref.kind)
 }
@@ -417,7 +415,7 @@ func checkVarReferences(pass *lint.Pass, c *manifest.Container) {
 				case c.Serving():
 					effect = fmt.Sprintf("the server receives the literal \"$(%s)\"", name)
 				}
-				pass.Report(fmt.Sprintf("%s.%s[%d]", c.Path, field.name, i),
+				pass.Reportf(fmt.Sprintf("%s.%s[%d]", c.Path, field.name, i),
 					"%s: %s[%d] uses $(%s), but the container defines no env var %s: Kubernetes leaves the text as it is, so %s; "+
 						"add %s to env (or write $$(%s) if the text is meant literally)",
 					c.Label(), field.name, i, name, name, effect, name, name)
@@ -552,7 +550,7 @@ func checkVolumeMounts(pass *lint.Pass) {
 			if len(names) > 0 {
 				declared = "the pod's volumes are " + joinAnd(names)
 			}
-			pass.Report(fmt.Sprintf("%s.volumeMounts[%d].name", c.Path, i),
+			pass.Reportf(fmt.Sprintf("%s.volumeMounts[%d].name", c.Path, i),
 				"%s mounts volume %q at %s, but %s: the API server rejects the pod, so none is created; "+
 					"fix the name or add the volume", c.Label(), mount.Name, mount.MountPath, declared)
 		}
@@ -573,10 +571,8 @@ func checkVolumeMounts(pass *lint.Pass) {
 			pass.Config.IsExternal("PersistentVolumeClaim", namespace, claim.ClaimName) {
 			continue
 		}
-		pass.ReportSeverity(lint.Info, volumePath(w, i)+".persistentVolumeClaim.claimName",
-			"volume %q uses PersistentVolumeClaim %q, which is not in the linted files: the pod stays Pending until it exists; "+
-				"add its manifest, or list PersistentVolumeClaim/%s under external: in .modellint.yaml",
-			volume.Name, claim.ClaimName, claim.ClaimName)
+		pass.Report(lint.Diagnostic{Severity: lint.Info, Path: volumePath(w, i) + ".persistentVolumeClaim.claimName", Message: fmt.Sprintf("volume %q uses PersistentVolumeClaim %q, which is not in the linted files: the pod stays Pending until it exists; "+
+			"add its manifest, or list PersistentVolumeClaim/%s under external: in .modellint.yaml", volume.Name, claim.ClaimName, claim.ClaimName)})
 	}
 }
 

@@ -3,7 +3,7 @@ package rules_test
 import (
 	"testing"
 
-	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/rules"
 )
 
@@ -12,14 +12,14 @@ import (
 var renderFixtures = []struct {
 	name   string
 	path   string
-	render lint.RenderOptions
+	render engine.RenderOptions
 }{
-	{"helm-tfserving", "../testdata/charts/serving/tfserving", lint.RenderOptions{}},
+	{"helm-tfserving", "../testdata/charts/serving/tfserving", engine.RenderOptions{}},
 	{"helm-tfserving-values", "../testdata/charts/serving/tfserving",
-		lint.RenderOptions{HelmValues: []string{"../testdata/scenarios/helm-tfserving-fixed/values-fixed.yaml"}, HelmSet: []string{"replicaCount=3"}}},
-	{"helm-subchart", "../testdata/charts/serving/inference-stack", lint.RenderOptions{}},
-	{"kustomize-prod", "../testdata/kustomize/serving/overlays/prod", lint.RenderOptions{}},
-	{"kustomize-tree", "../testdata/kustomize/serving", lint.RenderOptions{}},
+		engine.RenderOptions{HelmValues: []string{"../testdata/scenarios/helm-tfserving-fixed/values-fixed.yaml"}, HelmSet: []string{"replicaCount=3"}}},
+	{"helm-subchart", "../testdata/charts/serving/inference-stack", engine.RenderOptions{}},
+	{"kustomize-prod", "../testdata/kustomize/serving/overlays/prod", engine.RenderOptions{}},
+	{"kustomize-tree", "../testdata/kustomize/serving", engine.RenderOptions{}},
 }
 
 // BenchmarkRenderAndLint measures a whole run over a chart or overlay:
@@ -28,9 +28,9 @@ var renderFixtures = []struct {
 func BenchmarkRenderAndLint(b *testing.B) {
 	for _, fixture := range renderFixtures {
 		b.Run(fixture.name, func(b *testing.B) {
-			options := lint.Options{Paths: []string{fixture.path}, Rules: rules.All(), Now: scenarioToday, Render: fixture.render}
+			options := engine.Options{Paths: []string{fixture.path}, Rules: rules.All(), Now: scenarioToday, Render: fixture.render}
 			for b.Loop() {
-				result, err := lint.Run(options)
+				result, err := engine.Run(options)
 				if err != nil {
 					b.Fatal(err)
 				}

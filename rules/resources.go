@@ -70,21 +70,20 @@ func checkMemoryLimit(pass *lint.Pass) {
 		if _, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 			continue
 		}
-		pass.Report(resourcePath(c, "limits", corev1.ResourceMemory),
+		reportFixed(pass, fixMissingMemoryLimit(pass, c), resourcePath(c, "limits", corev1.ResourceMemory),
 			"%s sets no memory limit: the node can run out of memory and the kernel OOM-kills the model server (exit 137) "+
 				"or the kubelet evicts pods; set resources.limits.memory to the model's need plus headroom%s",
 			describe(c), requestHint(c))
-		fixMissingMemoryLimit(pass, c)
 	}
 }
 
 // fixMissingMemoryLimit sets the limit MDL401 would ask for the linked
 // model; without a linked model there is no figure to write, and the fix
 // stays a suggestion.
-func fixMissingMemoryLimit(pass *lint.Pass, c *manifest.Container) {
+func fixMissingMemoryLimit(pass *lint.Pass, c *manifest.Container) *lint.Fix {
 	need, ok := modelMemoryNeed(pass, c)
 	if !ok {
-		return
+		return nil
 	}
 	value := memoryToWrite(need)
 	if request, ok := c.Resources.Requests[corev1.ResourceMemory]; ok && request.Value() > need {
@@ -95,7 +94,7 @@ func fixMissingMemoryLimit(pass *lint.Pass, c *manifest.Container) {
 	if fixable(c) {
 		edits, suggestion = setField(pass.Workload().Object, c.Path+".resources.limits.memory", value, nil)
 	}
-	pass.Fix("set the memory limit to "+value+", the linked model's estimate rounded up", suggestion, edits...)
+	return lint.EditFix("set the memory limit to "+value+", the linked model's estimate rounded up", suggestion, edits...)
 }
 
 // requestHint suggests the memory request as a starting point when there is one.
@@ -149,7 +148,7 @@ func checkRequests(pass *lint.Pass) {
 			request, hasRequest := c.Resources.Requests[name]
 			limit, hasLimit := c.Resources.Limits[name]
 			if hasRequest && hasLimit && request.Cmp(limit) > 0 {
-				pass.Report(resourcePath(c, "requests", name),
+				pass.Reportf(resourcePath(c, "requests", name),
 					"%s requests %s %s but its limit is %s: the API server rejects a request above its limit, so no pod is created; "+
 						"lower the request to at most %s or raise the limit", describe(c), name, request.String(), limit.String(), limit.String())
 			}
@@ -172,11 +171,11 @@ func checkRequests(pass *lint.Pass) {
 			if missing[0] == string(corev1.ResourceCPU) {
 				effect = "the scheduler reserves no CPU for it, so busy neighbours starve it (slow inference, probe timeouts)"
 			}
-			pass.Report(resourcePath(c, "requests", corev1.ResourceName(missing[0])),
+			pass.Reportf(resourcePath(c, "requests", corev1.ResourceName(missing[0])),
 				"%s sets no %s request (and no %s limit to default it from): %s; set resources.requests.%s",
 				describe(c), missing[0], missing[0], effect, missing[0])
 		default:
-			pass.Report(c.Path+".resources.requests",
+			pass.Reportf(c.Path+".resources.requests",
 				"%s sets no cpu or memory request or limit, so it is BestEffort: the first pod evicted under node pressure, "+
 					"scheduled with nothing reserved for the model; set resources.requests.cpu and resources.requests.memory",
 				describe(c))
@@ -244,18 +243,18 @@ func checkGPURequest(pass *lint.Pass) {
 			requestsGPU = true
 		}
 		if hasRequest && !isWhole(request) {
-			pass.Report(resourcePath(c, "requests", gpu),
+			pass.Reportf(resourcePath(c, "requests", gpu),
 				"%s requests %s %s: GPUs cannot be shared, the API server accepts only whole numbers; request 1 (or more)",
 				c.Label(), gpu, request.String())
 		}
 		if hasLimit && !isWhole(limit) {
-			pass.Report(resourcePath(c, "limits", gpu),
+			pass.Reportf(resourcePath(c, "limits", gpu),
 				"%s sets the %s limit to %s: GPUs cannot be shared, the API server accepts only whole numbers; set 1 (or more)",
 				c.Label(), gpu, limit.String())
 		}
 		switch {
 		case hasRequest && !hasLimit:
-			pass.Report(resourcePath(c, "limits", gpu),
+			pass.Reportf(resourcePath(c, "limits", gpu),
 				"%s requests %s %s but sets no limit: extended resources must be set in limits, so the API server rejects the pod; "+
 					"move it to resources.limits", c.Label(), gpu, request.String())
 		case hasRequest && hasLimit && request.Cmp(limit) != 0:
@@ -263,7 +262,7 @@ func checkGPURequest(pass *lint.Pass) {
 			if isWhole(limit) {
 				target = limit.String()
 			}
-			pass.Report(resourcePath(c, "requests", gpu),
+			pass.Reportf(resourcePath(c, "requests", gpu),
 				"%s requests %s %s but its limit is %s: GPUs cannot be overcommitted, the API server requires request = limit; "+
 					"set both to %s (or drop the request)", c.Label(), gpu, request.String(), limit.String(), target)
 		}
@@ -279,7 +278,7 @@ func checkGPURequest(pass *lint.Pass) {
 		(w.Spec.Affinity != nil && w.Spec.Affinity.NodeAffinity != nil) {
 		return
 	}
-	pass.Report(w.SpecPath+".tolerations",
+	pass.Reportf(w.SpecPath+".tolerations",
 		"the pod requests %s but has no toleration for the GPU nodes' taint and no nodeSelector or node affinity: "+
 			"with GPU nodes tainted (cluster.gpuNodesTainted) it stays Pending; add a toleration for %s (operator: Exists, effect: NoSchedule)",
 		gpu, gpu)
@@ -388,7 +387,7 @@ func checkEphemeralStorage(pass *lint.Pass) {
 			if consumer != nil {
 				reader = ", which " + describe(consumer) + " reads,"
 			}
-			pass.Report(volumePath(w, index)+".emptyDir.sizeLimit",
+			pass.Reportf(volumePath(w, index)+".emptyDir.sizeLimit",
 				"init container %s fills emptyDir volume %q%s with no sizeLimit and no ephemeral-storage request "+
 					"in the pod: the scheduler reserves no disk for the model, so the download can fail with \"no space left on device\" "+
 					"or the pod is evicted under DiskPressure; set emptyDir.sizeLimit and resources.requests.ephemeral-storage to the model size plus headroom",
@@ -497,17 +496,15 @@ func checkSharedMemory(pass *lint.Pass) {
 		mount := shmMount(c)
 		if mount == nil {
 			need := sharedMemoryNeed(pass, c)
-			pass.ReportSeverity(capped(need.severity), c.Path+".volumeMounts",
-				"%s has no volume at /dev/shm%s, so it gets the runtime's 64 MiB: %s; mount an emptyDir with "+
-					"medium: Memory (and a sizeLimit) at /dev/shm", describe(c), need.reason, need.effect)
+			pass.Report(lint.Diagnostic{Severity: capped(need.severity), Path: c.Path + ".volumeMounts", Message: fmt.Sprintf("%s has no volume at /dev/shm%s, so it gets the runtime's 64 MiB: %s; mount an emptyDir with "+
+				"medium: Memory (and a sizeLimit) at /dev/shm", describe(c), need.reason, need.effect)})
 			continue
 		}
 		volume, volumeIndex := findVolume(w, mount.Name)
 		if volume != nil && volume.EmptyDir != nil && volume.EmptyDir.Medium != corev1.StorageMediumMemory {
 			// It has room, only slower: no worse than info whatever runs.
-			pass.ReportSeverity(capped(lint.Info), volumePath(w, volumeIndex)+".emptyDir.medium",
-				"%s mounts volume %q at /dev/shm, but it is a disk-backed emptyDir: shared memory then goes through the node's disk; "+
-					"set emptyDir.medium: Memory", describe(c), mount.Name)
+			pass.Report(lint.Diagnostic{Severity: capped(lint.Info), Path: volumePath(w, volumeIndex) + ".emptyDir.medium", Message: fmt.Sprintf("%s mounts volume %q at /dev/shm, but it is a disk-backed emptyDir: shared memory then goes through the node's disk; "+
+				"set emptyDir.medium: Memory", describe(c), mount.Name)})
 		}
 	}
 	switch {

@@ -83,15 +83,16 @@ func checkRollout(pass *lint.Pass) {
 	switch {
 	case w.RollingUpdate != nil:
 		rolling := w.RollingUpdate
-		if checkMaxUnavailable(pass, rolling.Path+".maxUnavailable", rolling.MaxUnavailable, rolling.DefaultMaxUnavailable, replicas, replicasFrom) {
-			fixMaxUnavailable(pass, rolling.Path, rolling.MaxUnavailable, rolling.MaxSurge, rolling.DefaultMaxSurge, replicas)
-		}
+		checkMaxUnavailable(pass, rolling.Path+".maxUnavailable", rolling.MaxUnavailable, rolling.DefaultMaxUnavailable, replicas, replicasFrom,
+			func() *lint.Fix {
+				return fixMaxUnavailable(pass, rolling.Path, rolling.MaxUnavailable, rolling.MaxSurge, rolling.DefaultMaxSurge, replicas)
+			})
 	case w.Deployment != nil:
 		spec := w.Deployment.Spec
 		switch spec.Strategy.Type {
 		case appsv1.RecreateDeploymentStrategyType:
 			if !mountsReadWriteOnceClaim(pass) {
-				pass.Report("spec.strategy.type",
+				pass.Reportf("spec.strategy.type",
 					"strategy Recreate stops every model-server pod before starting new ones: the model is unavailable for the whole "+
 						"load time of each rollout; use RollingUpdate with maxUnavailable: 0 and maxSurge: 1 (the cluster needs room, "+
 						"including a GPU if it uses one, for one extra pod)")
@@ -101,9 +102,10 @@ func checkRollout(pass *lint.Pass) {
 			if spec.Strategy.RollingUpdate != nil {
 				maxUnavailable, maxSurge = spec.Strategy.RollingUpdate.MaxUnavailable, spec.Strategy.RollingUpdate.MaxSurge
 			}
-			if checkMaxUnavailable(pass, "spec.strategy.rollingUpdate.maxUnavailable", maxUnavailable, intstr.FromString(defaultMaxUnavailablePercent), replicas, replicasFrom) {
-				fixMaxUnavailable(pass, "spec.strategy.rollingUpdate", maxUnavailable, maxSurge, intstr.FromString(defaultMaxUnavailablePercent), replicas)
-			}
+			checkMaxUnavailable(pass, "spec.strategy.rollingUpdate.maxUnavailable", maxUnavailable, intstr.FromString(defaultMaxUnavailablePercent), replicas, replicasFrom,
+				func() *lint.Fix {
+					return fixMaxUnavailable(pass, "spec.strategy.rollingUpdate", maxUnavailable, maxSurge, intstr.FromString(defaultMaxUnavailablePercent), replicas)
+				})
 		}
 		checkProgressDeadline(pass, serving, spec.ProgressDeadlineSeconds)
 	case w.StatefulSet != nil:
@@ -118,7 +120,7 @@ func checkRollout(pass *lint.Pass) {
 				unavailable = 1 // a StatefulSet always replaces at least one pod at a time
 			}
 			if err == nil && int32(unavailable) >= replicas {
-				pass.Report("spec.replicas",
+				pass.Reportf("spec.replicas",
 					"StatefulSet with %s%s: a rolling update deletes %s before its replacement starts, so the model is unavailable "+
 						"for the whole load time of every rollout; run more replicas, or a Deployment with maxUnavailable: 0 and maxSurge: 1",
 					plural(int(replicas), "replica"), replicasFrom, podsPhrase(unavailable, replicas))
@@ -127,7 +129,7 @@ func checkRollout(pass *lint.Pass) {
 	case w.Rollout != nil:
 		spec := w.Rollout
 		if canary := spec.Strategy.Canary; canary != nil {
-			checkMaxUnavailable(pass, "spec.strategy.canary.maxUnavailable", intOrString(canary.MaxUnavailable), intstr.FromString(defaultMaxUnavailablePercent), replicas, replicasFrom)
+			checkMaxUnavailable(pass, "spec.strategy.canary.maxUnavailable", intOrString(canary.MaxUnavailable), intstr.FromString(defaultMaxUnavailablePercent), replicas, replicasFrom, noFix)
 		}
 		checkProgressDeadline(pass, serving, spec.ProgressDeadlineSeconds)
 	}
@@ -143,21 +145,19 @@ func podsPhrase(n int, replicas int32) string {
 	return plural(n, "pod")
 }
 
-// checkMaxUnavailable reports a maxUnavailable that removes serving pods
-// before their replacements are Ready.
-// checkMaxUnavailable reports a maxUnavailable that takes too much of the
-// serving capacity away; it returns whether it did.
-func checkMaxUnavailable(pass *lint.Pass, path string, value *intstr.IntOrString, defaultValue intstr.IntOrString, replicas int32, replicasFrom string) bool {
+// checkMaxUnavailable reports, with fix, a maxUnavailable that takes too
+// much of the serving capacity away before the replacements are Ready.
+func checkMaxUnavailable(pass *lint.Pass, path string, value *intstr.IntOrString, defaultValue intstr.IntOrString, replicas int32, replicasFrom string, fix func() *lint.Fix) {
 	written := true
 	if value == nil {
 		value, written = &defaultValue, false
 	}
 	unavailable, err := intstr.GetScaledValueFromIntOrPercent(value, int(replicas), false)
 	if err != nil || unavailable < 1 {
-		return false
+		return
 	}
 	if replicas > fewReplicas && int32(unavailable) < replicas {
-		return false
+		return
 	}
 	setting := "maxUnavailable " + value.String()
 	switch {
@@ -170,16 +170,15 @@ func checkMaxUnavailable(pass *lint.Pass, path string, value *intstr.IntOrString
 	if int32(unavailable) < replicas {
 		capacity = fmt.Sprintf("%d of %d model-server pods", unavailable, replicas)
 	}
-	pass.Report(path,
+	reportFixed(pass, fix(), path,
 		"%s with %s%s lets a rollout take %s down before the replacements have loaded the model; "+
 			"set maxUnavailable: 0 and maxSurge: 1", setting, plural(int(replicas), "replica"), replicasFrom, capacity)
-	return true
 }
 
 // fixMaxUnavailable sets maxUnavailable: 0 under the rolling-update
 // mapping at path, and maxSurge: 1 where it resolves to no pod (both 0 is
 // a rollout the API server refuses).
-func fixMaxUnavailable(pass *lint.Pass, path string, maxUnavailable, maxSurge *intstr.IntOrString, defaultSurge intstr.IntOrString, replicas int32) {
+func fixMaxUnavailable(pass *lint.Pass, path string, maxUnavailable, maxSurge *intstr.IntOrString, defaultSurge intstr.IntOrString, replicas int32) *lint.Fix {
 	fields := []field{{key: "maxUnavailable", value: "0"}}
 	if maxUnavailable != nil {
 		fields[0].matches = sameText(maxUnavailable.String())
@@ -192,7 +191,7 @@ func fixMaxUnavailable(pass *lint.Pass, path string, maxUnavailable, maxSurge *i
 		fields = append(fields, field{key: "maxSurge", value: "1", matches: sameText(surge.String())})
 	}
 	edits, suggestion := setFields(pass.Workload().Object, path, fields)
-	pass.Fix("set maxUnavailable: 0, so a rollout starts each new pod before it stops an old one", suggestion, edits...)
+	return lint.EditFix("set maxUnavailable: 0, so a rollout starts each new pod before it stops an old one", suggestion, edits...)
 }
 
 // checkProgressDeadline reports a progress deadline shorter than the time the
@@ -224,7 +223,7 @@ func checkProgressDeadline(pass *lint.Pass, serving []*manifest.Container, deadl
 	if !written {
 		setting += " (the default)"
 	}
-	pass.Report("spec.progressDeadlineSeconds",
+	pass.Reportf("spec.progressDeadlineSeconds",
 		"%s, but the %s of %s allows %ds for the model to load: a slow but healthy rollout is marked failed "+
 			"(ProgressDeadlineExceeded) and CD tools abort or roll it back; set progressDeadlineSeconds above %d",
 		setting, probeName, describe(slowest), budget, budget)
@@ -415,7 +414,7 @@ func checkBatchAsService(pass *lint.Pass) {
 	if evidence == "" || selectingService(pass) != "" {
 		return
 	}
-	pass.Report("kind",
+	pass.Reportf("kind",
 		"%s %s runs %s, which looks like a batch step, yet no container (%s) exposes a port or has a probe and no Service "+
 			"selects its pods: when it finishes it is restarted forever (CrashLoopBackOff); run it as a Job, or give a "+
 			"long-running worker a livenessProbe", w.Object.Kind, w.Object.Name, evidence, joinAnd(names))
@@ -459,11 +458,11 @@ func checkJobRestartPolicy(pass *lint.Pass) {
 	case corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
 		return
 	case corev1.RestartPolicyAlways:
-		pass.Report(w.SpecPath+".restartPolicy",
+		pass.Reportf(w.SpecPath+".restartPolicy",
 			"%s pods have restartPolicy Always: the API server rejects it for Jobs (a Job's pod must be able to finish); "+
 				"use OnFailure or Never", w.Object.Kind)
 	default:
-		pass.Report(w.SpecPath+".restartPolicy",
+		pass.Reportf(w.SpecPath+".restartPolicy",
 			"%s pod template sets no restartPolicy: the API server accepts a Job only with OnFailure or Never (the pod "+
 				"default, Always, would rerun it forever); set restartPolicy: OnFailure or Never", w.Object.Kind)
 	}

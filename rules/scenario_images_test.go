@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/image/imagetest"
 )
 
@@ -98,7 +99,7 @@ func (s *scenarioImages) sources() []string {
 
 // options writes or pushes the images for one source kind and maps the
 // manifests' references to them.
-func (s *scenarioImages) options(t *testing.T, source string) (lint.ImageOptions, func(string) string) {
+func (s *scenarioImages) options(t *testing.T, source string) (engine.ImageOptions, func(string) string) {
 	t.Helper()
 	dir := t.TempDir()
 	mapping := map[string]string{}
@@ -142,7 +143,7 @@ func (s *scenarioImages) options(t *testing.T, source string) (lint.ImageOptions
 		pairs = append(pairs, digest, algorithm+":<built on this host>", algorithm+":"+hex[:12], algorithm+":<built on this host>")
 	}
 	normalize := strings.NewReplacer(pairs...).Replace
-	return lint.ImageOptions{Sources: mapping}, normalize
+	return engine.ImageOptions{Sources: mapping}, normalize
 }
 
 // normalizeImage applies the digest normalisation to an image location.

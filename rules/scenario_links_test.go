@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 )
 
 // TestScenariosWithExplicitLinks lints every whole-deployment scenario
@@ -26,7 +27,7 @@ func TestScenariosWithExplicitLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			var imageOptions lint.ImageOptions
+			var imageOptions engine.ImageOptions
 			if images := loadScenarioImages(t, dir, registry); images != nil {
 				imageOptions, _ = images.options(t, "tarball")
 			}
@@ -41,7 +42,7 @@ func TestScenariosWithExplicitLinks(t *testing.T) {
 				t.Fatalf("no model dir was linked by discovery: %v", discovered.Links)
 			}
 			t.Chdir(t.TempDir()) // lintScenario moves back into the scenario
-			explicit := lintScenario(t, dir, imageOptions, func(options *lint.Options) {
+			explicit := lintScenario(t, dir, imageOptions, func(options *engine.Options) {
 				options.Models = append(options.Models, models...)
 			})
 			for _, link := range explicit.Links {

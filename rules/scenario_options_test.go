@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
-	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
+	"github.com/modellint/modellint/lint/engine"
 )
 
 // scenarioOptions is a scenario's options.yaml: what a user would give on the
@@ -27,17 +27,17 @@ import (
 //	grow:                                     # make a file this large (sparse) before linting,
 //	  models/big/1/variables/variables.data-00000-of-00001: 2Gi   # in a copy of the scenario
 type scenarioOptions struct {
-	Paths   []string           `json:"paths"`
-	Render  lint.RenderOptions `json:"render"`
-	Models  []string           `json:"models"`
-	Exclude []string           `json:"exclude"`
-	Cluster string             `json:"cluster"`
-	Grow    map[string]string  `json:"grow"`
+	Paths   []string             `json:"paths"`
+	Render  engine.RenderOptions `json:"render"`
+	Models  []string             `json:"models"`
+	Exclude []string             `json:"exclude"`
+	Cluster string               `json:"cluster"`
+	Grow    map[string]string    `json:"grow"`
 }
 
 // applyScenarioOptions reads options.yaml, when the scenario has one, from
 // the working directory (the scenario's).
-func applyScenarioOptions(t *testing.T, options *lint.Options) {
+func applyScenarioOptions(t *testing.T, options *engine.Options) {
 	t.Helper()
 	data, err := os.ReadFile("options.yaml")
 	if os.IsNotExist(err) {
@@ -56,7 +56,7 @@ func applyScenarioOptions(t *testing.T, options *lint.Options) {
 	options.Render = scenario.Render
 	options.Exclude = scenario.Exclude
 	for _, value := range scenario.Models {
-		mapping, err := lint.ParseModelMapping(value)
+		mapping, err := engine.ParseModelMapping(value)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/rules"
 	"github.com/modellint/modellint/rules/rulestest"
@@ -95,7 +96,7 @@ func TestScenarios(t *testing.T) {
 			}
 			images := loadScenarioImages(t, dir, registry)
 			if images == nil {
-				compareScenario(t, dir, runScenario(t, dir, lint.ImageOptions{}, nil, record))
+				compareScenario(t, dir, runScenario(t, dir, engine.ImageOptions{}, nil, record))
 				return
 			}
 			// The same expected.json holds whichever way the images are read.
@@ -125,7 +126,7 @@ func TestScenarios(t *testing.T) {
 		}
 		t.Run("fixture "+rule.ID, func(t *testing.T) {
 			t.Chdir(fixture)
-			result, err := lint.Run(lint.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}, Now: scenarioToday,
+			result, err := engine.Run(engine.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}, Now: scenarioToday,
 				Cluster: rulestest.Nodes(t)})
 			if err != nil {
 				t.Fatal(err)
@@ -164,14 +165,14 @@ func TestScenariosOnOneCPU(t *testing.T) {
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	ignore := func(*lint.Result) {}
-	eachScenario(t, func(t *testing.T, dir string, images lint.ImageOptions, normalize func(string) string) {
+	eachScenario(t, func(t *testing.T, dir string, images engine.ImageOptions, normalize func(string) string) {
 		compareScenario(t, dir, runScenario(t, dir, images, normalize, ignore))
 	})
 }
 
 // eachScenario runs test on every scenario in a subtest of its name, with
 // its images (if any) read from their first source.
-func eachScenario(t *testing.T, test func(t *testing.T, dir string, images lint.ImageOptions, normalize func(string) string)) {
+func eachScenario(t *testing.T, test func(t *testing.T, dir string, images engine.ImageOptions, normalize func(string) string)) {
 	entries, err := os.ReadDir(scenarioDir)
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +187,7 @@ func eachScenario(t *testing.T, test func(t *testing.T, dir string, images lint.
 			if err != nil {
 				t.Fatal(err)
 			}
-			var options lint.ImageOptions
+			var options engine.ImageOptions
 			var normalize func(string) string
 			if images := loadScenarioImages(t, dir, registry); images != nil {
 				options, normalize = images.options(t, images.sources()[0])
@@ -234,7 +235,7 @@ func compareScenario(t *testing.T, dir string, got expectedResult) {
 // runScenario lints a scenario from inside its directory, as a user running
 // `modellint .` there would, so file names and config path patterns read the
 // same as in the user's terminal.
-func runScenario(t *testing.T, dir string, images lint.ImageOptions, normalize func(string) string, record func(*lint.Result)) expectedResult {
+func runScenario(t *testing.T, dir string, images engine.ImageOptions, normalize func(string) string, record func(*lint.Result)) expectedResult {
 	t.Helper()
 	result := lintScenario(t, dir, images, nil)
 	record(result)
@@ -243,16 +244,16 @@ func runScenario(t *testing.T, dir string, images lint.ImageOptions, normalize f
 
 // lintScenario runs the linter in a scenario directory; adjust, when not
 // nil, changes the options last (extra --model links, say).
-func lintScenario(t *testing.T, dir string, images lint.ImageOptions, adjust func(*lint.Options)) *lint.Result {
+func lintScenario(t *testing.T, dir string, images engine.ImageOptions, adjust func(*engine.Options)) *lint.Result {
 	t.Helper()
 	t.Chdir(dir)
-	options := lint.Options{Paths: []string{"."}, Rules: rules.All(), Now: scenarioToday, Image: images}
+	options := engine.Options{Paths: []string{"."}, Rules: rules.All(), Now: scenarioToday, Image: images}
 	applyScenarioOptions(t, &options)
-	for _, name := range lint.ConfigFileNames {
+	for _, name := range engine.ConfigFileNames {
 		if _, err := os.Stat(name); err != nil {
 			continue
 		}
-		config, err := lint.LoadConfig(name)
+		config, err := engine.LoadConfig(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +264,7 @@ func lintScenario(t *testing.T, dir string, images lint.ImageOptions, adjust fun
 		adjust(&options)
 	}
 	dropped := manifest.RetiredReads()
-	result, err := lint.Run(options)
+	result, err := engine.Run(options)
 	if err != nil {
 		t.Fatal(err)
 	}

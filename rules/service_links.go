@@ -144,7 +144,7 @@ func checkServiceEnvCollision(pass *lint.Pass) {
 				if variable.name != link.variable || hasEnv(c, variable.name) {
 					continue
 				}
-				pass.Report(at(c),
+				pass.Reportf(at(c),
 					"Service %q (%s) makes Kubernetes set %s=%s in this pod, and %s %s; set "+
 						"enableServiceLinks: false in the pod spec or rename the Service",
 					link.name, link.where, variable.name, link.value, describe(c), variable.failure)

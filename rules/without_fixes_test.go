@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 )
 
 // TestWithoutFixes: a run whose reports read no fix finds the same, with
@@ -12,9 +12,9 @@ import (
 // images started through wrapper scripts, models baked into images.
 func TestWithoutFixes(t *testing.T) {
 	fixed := 0
-	eachScenario(t, func(t *testing.T, dir string, images lint.ImageOptions, _ func(string) string) {
+	eachScenario(t, func(t *testing.T, dir string, images engine.ImageOptions, _ func(string) string) {
 		with := lintScenario(t, dir, images, nil).Findings
-		without := lintScenario(t, dir, images, func(options *lint.Options) { options.WithoutFixes = true }).Findings
+		without := lintScenario(t, dir, images, func(options *engine.Options) { options.WithoutFixes = true }).Findings
 		for i := range with {
 			if with[i].Fix != nil {
 				fixed++

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/rules"
 )
 
@@ -26,7 +27,7 @@ func lintCorpus(tb testing.TB) *lint.Result {
 	if _, err := os.Stat(corpusDir); err != nil {
 		tb.Skipf("corpus %s not present (%v): it lives beside the repository in the shared folder", corpusDir, err)
 	}
-	result, err := lint.Run(lint.Options{Paths: []string{corpusDir}, Rules: rules.All(), Config: &lint.Config{}})
+	result, err := engine.Run(engine.Options{Paths: []string{corpusDir}, Rules: rules.All(), Config: &lint.Config{}})
 	if err != nil {
 		tb.Fatalf("corpus must lint without errors: %v", err)
 	}

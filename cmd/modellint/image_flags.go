@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/modellint/modellint/internal/quantity"
-	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/image"
 
 	"github.com/modellint/modellint/internal/message"
@@ -21,7 +21,7 @@ import (
 const offlineEnv = "MODELLINT_OFFLINE"
 
 // addImageFlags defines the flags that say where images come from.
-func addImageFlags(set *pflag.FlagSet, options *lint.ImageOptions) {
+func addImageFlags(set *pflag.FlagSet, options *engine.ImageOptions) {
 	offline, _ := strconv.ParseBool(os.Getenv(offlineEnv))
 	options.Registry = !offline
 	options.CacheDir = image.DefaultCacheDir()
@@ -45,7 +45,7 @@ func addImageFlags(set *pflag.FlagSet, options *lint.ImageOptions) {
 		"the most one image layer may expand to, e.g. 64Gi (default: 32× its compressed size, at least 512Mi): a larger layer is refused as a decompression bomb")
 }
 
-type inflateFlag struct{ options *lint.ImageOptions }
+type inflateFlag struct{ options *engine.ImageOptions }
 
 func (f *inflateFlag) String() string {
 	if f.options.Inflate == "" {
@@ -62,7 +62,7 @@ func (f *inflateFlag) Set(value string) error {
 	return nil
 }
 
-type layerSizeFlag struct{ options *lint.ImageOptions }
+type layerSizeFlag struct{ options *engine.ImageOptions }
 
 func (f *layerSizeFlag) String() string {
 	if f.options.MaxLayerBytes == 0 {
@@ -80,7 +80,7 @@ func (f *layerSizeFlag) Set(value string) error {
 	return nil
 }
 
-type imageSourceFlag struct{ options *lint.ImageOptions }
+type imageSourceFlag struct{ options *engine.ImageOptions }
 
 func (f *imageSourceFlag) String() string { return "" }
 func (f *imageSourceFlag) Type() string   { return "REF[=SOURCE]" }
@@ -107,7 +107,7 @@ func (f *imageSourceFlag) Set(value string) error {
 	return nil
 }
 
-type offlineFlag struct{ options *lint.ImageOptions }
+type offlineFlag struct{ options *engine.ImageOptions }
 
 func (f *offlineFlag) String() string { return strconv.FormatBool(!f.options.Registry) }
 func (f *offlineFlag) Type() string   { return "bool" }
@@ -124,7 +124,7 @@ func (f *offlineFlag) Set(value string) error {
 }
 
 type cacheDirFlag struct {
-	options *lint.ImageOptions
+	options *engine.ImageOptions
 }
 
 func (f *cacheDirFlag) String() string { return f.options.CacheDir }
@@ -136,7 +136,7 @@ func (f *cacheDirFlag) Set(value string) error {
 	return nil
 }
 
-type noCacheFlag struct{ options *lint.ImageOptions }
+type noCacheFlag struct{ options *engine.ImageOptions }
 
 func (f *noCacheFlag) String() string   { return "false" }
 func (f *noCacheFlag) Type() string     { return "bool" }

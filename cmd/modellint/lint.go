@@ -14,6 +14,7 @@ import (
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/report"
 	"github.com/modellint/modellint/rules"
@@ -47,7 +48,7 @@ type lintFlags struct {
 // lintCommand is the root command's job: lint the PATHs.
 type lintCommand struct {
 	flags       lintFlags
-	options     lint.Options
+	options     engine.Options
 	showVersion bool
 }
 
@@ -121,9 +122,9 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		printError(stderr, err)
 		return exitError
 	}
-	selected, err := lint.SelectRules(rules.All(), config, flags.enable, flags.disable)
+	selected, err := engine.SelectRules(rules.All(), config, flags.enable, flags.disable)
 	if err == nil && len(flags.enableOnly) > 0 {
-		selected, err = lint.OnlyRules(rules.All(), config, flags.enableOnly)
+		selected, err = engine.OnlyRules(rules.All(), config, flags.enableOnly)
 	}
 	if err != nil {
 		printError(stderr, err)
@@ -155,7 +156,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	}
 	options.Outputs = append(options.Outputs, flags.baseline.read, flags.baseline.write)
 	options.Now = time.Now().UTC().Format(time.DateOnly)
-	result, err := lint.Run(options)
+	result, err := engine.Run(options)
 	if err == nil {
 		err = applyBaseline(flags.baseline, result, stderr)
 	}
@@ -167,7 +168,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		}
 		if err == nil {
 			// What remains after the fixes, as a run without them reports it.
-			if result, err = lint.Run(options); err == nil {
+			if result, err = engine.Run(options); err == nil {
 				err = applyBaseline(flags.baseline, result, stderr)
 			}
 		}
@@ -225,7 +226,7 @@ func loadConfig(explicit string, paths []string) (*lint.Config, error) {
 		if start == "-" {
 			start = "."
 		}
-		found, err := lint.FindConfig(start)
+		found, err := engine.FindConfig(start)
 		if err != nil {
 			return nil, err
 		}
@@ -234,7 +235,7 @@ func loadConfig(explicit string, paths []string) (*lint.Config, error) {
 		}
 		path = found
 	}
-	return lint.LoadConfig(path)
+	return engine.LoadConfig(path)
 }
 
 // otherConfigs names the PATHs whose nearest .modellint.yaml is not the
@@ -246,7 +247,7 @@ func otherConfigs(paths []string, used string) []string {
 		if path == "-" {
 			continue
 		}
-		found, err := lint.FindConfig(path)
+		found, err := engine.FindConfig(path)
 		if err != nil || found == "" || found == used {
 			continue
 		}
@@ -314,14 +315,14 @@ func parseOutputs(values []string) ([]output, error) {
 // recordsFor returns which rule checks the reports read: JSON and JUnit
 // list every one, SARIF and the table at -v the skipped ones; the other
 // reports count the skipped ones only.
-func recordsFor(outputs []output, verbose bool) lint.Records {
-	records := lint.RecordNone
+func recordsFor(outputs []output, verbose bool) engine.Records {
+	records := engine.RecordNone
 	for _, out := range outputs {
 		switch {
 		case out.format == "json" || out.format == "junit":
-			return lint.RecordAll
+			return engine.RecordAll
 		case out.format == "sarif" || out.format == "table" && verbose:
-			records = lint.RecordSkipped
+			records = engine.RecordSkipped
 		}
 	}
 	return records
@@ -457,7 +458,7 @@ type modelFlag struct{ mappings *[]lint.ModelMapping }
 func (f *modelFlag) String() string { return "" }
 func (f *modelFlag) Type() string   { return "DIR[:MOUNTPATH]" }
 func (f *modelFlag) Set(value string) error {
-	mapping, err := lint.ParseModelMapping(value)
+	mapping, err := engine.ParseModelMapping(value)
 	if err != nil {
 		return err
 	}

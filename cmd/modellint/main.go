@@ -16,7 +16,7 @@ func main() {
 }
 
 // manifestGCPercent is the collector's target while a run holds manifests
-// (lint.Options.GCPercent), 0 when GOGC is set, which then wins. A run
+// (engine.Options.GCPercent), 0 when GOGC is set, which then wins. A run
 // holds the objects of its PATHs until their rules are done, and the heap
 // grows to twice what is live by default: collecting at 1.5× cut the peak
 // RSS of 10,000 Deployments by a quarter for the same CPU time. At 1.45×

@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/render/charts"
 )
 
 // addRenderFlags defines the flags for rendering Helm charts and Kustomize overlays.
-func addRenderFlags(set *pflag.FlagSet, options *lint.RenderOptions) {
+func addRenderFlags(set *pflag.FlagSet, options *engine.RenderOptions) {
 	set.StringArrayVar(&options.HelmValues, "helm-values", nil, "values file for Helm charts (helm -f), repeatable; later files win")
 	set.StringArrayVar(&options.HelmSet, "helm-set", nil, "value for Helm charts as key=value (helm --set), repeatable; wins over values files")
 	set.StringVar(&options.ReleaseName, "release-name", "", `Helm release name, .Release.Name (default "release-name", as helm template)`)

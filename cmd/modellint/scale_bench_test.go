@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/rules"
 
 	"github.com/modellint/modellint/internal/peakrss"
@@ -399,7 +400,7 @@ func BenchmarkModelOnly(b *testing.B) {
 func TestScaleManifests(t *testing.T) {
 	const files = 20
 	dir := writeScaleManifests(t, files)
-	result, err := lint.Run(lint.Options{Paths: []string{dir}, Rules: rules.All(), Config: &lint.Config{}})
+	result, err := engine.Run(engine.Options{Paths: []string{dir}, Rules: rules.All(), Config: &lint.Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/rules"
 )
@@ -175,7 +176,7 @@ func realResult(t *testing.T) *lint.Result {
 		t.Fatal(err)
 	}
 	defer os.Chdir(wd) //nolint:errcheck // wd existed a moment ago
-	result, err := lint.Run(lint.Options{
+	result, err := engine.Run(engine.Options{
 		Paths: []string{"testdata/examples", "testdata/scenarios"},
 		Rules: rules.All(), Config: &lint.Config{},
 	})

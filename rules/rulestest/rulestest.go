@@ -15,6 +15,7 @@ import (
 	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
+	"github.com/modellint/modellint/lint/engine"
 )
 
 // wantComment is `# want MDL205 "regexp"`, several allowed on one line.
@@ -51,17 +52,17 @@ func Run(t *testing.T, rule *lint.Rule, dir string) {
 	}
 	wants := readWants(t, abs)
 	t.Chdir(abs)
-	options := lint.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}, Now: today}
-	for _, name := range lint.ConfigFileNames {
+	options := engine.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}, Now: today}
+	for _, name := range engine.ConfigFileNames {
 		if _, err := os.Stat(name); err == nil {
-			if options.Config, err = lint.LoadConfig(name); err != nil {
+			if options.Config, err = engine.LoadConfig(name); err != nil {
 				t.Fatal(err)
 			}
 			break
 		}
 	}
 	options.Cluster = Nodes(t)
-	result, err := lint.Run(options)
+	result, err := engine.Run(options)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package lint
+package engine
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
 )
@@ -26,25 +27,25 @@ spec:
 	if err := os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	report := func(pass *Pass) { pass.Report("spec.containers[0].image", "bad image") }
-	rules := []*Rule{
-		{ID: "MDL901", Name: "needs-image", Needs: []Fact{FactManifest, FactImage}, Check: report},
-		{ID: "MDL902", Name: "not-applicable", Needs: []Fact{FactManifest}, Check: func(pass *Pass) { pass.Skip("no model server") }},
-		{ID: "MDL903", Name: "suppressed", Needs: []Fact{FactManifest}, Check: report},
-		{ID: "MDL904", Name: "failing", Severity: Warning, Needs: []Fact{FactManifest}, Check: report},
-		{ID: "MDL905", Name: "passing", Needs: []Fact{FactManifest}, Check: func(*Pass) {}},
+	report := func(pass *lint.Pass) { pass.Reportf("spec.containers[0].image", "bad image") }
+	rules := []*lint.Rule{
+		{ID: "MDL901", Name: "needs-image", Needs: []lint.Fact{lint.FactManifest, lint.FactImage}, Check: report},
+		{ID: "MDL902", Name: "not-applicable", Needs: []lint.Fact{lint.FactManifest}, Check: func(pass *lint.Pass) { pass.Skip("no model server") }},
+		{ID: "MDL903", Name: "suppressed", Needs: []lint.Fact{lint.FactManifest}, Check: report},
+		{ID: "MDL904", Name: "failing", Severity: lint.Warning, Needs: []lint.Fact{lint.FactManifest}, Check: report},
+		{ID: "MDL905", Name: "passing", Needs: []lint.Fact{lint.FactManifest}, Check: func(*lint.Pass) {}},
 	}
 	result, err := Run(Options{Paths: []string{dir}, Rules: rules})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]Evaluation{
+	want := map[string]lint.Evaluation{
 		// The skip names why the image facts are missing.
-		"MDL901": {Status: StatusSkip, Reason: "image x:1 was not read: registry lookups are off (--offline) and no --image maps it to a local source"},
-		"MDL902": {Status: StatusSkip, Reason: "no model server"},
-		"MDL903": {Status: StatusPass, Reason: "findings suppressed"},
-		"MDL904": {Status: StatusFail},
-		"MDL905": {Status: StatusPass},
+		"MDL901": {Status: lint.StatusSkip, Reason: "image x:1 was not read: registry lookups are off (--offline) and no --image maps it to a local source"},
+		"MDL902": {Status: lint.StatusSkip, Reason: "no model server"},
+		"MDL903": {Status: lint.StatusPass, Reason: "findings suppressed"},
+		"MDL904": {Status: lint.StatusFail},
+		"MDL905": {Status: lint.StatusPass},
 	}
 	if len(result.Evaluations) != len(want) {
 		t.Fatalf("got %d evaluations: %+v", len(result.Evaluations), result.Evaluations)
@@ -55,7 +56,7 @@ spec:
 			t.Errorf("%s: got %+v, want %+v", evaluation.RuleID, evaluation, w)
 		}
 	}
-	if len(result.Findings) != 2 || result.Count(Warning) != 1 || result.Count(Error) != 0 {
+	if len(result.Findings) != 2 || result.Count(lint.Warning) != 1 || result.Count(lint.Error) != 0 {
 		t.Fatalf("findings %+v", result.Findings)
 	}
 	// With RecordSkipped the same findings, and of the checks the skips only.
@@ -86,7 +87,7 @@ spec:
 		t.Errorf("unlisted skips %d and %d, want none where skips are listed", skipped.UnlistedSkips, result.UnlistedSkips)
 	}
 	finding := result.Findings[0]
-	if finding.RuleID != "MDL903" || finding.Suppression == nil || finding.Suppression.Kind != SuppressedByAnnotation ||
+	if finding.RuleID != "MDL903" || finding.Suppression == nil || finding.Suppression.Kind != lint.SuppressedByAnnotation ||
 		finding.Suppression.Reason != "accepted for the test" {
 		t.Errorf("suppressed finding %+v", finding)
 	}
@@ -104,17 +105,17 @@ func TestSuppressionRuleSettings(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	failing := &Rule{ID: "MDL904", Name: "failing", Severity: Warning, Needs: []Fact{FactManifest},
-		Check: func(pass *Pass) { pass.Report("spec.containers[0].image", "bad image") }}
+	failing := &lint.Rule{ID: "MDL904", Name: "failing", Severity: lint.Warning, Needs: []lint.Fact{lint.FactManifest},
+		Check: func(pass *lint.Pass) { pass.Reportf("spec.containers[0].image", "bad image") }}
 	for name, test := range map[string]struct {
-		reasonRule *Rule
+		reasonRule *lint.Rule
 		want       []string
 	}{
-		"enabled as error": {&Rule{ID: SuppressionRuleID, Name: "suppression-reason-missing", Severity: Error}, []string{"MDL001 error", "MDL904 warning"}},
+		"enabled as error": {&lint.Rule{ID: lint.SuppressionRuleID, Name: "suppression-reason-missing", Severity: lint.Error}, []string{"MDL001 error", "MDL904 warning"}},
 		"disabled":         {nil, []string{"MDL904 warning"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			rules := []*Rule{failing}
+			rules := []*lint.Rule{failing}
 			if test.reasonRule != nil {
 				rules = append(rules, test.reasonRule)
 			}
@@ -136,22 +137,25 @@ func TestSuppressionRuleSettings(t *testing.T) {
 // TestReportOnModelTarget: a manifest-style report on a model dir points
 // at the dir instead of dereferencing a workload it does not have.
 func TestReportOnModelTarget(t *testing.T) {
-	pass := &Pass{Rule: &Rule{ID: "MDL999", Name: "x"}, Target: &Target{Model: &model.Model{Dir: "models/resnet"}}}
-	pass.Report("spec", "a finding")
-	if len(pass.findings) != 1 || pass.findings[0].Location.File != "models/resnet" {
-		t.Errorf("findings %+v", pass.findings)
+	rule := &lint.Rule{ID: "MDL999", Name: "x"}
+	reports := &reporter{rule: rule, target: &lint.Target{Model: &model.Model{Dir: "models/resnet"}}}
+	pass := newPass(reports, nil, nil, &checker{})
+	pass.Rule = rule
+	pass.Reportf("spec", "a finding")
+	if len(reports.findings) != 1 || reports.findings[0].Location.File != "models/resnet" {
+		t.Errorf("findings %+v", reports.findings)
 	}
 }
 
 // TestByNamespaceInTurn: the workers take a target of each namespace in
 // turn, namespaces in the order they first appear, every target once.
 func TestByNamespaceInTurn(t *testing.T) {
-	var targets []*Target
+	var targets []*lint.Target
 	for _, namespace := range []string{"a", "a", "a", "b", "", "b", "c"} {
 		object := &manifest.Object{Kind: "Deployment", Namespace: namespace}
-		targets = append(targets, &Target{Workload: &manifest.Workload{Object: object}})
+		targets = append(targets, &lint.Target{Workload: &manifest.Workload{Object: object}})
 	}
-	targets = append(targets, &Target{Model: &model.Model{Dir: "m"}}) // no namespace, as ""
+	targets = append(targets, &lint.Target{Model: &model.Model{Dir: "m"}}) // no namespace, as ""
 	got := byNamespaceInTurn(targets)
 	want := []int{0, 3, 4, 6, 1, 5, 7, 2}
 	if !slices.Equal(got, want) {

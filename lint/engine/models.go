@@ -1,4 +1,4 @@
-package lint
+package engine
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/model"
 	"github.com/modellint/modellint/lint/server"
 )
@@ -110,7 +111,7 @@ func expectedLayout(runtime *server.Runtime) model.Layout {
 // expectLayouts reloads linked dirs that hold no recognised model as the
 // layout their server expects, and puts the new facts in place of the old
 // in every target and link.
-func expectLayouts(targets []*Target) error {
+func expectLayouts(targets []*lint.Target) error {
 	reloaded := map[*model.Model]*model.Model{}
 	for _, target := range targets {
 		for _, link := range target.Links {
@@ -143,16 +144,16 @@ func expectLayouts(targets []*Target) error {
 }
 
 // loadModels reads each model directory into a target of its own.
-func loadModels(dirs []string) ([]*Target, []InputError) {
-	var targets []*Target
-	var errs []InputError
+func loadModels(dirs []string) ([]*lint.Target, []lint.InputError) {
+	var targets []*lint.Target
+	var errs []lint.InputError
 	for _, dir := range dirs {
 		facts, err := model.Load(filepath.FromSlash(dir), dir)
 		if err != nil {
 			errs = append(errs, inputErrorOf(err))
 			continue
 		}
-		targets = append(targets, &Target{Model: facts})
+		targets = append(targets, &lint.Target{Model: facts})
 	}
 	return targets, errs
 }

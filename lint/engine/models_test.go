@@ -1,10 +1,12 @@
-package lint
+package engine
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/lint"
 )
 
 func TestModelMaxSizeConfig(t *testing.T) {
@@ -23,7 +25,7 @@ func TestModelMaxSizeConfig(t *testing.T) {
 	if size, ok := config.ModelMaxSize(); !ok || size != 2<<30 {
 		t.Errorf("ModelMaxSize = %d, %v; want 2 GiB", size, ok)
 	}
-	if _, ok := (&Config{}).ModelMaxSize(); ok {
+	if _, ok := (&lint.Config{}).ModelMaxSize(); ok {
 		t.Error("an unset maxSize reported as set")
 	}
 	for _, bad := range []string{"model:\n  maxSize: lots\n", "model:\n  maxSize: \"-1Gi\"\n", "model:\n  maxsize: 2Gi\n"} {

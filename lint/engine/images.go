@@ -1,4 +1,4 @@
-package lint
+package engine
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch"
@@ -71,7 +72,7 @@ func isImageSource(path string) bool { return image.IsSource(path) }
 
 // imageUse is one container that runs an image, with how it starts.
 type imageUse struct {
-	target    *Target
+	target    *lint.Target
 	container *manifest.Container
 	arch      string
 }
@@ -85,10 +86,10 @@ type imageKey struct {
 
 // attachImages resolves the images of the workload targets and adds a target
 // for each image named as a PATH, which it returns with the others.
-func attachImages(targets []*Target, sources []string, options Options, result *Result) ([]*Target, error) {
+func attachImages(targets []*lint.Target, sources []string, options Options, result *lint.Result) ([]*lint.Target, error) {
 	config := options.Config
 	if config == nil {
-		config = &Config{}
+		config = &lint.Config{}
 	}
 	mappings := imageMappings(config, options.Image.Sources)
 	tagged := taggedSources(sources)
@@ -259,7 +260,7 @@ func attachImages(targets []*Target, sources []string, options Options, result *
 		if err != nil {
 			return nil, timedOut(ctx, err, source, options.Image.TotalTimeout)
 		}
-		targets = append(targets, &Target{Images: map[string]*image.Image{source: img}})
+		targets = append(targets, &lint.Target{Images: map[string]*image.Image{source: img}})
 		result.Files = append(result.Files, source)
 	}
 	return targets, nil
@@ -306,7 +307,7 @@ func argv0Names(users []imageUse) []string {
 
 // imageMappings merges the config's mappings (paths relative to the config
 // file) with the flags', which win.
-func imageMappings(config *Config, flags map[string]string) map[string]string {
+func imageMappings(config *lint.Config, flags map[string]string) map[string]string {
 	mappings := map[string]string{}
 	for _, mapping := range config.Images {
 		source := mapping.Source
@@ -329,7 +330,7 @@ func isLocalSource(source string) bool {
 // land on, what the kubelet pulls an index for; "" when --platform or
 // cluster.architecture decide, or the nodes have several (MDL311 checks
 // the image has a variant for each).
-func clusterArch(options Options, config *Config, spec *corev1.PodSpec) string {
+func clusterArch(options Options, config *lint.Config, spec *corev1.PodSpec) string {
 	if options.Cluster == nil || options.Image.Platform != "" || config.Cluster.Architecture != "" {
 		return ""
 	}
@@ -339,7 +340,7 @@ func clusterArch(options Options, config *Config, spec *corev1.PodSpec) string {
 	return ""
 }
 
-func defaultImagePlatform(flag string, config *Config) (v1.Platform, error) {
+func defaultImagePlatform(flag string, config *lint.Config) (v1.Platform, error) {
 	switch {
 	case flag != "":
 		platform, err := image.ParsePlatform(flag)

@@ -1,4 +1,4 @@
-package lint
+package engine
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/modellint/modellint/internal/parallel"
+	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
@@ -19,13 +20,13 @@ type Options struct {
 	// Paths are files or directories; "-" reads manifests from Stdin.
 	Paths  []string
 	Stdin  io.Reader
-	Config *Config
+	Config *lint.Config
 	// Rules are the enabled rules, with severities already overridden.
-	Rules []*Rule
+	Rules []*lint.Rule
 	// Now is today's date (YYYY-MM-DD) for expiring config ignores.
 	Now string
 	// Models are --model DIR[:MOUNTPATH] links (see link.go).
-	Models []ModelMapping
+	Models []lint.ModelMapping
 	// Image says how images are found and read (see images.go).
 	Image ImageOptions
 	// Render says how Helm charts and Kustomize overlays are rendered (see render.go).
@@ -73,12 +74,12 @@ const (
 
 // Run lints the inputs. An error means the run could not complete (an
 // unreadable or malformed input) and is reported as exit 2.
-func Run(options Options) (*Result, error) {
+func Run(options Options) (*lint.Result, error) {
 	config := options.Config
 	if config == nil {
-		config = &Config{}
+		config = &lint.Config{}
 	}
-	result := &Result{Rules: options.Rules}
+	result := &lint.Result{Rules: options.Rules}
 	found := discover(options.Paths, options.Stdin, excludes(options, config), options.Outputs)
 	result.InputErrors, result.Notes = found.errors, found.notes
 	rendered, renderNotes, renderErrors := renderInputs(found.renderDirs, options)
@@ -96,12 +97,12 @@ func Run(options Options) (*Result, error) {
 		return nil, err
 	}
 	units := unitSets(files, set)
-	result.noteManifests(files)
-	result.checkStdin(options.Paths, files)
+	noteManifests(result, files)
+	checkStdin(result, options.Paths, files)
 
-	var targets []*Target
+	var targets []*lint.Target
 	for _, workload := range set.Workloads {
-		targets = append(targets, &Target{Workload: workload})
+		targets = append(targets, &lint.Target{Workload: workload})
 	}
 	linker := newLinker(config, options.Models)
 	linker.units = found.modelUnits
@@ -141,11 +142,11 @@ func Run(options Options) (*Result, error) {
 			withoutFixes: options.WithoutFixes},
 		suppressor: newSuppressor(config, set, options.Now, options.Rules),
 		linksFirst: len(modelTargets) > 0 || len(linker.mappings) > 0 ||
-			slices.ContainsFunc(targets, func(target *Target) bool { return len(target.Images) > 0 })}
+			slices.ContainsFunc(targets, func(target *lint.Target) bool { return len(target.Images) > 0 })}
 	if stage.linksFirst {
 		// A target's bundles and links read the images, models and config
 		// they share and write only the target's own: on every CPU.
-		if err := firstError(parallel.Map(targets, func(target *Target) error {
+		if err := firstError(parallel.Map(targets, func(target *lint.Target) error {
 			return holding(target, func() { stage.prepare(target) })
 		})); err != nil {
 			return nil, err
@@ -166,7 +167,7 @@ func Run(options Options) (*Result, error) {
 	// The phases: model dirs are linted first, their findings go with the
 	// links that point servers at them, then the workloads and images are
 	// linted, and cross rules read the model's findings off the link.
-	var modelPhase, workloadPhase []*Target
+	var modelPhase, workloadPhase []*lint.Target
 	for _, target := range targets {
 		if target.Workload == nil && target.Model != nil {
 			modelPhase = append(modelPhase, target)
@@ -174,7 +175,7 @@ func Run(options Options) (*Result, error) {
 			workloadPhase = append(workloadPhase, target)
 		}
 	}
-	modelFindings := map[*model.Model][]Finding{}
+	modelFindings := map[*model.Model][]lint.Finding{}
 	var all []*evaluated
 	for _, target := range modelPhase {
 		done := stage.checks.run(target, set)
@@ -205,11 +206,11 @@ func Run(options Options) (*Result, error) {
 		result.Links = append(result.Links, done.links...)
 	}
 	all = append(all, inTargetOrder...)
-	result.addEvaluated(all)
+	addEvaluated(result, all)
 	result.Findings = append(result.Findings, rejected...)
 	result.Findings = stage.suppressor.apply(result.Findings)
 	result.PassSuppressed()
-	result.sort()
+	sortResult(result)
 	return result, nil
 }
 
@@ -219,7 +220,7 @@ func Run(options Options) (*Result, error) {
 // worker that needs one another is deriving waits for it; taken in target
 // order, where a namespace's workloads sit side by side, both workers
 // started on the same namespace together and one waited.
-func byNamespaceInTurn(targets []*Target) []int {
+func byNamespaceInTurn(targets []*lint.Target) []int {
 	var namespaces []string
 	members := map[string][]int{}
 	for i, target := range targets {
@@ -248,7 +249,7 @@ func byNamespaceInTurn(targets []*Target) []int {
 
 // workloadStage lints the targets of the workload phase, each on its own.
 type workloadStage struct {
-	config *Config
+	config *lint.Config
 	linker *linker
 	// linksFirst says the bundles and links were made before (see Run).
 	linksFirst bool
@@ -258,7 +259,7 @@ type workloadStage struct {
 }
 
 // prepare makes a target's bundles and links.
-func (s *workloadStage) prepare(target *Target) {
+func (s *workloadStage) prepare(target *lint.Target) {
 	buildBundles(target, s.config)
 	if target.Workload != nil {
 		s.linker.link(target)
@@ -269,7 +270,7 @@ func (s *workloadStage) prepare(target *Target) {
 // Once they are done, nothing reads its bundles or links, and nothing but
 // its name reads its workload: what the end of the run needs of it is read
 // here, and the workload is done (manifest.Workload.Done).
-func (s *workloadStage) lint(target *Target) *evaluated {
+func (s *workloadStage) lint(target *lint.Target) *evaluated {
 	var done *evaluated
 	err := holding(target, func() {
 		if !s.linksFirst {
@@ -293,7 +294,7 @@ func (s *workloadStage) lint(target *Target) *evaluated {
 
 // holding runs work with the typed fields of the target's workload, if it
 // has one, decoded (see manifest.Workload.Hold).
-func holding(target *Target, work func()) error {
+func holding(target *lint.Target, work func()) error {
 	if target.Workload == nil {
 		work()
 		return nil
@@ -318,7 +319,7 @@ func firstError(errs []error) error {
 
 // excludes are the paths a walk leaves out: the config's exclude: globs,
 // relative to the config file, then --exclude, relative to the working dir.
-func excludes(options Options, config *Config) []Exclude {
+func excludes(options Options, config *lint.Config) []Exclude {
 	var list []Exclude
 	if len(config.Exclude) > 0 {
 		dir := "."
@@ -356,7 +357,7 @@ func unitSets(files []*manifest.File, all *manifest.Set) unitSet {
 }
 
 // of is the set a target's rules see: its own unit's objects.
-func (u unitSet) of(target *Target) *manifest.Set {
+func (u unitSet) of(target *lint.Target) *manifest.Set {
 	if target.Workload != nil {
 		if set := u.byUnit[target.Workload.Object.File.Unit]; set != nil {
 			return set
@@ -367,7 +368,7 @@ func (u unitSet) of(target *Target) *manifest.Set {
 
 // checkStdin makes an empty standard input an error: a failed `helm
 // template |` upstream must not pass as a clean deployment.
-func (r *Result) checkStdin(paths []string, files []*manifest.File) {
+func checkStdin(r *lint.Result, paths []string, files []*manifest.File) {
 	for _, path := range paths {
 		if path != "-" {
 			continue
@@ -377,7 +378,7 @@ func (r *Result) checkStdin(paths []string, files []*manifest.File) {
 				return
 			}
 		}
-		r.InputErrors = append(r.InputErrors, InputError{File: "<stdin>", Message: "no Kubernetes objects on standard input"})
+		r.InputErrors = append(r.InputErrors, lint.InputError{File: "<stdin>", Message: "no Kubernetes objects on standard input"})
 	}
 }
 
@@ -386,8 +387,8 @@ func (r *Result) checkStdin(paths []string, files []*manifest.File) {
 // (10,000 workloads record ~400,000 of them) and become Evaluations at the
 // end, once.
 type evaluated struct {
-	target   *Target
-	findings []Finding
+	target   *lint.Target
+	findings []lint.Finding
 	records  []record
 	// unlistedSkips counts the skipped checks not recorded (RecordNone).
 	unlistedSkips int
@@ -402,25 +403,25 @@ type evaluated struct {
 
 // record is one rule's end on the target of its evaluated.
 type record struct {
-	rule   *Rule
-	status Status
+	rule   *lint.Rule
+	status lint.Status
 	reason string // why it was skipped
 }
 
 // checker runs the rules on targets, with what every check shares.
 type checker struct {
-	rules        []*Rule
-	config       *Config
+	rules        []*lint.Rule
+	config       *lint.Config
 	nodes        *cluster.Facts
 	records      Records
 	withoutFixes bool
 }
 
 // run runs the rules that apply to a target.
-func (c *checker) run(target *Target, set *manifest.Set) *evaluated {
-	applies := make([]*Rule, 0, len(c.rules))
+func (c *checker) run(target *lint.Target, set *manifest.Set) *evaluated {
+	applies := make([]*lint.Rule, 0, len(c.rules))
 	for _, rule := range c.rules {
-		if rule.Check != nil && rule.appliesTo(target) {
+		if rule.Check != nil && appliesTo(rule, target) {
 			applies = append(applies, rule) // not the rules the engine reports itself (MDL001, MDL002), or for another kind of target
 		}
 	}
@@ -430,14 +431,14 @@ func (c *checker) run(target *Target, set *manifest.Set) *evaluated {
 		out.records = make([]record, 0, len(applies))
 	}
 	// The findings gather in a reused slice and are kept in one of their
-	// size, and one Pass serves the target's rules in turn: made anew for
-	// each of 430,000 checks, they were a tenth of a 10,000-workload run's
-	// allocation.
-	scratch := findingScratch.Get().(*[]Finding)
+	// size, and one Pass serves the target's rules in turn (see
+	// docs/performance.md).
+	scratch := findingScratch.Get().(*[]lint.Finding)
 	out.findings = (*scratch)[:0]
-	pass := &Pass{Target: target, Objects: set, Config: c.config, Cluster: c.nodes, withoutFixes: c.withoutFixes}
+	reports := &reporter{target: target, withoutFixes: c.withoutFixes}
+	pass := newPass(reports, set, c.config, c)
 	for _, rule := range applies {
-		c.check(out, pass, rule)
+		c.check(out, pass, reports, rule)
 	}
 	kept := slices.Clone(out.findings)
 	clear(out.findings) // what they point to is not held by the pool
@@ -448,40 +449,41 @@ func (c *checker) run(target *Target, set *manifest.Set) *evaluated {
 }
 
 // findingScratch holds the slices findings gather in, see run.
-var findingScratch = sync.Pool{New: func() any { return new([]Finding) }}
+var findingScratch = sync.Pool{New: func() any { return new([]lint.Finding) }}
 
 // check runs one rule on the target of e with pass, the target's, and
 // records how it ended.
-func (c *checker) check(e *evaluated, pass *Pass, rule *Rule) {
+func (c *checker) check(e *evaluated, pass *lint.Pass, reports *reporter, rule *lint.Rule) {
 	target := e.target
-	end := record{rule: rule, status: StatusPass}
-	if missing := target.missingFacts(rule); missing != "" {
-		end.status, end.reason = StatusSkip, missing
+	end := record{rule: rule, status: lint.StatusPass}
+	if missing := missingFacts(target, rule); missing != "" {
+		end.status, end.reason = lint.StatusSkip, missing
 	} else {
-		pass.Rule, pass.findings, pass.skipReason = rule, pass.findings[:0], ""
+		pass.Rule = rule
+		reports.rule, reports.findings, reports.skip = rule, reports.findings[:0], ""
 		rule.Check(pass)
 		if target.Baked != nil {
-			target.Baked.locate(pass.findings)
+			locateBaked(target.Baked, reports.findings)
 		}
 		switch {
-		case len(pass.findings) > 0:
-			end.status = StatusFail
-		case pass.skipReason != "":
-			end.status, end.reason = StatusSkip, pass.skipReason
+		case len(reports.findings) > 0:
+			end.status = lint.StatusFail
+		case reports.skip != "":
+			end.status, end.reason = lint.StatusSkip, reports.skip
 		}
-		e.findings = append(e.findings, pass.findings...)
+		e.findings = append(e.findings, reports.findings...)
 	}
 	switch {
-	case c.records == RecordAll, c.records == RecordSkipped && end.status == StatusSkip:
+	case c.records == RecordAll, c.records == RecordSkipped && end.status == lint.StatusSkip:
 		e.records = append(e.records, end)
-	case end.status == StatusSkip:
+	case end.status == lint.StatusSkip:
 		e.unlistedSkips++
 	}
 }
 
 // addEvaluated appends the findings and, as Evaluations, the records of
 // each target; the records of one target share its name and file.
-func (r *Result) addEvaluated(all []*evaluated) {
+func addEvaluated(r *lint.Result, all []*evaluated) {
 	findings, records := len(r.Findings), len(r.Evaluations)
 	for _, e := range all {
 		findings += len(e.findings)
@@ -492,7 +494,7 @@ func (r *Result) addEvaluated(all []*evaluated) {
 	for _, e := range all {
 		r.Findings = append(r.Findings, e.findings...)
 		r.UnlistedSkips += e.unlistedSkips
-		named := Evaluation{Target: e.target.Name(), File: e.target.File(), Line: e.line}
+		named := lint.Evaluation{Target: e.target.Name(), File: e.target.File(), Line: e.line}
 		for _, end := range e.records {
 			evaluation := named
 			evaluation.RuleID, evaluation.Status, evaluation.Reason = end.rule.ID, end.status, end.reason
@@ -512,19 +514,19 @@ const (
 
 // rejectedFindings reports each problem the API server would reject the
 // object for as MDL002 at its field, its message followed by advice.
-func rejectedFindings(problems []*manifest.InvalidError, rules []*Rule, advice string) []Finding {
-	rule := ruleByID(rules, InvalidRuleID)
+func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, advice string) []lint.Finding {
+	rule := ruleByID(rules, lint.InvalidRuleID)
 	if rule == nil {
 		return nil
 	}
-	var findings []Finding
+	var findings []lint.Finding
 	for _, problem := range problems {
 		object := problem.Object
 		file, pos := object.Where(problem.Path)
-		findings = append(findings, Finding{
+		findings = append(findings, lint.Finding{
 			RuleID: rule.ID, RuleName: rule.Name, Severity: rule.Severity,
 			Message:  problem.Message + advice,
-			Location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
+			Location: lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
 			Target:   object.ID(),
 			Related:  helperCall(object, problem.Path),
 		})
@@ -533,7 +535,7 @@ func rejectedFindings(problems []*manifest.InvalidError, rules []*Rule, advice s
 }
 
 // ruleByID returns the enabled rule with an ID, or nil when it is disabled.
-func ruleByID(rules []*Rule, id string) *Rule {
+func ruleByID(rules []*lint.Rule, id string) *lint.Rule {
 	for _, rule := range rules {
 		if rule.ID == id {
 			return rule

@@ -1,6 +1,7 @@
-package lint
+package engine
 
 import (
+	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/render"
 )
@@ -21,7 +22,7 @@ func isRenderArchive(path string) bool { return render.IsChartArchive(path) }
 // them. Each chart or overlay is its own unit, numbered after the PATHs'.
 // A chart or overlay that fails to render is an input error; the others
 // are still rendered. What Helm and Kustomize logged comes back as notes.
-func renderInputs(dirs []string, options Options) ([]*manifest.File, []string, []InputError) {
+func renderInputs(dirs []string, options Options) ([]*manifest.File, []string, []lint.InputError) {
 	if len(dirs) == 0 {
 		return nil, nil, nil
 	}
@@ -38,7 +39,7 @@ func renderInputs(dirs []string, options Options) ([]*manifest.File, []string, [
 	for _, file := range files {
 		file.Unit += len(options.Paths)
 	}
-	var problems []InputError
+	var problems []lint.InputError
 	for _, err := range errs {
 		problems = append(problems, inputErrorOf(err))
 	}

@@ -1,4 +1,4 @@
-package lint
+package engine
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/internal/parallel"
+	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/render"
@@ -34,7 +35,7 @@ type inputs struct {
 	imageSources []string
 	// errors are the inputs that could not be read or parsed; the rest is
 	// still linted, and the run exits 2.
-	errors []InputError
+	errors []lint.InputError
 	// notes say what the walk left out and why (shown at -v).
 	notes []string
 }

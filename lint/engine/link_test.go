@@ -1,8 +1,9 @@
-package lint
+package engine
 
 import (
 	"testing"
 
+	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
 )
@@ -49,26 +50,26 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	models := []*Target{
+	models := []*lint.Target{
 		{Model: &model.Model{Dir: "models/resnet"}},
 		{Model: &model.Model{Dir: "models/annotated"}},
 		{Model: &model.Model{Dir: "store/resnet"}},
 	}
 	cases := []struct {
 		name    string
-		config  *Config
-		flagged []ModelMapping
+		config  *lint.Config
+		flagged []lint.ModelMapping
 		want    string
 		how     string
 	}{
-		{"annotation wins over name", &Config{}, nil, "models/annotated", "annotation modellint.dev/model-path"},
-		{"mapping wins over annotation", &Config{Models: []ModelMapping{{Path: "store", MountPath: "/models"}}}, nil,
+		{"annotation wins over name", &lint.Config{}, nil, "models/annotated", "annotation modellint.dev/model-path"},
+		{"mapping wins over annotation", &lint.Config{Models: []lint.ModelMapping{{Path: "store", MountPath: "/models"}}}, nil,
 			"store/resnet", "config models[0]"},
-		{"flag", &Config{}, []ModelMapping{{Path: "store/resnet", MountPath: "/models/resnet"}}, "store/resnet", "--model store/resnet"},
+		{"flag", &lint.Config{}, []lint.ModelMapping{{Path: "store/resnet", MountPath: "/models/resnet"}}, "store/resnet", "--model store/resnet"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			target := &Target{Workload: set.Workloads[0]}
+			target := &lint.Target{Workload: set.Workloads[0]}
 			linker := newLinker(c.config, c.flagged)
 			linker.addModels(models)
 			linker.link(target)

@@ -1,4 +1,4 @@
-package lint
+package engine
 
 import (
 	"fmt"
@@ -8,19 +8,8 @@ import (
 	"sync"
 
 	"github.com/modellint/modellint/internal/lazyregexp"
+	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
-)
-
-// IgnoreAnnotation suppresses rules on an object or its pod template:
-// `modellint.dev/ignore: "MDL205,MDL208 -- reason"`.
-const IgnoreAnnotation = "modellint.dev/ignore"
-
-// Rules the engine reports itself (they have no Check).
-const (
-	// SuppressionRuleID is reported for a suppression without a reason.
-	SuppressionRuleID = "MDL001"
-	// InvalidRuleID is reported for an object with a field of the wrong type.
-	InvalidRuleID = "MDL002"
 )
 
 // inlineIgnore matches `# modellint:ignore MDL208,MDL205 reason` (also with
@@ -28,7 +17,7 @@ const (
 var inlineIgnore = lazyregexp.New(`#\s*modellint:ignore[=\s]\s*([A-Za-z0-9_,-]+)\s*(.*)$`)
 
 type suppressor struct {
-	config *Config
+	config *lint.Config
 	files  map[string]*manifest.File
 	// workloads by target name, to read annotations.
 	workloads map[string]*manifest.Workload
@@ -39,13 +28,13 @@ type suppressor struct {
 	now           string
 	// missingReason collects one MDL001 finding per suppression without a
 	// reason; reasonRule is MDL001 as enabled for the run (nil when disabled).
-	missingReason map[Location]Finding
-	reasonRule    *Rule
+	missingReason map[lint.Location]lint.Finding
+	reasonRule    *lint.Rule
 }
 
-func newSuppressor(config *Config, set *manifest.Set, now string, rules []*Rule) *suppressor {
+func newSuppressor(config *lint.Config, set *manifest.Set, now string, rules []*lint.Rule) *suppressor {
 	s := &suppressor{config: config, files: map[string]*manifest.File{}, workloads: map[string]*manifest.Workload{},
-		annotations: map[*manifest.Workload][]ignoreAnnotation{}, now: now, missingReason: map[Location]Finding{}, reasonRule: ruleByID(rules, SuppressionRuleID)}
+		annotations: map[*manifest.Workload][]ignoreAnnotation{}, now: now, missingReason: map[lint.Location]lint.Finding{}, reasonRule: ruleByID(rules, lint.SuppressionRuleID)}
 	for _, file := range set.Files {
 		s.files[file.Path] = file
 	}
@@ -57,7 +46,7 @@ func newSuppressor(config *Config, set *manifest.Set, now string, rules []*Rule)
 
 // apply marks suppressed findings and adds an MDL001 finding for every
 // suppression that gives no reason.
-func (s *suppressor) apply(findings []Finding) []Finding {
+func (s *suppressor) apply(findings []lint.Finding) []lint.Finding {
 	for i := range findings {
 		finding := &findings[i]
 		finding.Suppression = s.inline(finding)
@@ -76,11 +65,11 @@ func (s *suppressor) apply(findings []Finding) []Finding {
 }
 
 // reasonMissing records an MDL001 finding; fix says where the reason goes.
-func (s *suppressor) reasonMissing(location Location, target, how, fix string) {
+func (s *suppressor) reasonMissing(location lint.Location, target, how, fix string) {
 	if _, seen := s.missingReason[location]; seen || s.reasonRule == nil {
 		return
 	}
-	s.missingReason[location] = Finding{
+	s.missingReason[location] = lint.Finding{
 		RuleID: s.reasonRule.ID, RuleName: s.reasonRule.Name, Severity: s.reasonRule.Severity,
 		Message:  how + " gives no reason: " + fix + ", so the next reader knows why the finding is accepted",
 		Location: location, Target: target,
@@ -88,7 +77,7 @@ func (s *suppressor) reasonMissing(location Location, target, how, fix string) {
 }
 
 // inline looks for an ignore comment on the finding's line or the line above.
-func (s *suppressor) inline(finding *Finding) *Suppression {
+func (s *suppressor) inline(finding *lint.Finding) *lint.Suppression {
 	file := s.files[finding.Location.File]
 	if file == nil || finding.Location.Line == 0 {
 		return nil
@@ -108,10 +97,10 @@ func (s *suppressor) inline(finding *Finding) *Suppression {
 		reason := cleanReason(m[2])
 		if reason == "" {
 			column := strings.Index(text, "#") + 1
-			s.reasonMissing(Location{File: file.Path, Line: line, Column: column}, finding.Target,
+			s.reasonMissing(lint.Location{File: file.Path, Line: line, Column: column}, finding.Target,
 				"the ignore comment", "write it after the rule IDs (# modellint:ignore MDL208 reason)")
 		}
-		return &Suppression{Kind: SuppressedByComment, Reason: reason}
+		return &lint.Suppression{Kind: lint.SuppressedByComment, Reason: reason}
 	}
 	return nil
 }
@@ -120,7 +109,7 @@ func (s *suppressor) inline(finding *Finding) *Suppression {
 // its pod template, and where it is written.
 type ignoreAnnotation struct {
 	value    string
-	location Location
+	location lint.Location
 }
 
 // learn reads the ignore annotations of a workload, the object's and then
@@ -138,8 +127,8 @@ func (s *suppressor) learn(workload *manifest.Workload) {
 
 func workloadIgnores(workload *manifest.Workload) []ignoreAnnotation {
 	object := workload.Object
-	onObject, objectHas := object.Lookup("metadata", "annotations", IgnoreAnnotation)
-	onTemplate, templateHas := workload.TemplateAnnotations[IgnoreAnnotation]
+	onObject, objectHas := object.Lookup("metadata", "annotations", lint.IgnoreAnnotation)
+	onTemplate, templateHas := workload.TemplateAnnotations[lint.IgnoreAnnotation]
 	places := []struct {
 		value string
 		has   bool
@@ -153,16 +142,16 @@ func workloadIgnores(workload *manifest.Workload) []ignoreAnnotation {
 		if !place.has {
 			continue
 		}
-		annotationPath := manifest.JoinPath(place.path, IgnoreAnnotation)
+		annotationPath := manifest.JoinPath(place.path, lint.IgnoreAnnotation)
 		file, pos := object.Where(annotationPath)
 		annotations = append(annotations, ignoreAnnotation{value: place.value,
-			location: Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(annotationPath)}})
+			location: lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(annotationPath)}})
 	}
 	return annotations
 }
 
 // annotation looks for the ignore annotation on the object, then on its pod template.
-func (s *suppressor) annotation(finding *Finding) *Suppression {
+func (s *suppressor) annotation(finding *lint.Finding) *lint.Suppression {
 	workload := s.workloads[finding.Target]
 	if workload == nil {
 		return nil
@@ -178,10 +167,10 @@ func (s *suppressor) annotation(finding *Finding) *Suppression {
 		}
 		reason = cleanReason(reason)
 		if reason == "" {
-			s.reasonMissing(annotation.location, finding.Target, "the "+IgnoreAnnotation+" annotation",
+			s.reasonMissing(annotation.location, finding.Target, "the "+lint.IgnoreAnnotation+" annotation",
 				"write it after the rule IDs (\"MDL205 -- reason\")")
 		}
-		return &Suppression{Kind: SuppressedByAnnotation, Reason: reason}
+		return &lint.Suppression{Kind: lint.SuppressedByAnnotation, Reason: reason}
 	}
 	return nil
 }
@@ -194,7 +183,7 @@ func asString(value any) string {
 }
 
 // configured looks for a matching, unexpired ignore entry in the config file.
-func (s *suppressor) configured(finding *Finding) *Suppression {
+func (s *suppressor) configured(finding *lint.Finding) *lint.Suppression {
 	for i, ignore := range s.config.Ignore {
 		if !matchesRule(ignore.Rule, finding) {
 			continue
@@ -210,17 +199,17 @@ func (s *suppressor) configured(finding *Finding) *Suppression {
 			continue
 		}
 		if strings.TrimSpace(ignore.Reason) == "" {
-			s.reasonMissing(Location{File: s.config.Path, Path: fmt.Sprintf("ignore[%d]", i)}, finding.Target,
+			s.reasonMissing(lint.Location{File: s.config.Path, Path: fmt.Sprintf("ignore[%d]", i)}, finding.Target,
 				"the config ignore entry", "add a reason: field to it")
 		}
-		return &Suppression{Kind: SuppressedByConfig, Reason: strings.TrimSpace(ignore.Reason)}
+		return &lint.Suppression{Kind: lint.SuppressedByConfig, Reason: strings.TrimSpace(ignore.Reason)}
 	}
 	return nil
 }
 
 // matchesRule reports whether a comma-separated list of rule IDs or names
 // (or "*", "all") covers the finding.
-func matchesRule(list string, finding *Finding) bool {
+func matchesRule(list string, finding *lint.Finding) bool {
 	for _, item := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' }) {
 		if item == "*" || strings.EqualFold(item, "all") || strings.EqualFold(item, finding.RuleID) || item == finding.RuleName {
 			return true

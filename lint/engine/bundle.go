@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/image"
+	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/launch/python"
+	"github.com/modellint/modellint/lint/image/launch/shell"
+	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/server"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// buildBundles builds the bundles of a target: one per container of a
+// workload, one per image of an image target. It settles each
+// container's runtime and invocation from what runs, so every rule sees
+// the same server.
+func buildBundles(target *lint.Target, config *lint.Config) {
+	if target.Workload == nil {
+		for _, source := range slices.Sorted(maps.Keys(target.Images)) {
+			img := target.Images[source]
+			bundle := &lint.Bundle{Image: img, Spec: launch.ForImage(img), Arch: config.Cluster.Architecture}
+			analyze(bundle, nil)
+			target.Bundles = append(target.Bundles, bundle)
+		}
+		return
+	}
+	w := target.Workload
+	arch := w.Spec.NodeSelector["kubernetes.io/arch"]
+	if arch == "" {
+		arch = config.Cluster.Architecture
+	}
+	for _, container := range w.Containers {
+		img := target.Images[container.Image]
+		config := img
+		if config == nil || config.Unresolvable != "" {
+			config = &image.Image{} // the start is composed from the manifest alone
+		}
+		bundle := &lint.Bundle{Container: container, Image: img, Spec: containerSpec(container, w.Spec, config), Arch: arch}
+		if img != nil && img.Unresolvable == "" {
+			analyze(bundle, w)
+		}
+		if !container.Init {
+			recognise(bundle, w.Platform)
+		}
+		target.Bundles = append(target.Bundles, bundle)
+	}
+}
+
+// containerSpec composes a container's start, with the command and args a
+// platform puts in place of the manifest's.
+func containerSpec(container *manifest.Container, pod *corev1.PodSpec, img *image.Image) launch.Spec {
+	spec := launch.ForContainer(container.Started(), pod, img)
+	if container.StartedBy != "" {
+		spec.ArgvFrom = container.StartedBy
+	}
+	return spec
+}
+
+// analyze replays the start in the image's layers; w is the container's
+// workload, nil for an image on its own.
+func analyze(b *lint.Bundle, w *manifest.Workload) {
+	if b.Image == nil || b.Image.FS() == nil {
+		return
+	}
+	arch := b.Arch
+	if arch == "" && b.Image.Config != nil {
+		arch = b.Image.Config.Architecture
+	}
+	b.Start = launch.Analyze(b.Image, b.Spec, arch)
+	b.Program = python.Analyze(b.Image, programContext(w, b.Container, b.Spec), b.Start.Runs)
+}
+
+// programContext is what the program checks need of a container besides
+// its start: which paths are volumes, which env the cluster fills in, and
+// for a RayService's Ray container the Serve applications it deploys.
+func programContext(w *manifest.Workload, container *manifest.Container, spec launch.Spec) python.Context {
+	ctx := python.Context{Spec: spec}
+	if container == nil {
+		return ctx
+	}
+	if w != nil && w.ServeConfig != "" && !container.Init && strings.HasSuffix(container.Path, ".containers[0]") {
+		// KubeRay runs Ray in the first container of each group.
+		apps, err := python.ParseServeConfig(w.ServeConfig)
+		ctx.ServeApps = apps
+		if err != nil {
+			ctx.ServeConfigError = w.ServeConfigPath + ": " + err.Error()
+		}
+	}
+	for _, mount := range container.VolumeMounts {
+		ctx.Mounts = append(ctx.Mounts, mount.MountPath)
+	}
+	for _, variable := range container.Env {
+		if variable.ValueFrom != nil {
+			ctx.EnvFromCluster = append(ctx.EnvFromCluster, variable.Name)
+		}
+	}
+	return ctx
+}
+
+// recognise decides which server the container runs, from the program that
+// finally runs first and the image name last, and settles the container's
+// runtime and invocation on it. platform is the serving platform that built
+// the pod ("kserve", "seldon", "" for none), whose declared runtime counts
+// when nothing that runs says otherwise.
+func recognise(b *lint.Bundle, platform string) {
+	c := b.Container
+	process := server.Process{Image: c.Image}
+	if c.FromServingRuntime || platform != "" {
+		process.Declared = c.Runtime
+	}
+	switch {
+	case b.Start != nil && len(b.Start.Runs) > 0:
+		for _, run := range b.Start.Runs {
+			process.Runs = append(process.Runs, b.ArgvWords(run.Argv))
+		}
+	case b.Start != nil || len(c.Started().Command) > 0 || b.Image != nil && b.Image.Config != nil:
+		// Known but not followed: a wrapper that builds its command at run
+		// time, or an image whose layers were not read.
+		process.Command = b.ArgvWords(b.Spec.Argv)
+		if b.Start == nil {
+			if program, ok := followCommandString(b, b.Spec.Argv); ok {
+				process.Runs = [][]server.Word{b.ArgvWords(program)}
+			}
+		}
+	default:
+		// Args only, and the image was not read: its entrypoint is unknown.
+		process.Args = b.ArgvWords(b.Spec.Argv)
+	}
+	b.Server = server.Recognise(process)
+	c.Runtime = b.Server.Runtime
+	if c.Runtime == nil && b.Server.NotServer == "" && c.ProbesModelEndpoint() {
+		c.Runtime = server.Generic
+	}
+	c.Invoked = nil
+	if c.Runtime != nil && c.Runtime != server.Generic {
+		c.Invoked = c.Runtime.ParseProcess(b.Server.Argv, b.Env(), c.EnvIndex(), b.Server.FromImage)
+	}
+}
+
+// followCommandString follows a `sh -c STRING` from the manifest alone, when
+// the image is not read: the string names the program.
+func followCommandString(b *lint.Bundle, argv []string) ([]string, bool) {
+	command, name, args, ok := launch.CommandString(argv)
+	if !ok {
+		return nil, false
+	}
+	env := b.Env()
+	result, err := shell.FollowCommandString(command, name, args, func(key string) (string, bool) {
+		value, ok := env[key]
+		return value, ok
+	})
+	if err != nil || len(result.Commands) == 0 {
+		return nil, false
+	}
+	return result.Commands[0].Argv, true
+}

@@ -1,0 +1,270 @@
+package engine
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/model"
+	"github.com/modellint/modellint/lint/server"
+)
+
+// kserveModelPath is where KServe's storage initializer puts storageUri's files.
+const kserveModelPath = "/mnt/models"
+
+// linker links workload targets to model targets.
+type linker struct {
+	models   []*model.Model
+	byDir    map[string]*model.Model
+	mappings []namedMapping
+	// units are the PATH arguments model dirs were found in: of two dirs
+	// with the server path's name, the one in the workload's own PATH wins.
+	units map[string]int
+}
+
+type namedMapping struct {
+	lint.ModelMapping
+	how string
+}
+
+func newLinker(config *lint.Config, flagged []lint.ModelMapping) *linker {
+	l := &linker{byDir: map[string]*model.Model{}}
+	for i, mapping := range config.Models {
+		l.mappings = append(l.mappings, namedMapping{mapping, fmt.Sprintf("config models[%d]", i)})
+	}
+	for _, mapping := range flagged {
+		l.mappings = append(l.mappings, namedMapping{mapping, "--model " + mapping.Path})
+	}
+	return l
+}
+
+// unused names the --model DIR:MOUNTPATH flags no container's model path
+// fell under: a typo in the mount path would otherwise link nothing quietly.
+func (l *linker) unused(targets []*lint.Target) []string {
+	linked := map[string]bool{}
+	for _, target := range targets {
+		for _, link := range target.Links {
+			linked[link.How] = true
+		}
+	}
+	var unused []string
+	for _, mapping := range l.mappings {
+		if mapping.MountPath != "" && strings.HasPrefix(mapping.how, "--model ") && !linked[mapping.how] {
+			unused = append(unused, fmt.Sprintf("--model %s:%s: no serving container reads a model under %s", mapping.Path, mapping.MountPath, mapping.MountPath))
+		}
+	}
+	return unused
+}
+
+// addModels makes model targets candidates for links.
+func (l *linker) addModels(modelTargets []*lint.Target) {
+	for _, target := range modelTargets {
+		l.models = append(l.models, target.Model)
+		l.byDir[target.Model.Dir] = target.Model
+	}
+}
+
+// link fills target.Links (and target.Model with the first linked model)
+// for every serving container of a workload target.
+func (l *linker) link(target *lint.Target) {
+	workload := target.Workload
+	annotated := modelPathAnnotation(workload)
+	for _, container := range workload.Containers {
+		if !container.Serving() || container.Runtime == server.Generic {
+			continue
+		}
+		invocation := container.Invocation()
+		paths := invocation.ModelPaths
+		// KServe's storage initializer copies storageUri to /mnt/models;
+		// the model dir is found by the URI's last element.
+		nameFrom := ""
+		if container.FromServingRuntime || (workload.Platform == "kserve" && len(paths) == 0) {
+			uri := storageURI(workload, container)
+			paths = []server.Value{{Value: kserveModelPath, From: "storageUri " + uri, Field: "storageUri"}}
+			nameFrom = path.Base(strings.TrimRight(uri, "/"))
+		}
+		for _, serverPath := range paths {
+			name := path.Base(serverPath.Value)
+			if nameFrom != "" {
+				name = nameFrom
+			}
+			models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository, workload.Object.File.Unit)
+			if dir := path.Dir(serverPath.Value); len(models) == 0 && isModelFile(serverPath.Value) && nameFrom == "" {
+				// llama.cpp's -m names a .gguf file: its dir is the model dir.
+				models, how = l.find(dir, path.Base(dir), annotated, false, workload.Object.File.Unit)
+			}
+			if len(models) == 0 {
+				models = []*model.Model{nil}
+			}
+			// A repository path links each model in it.
+			for _, m := range models {
+				link := &lint.Link{Container: container, Invocation: invocation, ServerPath: serverPath,
+					Mount: mountFor(container, serverPath.Value), Model: m, How: how}
+				target.Links = append(target.Links, link)
+				if target.Model == nil && m != nil {
+					target.Model = m
+				}
+			}
+		}
+	}
+}
+
+// isModelFile says a server's model path names a file, not a dir: a
+// GGUF file, the one format servers are pointed at by file.
+func isModelFile(p string) bool { return strings.EqualFold(path.Ext(p), ".gguf") }
+
+// find picks the model dirs for a server path: explicit mappings first,
+// then the annotation, then the one dir called name (the path's last
+// element, or the storageUri's for KServe). A single-model server gets
+// at most one; a repository path (Triton, TorchServe, MLServer) gets every
+// model dir inside the dir it maps to.
+func (l *linker) find(serverPath, name, annotated string, repository bool, unit int) ([]*model.Model, string) {
+	pick := func(dir string) []*model.Model {
+		if m := l.byDir[dir]; m != nil && !repository {
+			return []*model.Model{m}
+		}
+		if !repository {
+			return nil
+		}
+		if m := l.byDir[dir]; m != nil && m.Layout != model.LayoutFiles {
+			return []*model.Model{m} // the repository path names one model's dir
+		}
+		return l.inside(dir)
+	}
+	for _, mapping := range l.mappings {
+		if mapping.MountPath == "" {
+			continue
+		}
+		rel, ok := under(serverPath, mapping.MountPath)
+		if !ok {
+			continue
+		}
+		if models := pick(path.Join(mapping.Path, rel)); len(models) > 0 {
+			return models, mapping.how
+		}
+	}
+	if annotated != "" {
+		if models := pick(path.Clean(annotated)); len(models) > 0 {
+			return models, "annotation " + lint.ModelPathAnnotation
+		}
+	}
+	for _, mapping := range l.mappings {
+		if mapping.MountPath == "" && path.Base(mapping.Path) == name {
+			if models := pick(mapping.Path); len(models) > 0 {
+				return models, mapping.how
+			}
+		}
+	}
+	if repository {
+		return nil, "" // a repository matched by name alone could be any dir of that name
+	}
+	var matches []*model.Model
+	for _, m := range l.models {
+		if path.Base(m.Dir) == name {
+			matches = append(matches, m)
+		}
+	}
+	if len(matches) > 1 {
+		var ownUnit []*model.Model
+		for _, m := range matches {
+			if found, ok := l.units[m.Dir]; ok && found == unit {
+				ownUnit = append(ownUnit, m)
+			}
+		}
+		matches = ownUnit
+	}
+	if len(matches) == 1 {
+		return matches, "name match"
+	}
+	return nil, ""
+}
+
+// inside returns the model dirs directly below dir, in order.
+func (l *linker) inside(dir string) []*model.Model {
+	var models []*model.Model
+	for _, m := range l.models {
+		if path.Dir(m.Dir) == dir {
+			models = append(models, m)
+		}
+	}
+	sort.Slice(models, func(i, j int) bool { return models[i].Dir < models[j].Dir })
+	return models
+}
+
+// under reports whether p lies at or below dir, and the rest of p.
+func under(p, dir string) (string, bool) {
+	p, dir = path.Clean(p), path.Clean(dir)
+	if p == dir {
+		return "", true
+	}
+	if dir == "/" {
+		return strings.TrimPrefix(p, "/"), strings.HasPrefix(p, "/")
+	}
+	if strings.HasPrefix(p, dir+"/") {
+		return p[len(dir)+1:], true
+	}
+	return "", false
+}
+
+// mountFor finds the volumeMount that holds p, the deepest when several do.
+func mountFor(container *manifest.Container, p string) *lint.MountedPath {
+	var best *lint.MountedPath
+	for i, mount := range container.VolumeMounts {
+		rel, ok := under(p, mount.MountPath)
+		if !ok {
+			continue
+		}
+		if best == nil || len(mount.MountPath) > len(best.Mount) {
+			best = &lint.MountedPath{Index: i, Mount: path.Clean(mount.MountPath), Rel: rel}
+		}
+	}
+	return best
+}
+
+// storageURI is the storageUri of a KServe component or its model shorthand.
+func storageURI(w *manifest.Workload, c *manifest.Container) string {
+	for _, p := range []string{c.Path, w.SpecPath} {
+		if value, ok := w.Object.Lookup(append(strings.Split(p, "."), "storageUri")...); ok {
+			uri, _ := value.(string)
+			return uri
+		}
+	}
+	return ""
+}
+
+func modelPathAnnotation(w *manifest.Workload) string {
+	if value := w.TemplateAnnotations[lint.ModelPathAnnotation]; value != "" {
+		return value
+	}
+	value, _ := w.Object.Lookup("metadata", "annotations", lint.ModelPathAnnotation)
+	text, _ := value.(string)
+	return text
+}
+
+// linkNotes say, for the reports, how each serving container of a workload
+// target found (or did not find) its model.
+func linkNotes(target *lint.Target) []string {
+	if target.Workload == nil {
+		return nil
+	}
+	var notes []string
+	for _, link := range target.Links {
+		where := fmt.Sprintf("%s %s: %s %s", target.Name(), link.Container.Label(), link.ServerPath.From, link.ServerPath.Value)
+		img := target.Images[link.Container.Image]
+		switch {
+		case link.Model != nil:
+			notes = append(notes, fmt.Sprintf("%s → model %s (%s)", where, link.Model.Dir, link.How))
+		case link.Mount == nil && img != nil && img.FS() != nil:
+			notes = append(notes, fmt.Sprintf("%s → no volumeMount covers it and image %s holds no model dir there", where, img.Reference))
+		case link.Mount != nil:
+			notes = append(notes, fmt.Sprintf("%s → on the volume mounted at %s; no model dir given for it (map one with "+
+				"--model DIR:%s, the %s annotation, or models: in .modellint.yaml)", where, link.Mount.Mount, link.Mount.Mount, lint.ModelPathAnnotation))
+		default:
+			notes = append(notes, where+" → no volumeMount covers it and the image was not read, so no model is linked")
+		}
+	}
+	return notes
+}

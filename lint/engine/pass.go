@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"github.com/modellint/modellint/internal/message"
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+// reporter turns a rule's diagnostics on one target into findings: it
+// places each at its file, line and column and fills in the rule.
+type reporter struct {
+	rule     *lint.Rule
+	target   *lint.Target
+	findings []lint.Finding
+	skip     string
+	// withoutFixes drops the fixes rules attach (Options.WithoutFixes).
+	withoutFixes bool
+}
+
+// newPass is the pass a target's rules share, reporting through r.
+func newPass(r *reporter, set *manifest.Set, config *lint.Config, c *checker) *lint.Pass {
+	return &lint.Pass{Target: r.target, Objects: set, Config: config, Cluster: c.nodes,
+		Report: r.report, Skip: func(reason string) { r.skip = reason }}
+}
+
+func (r *reporter) report(d lint.Diagnostic) {
+	finding := lint.Finding{
+		RuleID:   r.rule.ID,
+		RuleName: r.rule.Name,
+		Severity: d.Severity,
+		// A rule may quote a manifest's value (an image name of
+		// megabytes) that must not become a report line of megabytes.
+		Message: message.Cap(d.Message, message.MaxFinding),
+		Target:  r.target.Name(),
+		Fix:     r.fix(d.Fix),
+	}
+	workload := r.target.Workload
+	switch {
+	case d.File == "" && workload != nil:
+		object := workload.Object
+		file, pos := object.Where(d.Path) // for rendered input, the template, values file or patch line
+		finding.Location = lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(d.Path)}
+		finding.Related = helperCall(object, d.Path)
+	case d.File != "":
+		finding.Location = lint.Location{File: d.File}
+	default:
+		finding.Location = lint.Location{File: r.target.File()}
+	}
+	if d.Image != (lint.ImageLocation{}) {
+		where := d.Image
+		finding.Image = &where
+	}
+	r.findings = append(r.findings, finding)
+}
+
+// fix gives a rule's fix the rule's safety, and drops what --fix may not
+// apply: every fix when nothing reads them, moves of a model in an image.
+func (r *reporter) fix(fix *lint.Fix) *lint.Fix {
+	if fix == nil || r.withoutFixes {
+		return nil
+	}
+	fixed := *fix
+	fixed.Safety = r.rule.Fixes
+	if fixed.Safety == lint.FixNone {
+		fixed.Safety = lint.FixSafe
+	}
+	if r.target.Baked != nil {
+		fixed.Moves = nil
+	}
+	return &fixed
+}
+
+// helperCall is, for a field a Helm helper wrote, the template line that
+// included the helper: the finding is placed in the helper, and the call
+// tells which template (and which of its ranged objects) it is about.
+func helperCall(object *manifest.Object, path string) []lint.RelatedLocation {
+	call, ok := object.CalledFrom(path)
+	if !ok {
+		return nil
+	}
+	return []lint.RelatedLocation{{
+		Location: lint.Location{File: call.File, Line: call.Line, Column: call.Column},
+		Message:  lint.IncludedFrom,
+	}}
+}
