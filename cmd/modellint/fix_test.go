@@ -219,6 +219,10 @@ func TestFixKustomizePatch(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS("testdata/fix-kustomize")); err != nil {
 		t.Fatal(err)
 	}
+	// A repository checkout: the overlay may read its base beside it.
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	base := readFile(t, filepath.Join(dir, "base", "deploy.yaml"))
 	patch := readFile(t, filepath.Join(dir, "overlay", "rollout.yaml"))
 	overlay := filepath.Join(dir, "overlay")

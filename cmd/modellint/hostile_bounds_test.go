@@ -16,7 +16,7 @@ import (
 // memory limits, in a one-line error naming the input or in the finding
 // that is the right answer.
 func TestHostileBounds(t *testing.T) {
-	dir := t.TempDir()
+	dir := repository(t)
 	path := func(name string) string { return filepath.Join(dir, name) }
 	write := func(name, content string) string {
 		os.MkdirAll(filepath.Dir(path(name)), 0o755)
@@ -169,7 +169,7 @@ func TestHostileCharts(t *testing.T) {
 // was killed after 98 s. The build runs in the renderer, within its bounds,
 // so it is a one-line error naming the overlay.
 func TestHostileOverlay(t *testing.T) {
-	dir := t.TempDir()
+	dir := repository(t)
 	bomb := []string{"apiVersion: v1", "kind: ConfigMap", "metadata: {name: lol}", "data:",
 		`  a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]`}
 	previous := "a"
@@ -269,4 +269,14 @@ func TestHostileMessages(t *testing.T) {
 			t.Errorf("-v output %q does not note %q", stdout.String(), note)
 		}
 	}
+}
+
+// repository is a temporary directory that stands for a checkout (it holds
+// .git), so an overlay in it may build on a base in a sibling directory.
+func repository(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -94,7 +94,7 @@ func setWritable(t *testing.T, root string, writable bool) {
 // checks that nothing under them changed. Tests may run as root, whom the
 // permissions do not stop, so the trees are compared before and after.
 func TestNeverWritesScannedTrees(t *testing.T) {
-	root := t.TempDir()
+	root := repository(t)
 	for _, dir := range []string{"examples", "models", "charts", "kustomize", "scenarios/e2e-correct"} {
 		target := filepath.Join(root, dir)
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {

@@ -16,7 +16,7 @@ func addRenderFlags(set *pflag.FlagSet, options *engine.RenderOptions) {
 	set.BoolVar(&options.HelmIncludeTests, "helm-include-tests", false, "also lint Helm test hooks (helm.sh/hook: test), which an install does not create")
 	set.StringVar(&options.KubeVersion, "kube-version", "", "Kubernetes version for Helm's .Capabilities.KubeVersion (helm --kube-version; default "+charts.DefaultKubeVersion+")")
 	set.StringSliceVar(&options.APIVersions, "api-versions", nil, "extra API versions for Helm's .Capabilities.APIVersions (helm --api-versions), repeatable")
-	set.StringVar(&options.KustomizeLoadRestrictor, "kustomize-load-restrictor", "", `"none" lets overlays read files outside their dir (kustomize --load-restrictor LoadRestrictionsNone; also kustomize.loadRestrictor in the config)`)
+	set.StringVar(&options.KustomizeLoadRestrictor, "kustomize-load-restrictor", "", `"none" lets an overlay's kustomizations read files outside their own dir, never outside the repository holding the PATH (kustomize --load-restrictor LoadRestrictionsNone)`)
 	set.DurationVar(&options.RenderTimeout, "render-timeout", charts.DefaultRenderTimeout,
 		"the most time rendering one Helm chart or Kustomize overlay may take (it runs in a child process, also bounded to 512 MiB of heap)")
 }

@@ -33,8 +33,8 @@ func TestRenderExitCodes(t *testing.T) {
 			"modellint: " + chartsDir + "/broken/template-syntax/templates/deployment.yaml:6: parse error at " +
 				"(template-syntax/templates/deployment.yaml:6): unexpected \"}\" in operand\n"},
 		{"remote base", []string{overlays + "/remote-base"}, exitError,
-			"modellint: " + overlays + "/remote-base/kustomization.yaml: resources entry github.com/modellint/serving-bases//tfserving?ref=v1.2.0 " +
-				"is a remote base: modellint builds overlays offline and does not fetch it; vendor it into the repository and point resources at the local copy\n"},
+			"modellint: " + overlays + `/remote-base/kustomization.yaml:4: resources[0] entry "github.com/modellint/serving-bases//tfserving?ref=v1.2.0" ` +
+				"is remote: modellint builds overlays offline and does not fetch it; vendor it into the repository and point resources[0] at the local copy\n"},
 		{"missing values file", []string{"--helm-values", "nope.yaml", chartsDir + "/serving/tfserving"}, exitError,
 			"modellint: nope.yaml: no such file or directory\n"},
 	}

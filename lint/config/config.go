@@ -66,8 +66,9 @@ type Config struct {
 
 // KustomizeConfig tunes how overlays are built.
 type KustomizeConfig struct {
-	// LoadRestrictor "none" lets overlays read files outside their dir
-	// (kustomize --load-restrictor LoadRestrictionsNone).
+	// LoadRestrictor is refused: it widens what an overlay may read, which
+	// the job decides (--kustomize-load-restrictor), not the repository.
+	// It is decoded only to say so.
 	LoadRestrictor string `json:"loadRestrictor,omitempty"`
 }
 
@@ -206,6 +207,10 @@ func Load(path string) (*Config, error) {
 		return nil, decodeErrors(path, data, strictErrors, err)
 	}
 	config.Path = path
+	if _, set := positionsOf(data)["kustomize.loadRestrictor"]; set {
+		return nil, fmt.Errorf("%s: kustomize.loadRestrictor: not read from the repository's config, which may not widen what an overlay reads; "+
+			"the job sets it with --kustomize-load-restrictor (MODELLINT_KUSTOMIZE_LOAD_RESTRICTOR)", positionsOf(data).at(path, "kustomize.loadRestrictor"))
+	}
 	switch strings.ToLower(config.FailOn) {
 	case "", "error", "warning", "info", "none", "never":
 	default:

@@ -76,3 +76,17 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadRestrictorRefused: a repository's config may not widen what an
+// overlay reads; the key names the flag that does.
+func TestLoadRestrictorRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".modellint.yaml")
+	if err := os.WriteFile(path, []byte("failOn: warning\nkustomize:\n  loadRestrictor: none\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	want := path + ":3:3: kustomize.loadRestrictor: not read from the repository's config"
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "--kustomize-load-restrictor") {
+		t.Errorf("error %v, want one starting %q and naming the flag", err, want)
+	}
+}

@@ -26,10 +26,10 @@ func renderInputs(dirs []string, options Options) ([]*manifest.File, []string, [
 	if len(dirs) == 0 {
 		return nil, nil, nil
 	}
+	// The load restrictor comes from the job's flags alone: the repository's
+	// config may not widen what an overlay reads.
 	renderOptions := options.Render
-	if renderOptions.KustomizeLoadRestrictor == "" && options.Config != nil {
-		renderOptions.KustomizeLoadRestrictor = options.Config.Kustomize.LoadRestrictor
-	}
+	renderOptions.Paths = options.Paths
 	// Values files are named in findings as every other input is.
 	renderOptions.HelmValues = make([]string, len(options.Render.HelmValues))
 	for i, path := range options.Render.HelmValues {

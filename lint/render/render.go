@@ -37,9 +37,14 @@ type Options struct {
 	KubeVersion string
 	// APIVersions are extra .Capabilities.APIVersions (helm --api-versions).
 	APIVersions []string
-	// KustomizeLoadRestrictor "none" lets an overlay read files outside
-	// its own tree (kustomize --load-restrictor LoadRestrictionsNone).
+	// KustomizeLoadRestrictor "none" lets a kustomization read files
+	// outside its own dir (kustomize --load-restrictor
+	// LoadRestrictionsNone), though never outside its root.
 	KustomizeLoadRestrictor string
+	// Paths are the PATH arguments the charts and overlays were found
+	// under. An overlay reads only inside the root (see kustomize.Root) of
+	// the one holding it; one under none is its own PATH.
+	Paths []string
 	// RenderTimeout bounds rendering one Helm chart or building one Kustomize
 	// overlay (0: charts.DefaultRenderTimeout).
 	RenderTimeout time.Duration
@@ -95,7 +100,7 @@ func IsChartArchive(path string) bool {
 // the others are still rendered. What Helm and Kustomize log while a path
 // renders comes back as notes, a line each, named by the path.
 func Render(paths []string, options Options) ([]*manifest.File, []string, []error) {
-	includedBy := bases(paths)
+	includedBy := bases(paths, options.Paths)
 	renderer := charts.NewRenderer(len(paths))
 	defer renderer.Close()
 	var files []*manifest.File
@@ -135,7 +140,10 @@ func renderOne(renderer *charts.Renderer, path string, includedBy map[string]str
 			Timeout: options.RenderTimeout,
 		})
 	case IsOverlay(path):
-		rendered, err = renderer.BuildOverlay(path, path, options.KustomizeLoadRestrictor, options.RenderTimeout)
+		var root string
+		if root, err = overlayRoot(path, options.Paths); err == nil {
+			rendered, err = renderer.BuildOverlay(path, path, root, options.KustomizeLoadRestrictor, options.RenderTimeout)
+		}
 	default:
 		err = fmt.Errorf("%s: neither a Helm chart nor a Kustomize overlay", path)
 	}
@@ -180,8 +188,38 @@ func withoutRepeatedSources(files []*manifest.File) []*manifest.File {
 	return kept
 }
 
-// bases maps each overlay in paths that another one builds on to that one.
-func bases(paths []string) map[string]string {
+// overlayRoot is the root of the PATH argument holding the overlay at path,
+// the deepest one when several do; the overlay's own when none does.
+func overlayRoot(path string, arguments []string) (string, error) {
+	absolute, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	holder := absolute
+	deepest := -1
+	for _, argument := range arguments {
+		argumentPath, err := filepath.Abs(argument)
+		if err != nil {
+			continue
+		}
+		relative, err := filepath.Rel(argumentPath, absolute)
+		if err != nil || relative == ".." || strings.HasPrefix(relative, ".."+string(filepath.Separator)) {
+			continue
+		}
+		if len(argumentPath) > deepest {
+			holder, deepest = argumentPath, len(argumentPath)
+		}
+	}
+	root, err := kustomize.Root(holder)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return root, nil
+}
+
+// bases maps each overlay in paths that another one builds on to that one;
+// arguments are the PATH arguments (see Options.Paths).
+func bases(paths, arguments []string) map[string]string {
 	absolute := map[string]string{}
 	for _, path := range paths {
 		if !IsChart(path) && IsOverlay(path) {
@@ -198,7 +236,11 @@ func bases(paths []string) map[string]string {
 		if IsChart(path) || !IsOverlay(path) {
 			continue
 		}
-		included, err := kustomize.Includes(path)
+		root, err := overlayRoot(path, arguments)
+		if err != nil {
+			continue // reported when the overlay itself is built
+		}
+		included, err := kustomize.Includes(path, root)
 		if err != nil {
 			continue // reported when the overlay itself is built
 		}

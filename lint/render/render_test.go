@@ -74,7 +74,7 @@ func TestRenderLintsBasesThroughOverlays(t *testing.T) {
 func TestRenderOneLineErrors(t *testing.T) {
 	files, _, errs := Render([]string{filepath.Join(testdata, "kustomize/remote-base"),
 		filepath.Join(testdata, "charts/broken/required-value"), filepath.Join(testdata, "kustomize/serving/overlays/prod")}, Options{})
-	if len(errs) != 2 || !strings.Contains(errs[0].Error(), "is a remote base") || !strings.Contains(errs[1].Error(), "model.name is required") {
+	if len(errs) != 2 || !strings.Contains(errs[0].Error(), "is remote") || !strings.Contains(errs[1].Error(), "model.name is required") {
 		t.Errorf("errors: %v", errs)
 	}
 	objects := 0

@@ -44,10 +44,11 @@ func (r *Renderer) Render(chartPath, display string, options Options) ([]*manife
 // file the objects came from, each field placed on the resource, patch or
 // kustomization line that wrote it, then the kustomization and patch files
 // (without objects) that fields may be placed in. display is how users name
-// dir; loadRestrictor is kustomize's --load-restrictor ("" or rootOnly,
-// none); timeout bounds the build (0: DefaultRenderTimeout).
-func (r *Renderer) BuildOverlay(dir, display, loadRestrictor string, timeout time.Duration) ([]*manifest.File, error) {
-	return r.call(Request{Overlay: dir, Display: display, LoadRestrictor: loadRestrictor, Options: Options{Timeout: timeout}},
+// dir; root is the tree it may read (see kustomize.Root); loadRestrictor is
+// kustomize's --load-restrictor ("" or rootOnly, none); timeout bounds the
+// build (0: DefaultRenderTimeout).
+func (r *Renderer) BuildOverlay(dir, display, root, loadRestrictor string, timeout time.Duration) ([]*manifest.File, error) {
+	return r.call(Request{Overlay: dir, Display: display, Root: root, LoadRestrictor: loadRestrictor, Options: Options{Timeout: timeout}},
 		"an overlay that expands without bound, such as a YAML alias bomb?", nil)
 }
 

@@ -18,6 +18,8 @@ type Request struct {
 	Options Options
 	// LoadRestrictor is kustomize's --load-restrictor for an overlay.
 	LoadRestrictor string
+	// Root is the tree an overlay may read (see kustomize.Root).
+	Root string
 }
 
 // Response is what the renderer writes on its standard output.

@@ -13,15 +13,22 @@ import (
 
 // Overlay is an overlay's tree of kustomizations, read before kustomize
 // builds it.
-type Overlay struct{ root *kustomization }
+type Overlay struct {
+	root *kustomization
+	tree string // the root it was read in
+}
 
-// ReadOverlay reads the tree of the overlay in dir, named display.
-func ReadOverlay(dir, display string) (*Overlay, error) {
-	root, err := readOverlay(dir, display)
+// Root is the tree the overlay was read in (see Root).
+func (o *Overlay) Root() string { return o.tree }
+
+// ReadOverlay reads the tree of the overlay in dir, named display, inside
+// root (see Root).
+func ReadOverlay(dir, display, root string) (*Overlay, error) {
+	top, err := readOverlay(dir, display, root)
 	if err != nil {
 		return nil, err
 	}
-	return &Overlay{root: root}, nil
+	return &Overlay{root: top, tree: root}, nil
 }
 
 // Dir is the overlay's directory, absolute.
@@ -81,6 +88,9 @@ func (o *Overlay) Files(objects []Object) ([]Built, error) {
 	var files []Built
 	for _, g := range groups {
 		fileDisplay := root.displayOf(g.source)
+		if err := Confine(o.tree, g.source); err != nil {
+			return nil, fmt.Errorf("%s: %w", fileDisplay, err)
+		}
 		source, err := fileread.Regular(g.source, manifest.MaxFileSize)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fileDisplay, unwrapPathError(err))

@@ -33,13 +33,13 @@ type patch struct {
 }
 
 // readPatches reads the kustomization's patchesStrategicMerge, patches and
-// patchesJson6902, in the order kustomize applies them.
-func (k *kustomization) readPatches() error {
+// patchesJson6902, in the order kustomize applies them, inside root.
+func (k *kustomization) readPatches(root string) error {
 	entries, _ := manifest.ValueAt(k.doc.Plain(), "patchesStrategicMerge")
 	list, _ := entries.([]any)
 	for i, entry := range list {
 		text, _ := entry.(string)
-		if err := k.addPatch(manifest.IndexPath("patchesStrategicMerge", i), text, "", nil, false); err != nil {
+		if err := k.addPatch(manifest.IndexPath("patchesStrategicMerge", i), text, "", nil, false, root); err != nil {
 			return err
 		}
 	}
@@ -55,7 +55,7 @@ func (k *kustomization) readPatches() error {
 			if file == "" {
 				fieldPath += ".patch"
 			}
-			if err := k.addPatch(fieldPath, file, inline, target, field == "patchesJson6902"); err != nil {
+			if err := k.addPatch(fieldPath, file, inline, target, field == "patchesJson6902", root); err != nil {
 				return err
 			}
 		}
@@ -66,11 +66,16 @@ func (k *kustomization) readPatches() error {
 // addPatch reads a patch from file (relative to the kustomization), or
 // inline from the kustomization at fieldPath. patchesStrategicMerge entries
 // are a file or an inline patch in the same string.
-func (k *kustomization) addPatch(fieldPath, file, inline string, target map[string]any, json bool) error {
+func (k *kustomization) addPatch(fieldPath, file, inline string, target map[string]any, json bool, root string) error {
 	p := &patch{json: json}
 	p.kind, _ = target["kind"].(string)
 	p.name, _ = target["name"].(string)
 	var source []byte
+	if file != "" && !strings.Contains(file, "\n") {
+		if err := k.checkEntry(strings.SplitN(fieldPath, ".", 2)[0], file, root); err != nil {
+			return err
+		}
+	}
 	if file != "" {
 		full := filepath.Join(k.dir, filepath.FromSlash(file))
 		data, err := fileread.Regular(full, manifest.MaxFileSize)
@@ -79,8 +84,6 @@ func (k *kustomization) addPatch(fieldPath, file, inline string, target map[stri
 			source, p.file = data, path.Join(k.display, file)
 		case fileread.IsNotRegular(err) || errors.As(err, new(*fileread.TooLargeError)):
 			return fmt.Errorf("%s: patch %s: %w", k.file, file, err)
-		case isRemote(file):
-			return fmt.Errorf("%s: patch %s is remote: modellint builds overlays offline and does not fetch it", k.file, file)
 		case inline == "" && strings.ContainsAny(file, "\n:"):
 			inline = file // a patchesStrategicMerge entry holding the patch itself
 		default:

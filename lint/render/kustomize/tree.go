@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -69,12 +70,13 @@ const maxTreeBuilds = 1000
 // path (to refuse cycles) and the kustomizations read so far, by clean
 // absolute directory, so ../base, ../base/ and ./../base are one read.
 type treeWalk struct {
+	root     string // see Root
 	visiting map[string]bool
 	read     map[string]*kustomization
 }
 
-func newTreeWalk() *treeWalk {
-	return &treeWalk{visiting: map[string]bool{}, read: map[string]*kustomization{}}
+func newTreeWalk(root string) *treeWalk {
+	return &treeWalk{root: root, visiting: map[string]bool{}, read: map[string]*kustomization{}}
 }
 
 // buildBudgetError is a tree that passed maxTreeBuilds, at the
@@ -85,16 +87,20 @@ func (e *buildBudgetError) Error() string {
 	return fmt.Sprintf("%s: builds more than %d kustomizations", e.at, maxTreeBuilds)
 }
 
-// readOverlay reads the tree of the overlay in dir, named display.
-func readOverlay(dir, display string) (*kustomization, error) {
-	root, err := readTree(dir, display, nil, newTreeWalk())
+// readOverlay reads the tree of the overlay in dir, named display, inside
+// root (see Root).
+func readOverlay(dir, display, root string) (*kustomization, error) {
+	if err := Confine(root, dir); err != nil {
+		return nil, fmt.Errorf("%s: %w", display, err)
+	}
+	top, err := readTree(dir, display, nil, newTreeWalk(root))
 	var budget *buildBudgetError
 	if errors.As(err, &budget) {
 		return nil, fmt.Errorf("%s: the overlay builds more than %d kustomizations counted along every path, "+
 			"passing the bound at %s (a base listed many times, perhaps under different spellings such as ../base and ../base/)",
 			path.Join(display, FileName(dir)), maxTreeBuilds, budget.at)
 	}
-	return root, err
+	return top, err
 }
 
 // readTree reads the kustomization in dir and, recursively, those of the
@@ -117,6 +123,9 @@ func readTree(dir, display string, parent *kustomization, walk *treeWalk) (*kust
 	}
 	if len(walk.read) >= maxTreeBuilds {
 		return nil, fmt.Errorf("%s: the overlay includes more than %d kustomizations", path.Join(display, name), maxTreeBuilds)
+	}
+	if err := Confine(walk.root, filepath.Join(absolute, name)); err != nil {
+		return nil, fmt.Errorf("%s: %w", path.Join(display, name), err)
 	}
 	walk.visiting[absolute] = true
 	defer delete(walk.visiting, absolute)
@@ -155,15 +164,19 @@ func readTree(dir, display string, parent *kustomization, walk *treeWalk) (*kust
 			}
 		}
 	}
-	if err := k.readPatches(); err != nil {
+	if err := k.readPatches(walk.root); err != nil {
 		return nil, err
 	}
 	walk.read[absolute] = k
 	return k, nil
 }
 
-// include records one resources/bases/components entry.
+// include records one resources/bases/components entry. A remote, absolute
+// or escaping entry is refused before anything is read from it.
 func (k *kustomization) include(entry, field string, walk *treeWalk) error {
+	if err := k.checkEntry(field, entry, walk.root); err != nil {
+		return err
+	}
 	target := filepath.Join(k.dir, filepath.FromSlash(entry))
 	info, err := os.Stat(target)
 	switch {
@@ -183,8 +196,8 @@ func (k *kustomization) include(entry, field string, walk *treeWalk) error {
 		return fmt.Errorf("%s: %s entry %s: %w", k.file, field, entry, &fileread.NotRegularError{Path: entry, Mode: info.Mode()})
 	case err == nil:
 		k.resources[target] = true
-	case isRemote(entry):
-		return fmt.Errorf("%s: %s entry %s is a remote base: modellint builds overlays offline and does not fetch it; "+
+	case looksLikeHost(entry):
+		return fmt.Errorf("%s: %s entry %s is remote: modellint builds overlays offline and fetches nothing; "+
 			"vendor it into the repository and point %s at the local copy", k.file, field, entry, field)
 	default:
 		return fmt.Errorf("%s: %s entry %s: no such file or directory", k.file, field, entry)
@@ -192,13 +205,50 @@ func (k *kustomization) include(entry, field string, walk *treeWalk) error {
 	return nil
 }
 
-// isRemote recognises the remote forms kustomize accepts: URLs, git
-// repository specs ("github.com/org/repo/path?ref=v1", "git@host:org/repo").
+// checkEntry refuses an entry of field that names a remote file or
+// repository, an absolute path, or a path that leads outside root.
+func (k *kustomization) checkEntry(field, entry, root string) error {
+	if isRemote(entry) {
+		return fmt.Errorf("%s: %s entry %s is remote: modellint builds overlays offline and fetches nothing; "+
+			"vendor it into the repository and point %s at the local copy", k.file, field, entry, field)
+	}
+	if err := CheckPath(k.dir, entry, root); err != nil {
+		return fmt.Errorf("%s: %s entry %s %w", k.file, field, entry, err)
+	}
+	return nil
+}
+
+// CheckPath returns an error, phrased to follow the entry's name, when
+// entry, a path relative to dir, is absolute or leads outside root.
+func CheckPath(dir, entry, root string) error {
+	if filepath.IsAbs(entry) || path.IsAbs(entry) {
+		return errors.New("is an absolute path: an overlay names files relative to its kustomization, inside the tree being linted")
+	}
+	return Confine(root, filepath.Join(dir, filepath.FromSlash(entry)))
+}
+
+// IsRemote reports whether entry is a URL or git repository spec: a form
+// kustomize would fetch or clone, or one that reads like it.
+func IsRemote(entry string) bool { return isRemote(entry) }
+
+// isRemote recognises the remote forms kustomize accepts, whether or not a
+// file of that name exists: URLs of any scheme, git repository specs
+// ("github.com/org/repo/path?ref=v1", "git::…", "git@host:org/repo").
+// Package build also asks kustomize's own parser, which this package does
+// not link; this is a superset of what it accepts.
 func isRemote(entry string) bool {
-	if strings.Contains(entry, "://") || strings.HasPrefix(entry, "git@") || strings.HasPrefix(entry, "git::") ||
-		strings.Contains(entry, "?ref=") || strings.Contains(entry, "?version=") {
+	lower := strings.ToLower(entry)
+	if strings.Contains(lower, "://") || strings.HasPrefix(lower, "git::") || scpUser.MatchString(entry) ||
+		strings.HasPrefix(lower, "github.com:") || strings.HasPrefix(lower, "github.com/") || strings.Contains(lower, "?ref=") || strings.Contains(lower, "?version=") {
 		return true
 	}
+	return false
+}
+
+// looksLikeHost is an entry that is not on disk and starts with what reads
+// as a host name (gitlab.com/org/repo): a remote base kustomize would not
+// fetch either, but one users mean as remote.
+func looksLikeHost(entry string) bool {
 	host, rest, found := strings.Cut(entry, "/")
 	return found && rest != "" && strings.Contains(host, ".") && !strings.HasPrefix(host, ".")
 }
@@ -272,17 +322,21 @@ func (k *kustomization) withComponents() []*kustomization {
 	return append(all, k)
 }
 
+// scpUser is the user@ that starts a git URL in scp form (git@host:org/repo),
+// as kustomize's parser matches it.
+var scpUser = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*@`)
+
 // Includes returns the local directories the kustomization in dir builds on
 // (its bases and components, transitively), as absolute paths: an overlay
-// lints them as part of itself.
-func Includes(dir string) ([]string, error) {
-	root, err := readOverlay(dir, dir)
+// lints them as part of itself. root is the tree they must lie in (see Root).
+func Includes(dir, root string) ([]string, error) {
+	top, err := readOverlay(dir, dir, root)
 	if err != nil {
 		return nil, err
 	}
 	var dirs []string
-	root.each(func(k *kustomization) bool {
-		if k != root {
+	top.each(func(k *kustomization) bool {
+		if k != top {
 			dirs = append(dirs, k.dir)
 		}
 		return true

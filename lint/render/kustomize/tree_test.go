@@ -12,7 +12,7 @@ import (
 const overlays = "../../../testdata/kustomize"
 
 func TestIncludes(t *testing.T) {
-	included, err := Includes(filepath.Join(overlays, "serving/overlays/prod"))
+	included, err := Includes(filepath.Join(overlays, "serving/overlays/prod"), mustRoot(t, overlays))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestIsRemote(t *testing.T) {
 		"github.com/org/repo//base?ref=v1":  true,
 		"https://example.com/deploy.yaml":   true,
 		"git@github.com:org/repo.git//base": true,
-		"gitlab.com/org/repo/base":          true,
+		"gitlab.com/org/repo/base":          false, // kustomize reads it as a local path
 	} {
 		if got := isRemote(entry); got != want {
 			t.Errorf("isRemote(%q) = %v, want %v", entry, got, want)
@@ -46,7 +46,7 @@ func TestIsRemote(t *testing.T) {
 // several paths and spellings: the base is read once and counted once per
 // path that builds it.
 func TestSharedBaseReadOnce(t *testing.T) {
-	walk := newTreeWalk()
+	walk := newTreeWalk(mustRoot(t, overlays))
 	root, err := readTree(filepath.Join(overlays, "shared-base", "top"), "top", nil, walk)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func TestBuildBudget(t *testing.T) {
 		os.MkdirAll(filepath.Join(dir, fmt.Sprintf("l%d", level)), 0o755)
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("l%d", level), "kustomization.yaml"), []byte("resources:\n- "+strings.Join(spellings, "\n- ")+"\n"), 0o644)
 	}
-	walk := newTreeWalk()
+	walk := newTreeWalk(mustRoot(t, dir))
 	_, err := readTree(filepath.Join(dir, "l10"), "l10", nil, walk)
 	if budget, ok := err.(*buildBudgetError); !ok || budget.at != "l4/kustomization.yaml" {
 		t.Errorf("error %v, want the budget passed at l4/kustomization.yaml", err)
@@ -78,9 +78,18 @@ func TestBuildBudget(t *testing.T) {
 	if len(walk.read) != 4 {
 		t.Errorf("read %d kustomizations, want 4 (l0 to l3) before l4 passed the budget", len(walk.read))
 	}
-	_, err = ReadOverlay(filepath.Join(dir, "l10"), "l10")
+	_, err = ReadOverlay(filepath.Join(dir, "l10"), "l10", mustRoot(t, dir))
 	want := "l10/kustomization.yaml: the overlay builds more than 1000 kustomizations counted along every path, passing the bound at l4/kustomization.yaml"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v, want one starting %q", err, want)
 	}
+}
+
+func mustRoot(t *testing.T, path string) string {
+	t.Helper()
+	root, err := Root(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }

@@ -17,7 +17,7 @@ func Respond(request charts.Request) charts.Response {
 	if request.Overlay == "" {
 		return helm.Respond(request)
 	}
-	built, err := build.Overlay(request.Overlay, request.Display, request.LoadRestrictor)
+	built, err := build.Overlay(request.Overlay, request.Display, request.Root, request.LoadRestrictor)
 	if err != nil {
 		return charts.Response{Error: err.Error()}
 	}

@@ -23,10 +23,15 @@ import (
 // file per file the objects came from (a base's resource file; the
 // kustomization for generated objects), with every field on the line of the
 // resource or patch that wrote it, then the kustomization and patch files.
-// loadRestrictor "none" lets the overlay read files outside its own dir, as
-// `kustomize build --load-restrictor LoadRestrictionsNone` does; "" or
-// "rootOnly" is kustomize's default.
-func Overlay(dir, display, loadRestrictor string) ([]kustomize.Built, error) {
+//
+// root is the tree the overlay may read (see kustomize.Root; "" is dir's):
+// every field of every kustomization it builds on is checked first, and the
+// build reads through a file system that refuses anything outside root, so
+// no field fetches a URL, clones a repository or reads a host file.
+// loadRestrictor "none" lets a kustomization read files outside its own dir
+// (but inside root), as `kustomize build --load-restrictor
+// LoadRestrictionsNone` does; "" or "rootOnly" is kustomize's default.
+func Overlay(dir, display, root, loadRestrictor string) ([]kustomize.Built, error) {
 	options := krusty.MakeDefaultOptions()
 	switch strings.ToLower(loadRestrictor) {
 	case "", "rootonly", "loadrestrictionsrootonly":
@@ -35,11 +40,31 @@ func Overlay(dir, display, loadRestrictor string) ([]kustomize.Built, error) {
 	default:
 		return nil, fmt.Errorf("kustomize load restrictor %s: want none or rootOnly", message.Quote(loadRestrictor))
 	}
-	overlay, err := kustomize.ReadOverlay(dir, display)
+	// Builtin plugins only: no exec or container functions, no helm.
+	options.PluginConfig = types.DisabledPluginConfig()
+	options.PluginConfig.HelmConfig = types.HelmConfig{Enabled: false}
+	options.PluginConfig.FnpLoadingOptions = types.FnPluginLoadingOptions{}
+	offline()
+	if root == "" {
+		var err error
+		if root, err = kustomize.Root(dir); err != nil {
+			return nil, fmt.Errorf("%s: %w", display, err)
+		}
+	}
+	if err := checkOverlay(dir, display, root); err != nil {
+		return nil, err
+	}
+	overlay, err := kustomize.ReadOverlay(dir, display, root)
 	if err != nil {
 		return nil, err
 	}
-	fileSystem := &originTracking{FileSystem: filesys.MakeFsOnDisk(), root: overlay.Path()}
+	return run(overlay, options)
+}
+
+// run runs kustomize on an overlay that has been read and checked, on the
+// confined file system.
+func run(overlay *kustomize.Overlay, options *krusty.Options) ([]kustomize.Built, error) {
+	fileSystem := &originTracking{FileSystem: confined{disk: filesys.MakeFsOnDisk(), root: overlay.Root()}, root: overlay.Path()}
 	if resolved, err := filepath.EvalSymlinks(overlay.Path()); err == nil {
 		fileSystem.resolvedRoot = resolved
 	}
@@ -48,7 +73,7 @@ func Overlay(dir, display, loadRestrictor string) ([]kustomize.Built, error) {
 		message := oneLine(err.Error())
 		if strings.Contains(message, "is not in or below") {
 			return nil, fmt.Errorf("%s: a resource or patch is outside the overlay's dir, which kustomize refuses by default; "+
-				"build it with --kustomize-load-restrictor none (kustomize.loadRestrictor: none in .modellint.yaml) if that is how it is deployed", overlay.File())
+				"build it with --kustomize-load-restrictor none if that is how it is deployed", overlay.File())
 		}
 		// Kustomize names files by absolute path; reports name them as the user did.
 		return nil, fmt.Errorf("%s: %s", overlay.File(), strings.ReplaceAll(message, overlay.Dir(), overlay.Display()))

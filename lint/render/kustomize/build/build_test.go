@@ -85,6 +85,10 @@ func TestBuildErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// dir stands for the repository: its root holds .git.
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	write("missing/kustomization.yaml", "resources: [../nowhere]\n")
 	write("http/kustomization.yaml", "resources:\n  - https://raw.githubusercontent.com/org/repo/main/deploy.yaml\n")
 	write("git/kustomization.yaml", "resources:\n  - git@github.com:org/serving.git//base\n")
@@ -94,10 +98,10 @@ func TestBuildErrors(t *testing.T) {
 	write("unknown-field/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")
 	write("helm/kustomization.yaml", "resources: []\nhelmCharts:\n  - name: triton\n    repo: https://charts.example.com\n")
 	cases := []struct{ dir, want string }{
-		{filepath.Join(overlays, "remote-base"), "remote-base/kustomization.yaml: resources entry " +
-			"github.com/modellint/serving-bases//tfserving?ref=v1.2.0 is a remote base: modellint builds overlays offline and does not fetch it"},
-		{filepath.Join(dir, "http"), "http/kustomization.yaml: resources entry https://raw.githubusercontent.com/org/repo/main/deploy.yaml is a remote base"},
-		{filepath.Join(dir, "git"), "git/kustomization.yaml: resources entry git@github.com:org/serving.git//base is a remote base"},
+		{filepath.Join(overlays, "remote-base"), `remote-base/kustomization.yaml:4: resources[0] entry ` +
+			`"github.com/modellint/serving-bases//tfserving?ref=v1.2.0" is remote: modellint builds overlays offline and does not fetch it`},
+		{filepath.Join(dir, "http"), `http/kustomization.yaml:2: resources[0] entry "https://raw.githubusercontent.com/org/repo/main/deploy.yaml" is remote`},
+		{filepath.Join(dir, "git"), `git/kustomization.yaml:2: resources[0] entry "git@github.com:org/serving.git//base" is remote`},
 		{filepath.Join(dir, "missing"), "missing/kustomization.yaml: resources entry ../nowhere: no such file or directory"},
 		{filepath.Join(dir, "cycle"), "cycle/kustomization.yaml: includes itself"},
 		{filepath.Join(dir, "malformed"), "malformed/kustomization.yaml:1: invalid YAML"},
@@ -146,7 +150,7 @@ func TestSharedBase(t *testing.T) {
 
 // Build is Overlay's files, as modellint reads them.
 func Build(dir, display, loadRestrictor string) ([]*manifest.File, error) {
-	built, err := Overlay(dir, display, loadRestrictor)
+	built, err := Overlay(dir, display, "", loadRestrictor)
 	if err != nil {
 		return nil, err
 	}
