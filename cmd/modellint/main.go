@@ -38,8 +38,8 @@ const (
 
 // run is main without the process: it returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	// Helm's chart loader and Kustomize log through the standard logger
-	// ("found symbolic link in path"); the run's stderr is for its one
+	// Helm's engine and Kustomize log through the standard logger
+	// ("[INFO] Missing required value"); the run's stderr is for its one
 	// error line.
 	log.SetOutput(io.Discard)
 	code := exitClean

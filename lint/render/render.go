@@ -150,11 +150,10 @@ func renderOne(renderer *charts.Renderer, path string, includedBy map[string]str
 	return rendered, err
 }
 
-// captureLog runs render with the standard logger, which Helm's chart
-// loader and engine and Kustomize write warnings to ("found symbolic link
-// in path", "[INFO] Missing required value"), writing into a bounded
-// collector instead of stderr, which is for a failed run's one error line,
-// and returns what was logged. Paths render one at a time, so each line
+// captureLog runs render with the standard logger, which Helm's engine
+// and Kustomize write warnings to ("[INFO] Missing required value"),
+// writing into a bounded collector instead of stderr, which is for a
+// failed run's one error line, and returns what was logged. Paths render one at a time, so each line
 // belongs to the path it is returned with.
 func captureLog(render func()) []string {
 	writer, flags, prefix := log.Writer(), log.Flags(), log.Prefix()

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 
@@ -67,15 +66,25 @@ type renderedTemplate struct {
 // may be placed in, as files without objects. Errors are one line, name
 // the file, and carry Helm's own message.
 func renderTemplates(chartPath, display string, options charts.Options) ([]renderedTemplate, []*manifest.File, error) {
-	top, err := loader.Load(chartPath)
+	top, err := loadChart(chartPath, display)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, err)
+		return nil, nil, err
 	}
-	r := &renderer{display: display, options: options, names: map[*chart.File]string{}}
-	topDisplay, disk := display, chartPath
+	disk := chartPath
 	if info, err := os.Stat(chartPath); err == nil && !info.IsDir() {
+		disk = ""
+	}
+	return renderChart(top, display, disk, options)
+}
+
+// renderChart renders and traces a loaded chart (see renderTemplates); disk
+// is its directory, "" for a packaged chart.
+func renderChart(top *chart.Chart, display, disk string, options charts.Options) ([]renderedTemplate, []*manifest.File, error) {
+	r := &renderer{display: display, options: options, names: map[*chart.File]string{}}
+	topDisplay := display
+	if disk == "" {
 		// Files of a packaged chart are named inside the archive: "tfs-0.1.0.tgz/tfs/...".
-		topDisplay, disk = path.Join(display, top.Name()), ""
+		topDisplay = path.Join(display, top.Name())
 	}
 	r.nameFiles(top, topDisplay, disk)
 	if err := checkDependencies(top, topDisplay); err != nil {

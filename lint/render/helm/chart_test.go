@@ -198,6 +198,8 @@ func TestMarkTemplate(t *testing.T) {
 		{"delimiters in a string", "a: {{ \"}}\" }}\nb: 2\n", "a: {{ \"}}\" }}⟦0:1⟧\nb: 2⟦0:2⟧\n"},
 		{"raw string over lines", "a: {{ `x\n}}` }}\n", "a: {{ `x\n}}` }}⟦0:2⟧\n"},
 		{"carriage return", "a: 1\r\nb: 2\r\n", "a: 1⟦0:1⟧\r\nb: 2⟦0:2⟧\r\n"},
+		{"last line without a line end", "a: 1\nb: {{ .x }}", "a: 1⟦0:1⟧\nb: {{ .x }}⟦0:2⟧"},
+		{"last line trimmed away", "a: {{ .x -}}\n  ", "a: {{ .x -}}\n  "},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -107,8 +107,9 @@ func (s segment) trimLeft() bool {
 }
 
 // markTemplate appends the mark of file's line to every line end that is
-// template text. Line ends inside an action or comment, and those a "-}}"
-// eats, get none: marking them would change the output's lines.
+// template text, and to the end of a last line without one. Line ends
+// inside an action or comment, and those a "-}}" eats, get none: marking
+// them would change the output's lines.
 func markTemplate(source string, file int) string {
 	var marked strings.Builder
 	marked.Grow(len(source) + len(source)/4)
@@ -163,6 +164,11 @@ func markTemplate(source string, file int) string {
 			eaten = false
 		}
 		marked.WriteString(text)
+	}
+	if source != "" && !strings.HasSuffix(source, "\n") && !eaten {
+		// A last line without a line end is marked at the end of the
+		// source: text there is output once, after everything else.
+		marked.WriteString(mark(file, line))
 	}
 	return marked.String()
 }

@@ -333,6 +333,10 @@ func (t *docTrace) passedValue(path string, rendered manifest.Position, origin l
 		return template.values.find(actions[0], value)
 	}
 	first := t.origin(valueLines[0])
+	if first.file < 0 {
+		// Lines no mark accounts for: none can be trusted to hold the value.
+		return "", manifest.Position{}, false
+	}
 	for _, line := range valueLines {
 		if other := t.origin(line); !other.generated || other.file != first.file || other.line != first.line {
 			return "", manifest.Position{}, false
