@@ -14,27 +14,32 @@ import (
 // into its function map, and tpl, until and repeat (Sprig) run and
 // allocate without limit ("{{ repeat 1000000000 "x" }}" asks for a GiB at
 // once, a tpl that calls itself grows until the stack overflows). So the
-// renderer runs with a deadline, a CPU limit, an address-space limit and a
-// memory watchdog of its own; when any is passed it dies and the chart is
-// reported.
+// renderer runs with a deadline, a CPU limit, an address-space limit, and a
+// watchdog in modellint that reads its resident memory; when any is passed
+// it is ended and the chart is reported.
 const (
 	// HeapLimit bounds the renderer's resident memory: a chart's output is
 	// MiB, its values and templates less, the binary itself ~60 MiB.
 	HeapLimit = 512 << 20
-	// HeapExceededCode is the renderer's exit code when it outgrew HeapLimit.
-	HeapExceededCode = 3
+	// softLimit is the renderer's Go memory limit: it collects hard as its
+	// heap nears it, so garbage never takes it to HeapLimit. The rest of
+	// HeapLimit is the binary's pages, which the runtime does not count.
+	softLimit = HeapLimit - 128<<20
 	// addressSpace backs the watchdog: an allocation too large to wait for
 	// fails at once.
 	addressSpace = 3 << 30
-	// maxResponse bounds what the renderer may send back for one request,
-	// maxRequest what it reads for one.
-	maxResponse = 256 << 20
-	maxRequest  = 1 << 20
+	// MaxResponse bounds what modellint reads of one chart or overlay, its
+	// rendered files, their sources and where every field is placed
+	// together: the bound of one manifest file, which parsing costs
+	// modellint about six times over.
+	MaxResponse = manifest.MaxFileSize
+	// maxRequest bounds what the renderer reads of one request.
+	maxRequest = 1 << 20
 )
 
 // WireVersion is the version of Request and Response: a renderer from
 // another release refuses a request rather than misread it.
-const WireVersion = 2
+const WireVersion = 3
 
 // RendererName is the renderer's executable, installed beside modellint.
 const RendererName = "modellint-helm"

@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -67,8 +69,8 @@ func (r *Renderer) call(request Request, cause string, keep func(*manifest.File)
 	if request.Options.Timeout <= 0 {
 		request.Options.Timeout = DefaultRenderTimeout
 	}
-	if r.process != nil && r.process.late.Load() {
-		// Its last request's deadline passed as the answer came in.
+	if r.process != nil && (r.process.late.Load() || r.process.heavy.Load()) {
+		// A bound of its last request passed as the answer came in.
 		r.Close()
 	}
 	if r.process == nil {
@@ -81,21 +83,27 @@ func (r *Renderer) call(request Request, cause string, keep func(*manifest.File)
 		}
 	}
 	r.budget = max(r.budget-1, 1)
-	response, err := r.process.answer(request, cause)
+	// The renderer runs in an empty directory: the paths it reads are sent
+	// absolute, and what it says of them is said of the paths as given.
+	paths, err := absolutePaths(&request)
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", request.Display, err)
+	}
+	files, response, err := r.process.answer(request, cause, keep, paths)
+	if err != nil {
+		var reply *replyError
 		r.process.end()
 		r.process = nil
+		if errors.As(err, &reply) {
+			return nil, fmt.Errorf("%s: %s", request.Display, paths.say(reply.Error()))
+		}
 		return nil, fmt.Errorf("%s: %w", request.Display, err)
 	}
 	for _, line := range response.Log {
-		log.Print(line)
+		log.Print(paths.say(line))
 	}
 	if response.Error != "" {
-		return nil, errors.New(response.Error)
-	}
-	files, err := response.files(keep)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", request.Display, err)
+		return nil, errors.New(paths.say(response.Error))
 	}
 	return files, nil
 }
@@ -104,45 +112,62 @@ func (r *Renderer) call(request Request, cause string, keep func(*manifest.File)
 type process struct {
 	executable string
 	cmd        *exec.Cmd
+	dir        string // its working directory, HOME and TMPDIR, empty
 	requests   io.WriteCloser
-	responses  *boundedReader
-	decoder    *json.Decoder
-	// late is set when a request's deadline passed, which kills the process.
-	late atomic.Bool
+	limit      *boundedReader
+	responses  *bufio.Reader
+	stderr     *crashLog
+	// late is set when a request's deadline passed, and heavy when the
+	// watchdog saw the process pass HeapLimit; either kills it.
+	late, heavy atomic.Bool
 }
 
 // startProcess starts the renderer within bounds of CPU time (the deadline
-// of each of the requests it may be sent) and address space.
+// of each of the requests it may be sent) and address space, in an empty
+// directory and an environment that holds nothing of modellint's: no
+// credentials, no proxy, no PATH to find a program on, no HOME with a
+// configuration or a cache.
 func startProcess(executable string, timeout time.Duration, requests int) (*process, error) {
+	dir, err := os.MkdirTemp("", RendererName+"-")
+	if err != nil {
+		return nil, fmt.Errorf("start the renderer %s: %w", executable, err)
+	}
+	os.Chmod(dir, 0o500) //nolint:errcheck // it is empty either way
 	cmd := exec.Command(executable)
-	cmd.Env = append(append(os.Environ(), renderer.env...), "GOMAXPROCS=1")
-	cmd.Stderr = io.Discard // a crash's trace is not a message; the bound passed is
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=", "HOME=" + dir, "TMPDIR=" + dir, "GOMAXPROCS=1"}, renderer.env...)
+	stderr := &crashLog{}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = time.Second
+	p := &process{executable: executable, cmd: cmd, dir: dir, stderr: stderr}
 	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		var stdout io.Reader
+		if stdout, err = cmd.StdoutPipe(); err == nil {
+			p.requests, p.limit = stdin, &boundedReader{reader: stdout}
+			p.responses = bufio.NewReaderSize(p.limit, 1<<16)
+			err = cmd.Start()
+		}
 	}
-	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir) //nolint:errcheck // a temporary directory
 		return nil, fmt.Errorf("start the renderer %s: %w", executable, err)
 	}
 	limitChild(cmd.Process.Pid, (uint64(timeout.Seconds())+1)*uint64(requests))
-	responses := &boundedReader{reader: stdout}
-	return &process{executable: executable, cmd: cmd, requests: stdin, responses: responses, decoder: json.NewDecoder(responses)}, nil
+	return p, nil
 }
 
 // answer sends the request and reads the response, within the request's
-// deadline and the response bound; an error means the process is done for.
-func (p *process) answer(request Request, cause string) (*Response, error) {
+// deadline, the memory bound and the response bound; an error means the
+// process is done for, and says which bound it passed or how it crashed.
+func (p *process) answer(request Request, cause string, keep func(*manifest.File) bool, names *givenPaths) ([]*manifest.File, *header, error) {
 	timeout := request.Options.Timeout
 	body, err := json.Marshal(struct {
 		Version int
 		Request
 	}{WireVersion, request})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	running := p.cmd.Process
 	deadline := time.AfterFunc(timeout, func() {
@@ -150,49 +175,72 @@ func (p *process) answer(request Request, cause string) (*Response, error) {
 		running.Kill() //nolint:errcheck // it may have ended already
 	})
 	defer deadline.Stop()
-	p.responses.remaining = maxResponse
-	var response struct {
-		Version int
-		Response
-	}
+	stopWatching := watchMemory(running.Pid, func() {
+		p.heavy.Store(true)
+		running.Kill() //nolint:errcheck // it may have ended already
+	})
+	defer stopWatching()
+	p.limit.remaining, p.limit.over = MaxResponse, false
+	p.stderr.reset()
+	var files []*manifest.File
+	var response *header
 	if _, err = p.requests.Write(append(body, '\n')); err == nil {
-		err = p.decoder.Decode(&response)
+		files, response, err = readResponse(p.responses, keep, names)
 	}
 	if err == nil {
 		if response.Version != WireVersion {
-			return nil, fmt.Errorf("the renderer %s answers in version %d, not %d: install modellint and %s from the same release",
+			return nil, nil, fmt.Errorf("the renderer %s answers in version %d, not %d: install modellint and %s from the same release",
 				p.executable, response.Version, WireVersion, RendererName)
 		}
-		return &response.Response, nil
+		return files, response, nil
 	}
-	if p.responses.over {
-		return nil, fmt.Errorf("rendering produced more than %d MiB", maxResponse>>20)
+	var reply *replyError
+	if errors.As(err, &reply) {
+		return nil, nil, err
 	}
-	// The renderer ended, or was ended at the deadline: say which bound.
-	p.cmd.Process.Kill() //nolint:errcheck // it may have ended already
+	return nil, nil, p.failure(err, timeout, cause)
+}
+
+// failure ends the process after an answer that did not come, and says
+// why: the bound that was passed, only when it was (the deadline fired, the
+// watchdog did, the CPU or address-space limit did), else the crash.
+func (p *process) failure(readErr error, timeout time.Duration, cause string) error {
+	ended := errors.Is(readErr, io.EOF) || errors.Is(readErr, io.ErrUnexpectedEOF) || errors.Is(readErr, syscall.EPIPE)
+	if !ended {
+		p.cmd.Process.Kill() //nolint:errcheck // it may have ended already
+	}
 	waitErr := p.cmd.Wait()
 	p.cmd = nil
 	var exitErr *exec.ExitError
+	errors.As(waitErr, &exitErr)
+	crash := p.stderr.crash()
 	switch {
-	case p.late.Load():
-		return nil, fmt.Errorf("rendering did not finish within %s (%s)", timeout, cause)
-	case errors.As(waitErr, &exitErr) && exitErr.ExitCode() == HeapExceededCode:
-		return nil, fmt.Errorf("rendering needed more than %d MiB of memory (%s)", HeapLimit>>20, cause)
-	case waitErr != nil:
-		return nil, fmt.Errorf("rendering failed within its bounds of %s and %d MiB (%s)", timeout, HeapLimit>>20, cause)
+	case p.late.Load() || cpuLimitPassed(exitErr):
+		return fmt.Errorf("rendering did not finish within %s (%s)", timeout, cause)
+	case p.heavy.Load() || outOfMemory(crash):
+		return fmt.Errorf("rendering needed more than %d MiB of memory (%s)", HeapLimit>>20, cause)
+	case p.limit.over || errors.Is(readErr, errTooLarge):
+		crash = errTooLarge.Error()
+	case crash != "":
+	case !ended:
+		crash = readErr.Error()
+	case exitErr != nil:
+		crash = "it ended with " + exitErr.String()
+	default:
+		crash = "it ended without an answer"
 	}
-	return nil, fmt.Errorf("the renderer %s ended without an answer", p.executable)
+	return fmt.Errorf("the renderer crashed: %s — this is a bug in modellint, please report it", crash)
 }
 
-// end ends the process, idle or not, and waits for it.
+// end ends the process, idle or not, waits for it and removes its directory.
 func (p *process) end() {
-	if p.cmd == nil {
-		return
+	if p.cmd != nil {
+		p.requests.Close()
+		p.cmd.Process.Kill() //nolint:errcheck // it may have ended already
+		p.cmd.Wait()         //nolint:errcheck // killed
+		p.cmd = nil
 	}
-	p.requests.Close()
-	p.cmd.Process.Kill() //nolint:errcheck // it may have ended already
-	p.cmd.Wait()         //nolint:errcheck // killed
-	p.cmd = nil
+	os.RemoveAll(p.dir) //nolint:errcheck // a temporary directory
 }
 
 // boundedReader reads at most remaining bytes, then fails and says so.

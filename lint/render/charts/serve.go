@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/modellint/modellint/internal/message"
 )
@@ -17,12 +16,15 @@ import (
 // Serve is the renderer's side of Renderer: it reads requests on stdin,
 // one after another until stdin ends, answers each with respond and writes
 // the response to stdout, and returns the exit code. The parent bounds its
-// time and address space; it bounds its own resident memory, and gives it
+// time, address space and resident memory and gives it an empty
+// environment; it refuses network connections of its own (see
+// refuseNetwork), keeps its heap under the memory bound, and gives memory
 // back to the system after a request that left it large.
 func Serve(stdin io.Reader, stdout io.Writer, respond func(Request) Response) int {
-	go watchHeap()
+	refuseNetwork()
+	debug.SetMemoryLimit(softLimit)
 	requests := &boundedReader{reader: stdin}
-	decoder, encoder := json.NewDecoder(requests), json.NewEncoder(stdout)
+	decoder := json.NewDecoder(requests)
 	for {
 		requests.remaining = maxRequest
 		var request struct {
@@ -36,10 +38,7 @@ func Serve(stdin io.Reader, stdout io.Writer, respond func(Request) Response) in
 			fmt.Fprintf(os.Stderr, "%s renders Helm charts and Kustomize overlays for modellint, which starts it: %v\n", RendererName, err)
 			return 2
 		}
-		response := struct {
-			Version int
-			Response
-		}{Version: WireVersion}
+		var response Response
 		if request.Version != WireVersion {
 			response.Error = fmt.Sprintf("%s: the renderer %s reads requests of version %d, not %d: install modellint and %s from the same release",
 				request.Display, RendererName, WireVersion, request.Version, RendererName)
@@ -47,12 +46,20 @@ func Serve(stdin io.Reader, stdout io.Writer, respond func(Request) Response) in
 			logged := &message.Lines{}
 			log.SetOutput(logged)
 			log.SetFlags(0)
-			response.Response = respond(request.Request)
+			response = respond(request.Request)
 			response.Log = logged.Lines()
 		}
-		if err := encoder.Encode(&response); err != nil {
+		out, err := encode(response)
+		if err == nil && out.size > MaxResponse {
+			// Said here, where the size is known before anything is sent.
+			out, err = encode(Response{Log: response.Log, Error: fmt.Sprintf("%s: rendering produced %d MiB of manifests, more than the %d MiB modellint reads of one chart or overlay",
+				request.Display, out.size>>20, MaxResponse>>20)})
+		}
+		response = Response{}
+		if err != nil || out.write(stdout) != nil {
 			return 2
 		}
+		out = nil
 		// What this render held would count against the next one's bound;
 		// a small one is left to the collector (a forced collection costs
 		// more than a small render).
@@ -66,24 +73,19 @@ func Serve(stdin io.Reader, stdout io.Writer, respond func(Request) Response) in
 // renderer (see UseRenderer).
 func IsRenderChild() bool { return os.Getenv(ChildEnv) == "1" }
 
-// watchHeap ends the process when its resident memory passes the limit.
-// RSS from /proc is what the limit is about and is current at once, where
-// the runtime's heap statistics lag a large allocation being filled.
-func watchHeap() {
-	for range time.Tick(2 * time.Millisecond) {
-		if resident() > HeapLimit {
-			os.Exit(HeapExceededCode)
-		}
-	}
-}
-
 // resident is the process's resident memory in bytes, 0 when it cannot
-// be read (not Linux: the deadline still holds).
+// be read (not Linux).
 func resident() uint64 {
 	statm, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
 		return 0
 	}
+	return residentPages(statm) * uint64(os.Getpagesize())
+}
+
+// residentPages reads the resident pages of /proc/PID/statm, 0 when it
+// does not parse.
+func residentPages(statm []byte) uint64 {
 	fields := strings.Fields(string(statm))
 	if len(fields) < 2 {
 		return 0
@@ -92,5 +94,5 @@ func resident() uint64 {
 	if err != nil {
 		return 0
 	}
-	return pages * uint64(os.Getpagesize())
+	return pages
 }

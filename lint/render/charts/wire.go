@@ -1,7 +1,10 @@
 package charts
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -61,35 +64,167 @@ func FileOf(file *manifest.File, rendered []byte) File {
 // file) as the renderer sends it.
 func SourceFileOf(file *manifest.File) File { return File{Path: file.Path, Source: file.Source} }
 
-// files rebuilds the manifest files of a response: each rendered text
-// parsed again and its documents placed where the renderer placed them,
-// then kept when keep (nil: keep all) keeps it.
-func (r *Response) files(keep func(*manifest.File) bool) ([]*manifest.File, error) {
-	var files []*manifest.File
-	for _, wire := range r.Files {
-		if wire.Rendered == nil {
-			files = append(files, &manifest.File{Path: wire.Path, Source: wire.Source})
+// A response goes on the wire as a header, one JSON line that says how
+// long each file's parts are, then those parts as raw bytes, file by file:
+// its placements (JSON), its source and its rendered text. The texts are
+// neither escaped nor base64-encoded, and the parent reads one file's parts
+// at a time and parses them before it reads the next, so a response costs
+// it little more than the files it returns.
+type header struct {
+	Version int
+	Error   string
+	Log     []string
+	Files   []part
+}
+
+// part is one file's entry in the header; Rendered is -1 for a file
+// without objects.
+type part struct {
+	Path                         string
+	Placements, Source, Rendered int
+}
+
+// encoded is a response ready to be written, and its size on the wire.
+type encoded struct {
+	header     []byte
+	placements [][]byte
+	files      []File
+	size       int64
+}
+
+// encode lays the response out for the wire.
+func encode(response Response) (*encoded, error) {
+	out := &encoded{files: response.Files}
+	h := header{Version: WireVersion, Error: response.Error, Log: response.Log}
+	for _, file := range response.Files {
+		placements, err := json.Marshal(file.Placements)
+		if err != nil {
+			return nil, err
+		}
+		rendered := len(file.Rendered)
+		if file.Rendered == nil {
+			rendered = -1
+		}
+		h.Files = append(h.Files, part{Path: file.Path, Placements: len(placements), Source: len(file.Source), Rendered: rendered})
+		out.placements = append(out.placements, placements)
+		out.size += int64(len(placements) + len(file.Source) + max(rendered, 0))
+	}
+	var err error
+	if out.header, err = json.Marshal(h); err != nil {
+		return nil, err
+	}
+	out.header = append(out.header, '\n')
+	out.size += int64(len(out.header))
+	return out, nil
+}
+
+// write writes the encoded response.
+func (e *encoded) write(w io.Writer) error {
+	buffered := bufio.NewWriterSize(w, 1<<16)
+	buffered.Write(e.header) //nolint:errcheck // Flush reports it
+	for i, file := range e.files {
+		buffered.Write(e.placements[i]) //nolint:errcheck // Flush reports it
+		buffered.Write(file.Source)     //nolint:errcheck // Flush reports it
+		buffered.Write(file.Rendered)   //nolint:errcheck // Flush reports it
+	}
+	return buffered.Flush()
+}
+
+// readResponse reads one response and rebuilds its manifest files: each
+// rendered text parsed again as soon as it is read and its documents placed
+// where the renderer placed them, then kept when keep (nil: keep all) keeps
+// it, every path named as names say. An error of the renderer's comes back as the response's Error; err is
+// an answer cut short, one that does not parse or a file that does not
+// rebuild (a *replyError), after which the stream is of no further use.
+func readResponse(r *bufio.Reader, keep func(*manifest.File) bool, names *givenPaths) (files []*manifest.File, response *header, err error) {
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return nil, nil, err
+	}
+	response = &header{}
+	if err := json.Unmarshal(line, response); err != nil {
+		return nil, nil, fmt.Errorf("its answer does not parse: %w", err)
+	}
+	if response.Version != WireVersion || response.Error != "" {
+		return nil, response, nil
+	}
+	announced := int64(len(line))
+	for _, part := range response.Files {
+		announced += int64(part.Placements) + int64(part.Source) + int64(max(part.Rendered, 0))
+	}
+	if announced > MaxResponse {
+		return nil, nil, errTooLarge
+	}
+	for _, part := range response.Files {
+		part.Path = names.name(part.Path)
+		file, err := readFile(r, part, names)
+		if err != nil {
+			return nil, nil, err
+		}
+		if file.Rendered && keep != nil && !keep(file) {
 			continue
 		}
-		file, err := manifest.LoadRendered(wire.Path, wire.Source, wire.Rendered)
-		if err != nil {
-			return nil, fmt.Errorf("the renderer's output does not parse again: %w", err)
+		files = append(files, file)
+	}
+	return files, response, nil
+}
+
+// readFile reads and rebuilds the file one part of the header announced.
+func readFile(r io.Reader, part part, names *givenPaths) (*manifest.File, error) {
+	read := func(n int) ([]byte, error) {
+		if n < 0 {
+			return nil, fmt.Errorf("its answer does not parse: %s has a part of %d bytes", part.Path, n)
 		}
-		docs := file.Documents()
-		if len(docs) != len(wire.Placements) {
-			return nil, fmt.Errorf("%s: the renderer placed %d documents of %d", wire.Path, len(wire.Placements), len(docs))
-		}
-		for i, doc := range docs {
-			if err := doc.Place(wire.Placements[i]); err != nil {
-				return nil, fmt.Errorf("%s: document %d: %w", wire.Path, doc.Index+1, err)
-			}
-		}
-		if keep == nil || keep(file) {
-			files = append(files, file)
+		data := make([]byte, n)
+		_, err := io.ReadFull(r, data)
+		return data, err
+	}
+	placementsJSON, err := read(part.Placements)
+	if err != nil {
+		return nil, err
+	}
+	source, err := read(part.Source)
+	if err != nil {
+		return nil, err
+	}
+	if part.Rendered < 0 {
+		return &manifest.File{Path: part.Path, Source: source}, nil
+	}
+	rendered, err := read(part.Rendered)
+	if err != nil {
+		return nil, err
+	}
+	var placements []manifest.Placement
+	if err := json.Unmarshal(placementsJSON, &placements); err != nil {
+		return nil, fmt.Errorf("its answer does not parse: %s: %w", part.Path, err)
+	}
+	names.renameElsewhere(placements)
+	file, err := manifest.LoadRendered(part.Path, source, rendered)
+	if err != nil {
+		return nil, &replyError{fmt.Errorf("the renderer's output does not parse again: %w", err)}
+	}
+	docs := file.Documents()
+	if len(docs) != len(placements) {
+		return nil, &replyError{fmt.Errorf("%s: the renderer placed %d documents of %d", part.Path, len(placements), len(docs))}
+	}
+	for i, doc := range docs {
+		if err := doc.Place(placements[i]); err != nil {
+			return nil, &replyError{fmt.Errorf("%s: document %d: %w", part.Path, doc.Index+1, err)}
 		}
 	}
-	return files, nil
+	return file, nil
 }
+
+// errTooLarge is an answer larger than MaxResponse, which the renderer
+// refuses to send.
+var errTooLarge = fmt.Errorf("it sent more than the %d MiB modellint reads of one answer", MaxResponse>>20)
+
+// replyError is a file the renderer sent whole that does not rebuild: it
+// is reported as it is, not as the renderer's failure, though the rest of
+// the answer is left unread and the process ends with it.
+type replyError struct{ error }
+
+func (e *replyError) Unwrap() error { return e.error }
 
 // Kept drops Helm test hooks from a rendered template's file unless
 // options include them, and reports whether the file is still linted: it
