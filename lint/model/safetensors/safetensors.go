@@ -60,16 +60,106 @@ type File struct {
 	// ParameterBytes is the size of the data buffer the tensors span.
 	ParameterBytes int64
 	// DTypes are the dtypes used, sorted.
-	DTypes   []string
-	Metadata map[string]string
+	DTypes []string
 }
 
 // tensorInfo is one header entry: {"dtype": "F16", "shape": [2, 3],
-// "data_offsets": [0, 12]}, numbers as written.
+// "data_offsets": [0, 12]}. The lists are folded as they are read, so a
+// shape of millions of entries costs no more than one of two.
 type tensorInfo struct {
 	DType       string
-	Shape       []string
-	DataOffsets []string
+	Shape       shape
+	DataOffsets numbers
+}
+
+// shape is a tensor's shape folded into its element count, with the
+// first entry that is not a dimension or overflows the count.
+type shape struct {
+	elements uint64
+	numbers
+	// bad is the first entry that is not an unsigned integer ("" if none);
+	// overflow says the count passed 2^64 before it.
+	bad      string
+	overflow bool
+}
+
+func (s *shape) add(number []byte) {
+	s.numbers.add(number)
+	if s.bad != "" || s.overflow {
+		return
+	}
+	size, ok := parseUint(number)
+	if !ok {
+		s.bad = clip(string(number))
+		return
+	}
+	hi, lo := bits.Mul64(s.elements, size)
+	s.elements, s.overflow = lo, hi != 0
+}
+
+// numbers are a JSON list of numbers as written: the first few, to show,
+// and how many there are.
+type numbers struct {
+	first []string
+	count int
+}
+
+// shownNumbers is how many entries of a list an error message shows.
+const shownNumbers = 8
+
+func (n *numbers) add(number []byte) {
+	if n.count < shownNumbers {
+		n.first = append(n.first, clip(string(number)))
+	}
+	n.count++
+}
+
+// join writes the list as the messages show it, the first few entries
+// and how many more there are.
+func (n numbers) join(separator string) string {
+	shown := strings.Join(n.first, separator)
+	if more := n.count - len(n.first); more > 0 {
+		shown += fmt.Sprintf("%s... %d more", separator, more)
+	}
+	return shown
+}
+
+// String is the shape as the messages write it: [2 3].
+func (s shape) String() string { return "[" + s.join(" ") + "]" }
+
+// parseUint is strconv.ParseUint(number, 10, 64) on the bytes as read.
+func parseUint(number []byte) (uint64, bool) {
+	if len(number) == 0 {
+		return 0, false
+	}
+	var value uint64
+	for _, c := range number {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		hi, lo := bits.Mul64(value, 10)
+		sum, carry := bits.Add64(lo, uint64(c-'0'), 0)
+		if hi != 0 || carry != 0 {
+			return 0, false
+		}
+		value = sum
+	}
+	return value, true
+}
+
+// maxShown bounds a name or number as an error message quotes it.
+const maxShown = 200
+
+// clip shortens what a header holds to what a message shows of it.
+func clip(s string) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	cut := maxShown
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", s[:cut], len(s))
 }
 
 // readTensor reads one header entry's object, refusing a field the
@@ -78,10 +168,10 @@ type tensorInfo struct {
 func readTensor(decoder *jsontext.Decoder, name string) (tensorInfo, error) {
 	var info tensorInfo
 	fail := func(format string, args ...any) (tensorInfo, error) {
-		return tensorInfo{}, invalid("InvalidHeaderDeserialization", "tensor %q: %s", name, fmt.Sprintf(format, args...))
+		return tensorInfo{}, invalid("InvalidHeaderDeserialization", "tensor %q: %s", clip(name), fmt.Sprintf(format, args...))
 	}
 	if kind := decoder.PeekKind(); kind != '{' {
-		if _, err := decoder.ReadValue(); err != nil {
+		if err := decoder.SkipValue(); err != nil {
 			return fail("%v", err)
 		}
 		return fail("want an object, got %s", kind)
@@ -107,18 +197,18 @@ func readTensor(decoder *jsontext.Decoder, name string) (tensorInfo, error) {
 				return fail("dtype is %s, not a string", value.Kind())
 			}
 			info.DType = value.String()
-		case "shape", "data_offsets":
-			numbers, err := readNumbers(decoder)
-			if err != nil {
+		case "shape":
+			info.Shape = shape{elements: 1}
+			if err := readNumbers(decoder, info.Shape.add); err != nil {
 				return fail("%s: %v", field, err)
 			}
-			if field == "shape" {
-				info.Shape = numbers
-			} else {
-				info.DataOffsets = numbers
+		case "data_offsets":
+			info.DataOffsets = numbers{}
+			if err := readNumbers(decoder, info.DataOffsets.add); err != nil {
+				return fail("%s: %v", field, err)
 			}
 		default:
-			return fail("unknown field %q", field)
+			return fail("unknown field %q", clip(field))
 		}
 		seen[slices.Index(fields, field)] = true
 	}
@@ -133,28 +223,73 @@ func readTensor(decoder *jsontext.Decoder, name string) (tensorInfo, error) {
 	return info, nil
 }
 
-// readNumbers reads an array of numbers, each as written.
-func readNumbers(decoder *jsontext.Decoder) ([]string, error) {
+// readNumbers reads an array of numbers, passing each as written to add.
+func readNumbers(decoder *jsontext.Decoder, add func(number []byte)) error {
 	token, err := decoder.ReadToken()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if token.Kind() != '[' {
-		return nil, fmt.Errorf("%s, not a list", token.Kind())
+		return fmt.Errorf("%s, not a list", token.Kind())
 	}
-	numbers := []string{}
 	for decoder.PeekKind() != ']' {
-		token, err := decoder.ReadToken()
+		if kind := decoder.PeekKind(); kind != '0' {
+			if _, err := decoder.ReadToken(); err != nil {
+				return err
+			}
+			return fmt.Errorf("holds %s, not a number", kind)
+		}
+		// A number as a raw value is a view of the decoder's buffer: no
+		// copy is made of the millions a hostile list may hold.
+		number, err := decoder.ReadValue()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if token.Kind() != '0' {
-			return nil, fmt.Errorf("holds %s, not a number", token.Kind())
-		}
-		numbers = append(numbers, token.String())
+		add(number)
 	}
 	_, err = decoder.ReadToken()
-	return numbers, err
+	return err
+}
+
+// readMetadata checks that __metadata__ maps strings to strings (or is
+// null), as the library's Option<HashMap<String, String>> does, without
+// holding it: no rule reads it.
+func readMetadata(decoder *jsontext.Decoder) error {
+	fail := func(format string, args ...any) error {
+		return invalid("InvalidHeaderDeserialization", "__metadata__ must map strings to strings: %s", fmt.Sprintf(format, args...))
+	}
+	switch kind := decoder.PeekKind(); kind {
+	case 'n', '{':
+		if _, err := decoder.ReadToken(); err != nil {
+			return fail("%v", err)
+		}
+		if kind == 'n' {
+			return nil
+		}
+	default:
+		if err := decoder.SkipValue(); err != nil {
+			return fail("%v", err)
+		}
+		return fail("it is %s, not an object", kind)
+	}
+	for decoder.PeekKind() != '}' {
+		if err := decoder.SkipValue(); err != nil { // the key, a string
+			return fail("%v", err)
+		}
+		if kind := decoder.PeekKind(); kind != '"' {
+			if err := decoder.SkipValue(); err != nil {
+				return fail("%v", err)
+			}
+			return fail("a value is %s, not a string", kind)
+		}
+		if err := decoder.SkipValue(); err != nil {
+			return fail("%v", err)
+		}
+	}
+	if _, err := decoder.ReadToken(); err != nil {
+		return fail("%v", err)
+	}
+	return nil
 }
 
 // Read checks the header of a file of size bytes. When the header itself
@@ -232,15 +367,43 @@ func parseHeader(header *io.SectionReader) (*File, error) {
 	if first[0] != '{' {
 		return nil, invalid("InvalidHeaderStart", "the header does not start with '{'")
 	}
-	decoder := jsontext.NewDecoder(bufio.NewReaderSize(io.NewSectionReader(header, 0, header.Size()), bufferSize),
+	guard := &tokenGuard{r: io.NewSectionReader(header, 0, header.Size())}
+	decoder := jsontext.NewDecoder(bufio.NewReaderSize(guard, bufferSize),
 		// Names are not tracked for duplicates: a million of them would
 		// be held at once, and a repeated one is handled below.
 		jsontext.AllowDuplicateNames(true))
+	spans, err := readEntries(decoder, header.Size())
+	if guard.err != nil {
+		// The decoder stopped at the token too long to hold, whatever it
+		// made of the cut input.
+		return nil, guard.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	end := decoder.InputOffset()
+	if rest, err := trailing(io.NewSectionReader(header, end, header.Size()-end)); err != nil {
+		return nil, err
+	} else if rest > 0 {
+		return nil, invalid("InvalidHeaderDeserialization", "%d bytes of non-space after the JSON header", rest)
+	}
+	return summarize(spans)
+}
+
+// minEntry is the fewest bytes a tensor entry takes in a header,
+// "":{"dtype":"U8","shape":[],"data_offsets":[0,1]} and a comma, so a
+// header of n bytes lists at most n/minEntry tensors.
+const minEntry = 50
+
+// readEntries decodes the header's entries, checking each tensor's on its
+// own, and returns the tensors' spans in the order listed.
+func readEntries(decoder *jsontext.Decoder, size int64) ([]span, error) {
 	if _, err := decoder.ReadToken(); err != nil {
 		return nil, invalid("InvalidHeaderDeserialization", "%v", err)
 	}
-	file := &File{}
-	var spans []span
+	// Sized once for the most entries the header can hold rather than
+	// grown by copying: the pages of the part left unused are never touched.
+	spans := make([]span, 0, size/minEntry+1)
 	for decoder.PeekKind() != '}' {
 		token, err := decoder.ReadToken()
 		if err != nil {
@@ -248,13 +411,8 @@ func parseHeader(header *io.SectionReader) (*File, error) {
 		}
 		name := token.String()
 		if name == "__metadata__" {
-			value, err := decoder.ReadValue()
-			if err != nil {
-				return nil, invalid("InvalidHeaderDeserialization", "%v", err)
-			}
-			file.Metadata = nil // a repeated key replaces the earlier value, as in a map
-			if err := json.Unmarshal(value, &file.Metadata); err != nil {
-				return nil, invalid("InvalidHeaderDeserialization", "__metadata__ must map strings to strings: %v", err)
+			if err := readMetadata(decoder); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -271,13 +429,13 @@ func parseHeader(header *io.SectionReader) (*File, error) {
 	if _, err := decoder.ReadToken(); err != nil {
 		return nil, invalid("InvalidHeaderDeserialization", "%v", err)
 	}
-	end := decoder.InputOffset()
-	if rest, err := trailing(io.NewSectionReader(header, end, header.Size()-end)); err != nil {
-		return nil, err
-	} else if rest > 0 {
-		return nil, invalid("InvalidHeaderDeserialization", "%d bytes of non-space after the JSON header", rest)
-	}
+	return spans, nil
+}
 
+// summarize checks the tensors together, as the library does, and counts
+// their parameters.
+func summarize(spans []span) (*File, error) {
+	file := &File{}
 	// A name listed twice is one tensor, the later entry's, as when the
 	// library reads the header into a map.
 	slices.SortStableFunc(spans, func(a, b span) int { return strings.Compare(a.name, b.name) })
@@ -315,7 +473,7 @@ func parseHeader(header *io.SectionReader) (*File, error) {
 	next := uint64(0)
 	for _, s := range spans {
 		if s.begin != next {
-			return nil, invalid("InvalidOffset", "tensor %q starts at byte %d of the data buffer, expected %d (a gap or an overlap)", s.name, s.begin, next)
+			return nil, invalid("InvalidOffset", "tensor %q starts at byte %d of the data buffer, expected %d (a gap or an overlap)", clip(s.name), s.begin, next)
 		}
 		next = s.end
 	}
@@ -326,41 +484,82 @@ func parseHeader(header *io.SectionReader) (*File, error) {
 	return file, nil
 }
 
+// MaxToken bounds one string or number of a header. Real tensor names are
+// a few hundred bytes and metadata values at most a few MB; the library
+// would take one of nearly MaxHeader, which held by the JSON decoder, which
+// needs a token whole, and copied would cost several times that.
+const MaxToken = 16 << 20
+
+// tokenGuard passes the header through, failing the read once a string
+// or another token runs longer than MaxToken, before the decoder buffers it.
+type tokenGuard struct {
+	r        io.Reader
+	inString bool
+	escaped  bool
+	run      int
+	err      error
+}
+
+func (g *tokenGuard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.r.Read(p)
+	for _, c := range p[:n] {
+		switch {
+		case g.escaped:
+			g.escaped = false
+		case g.inString && c == '\\':
+			g.escaped = true
+		case c == '"':
+			g.inString = !g.inString
+			g.run = 0
+		case !g.inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ':' ||
+			c == '{' || c == '}' || c == '[' || c == ']'):
+			g.run = 0
+			continue
+		}
+		g.run++
+		if g.run > MaxToken {
+			g.err = fmt.Errorf("the header holds a string or number longer than the %d MiB modellint reads (real tensor names and metadata are far shorter)", MaxToken>>20)
+			return 0, g.err
+		}
+	}
+	return n, err
+}
+
 // check validates one tensor entry as the library does.
 func check(name string, info tensorInfo) (span, error) {
+	shown := clip(name)
 	bitsPerElement, ok := dtypeBits[info.DType]
 	if !ok {
-		return span{}, invalid("InvalidHeaderDeserialization", "tensor %q has unknown dtype %q", name, info.DType)
+		return span{}, invalid("InvalidHeaderDeserialization", "tensor %q has unknown dtype %q", shown, clip(info.DType))
 	}
-	elements := uint64(1)
-	for _, dim := range info.Shape {
-		size, err := strconv.ParseUint(dim, 10, 64)
-		if err != nil {
-			return span{}, invalid("InvalidHeaderDeserialization", "tensor %q has shape entry %s", name, dim)
-		}
-		hi, lo := bits.Mul64(elements, size)
-		if hi != 0 {
-			return span{}, invalid("ValidationOverflow", "tensor %q has more elements than fit in 64 bits", name)
-		}
-		elements = lo
+	if info.Shape.bad != "" {
+		return span{}, invalid("InvalidHeaderDeserialization", "tensor %q has shape entry %s", shown, info.Shape.bad)
 	}
+	if info.Shape.overflow {
+		return span{}, invalid("ValidationOverflow", "tensor %q has more elements than fit in 64 bits", shown)
+	}
+	elements := info.Shape.elements
 	hi, totalBits := bits.Mul64(elements, bitsPerElement)
 	if hi != 0 || elements > math.MaxInt64 {
-		return span{}, invalid("ValidationOverflow", "tensor %q is larger than 2^64 bits", name)
+		return span{}, invalid("ValidationOverflow", "tensor %q is larger than 2^64 bits", shown)
 	}
 	if totalBits%8 != 0 {
-		return span{}, invalid("MisalignedSlice", "tensor %q (%s %v) is %d bits, not a whole number of bytes", name, info.DType, info.Shape, totalBits)
+		return span{}, invalid("MisalignedSlice", "tensor %q (%s %v) is %d bits, not a whole number of bytes", shown, info.DType, info.Shape, totalBits)
 	}
-	if len(info.DataOffsets) != 2 {
-		return span{}, invalid("InvalidOffset", "tensor %q has data_offsets [%s], not [begin, end]", name, strings.Join(info.DataOffsets, ", "))
+	offsets := info.DataOffsets
+	if offsets.count != 2 {
+		return span{}, invalid("InvalidOffset", "tensor %q has data_offsets [%s], not [begin, end]", shown, offsets.join(", "))
 	}
-	begin, err1 := strconv.ParseUint(info.DataOffsets[0], 10, 64)
-	end, err2 := strconv.ParseUint(info.DataOffsets[1], 10, 64)
-	if err1 != nil || err2 != nil || begin > end {
-		return span{}, invalid("InvalidOffset", "tensor %q has data_offsets [%s, %s]", name, info.DataOffsets[0], info.DataOffsets[1])
+	begin, ok1 := parseUint([]byte(offsets.first[0]))
+	end, ok2 := parseUint([]byte(offsets.first[1]))
+	if !ok1 || !ok2 || begin > end {
+		return span{}, invalid("InvalidOffset", "tensor %q has data_offsets [%s, %s]", shown, offsets.first[0], offsets.first[1])
 	}
 	if end-begin != totalBits/8 {
-		return span{}, invalid("TensorInvalidInfo", "tensor %q is %s %v, %d bytes, but its data_offsets span %d bytes", name, info.DType, info.Shape, totalBits/8, end-begin)
+		return span{}, invalid("TensorInvalidInfo", "tensor %q is %s %v, %d bytes, but its data_offsets span %d bytes", shown, info.DType, info.Shape, totalBits/8, end-begin)
 	}
 	dtype, _ := slices.BinarySearch(dtypeNames, info.DType)
 	return span{name: name, begin: begin, end: end, dtype: uint8(dtype)}, nil

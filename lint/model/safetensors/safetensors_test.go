@@ -45,7 +45,7 @@ func TestValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Parameters != 14 || got.ParameterBytes != 23 || !reflect.DeepEqual(got.Tensors, []string{"a", "b", "s"}) ||
-		got.Metadata["format"] != "pt" || !reflect.DeepEqual(got.DTypes, []string{"F16", "F32", "F4"}) {
+		!reflect.DeepEqual(got.DTypes, []string{"F16", "F32", "F4"}) {
 		t.Errorf("got %+v", got)
 	}
 }
@@ -69,6 +69,9 @@ func TestInvalid(t *testing.T) {
 		"sub-byte remainder":  {file(`{"a":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}}`, 2), "MisalignedSlice"},
 		"overflowing shape":   {file(`{"a":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,8]}}`, 8), "ValidationOverflow"},
 		"negative dimension":  {file(`{"a":{"dtype":"U8","shape":[-1],"data_offsets":[0,1]}}`, 1), "shape entry"},
+		"metadata number":     {file(`{"__metadata__":{"format":1},"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}`, 1), "__metadata__ must map strings to strings"},
+		"metadata list":       {file(`{"__metadata__":["pt"],"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}`, 1), "__metadata__ must map strings to strings"},
+		"tensor as a list":    {file(`{"a":[1,2,3]}`, 0), "want an object"},
 		"extra field":         {file(`{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":1}}`, 1), "unknown field"},
 	}
 	for name, test := range tests {

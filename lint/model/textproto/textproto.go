@@ -249,6 +249,9 @@ func (s *Schema) ToWire(text []byte, root string) ([]byte, error) {
 	if desc == nil {
 		return nil, fmt.Errorf("schema %s has no message %s", s.file.Package(), root)
 	}
+	if err := checkNesting(text); err != nil {
+		return nil, err
+	}
 	message := dynamicpb.NewMessage(desc)
 	if err := (prototext.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(text, message); err != nil {
 		// The protobuf module puts a no-break space in its error texts at
@@ -257,4 +260,44 @@ func (s *Schema) ToWire(text []byte, root string) ([]byte, error) {
 		return nil, errors.New(strings.ReplaceAll(err.Error(), "\u00a0", " "))
 	}
 	return proto.MarshalOptions{Deterministic: true}.Marshal(message)
+}
+
+// MaxNesting bounds how deeply messages and lists may nest. Real configs
+// nest fewer than 10 levels; the parser skips an unknown field's value by
+// recursion without a limit, so a few MB of "x {" would take it hundreds
+// of MB of stack.
+const MaxNesting = 100
+
+// checkNesting refuses text whose messages or lists nest deeper than
+// MaxNesting, counting the brackets outside strings and comments.
+func checkNesting(text []byte) error {
+	depth, line := 0, 1
+	var quote byte // the quote of the string being read, 0 outside one
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\n':
+			line++
+			quote = 0 // a string cannot span lines; the parser reports it
+		case quote != 0:
+			if c == '\\' && i+1 < len(text) && text[i+1] != '\n' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#':
+			for i+1 < len(text) && text[i+1] != '\n' {
+				i++
+			}
+		case c == '{' || c == '<' || c == '[':
+			if depth++; depth > MaxNesting {
+				return fmt.Errorf("line %d: messages and lists nest deeper than the %d levels modellint reads", line, MaxNesting)
+			}
+		case c == '}' || c == '>' || c == ']':
+			depth = max(depth-1, 0)
+		}
+	}
+	return nil
 }

@@ -79,3 +79,26 @@ func TestSchemaErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestNesting: text nested past MaxNesting is refused before the parser,
+// which skips an unknown field's value by unbounded recursion, sees it;
+// brackets in strings and comments do not count.
+func TestNesting(t *testing.T) {
+	nested := func(levels int) string {
+		return "name: \"{<[\" # {{{{\n" + strings.Repeat("unknown_field {\n", levels) + strings.Repeat("}\n", levels)
+	}
+	if _, err := schema.ToWire([]byte(nested(textproto.MaxNesting)), "Root"); err != nil {
+		t.Errorf("%d levels: %v", textproto.MaxNesting, err)
+	}
+	for _, text := range []string{
+		nested(textproto.MaxNesting + 1),
+		"child " + strings.Repeat("{ on: true x ", 4<<20/14),
+		"unknown_field: " + strings.Repeat("[", 1<<20),
+		"unknown_field " + strings.Repeat("<", 1<<20),
+	} {
+		_, err := schema.ToWire([]byte(text), "Root")
+		if want := "nest deeper than the 100 levels"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%.40q...: %v, want an error saying %q", text, err, want)
+		}
+	}
+}
