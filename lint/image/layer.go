@@ -43,6 +43,14 @@ const (
 	// thousand.
 	maxDistMetadata      = 4 << 10
 	maxDistMetadataFiles = 8192
+	// maxExecutableHeads bounds the executables of one layer whose first
+	// bytes (and, for a shell script, whole text) the first pass keeps, so
+	// that the script a container starts is known without a second read;
+	// maxScriptBytes bounds those scripts together. Real layers have a few
+	// thousand executables; past the bounds a file is read when a rule
+	// needs it.
+	maxExecutableHeads = 16384
+	maxScriptBytes     = 16 << 20
 	// MaxSource bounds a program's source kept whole when a targeted read
 	// asks for it (a Python entry module and the app modules it imports),
 	// and the source files of a language's own bookkeeping the first pass
@@ -194,7 +202,8 @@ func loaderName(base string) bool {
 func indexLayer(stream io.Reader, policy *capturePolicy) (*layerIndex, error) {
 	index := &layerIndex{Files: map[string]*FileFacts{}}
 	reader := tar.NewReader(stream)
-	budget := &captureBudget{model: maxModelBytes, text: maxTextBytes, distMetadata: maxDistMetadataFiles}
+	budget := &captureBudget{model: maxModelBytes, text: maxTextBytes, scripts: maxScriptBytes,
+		distMetadata: maxDistMetadataFiles, executables: maxExecutableHeads}
 	remaining := len(policy.exact)
 	for {
 		header, err := reader.Next()
@@ -257,8 +266,8 @@ func truncated(err error) error {
 // captureBudget is what a layer may still keep of model files and of text
 // files.
 type captureBudget struct {
-	model, text  int64
-	distMetadata int
+	model, text, scripts      int64
+	distMetadata, executables int
 }
 
 // capture reads what the policy wants of one regular file, within the
@@ -271,6 +280,13 @@ func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact b
 	wholeModel, safetensorsHeader := modelCapture(entry.Name)
 	if !wantText && !wantELF && !executable && !wholeModel && !safetensorsHeader {
 		return nil, nil
+	}
+	if !wantText && !wantELF && !wholeModel && !safetensorsHeader {
+		// An executable and nothing else.
+		if budget.executables == 0 {
+			return nil, nil // listed; its content is read if a rule needs it
+		}
+		budget.executables--
 	}
 	if entry.Size == 0 {
 		return &FileFacts{Head: []byte{}, Text: []byte{}}, nil
@@ -302,7 +318,8 @@ func capture(body io.Reader, entry *rootfs.Entry, policy *capturePolicy, exact b
 			return nil, err
 		}
 		facts := &FileFacts{Head: head}
-		if entry.Size <= maxScript && IsShellScript(head) {
+		if entry.Size <= maxScript && entry.Size <= budget.scripts && IsShellScript(head) {
+			budget.scripts -= entry.Size
 			rest := make([]byte, entry.Size-int64(len(head)))
 			if _, err := io.ReadFull(body, rest); err != nil {
 				return nil, err
