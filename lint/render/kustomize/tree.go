@@ -7,8 +7,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/modellint/modellint/internal/lazyregexp"
 
 	"github.com/modellint/modellint/lint/manifest"
 
@@ -324,7 +325,7 @@ func (k *kustomization) withComponents() []*kustomization {
 
 // scpUser is the user@ that starts a git URL in scp form (git@host:org/repo),
 // as kustomize's parser matches it.
-var scpUser = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*@`)
+var scpUser = lazyregexp.New(`^[a-zA-Z][a-zA-Z0-9-]*@`)
 
 // Includes returns the local directories the kustomization in dir builds on
 // (its bases and components, transitively), as absolute paths: an overlay
