@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/modellint/modellint/lint/model/checkpoint"
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"github.com/modellint/modellint/lint/model/savedmodel"
 	"github.com/modellint/modellint/lint/model/tfrecord"
 	"github.com/modellint/modellint/lint/model/wire"
@@ -246,8 +247,8 @@ func (s *SavedModelDir) problem(err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, savedmodel.ErrInvalid) {
-		s.ParseError = strings.TrimPrefix(err.Error(), savedmodel.ErrInvalid.Error()+": ")
+	if errors.Is(err, modelfile.ErrInvalid) {
+		s.ParseError = modelfile.Reason(err)
 		s.Graph = nil
 		return nil
 	}
@@ -281,10 +282,10 @@ func (l *loader) readVariables(s *SavedModelDir) error {
 		return nil
 	}
 	if err != nil {
-		if !errors.Is(err, checkpoint.ErrInvalid) {
+		if !errors.Is(err, modelfile.ErrInvalid) {
 			return l.fileError(index.Path, err)
 		}
-		v.Error = strings.TrimPrefix(err.Error(), checkpoint.ErrInvalid.Error()+": ")
+		v.Error = modelfile.Reason(err)
 		return nil
 	}
 	v.Parsed = parsed
@@ -312,7 +313,7 @@ func (l *loader) readWarmup(file *File) (*Warmup, error) {
 		if payload == nil || isPredictionLog(payload) {
 			return nil
 		}
-		return fmt.Errorf("%w: record %d is not a PredictionLog holding a request", tfrecord.ErrInvalid, number)
+		return modelfile.Invalidf(tfrecord.FormatName, "record %d is not a PredictionLog holding a request", number)
 	})
 	if l.unread(f) {
 		warmup.Unread = true
@@ -320,10 +321,10 @@ func (l *loader) readWarmup(file *File) (*Warmup, error) {
 	}
 	warmup.Records, warmup.OverLimit = records, more
 	if err != nil {
-		if !errors.Is(err, tfrecord.ErrInvalid) {
+		if !errors.Is(err, modelfile.ErrInvalid) {
 			return nil, l.fileError(file.Path, err)
 		}
-		warmup.Error = strings.TrimPrefix(err.Error(), tfrecord.ErrInvalid.Error()+": ")
+		warmup.Error = modelfile.Reason(err)
 	}
 	return warmup, nil
 }

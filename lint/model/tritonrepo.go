@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"github.com/modellint/modellint/lint/model/triton"
 )
 
@@ -132,10 +133,10 @@ func (l *loader) readTritonConfig(file *File) error {
 	}
 	config, err := triton.Read(text)
 	if err != nil {
-		if !errors.Is(err, triton.ErrInvalid) {
+		if !errors.Is(err, modelfile.ErrInvalid) {
 			return l.fileError(file.Path, err)
 		}
-		tm.ConfigError = strings.TrimPrefix(err.Error(), triton.ErrInvalid.Error()+": ")
+		tm.ConfigError = modelfile.Reason(err)
 		return nil
 	}
 	tm.Config = config

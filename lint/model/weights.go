@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/modellint/modellint/lint/model/gguf"
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"github.com/modellint/modellint/lint/model/onnx"
 	"github.com/modellint/modellint/lint/model/pickle"
 	"github.com/modellint/modellint/lint/model/safetensors"
@@ -127,10 +128,10 @@ func (l *loader) readSafetensors(file *File) error {
 	}
 	entry := SafetensorsFile{Path: file.Path, Header: header}
 	if err != nil {
-		if !errors.Is(err, safetensors.ErrInvalid) {
+		if !errors.Is(err, modelfile.ErrInvalid) {
 			return l.fileError(file.Path, err)
 		}
-		entry.Error = strings.TrimPrefix(err.Error(), safetensors.ErrInvalid.Error()+": ")
+		entry.Error = modelfile.Reason(err)
 	}
 	l.model.Safetensors = append(l.model.Safetensors, entry)
 	return nil
@@ -148,10 +149,10 @@ func (l *loader) readGGUF(file *File) error {
 	}
 	entry := GGUFFile{Path: file.Path, Header: header}
 	if err != nil {
-		if !errors.Is(err, gguf.ErrInvalid) {
+		if !errors.Is(err, modelfile.ErrInvalid) {
 			return l.fileError(file.Path, err)
 		}
-		entry.Error = strings.TrimPrefix(err.Error(), gguf.ErrInvalid.Error()+": ")
+		entry.Error = modelfile.Reason(err)
 	}
 	l.model.GGUF = append(l.model.GGUF, entry)
 	return nil
@@ -178,7 +179,7 @@ func (l *loader) readSafetensorsIndex(file *File) error {
 	}
 	entry.Index, err = safetensors.ReadIndex(data)
 	if err != nil {
-		entry.Error = strings.TrimPrefix(err.Error(), safetensors.ErrInvalid.Error()+": ")
+		entry.Error = modelfile.Reason(err)
 	}
 	l.model.SafetensorsIndexes = append(l.model.SafetensorsIndexes, entry)
 	return nil
@@ -246,10 +247,10 @@ func (l *loader) readONNX(file *File) error {
 	}
 	entry := ONNXFile{Path: file.Path, Model: model}
 	if err != nil {
-		if !errors.Is(err, onnx.ErrInvalid) {
+		if !errors.Is(err, modelfile.ErrInvalid) {
 			return l.fileError(file.Path, err)
 		}
-		entry.Error = strings.TrimPrefix(err.Error(), onnx.ErrInvalid.Error()+": ")
+		entry.Error = modelfile.Reason(err)
 		entry.Model = nil
 	}
 	if model != nil && err == nil {
@@ -318,10 +319,10 @@ func (l *loader) readPickle(file *File, name string) error {
 	}
 	entry := PickleFile{Path: file.Path, Scan: scan}
 	if err != nil {
-		if !errors.Is(err, pickle.ErrInvalid) {
+		if !errors.Is(err, modelfile.ErrInvalid) {
 			return l.fileError(file.Path, err)
 		}
-		entry.Error = strings.TrimPrefix(err.Error(), pickle.ErrInvalid.Error()+": ")
+		entry.Error = modelfile.Reason(err)
 	}
 	l.model.Pickles = append(l.model.Pickles, entry)
 	return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/klauspost/compress/snappy"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"github.com/modellint/modellint/lint/model/tfdtype"
 	"github.com/modellint/modellint/lint/model/wire"
 )
@@ -43,8 +44,9 @@ const (
 	maxKey = 1 << 20
 )
 
-// ErrInvalid is wrapped by every error about the content (not I/O).
-var ErrInvalid = errors.New("not a valid checkpoint index")
+// FormatName starts the text of the modelfile.Error values this package
+// returns.
+const FormatName = "not a valid checkpoint index"
 
 // Index is what a variables.index says.
 type Index struct {
@@ -376,7 +378,7 @@ func forEachEntry(block []byte, fn func(key, value []byte) error) error {
 }
 
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	return modelfile.Invalidf(FormatName, "%s", fmt.Sprintf(format, args...))
 }
 
 // truncate shortens a key for messages.

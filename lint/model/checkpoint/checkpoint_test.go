@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/snappy"
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -190,8 +191,8 @@ func TestInvalid(t *testing.T) {
 	for name, test := range tests {
 		t.Run(name, func(t *testing.T) {
 			_, err := read(t, test.input)
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), test.want) {
-				t.Fatalf("err = %v, want ErrInvalid mentioning %q", err, test.want)
+			if !errors.Is(err, modelfile.ErrInvalid) || !strings.Contains(err.Error(), test.want) {
+				t.Fatalf("err = %v, want a modelfile.ErrInvalid mentioning %q", err, test.want)
 			}
 		})
 	}
@@ -207,7 +208,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		index, err := read(t, data)
 		if err != nil {
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, modelfile.ErrInvalid) {
 				t.Fatalf("non-content error: %v", err)
 			}
 			return

@@ -19,10 +19,13 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+
+	"github.com/modellint/modellint/lint/model/modelfile"
 )
 
-// ErrInvalid is wrapped by errors about the content.
-var ErrInvalid = errors.New("invalid GGUF file")
+// FormatName starts the text of the modelfile.Error values this package
+// returns.
+const FormatName = "invalid GGUF file"
 
 // Bounds on what the reader accepts. Real headers hold a tokenizer's
 // vocabulary (some 150k strings, a few MiB) and a few thousand tensors.
@@ -130,7 +133,7 @@ type reader struct {
 }
 
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	return modelfile.Invalidf(FormatName, "%s", fmt.Sprintf(format, args...))
 }
 
 // errShort is a header that runs past the end of the file (or MaxHeader).

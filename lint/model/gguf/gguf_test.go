@@ -16,6 +16,7 @@ import (
 
 	"github.com/modellint/modellint/lint/model/gguf"
 	"github.com/modellint/modellint/lint/model/gguf/gguftest"
+	"github.com/modellint/modellint/lint/model/modelfile"
 )
 
 // sparse is a file of size bytes that holds header at its start and zeros
@@ -142,8 +143,8 @@ func TestInvalid(t *testing.T) {
 	for name, test := range tests {
 		t.Run(name, func(t *testing.T) {
 			got, err := gguf.Read(sparse{test.header, test.size}, test.size)
-			if !errors.Is(err, gguf.ErrInvalid) || !strings.Contains(err.Error(), test.want) {
-				t.Fatalf("got %+v, %v; want an ErrInvalid with %q", got, err, test.want)
+			if !errors.Is(err, modelfile.ErrInvalid) || !strings.Contains(err.Error(), test.want) {
+				t.Fatalf("got %+v, %v; want a modelfile.ErrInvalid with %q", got, err, test.want)
 			}
 		})
 	}
@@ -168,8 +169,8 @@ func FuzzRead(f *testing.F) {
 	f.Add(small)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := gguf.Read(bytes.NewReader(data), int64(len(data)))
-		if err != nil && !errors.Is(err, gguf.ErrInvalid) {
-			t.Fatalf("an error that is not ErrInvalid: %v", err)
+		if err != nil && !errors.Is(err, modelfile.ErrInvalid) {
+			t.Fatalf("an error that is not a modelfile.ErrInvalid: %v", err)
 		}
 		if err == nil && (got.Parameters < 0 || got.WeightBytes < 0 || got.WeightBytes > int64(len(data))) {
 			t.Fatalf("impossible sizes: %+v for %d bytes", got, len(data))

@@ -6,7 +6,6 @@ package onnx
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"math/bits"
@@ -15,6 +14,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"github.com/modellint/modellint/lint/model/wire"
 )
 
@@ -24,8 +24,9 @@ const (
 	maxGraphDepth = 16
 )
 
-// ErrInvalid is wrapped by errors about the content (not I/O).
-var ErrInvalid = errors.New("not a valid ONNX model")
+// FormatName starts the text of the modelfile.Error values this package
+// returns.
+const FormatName = "not a valid ONNX model"
 
 // Model is what an .onnx file says.
 type Model struct {
@@ -98,18 +99,18 @@ func Read(r io.ReaderAt, size int64) (*Model, error) {
 		case f.Number == 8 && f.Type == protowire.BytesType:
 			return model.readOpset(f.Message())
 		case f.Number <= 8 && f.Number != 4 && f.Number != 5 && f.Number != 6:
-			return fmt.Errorf("%w: ModelProto has no field %d of wire type %d", ErrInvalid, f.Number, f.Type)
+			return modelfile.Invalidf(FormatName, "ModelProto has no field %d of wire type %d", f.Number, f.Type)
 		}
 		return nil
 	})
 	if err != nil {
 		if errors.Is(err, wire.ErrMalformed) {
-			err = fmt.Errorf("%w: %w", ErrInvalid, err)
+			err = modelfile.Invalidf(FormatName, "%w", err)
 		}
 		return nil, err
 	}
 	if !sawGraph {
-		return nil, fmt.Errorf("%w: no graph", ErrInvalid)
+		return nil, modelfile.Invalidf(FormatName, "no graph")
 	}
 	return model, nil
 }
@@ -133,7 +134,7 @@ func (model *Model) readOpset(m wire.Message) error {
 
 func (model *Model) readGraph(m wire.Message, depth int) error {
 	if depth > maxGraphDepth {
-		return fmt.Errorf("%w: subgraphs nested deeper than %d", ErrInvalid, maxGraphDepth)
+		return modelfile.Invalidf(FormatName, "subgraphs nested deeper than %d", maxGraphDepth)
 	}
 	initializers := map[string]bool{}
 	var inputs, outputs []ValueInfo
@@ -229,7 +230,7 @@ func (model *Model) readTensor(m wire.Message) (string, error) {
 			for len(packed) > 0 {
 				v, n := protowire.ConsumeVarint(packed)
 				if n < 0 {
-					return fmt.Errorf("%w: bad dims", ErrInvalid)
+					return modelfile.Invalidf(FormatName, "bad dims")
 				}
 				dims = append(dims, int64(v))
 				packed = packed[n:]
@@ -293,12 +294,12 @@ func (model *Model) readTensor(m wire.Message) (string, error) {
 	ref := ExternalData{Tensor: name, Location: external["location"], Length: -1}
 	if value, ok := external["offset"]; ok {
 		if ref.Offset, err = strconv.ParseInt(value, 10, 64); err != nil || ref.Offset < 0 {
-			return "", fmt.Errorf("%w: tensor %q has external offset %q", ErrInvalid, name, value)
+			return "", modelfile.Invalidf(FormatName, "tensor %q has external offset %q", name, value)
 		}
 	}
 	if value, ok := external["length"]; ok {
 		if ref.Length, err = strconv.ParseInt(value, 10, 64); err != nil || ref.Length < 0 {
-			return "", fmt.Errorf("%w: tensor %q has external length %q", ErrInvalid, name, value)
+			return "", modelfile.Invalidf(FormatName, "tensor %q has external length %q", name, value)
 		}
 	} else if bitsPerElement := elementBits(dataType); known && bitsPerElement > 0 {
 		hi, lo := bits.Mul64(uint64(elements), uint64(bitsPerElement))

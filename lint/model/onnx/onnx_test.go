@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -113,8 +114,8 @@ func TestInvalid(t *testing.T) {
 	}
 	for name, input := range tests {
 		t.Run(name, func(t *testing.T) {
-			if _, err := read(input); !errors.Is(err, ErrInvalid) {
-				t.Fatalf("err = %v, want ErrInvalid", err)
+			if _, err := read(input); !errors.Is(err, modelfile.ErrInvalid) {
+				t.Fatalf("err = %v, want a modelfile.ErrInvalid", err)
 			}
 		})
 	}
@@ -126,8 +127,8 @@ func TestDeepSubgraphsAreRefused(t *testing.T) {
 		node := builder{}.bytes(5, builder{}.bytes(6, graph))
 		graph = builder{}.bytes(1, node)
 	}
-	if _, err := read(builder{}.bytes(7, graph)); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("err = %v, want ErrInvalid for subgraphs nested beyond %d", err, maxGraphDepth)
+	if _, err := read(builder{}.bytes(7, graph)); !errors.Is(err, modelfile.ErrInvalid) {
+		t.Fatalf("err = %v, want a modelfile.ErrInvalid for subgraphs nested beyond %d", err, maxGraphDepth)
 	}
 }
 
@@ -140,7 +141,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(builder{}.bytes(7, builder{}.bytes(5, external("w", "../etc/passwd", "0", "8", 2)))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		model, err := read(data)
-		if err != nil && !errors.Is(err, ErrInvalid) {
+		if err != nil && !errors.Is(err, modelfile.ErrInvalid) {
 			t.Fatalf("non-content error: %v", err)
 		}
 		if err == nil {

@@ -19,6 +19,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/modellint/modellint/lint/model/modelfile"
 )
 
 // Limits that keep a hostile stream from making the scanner hold much.
@@ -32,8 +34,9 @@ const (
 	MaxMember = 256 << 20
 )
 
-// ErrInvalid is wrapped by errors about the content (not I/O).
-var ErrInvalid = errors.New("not a valid pickle")
+// FormatName starts the text of the modelfile.Error values this package
+// returns.
+const FormatName = "not a valid pickle"
 
 // Unknown stands for a module or name that the scanner could not resolve
 // (built at run time by the pickle): as suspicious as a known bad import.
@@ -79,7 +82,7 @@ func ScanFile(r io.ReaderAt, size int64) (*Scan, error) {
 	err = scanStreams(r, size, streams, imports)
 	scan.Imports = slices.Sorted(maps.Keys(imports))
 	if err != nil {
-		if len(imports) == 0 || !errors.Is(err, ErrInvalid) {
+		if len(imports) == 0 || !errors.Is(err, modelfile.ErrInvalid) {
 			return nil, err
 		}
 		scan.Incomplete = err.Error()
@@ -92,7 +95,7 @@ func ScanFile(r io.ReaderAt, size int64) (*Scan, error) {
 func scanZip(r io.ReaderAt, size int64) (*Scan, error) {
 	archive, err := zip.NewReader(r, size)
 	if err != nil {
-		return nil, fmt.Errorf("%w: zip archive: %v", ErrInvalid, err)
+		return nil, modelfile.Invalidf(FormatName, "zip archive: %v", err)
 	}
 	scan := &Scan{}
 	imports := map[string]bool{}
@@ -122,7 +125,7 @@ func scanZip(r io.ReaderAt, size int64) (*Scan, error) {
 		}
 	}
 	if len(scan.Members) == 0 && len(incomplete) == 0 {
-		return nil, fmt.Errorf("%w: zip archive without a .pkl member", ErrInvalid)
+		return nil, modelfile.Invalidf(FormatName, "zip archive without a .pkl member")
 	}
 	scan.Imports = slices.Sorted(maps.Keys(imports))
 	scan.Incomplete = strings.Join(incomplete, "; ")
@@ -454,7 +457,7 @@ func textOr(v value) string {
 }
 
 func invalid(off int64, format string, args ...any) error {
-	return fmt.Errorf("%w at byte %d: %s", ErrInvalid, off, fmt.Sprintf(format, args...))
+	return modelfile.InvalidAt(FormatName, int64(off), "%s", fmt.Sprintf(format, args...))
 }
 
 func truncated(off int64, err error) error {

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/lint/model/modelfile"
 )
 
 const models = "../../../testdata/models"
@@ -140,8 +142,8 @@ func TestInvalid(t *testing.T) {
 	for name, test := range tests {
 		t.Run(name, func(t *testing.T) {
 			_, err := scan(t, test.input)
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), test.want) {
-				t.Fatalf("err = %v, want ErrInvalid mentioning %q", err, test.want)
+			if !errors.Is(err, modelfile.ErrInvalid) || !strings.Contains(err.Error(), test.want) {
+				t.Fatalf("err = %v, want a modelfile.ErrInvalid mentioning %q", err, test.want)
 			}
 		})
 	}
@@ -176,7 +178,7 @@ func FuzzScan(f *testing.F) {
 	f.Add(computed)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := ScanFile(bytes.NewReader(data), int64(len(data)))
-		if err != nil && !errors.Is(err, ErrInvalid) {
+		if err != nil && !errors.Is(err, modelfile.ErrInvalid) {
 			t.Fatalf("non-content error: %v", err)
 		}
 		if err == nil && got == nil {

@@ -13,7 +13,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -26,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modellint/modellint/lint/model/modelfile"
 )
 
 // MaxHeader is the safetensors library's MAX_HEADER_SIZE: a longer header
@@ -36,10 +36,9 @@ const MaxHeader = 100_000_000
 // MaxIndex bounds the JSON index read into memory.
 const MaxIndex = 64 << 20
 
-// ErrInvalid is wrapped by errors about the content; the message starts
-// with the safetensors library's error name (HeaderTooLarge,
-// MetadataIncompleteBuffer, ...) so users can search for it.
-var ErrInvalid = errors.New("invalid safetensors file")
+// FormatName starts the text of the modelfile.Error values this package
+// returns.
+const FormatName = "invalid safetensors file"
 
 // dtypeBits are the element sizes of the dtypes the format defines.
 var dtypeBits = map[string]uint64{
@@ -645,10 +644,10 @@ func ReadIndex(data []byte) (*Index, error) {
 		WeightMap map[string]string          `json:"weight_map"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: index: %v", ErrInvalid, err)
+		return nil, modelfile.Invalidf(FormatName, "index: %v", err)
 	}
 	if raw.WeightMap == nil {
-		return nil, fmt.Errorf("%w: index has no weight_map", ErrInvalid)
+		return nil, modelfile.Invalidf(FormatName, "index has no weight_map")
 	}
 	index := &Index{TotalSize: -1, WeightMap: raw.WeightMap}
 	if total, ok := raw.Metadata["total_size"]; ok {
@@ -662,5 +661,5 @@ func ReadIndex(data []byte) (*Index, error) {
 }
 
 func invalid(name, format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInvalid, name, fmt.Sprintf(format, args...))
+	return modelfile.Invalidf(FormatName, "%s: %s", name, fmt.Sprintf(format, args...))
 }

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/lint/model/modelfile"
 )
 
 const models = "../../../testdata/models"
@@ -77,8 +79,8 @@ func TestInvalid(t *testing.T) {
 	for name, test := range tests {
 		t.Run(name, func(t *testing.T) {
 			_, err := read(test.input)
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), test.want) {
-				t.Fatalf("err = %v, want ErrInvalid mentioning %q", err, test.want)
+			if !errors.Is(err, modelfile.ErrInvalid) || !strings.Contains(err.Error(), test.want) {
+				t.Fatalf("err = %v, want a modelfile.ErrInvalid mentioning %q", err, test.want)
 			}
 		})
 	}
@@ -86,7 +88,7 @@ func TestInvalid(t *testing.T) {
 
 func TestSizeMismatchKeepsTheHeader(t *testing.T) {
 	got, err := read(file(`{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}`, 10))
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "MetadataIncompleteBuffer") {
+	if !errors.Is(err, modelfile.ErrInvalid) || !strings.Contains(err.Error(), "MetadataIncompleteBuffer") {
 		t.Fatalf("err = %v, want MetadataIncompleteBuffer", err)
 	}
 	if got == nil || got.Parameters != 4 || got.ParameterBytes != 16 {
@@ -102,7 +104,7 @@ func TestReadIndex(t *testing.T) {
 	if index.TotalSize != 2337280 || !reflect.DeepEqual(index.Shards(), []string{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}) {
 		t.Errorf("got %+v, shards %v", index, index.Shards())
 	}
-	if _, err := ReadIndex([]byte(`{"metadata":{}}`)); !errors.Is(err, ErrInvalid) {
+	if _, err := ReadIndex([]byte(`{"metadata":{}}`)); !errors.Is(err, modelfile.ErrInvalid) {
 		t.Errorf("index without weight_map: err = %v", err)
 	}
 	if index, err := ReadIndex([]byte(`{"weight_map":{}}`)); err != nil || index.TotalSize != -1 {
@@ -118,7 +120,7 @@ func FuzzRead(f *testing.F) {
 	f.Add(append(binary.LittleEndian.AppendUint64(nil, 1<<63), "{}"...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := read(data)
-		if err != nil && !errors.Is(err, ErrInvalid) {
+		if err != nil && !errors.Is(err, modelfile.ErrInvalid) {
 			t.Fatalf("non-content error: %v", err)
 		}
 		if err == nil && 8+int64(got.HeaderLength)+got.ParameterBytes != int64(len(data)) {

@@ -16,6 +16,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"github.com/modellint/modellint/lint/model/tfdtype"
 	"github.com/modellint/modellint/lint/model/wire"
 )
@@ -104,8 +105,9 @@ func (m *MetaGraph) HasOp(op string) bool {
 	return i < len(m.Ops) && m.Ops[i] == op
 }
 
-// ErrInvalid is wrapped by errors about the content (not I/O).
-var ErrInvalid = errors.New("not a valid SavedModel")
+// FormatName starts the text of the modelfile.Error values this package
+// returns.
+const FormatName = "not a valid SavedModel"
 
 // Read decodes a binary saved_model.pb of size bytes.
 func Read(r io.ReaderAt, size int64) (*SavedModel, error) {
@@ -133,8 +135,8 @@ func Read(r io.ReaderAt, size int64) (*SavedModel, error) {
 
 // invalid marks content errors so callers can tell them from I/O errors.
 func invalid(err error) error {
-	if errors.Is(err, wire.ErrMalformed) || errors.Is(err, ErrInvalid) {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	if errors.Is(err, wire.ErrMalformed) || errors.Is(err, modelfile.ErrInvalid) {
+		return modelfile.Invalidf(FormatName, "%w", err)
 	}
 	return err
 }
@@ -142,7 +144,7 @@ func invalid(err error) error {
 // unexpected rejects a known field number with the wrong wire type: a file
 // that is not a SavedModel usually fails here within its first bytes.
 func unexpected(message string, f wire.Field) error {
-	return fmt.Errorf("%w: %s has no field %d of wire type %d", ErrInvalid, message, f.Number, f.Type)
+	return modelfile.Invalidf(FormatName, "%s has no field %d of wire type %d", message, f.Number, f.Type)
 }
 
 func readMetaGraph(m wire.Message) (*MetaGraph, error) {

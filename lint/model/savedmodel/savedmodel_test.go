@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"github.com/modellint/modellint/lint/model/textproto/textprototest"
 )
 
@@ -150,13 +151,13 @@ func TestInvalid(t *testing.T) {
 	for name, input := range tests {
 		t.Run(name, func(t *testing.T) {
 			_, err := Read(bytes.NewReader(input), int64(len(input)))
-			if !errors.Is(err, ErrInvalid) {
-				t.Fatalf("err = %v, want ErrInvalid", err)
+			if !errors.Is(err, modelfile.ErrInvalid) {
+				t.Fatalf("err = %v, want a modelfile.ErrInvalid", err)
 			}
 		})
 	}
-	if _, err := ReadText([]byte("meta_graphs { meta_info_def { tags: serve } }")); !errors.Is(err, ErrInvalid) {
-		t.Errorf("unquoted string: err = %v, want ErrInvalid", err)
+	if _, err := ReadText([]byte("meta_graphs { meta_info_def { tags: serve } }")); !errors.Is(err, modelfile.ErrInvalid) {
+		t.Errorf("unquoted string: err = %v, want a modelfile.ErrInvalid", err)
 	}
 }
 
@@ -179,7 +180,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("version https://git-lfs.github.com/spec/v1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		saved, err := Read(bytes.NewReader(data), int64(len(data)))
-		if err != nil && !errors.Is(err, ErrInvalid) {
+		if err != nil && !errors.Is(err, modelfile.ErrInvalid) {
 			t.Fatalf("non-content error: %v", err)
 		}
 		if err == nil && saved == nil {
@@ -192,7 +193,7 @@ func FuzzReadText(f *testing.F) {
 	f.Add([]byte(textExport))
 	f.Add([]byte("meta_graphs { meta_info_def { tags: \"serve\" } }"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if _, err := ReadText(data); err != nil && !errors.Is(err, ErrInvalid) {
+		if _, err := ReadText(data); err != nil && !errors.Is(err, modelfile.ErrInvalid) {
 			t.Fatalf("non-content error: %v", err)
 		}
 	})

@@ -2,9 +2,9 @@ package savedmodel
 
 import (
 	"bytes"
-	"fmt"
 	"sync"
 
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"github.com/modellint/modellint/lint/model/textproto"
 	"github.com/modellint/modellint/lint/model/tfdtype"
 )
@@ -111,7 +111,7 @@ var textSchema = sync.OnceValue(func() *textproto.Schema {
 func ReadText(text []byte) (*SavedModel, error) {
 	encoded, err := textSchema().ToWire(text, "SavedModel")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, modelfile.Invalidf(FormatName, "%w", err)
 	}
 	return Read(bytes.NewReader(encoded), int64(len(encoded)))
 }

@@ -7,10 +7,11 @@ package tfrecord
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+
+	"github.com/modellint/modellint/lint/model/modelfile"
 )
 
 const headerSize = 12 // length + its checksum
@@ -23,8 +24,9 @@ const (
 	PayloadBudget = 64 << 20
 )
 
-// ErrInvalid is wrapped by errors about the content (not I/O).
-var ErrInvalid = errors.New("not a valid TFRecord stream")
+// FormatName starts the text of the modelfile.Error values this package
+// returns.
+const FormatName = "not a valid TFRecord stream"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -98,5 +100,5 @@ func Read(r io.ReaderAt, size int64, limit int, fn func(number int, payload []by
 }
 
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	return modelfile.Invalidf(FormatName, "%s", fmt.Sprintf(format, args...))
 }

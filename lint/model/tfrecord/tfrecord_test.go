@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/lint/model/modelfile"
 )
 
 // record frames one payload as TFRecordWriter does.
@@ -72,8 +74,8 @@ func TestInvalid(t *testing.T) {
 	for name, test := range tests {
 		t.Run(name, func(t *testing.T) {
 			_, _, _, err := read(test.input, 1000)
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), test.want) {
-				t.Fatalf("err = %v, want ErrInvalid mentioning %q", err, test.want)
+			if !errors.Is(err, modelfile.ErrInvalid) || !strings.Contains(err.Error(), test.want) {
+				t.Fatalf("err = %v, want a modelfile.ErrInvalid mentioning %q", err, test.want)
 			}
 		})
 	}
@@ -84,7 +86,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("not a record"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, _, payloads, err := read(data, 50)
-		if err != nil && !errors.Is(err, ErrInvalid) {
+		if err != nil && !errors.Is(err, modelfile.ErrInvalid) {
 			t.Fatalf("non-content error: %v", err)
 		}
 		if n != len(payloads) || n > 50 {

@@ -6,13 +6,13 @@ package triton
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"github.com/modellint/modellint/lint/model/textproto"
 	"github.com/modellint/modellint/lint/model/wire"
 )
@@ -20,8 +20,9 @@ import (
 // MaxConfig bounds the config file read into memory; real ones are a few KiB.
 const MaxConfig = 4 << 20
 
-// ErrInvalid is wrapped by errors about the content.
-var ErrInvalid = errors.New("invalid model configuration")
+// FormatName starts the text of the modelfile.Error values this package
+// returns.
+const FormatName = "invalid model configuration"
 
 // Config is what a config.pbtxt says.
 type Config struct {
@@ -130,11 +131,11 @@ var schema = sync.OnceValue(func() *textproto.Schema {
 // Read parses a config.pbtxt.
 func Read(text []byte) (*Config, error) {
 	if len(text) > MaxConfig {
-		return nil, fmt.Errorf("%w: %d bytes, more than the %d a model configuration may have", ErrInvalid, len(text), MaxConfig)
+		return nil, modelfile.Invalidf(FormatName, "%d bytes, more than the %d a model configuration may have", len(text), MaxConfig)
 	}
 	encoded, err := schema().ToWire(text, "ModelConfig")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, modelfile.Invalidf(FormatName, "%w", err)
 	}
 	config := &Config{VersionPolicy: VersionPolicy{Kind: "latest", NumVersions: 1}}
 	root := wire.NewReader(bytes.NewReader(encoded), int64(len(encoded))).Root()
@@ -187,7 +188,7 @@ func Read(text []byte) (*Config, error) {
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, modelfile.Invalidf(FormatName, "%w", err)
 	}
 	return config, nil
 }
@@ -273,7 +274,7 @@ func packedInt64s(f wire.Field) ([]int64, error) {
 	for len(packed) > 0 {
 		v, n := protowire.ConsumeVarint(packed)
 		if n < 0 {
-			return nil, fmt.Errorf("%w: bad packed integers", ErrInvalid)
+			return nil, modelfile.Invalidf(FormatName, "bad packed integers")
 		}
 		values = append(values, int64(v))
 		packed = packed[n:]

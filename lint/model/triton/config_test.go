@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modellint/modellint/lint/model/modelfile"
 	"github.com/modellint/modellint/lint/model/textproto/textprototest"
 )
 
@@ -88,12 +89,12 @@ func TestInvalid(t *testing.T) {
 	}
 	for name, text := range tests {
 		t.Run(name, func(t *testing.T) {
-			if _, err := Read([]byte(text)); !errors.Is(err, ErrInvalid) {
-				t.Fatalf("err = %v, want ErrInvalid", err)
+			if _, err := Read([]byte(text)); !errors.Is(err, modelfile.ErrInvalid) {
+				t.Fatalf("err = %v, want a modelfile.ErrInvalid", err)
 			}
 		})
 	}
-	if _, err := Read([]byte(strings.Repeat(" ", MaxConfig+1))); !errors.Is(err, ErrInvalid) {
+	if _, err := Read([]byte(strings.Repeat(" ", MaxConfig+1))); !errors.Is(err, modelfile.ErrInvalid) {
 		t.Errorf("oversized config: err = %v", err)
 	}
 }
@@ -107,7 +108,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`version_policy: { specific { versions: [3, 1] } } input { dims: [-1] reshape { } }`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		config, err := Read(data)
-		if err != nil && !errors.Is(err, ErrInvalid) {
+		if err != nil && !errors.Is(err, modelfile.ErrInvalid) {
 			t.Fatalf("non-content error: %v", err)
 		}
 		if err == nil && config.VersionPolicy.Kind == "" {
