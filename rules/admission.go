@@ -261,12 +261,12 @@ func checkResourceQuota(pass *lint.Pass) {
 		return
 	}
 	ranges := namespaceObjects[corev1.LimitRange](pass, "LimitRange")
-	checked := false
+	var coverage lint.Coverage
 	for _, quota := range quotas {
 		if len(quota.value.Spec.Scopes) > 0 || quota.value.Spec.ScopeSelector != nil {
 			continue // it counts some pods only (BestEffort, a PriorityClass …)
 		}
-		checked = true
+		coverage.Checked()
 		for _, c := range w.Containers {
 			a := admittedResources(c, ranges)
 			var missing []string
@@ -297,9 +297,7 @@ func checkResourceQuota(pass *lint.Pass) {
 				strings.Join(missing, ","), rejectedPods(w), strings.Join(missing, ", resources."))
 		}
 	}
-	if !checked {
-		pass.Skip("every ResourceQuota of the namespace has scopes, which select some pods only")
-	}
+	coverage.SkipIfNone(pass, "every ResourceQuota of the namespace has scopes, which select some pods only")
 }
 
 // quotaResource reads a quota's hard key as the container field it needs.

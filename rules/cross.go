@@ -339,13 +339,13 @@ func localPath(p string) bool {
 }
 
 func checkModelPath(pass *lint.Pass) {
-	checked := false
+	var coverage lint.Coverage
 	var unknown []string // paths no mount covers, in images that were not read
 	for _, link := range pass.Target.Links {
 		if !localPath(link.ServerPath.Value) {
 			continue
 		}
-		checked = true
+		coverage.Checked()
 		c := link.Container
 		field := linkField(link)
 		if link.Mount == nil && !c.FromServingRuntime && pass.Workload().Platform != "kserve" {
@@ -385,7 +385,7 @@ func checkModelPath(pass *lint.Pass) {
 		}
 	}
 	switch {
-	case !checked:
+	case !coverage.Any():
 		pass.Skip("no serving container names a local model path")
 	case len(unknown) > 0:
 		pass.Skip("no volumeMount covers " + joinAnd(unknown) + " and the image was not read, so whether it holds the model is not known")
@@ -593,7 +593,7 @@ var modelUnreadable = &lint.Rule{
 }
 
 func checkModelReadable(pass *lint.Pass) {
-	checked := false
+	var coverage lint.Coverage
 	for _, link := range pass.Target.Links {
 		c := link.Container
 		img := pass.Target.Images[c.Image]
@@ -604,7 +604,7 @@ func checkModelReadable(pass *lint.Pass) {
 		if err != nil {
 			continue // not in the image: MDL403
 		}
-		checked = true
+		coverage.Checked()
 		user := launch.ResolveUser(launch.ForContainer(c.Started(), pass.Workload().Spec, img), img)
 		var denied []string
 		visit(img.FS(), root, link.ServerPath.Value, func(node *rootfs.Node, p string) {
@@ -618,9 +618,7 @@ func checkModelReadable(pass *lint.Pass) {
 				"(files 0644, dirs 0755)", describe(c), user.UID, user.From, img.Reference, strings.Join(denied, ", "))})
 		}
 	}
-	if !checked {
-		pass.Skip("no model is baked into a read image")
-	}
+	coverage.SkipIfNone(pass, "no model is baked into a read image")
 }
 
 // maxVisited bounds the walk over a model baked into an image.
@@ -698,7 +696,7 @@ var frameworkVersionMismatch = &lint.Rule{
 var servingTag = lazyregexp.New(`:(\d+)\.(\d+)(?:\.\d+)?(?:-[a-z0-9.-]+)?(?:@|$)`)
 
 func checkFrameworkVersion(pass *lint.Pass) {
-	checked := false
+	var coverage lint.Coverage
 	for _, link := range linkedModels(pass) {
 		c := link.Container
 		if c.Runtime.Name != "tensorflow-serving" {
@@ -713,16 +711,14 @@ func checkFrameworkVersion(pass *lint.Pass) {
 		if written == "" {
 			continue
 		}
-		checked = true
+		coverage.Checked()
 		if version[0] > serving[0] || (version[0] == serving[0] && version[1] > serving[1]) {
 			pass.Reportf(c.Path+".image", "%s: model %s was written by TensorFlow %s but image %s serves with TensorFlow "+
 				"%d.%d: newer ops or attributes fail to load (\"Op type not registered\"); use tensorflow/serving:%d.%d or newer",
 				describe(c), link.Model.Dir, written, c.Image, serving[0], serving[1], version[0], version[1])
 		}
 	}
-	if !checked {
-		pass.Skip("no TF Serving container with a versioned image tag serves a linked SavedModel")
-	}
+	coverage.SkipIfNone(pass, "no TF Serving container with a versioned image tag serves a linked SavedModel")
 }
 
 // newestTensorFlow is the newest TensorFlow version among the resident

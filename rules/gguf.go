@@ -33,7 +33,7 @@ var ggufUnloadable = &lint.Rule{
 }
 
 func checkGGUFUnloadable(pass *lint.Pass) {
-	checked := false
+	var coverage lint.Coverage
 	for _, link := range linkedModels(pass) {
 		m := link.Model
 		name := path.Base(link.ServerPath.Value)
@@ -41,7 +41,7 @@ func checkGGUFUnloadable(pass *lint.Pass) {
 		if len(m.GGUF) == 0 && !namesFile {
 			continue
 		}
-		checked = true
+		coverage.Checked()
 		field := linkField(link)
 		if file := fileNamed(m, name); namesFile && file != nil && (file.LFSPointer || file.Size == 0) {
 			if file.Size == 0 {
@@ -68,9 +68,7 @@ func checkGGUFUnloadable(pass *lint.Pass) {
 				"container restarts forever; download the file again", describe(link.Container), problem.text)
 		}
 	}
-	if !checked {
-		pass.Skip("no linked model is a GGUF file")
-	}
+	coverage.SkipIfNone(pass, "no linked model is a GGUF file")
 }
 
 // fileNamed is the model dir's file of a base name, nil when none.

@@ -207,18 +207,17 @@ const skipGPUTypeUnknown = "the pod's GPU type is not known: set a nodeSelector 
 
 func checkGPUMemory(pass *lint.Pass) {
 	gpuResource := corev1.ResourceName(pass.Config.GPUResourceName())
-	checked := false
-	var reasons []string
+	var coverage lint.Coverage
 	for _, link := range linkedModels(pass) {
 		c := link.Container
 		srv, known := gpuServers[c.Runtime.Name]
 		gpus := gpuCount(c, gpuResource)
 		switch {
 		case !known:
-			reasons = append(reasons, "no vLLM, SGLang, TGI, Triton, llama.cpp or NIM container serves a linked model")
+			coverage.Missed("no vLLM, SGLang, TGI, Triton, llama.cpp or NIM container serves a linked model")
 			continue
 		case gpus == 0:
-			reasons = append(reasons, fmt.Sprintf("no container that serves a linked model requests %s", gpuResource))
+			coverage.Missed(fmt.Sprintf("no container that serves a linked model requests %s", gpuResource))
 			continue
 		}
 		device, how, ok := gpu.ForPod(pass.Workload().Spec)
@@ -226,34 +225,32 @@ func checkGPUMemory(pass *lint.Pass) {
 			device, how, ok = clusterGPU(pass, gpuResource)
 		}
 		if !ok {
-			reasons = append(reasons, skipGPUTypeUnknown)
+			coverage.Missed(skipGPUTypeUnknown)
 			continue
 		}
 		args := serverArgsOf(pass, c)
 		if flag := srv.gpuLayers.name(); flag != "" {
 			if layers, ok := args.value(srv.gpuLayers); !ok || !allLayers(layers.Value) {
-				reasons = append(reasons, fmt.Sprintf("%s does not put every layer on the GPU (%s)", describe(c), flag))
+				coverage.Missed(fmt.Sprintf("%s does not put every layer on the GPU (%s)", describe(c), flag))
 				continue
 			}
 		}
 		ggufs, problem := ggufFor(link)
 		if problem.kind != ggufFine {
-			reasons = append(reasons, problem.text)
+			coverage.Missed(problem.text)
 			continue
 		}
 		weights, ok := loadedWeights(link.Model, ggufs, srv, args)
 		if !ok {
-			reasons = append(reasons, fmt.Sprintf("the weight bytes of model %s are not known (no safetensors, GGUF, "+
+			coverage.Missed(fmt.Sprintf("the weight bytes of model %s are not known (no safetensors, GGUF, "+
 				"ONNX or SavedModel variables headers read)", link.Model.Dir))
 			continue
 		}
-		checked = true
+		coverage.Checked()
 		gpuCheck{pass: pass, c: c, srv: srv, args: args, gpuResource: gpuResource, gpus: gpus,
 			device: device, how: how, weights: weights, m: link.Model, shape: shapeOf(link.Model, ggufs)}.run()
 	}
-	if !checked {
-		pass.Skip(uniqueJoin(reasons))
-	}
+	coverage.SkipIfNone(pass, "")
 }
 
 // gpuCheck is one container's weights against one GPU.

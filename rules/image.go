@@ -94,7 +94,7 @@ func imageChecks(pass *lint.Pass, needLayers bool) []*imageCheck {
 		checks = append(checks, &imageCheck{container: c, img: img, spec: bundle.Spec, arch: bundle.Arch, start: bundle.Start, bundle: bundle})
 	}
 	if len(skipped) > 0 {
-		pass.Skip(uniqueJoin(skipped))
+		pass.Skip(lint.JoinReasons(skipped))
 	}
 	return checks
 }

@@ -72,13 +72,13 @@ func checkCUDADriver(pass *lint.Pass) {
 		return
 	}
 	gpu := pass.Config.GPUResourceName()
-	checked := false
+	var coverage lint.Coverage
 	for _, c := range imageChecks(pass, false) {
 		if c.container != nil && !requestsGPU(c.container, gpu) {
 			continue
 		}
 		toolkit, found := imageCUDA(c)
-		checked = true
+		coverage.Checked()
 		if !found {
 			continue // not a CUDA image: MDL405 judges GPU requests without CUDA
 		}
@@ -122,9 +122,7 @@ func checkCUDADriver(pass *lint.Pass) {
 				"under minor-version compatibility, where PTX JIT of code newer than CUDA %s fails %s; upgrade the driver to %s", c.label(), toolkit.Version, toolkit.From, full.DriverString(), configured, orUnknown(driverCUDA), where(c.img, "", location.Path), full.DriverString())})
 		}
 	}
-	if !checked {
-		pass.Skip("no container requests " + gpu)
-	}
+	coverage.SkipIfNone(pass, "no container requests "+gpu)
 }
 
 // fullDriver is the driver a toolkit needs for full functionality, and
@@ -493,7 +491,7 @@ var imageUnresolvable = &lint.Rule{
 				"the image or fix the reference", describe(container), container.Image, img.Unresolvable, platformOrigin(pass, img))})
 		}
 		if len(skipped) > 0 {
-			pass.Skip(uniqueJoin(skipped))
+			pass.Skip(lint.JoinReasons(skipped))
 		}
 	},
 }

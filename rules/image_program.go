@@ -115,7 +115,7 @@ func checkPrograms(pass *lint.Pass, kind python.Kind) {
 	}
 	switch {
 	case len(unchecked) > 0:
-		pass.Skip("not checked: " + uniqueJoin(unchecked))
+		pass.Skip("not checked: " + lint.JoinReasons(unchecked))
 	case entries == 0 && len(checks) > 0:
 		pass.Skip(skipNoProgram)
 	}

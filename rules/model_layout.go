@@ -239,12 +239,12 @@ func checkSavedModelMissing(pass *lint.Pass) {
 		pass.Skip(notLayout(m, "a TF Serving base path or a Triton model"))
 		return
 	}
-	checked := false
+	var coverage lint.Coverage
 	for _, version := range m.Versions {
 		severity := versionSeverity(pass, version)
 		if m.Layout == model.LayoutTFServing && !version.IsDir {
 			if version.Resident {
-				checked = true
+				coverage.Checked()
 				pass.Report(lint.Diagnostic{Severity: severity, File: m.Path(version.Path), Message: fmt.Sprintf("%s is a file, not a directory, but TF Serving reads every child named like a number as a version: it picks "+
 					"version %d as the latest and fails to load it (\"Could not find SavedModel .pb or .pbtxt at supplied export directory path\"); "+
 					"remove it or move it out of the base path", version.Name, version.Number)})
@@ -255,7 +255,7 @@ func checkSavedModelMissing(pass *lint.Pass) {
 		if saved == nil {
 			continue
 		}
-		checked = true
+		coverage.Checked()
 		if saved.Loadable() {
 			continue
 		}
@@ -281,9 +281,7 @@ func checkSavedModelMissing(pass *lint.Pass) {
 			pass.Report(lint.Diagnostic{Severity: severity, File: dir, Message: fmt.Sprintf("%s has neither saved_model.pb nor saved_model.pbtxt: %s; copy the SavedModel into it", dir, failure)})
 		}
 	}
-	if !checked {
-		pass.Skip("no SavedModel version to check")
-	}
+	coverage.SkipIfNone(pass, "no SavedModel version to check")
 }
 
 var versionDirIgnored = &lint.Rule{

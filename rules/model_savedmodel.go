@@ -41,7 +41,7 @@ var variablesIncomplete = &lint.Rule{
 
 func checkVariables(pass *lint.Pass) {
 	m := pass.Target.Model
-	checked := false
+	var coverage lint.Coverage
 	var unread []string
 	forEachSavedModel(m, func(version *model.Version, saved *model.SavedModelDir) {
 		if !saved.Loadable() || saved.Graph == nil && !saved.Unread {
@@ -55,7 +55,7 @@ func checkVariables(pass *lint.Pass) {
 		if saved.Variables.Unread {
 			unread = append(unread, saved.Variables.Index)
 		}
-		checked = true
+		coverage.Checked()
 		severity := versionSeverity(pass, *version)
 		v := saved.Variables
 		variablesDir := m.Path(path.Join(saved.Dir, "variables"))
@@ -89,9 +89,7 @@ func checkVariables(pass *lint.Pass) {
 				"the path along, but copy assets/ with the SavedModel", asset, file)})
 		}
 	})
-	if !checked {
-		pass.Skip("no readable SavedModel")
-	}
+	coverage.SkipIfNone(pass, "no readable SavedModel")
 	skipUnread(pass, m, unread)
 }
 
@@ -139,13 +137,13 @@ var savedModelInvalid = &lint.Rule{
 
 func checkSavedModelInvalid(pass *lint.Pass) {
 	m := pass.Target.Model
-	checked := false
+	var coverage lint.Coverage
 	var unread []string
 	forEachSavedModel(m, func(version *model.Version, saved *model.SavedModelDir) {
 		if !saved.Loadable() {
 			return
 		}
-		checked = true
+		coverage.Checked()
 		severity := versionSeverity(pass, *version)
 		file := m.Path(saved.File)
 		if saved.Unread {
@@ -164,9 +162,7 @@ func checkSavedModelInvalid(pass *lint.Pass) {
 			pass.Report(lint.Diagnostic{Severity: severity, File: file, Message: fmt.Sprintf("%s is not a valid SavedModel (%s): TensorFlow fails with \"Can't parse %s as binary proto\"; copy the file again or re-export", file, saved.ParseError, file)})
 		}
 	})
-	if !checked {
-		pass.Skip("no SavedModel file")
-	}
+	coverage.SkipIfNone(pass, "no SavedModel file")
 	skipUnread(pass, m, unread)
 }
 
@@ -194,7 +190,7 @@ var servingSignatureMissing = &lint.Rule{
 
 func checkServingSignature(pass *lint.Pass) {
 	m := pass.Target.Model
-	checked := false
+	var coverage lint.Coverage
 	var unread []string
 	forEachSavedModel(m, func(version *model.Version, saved *model.SavedModelDir) {
 		if saved.Unread && version.Resident {
@@ -203,7 +199,7 @@ func checkServingSignature(pass *lint.Pass) {
 		if saved.Graph == nil || !version.Resident {
 			return
 		}
-		checked = true
+		coverage.Checked()
 		file := m.Path(saved.File)
 		var serve *savedmodel.MetaGraph
 		var tagSets []string
@@ -242,9 +238,7 @@ func checkServingSignature(pass *lint.Pass) {
 				file, has)
 		}
 	})
-	if !checked {
-		pass.Skip("no readable SavedModel that the server loads")
-	}
+	coverage.SkipIfNone(pass, "no readable SavedModel that the server loads")
 	skipUnread(pass, m, unread)
 }
 
@@ -272,7 +266,7 @@ var warmupInvalid = &lint.Rule{
 
 func checkWarmup(pass *lint.Pass) {
 	m := pass.Target.Model
-	checked := false
+	var coverage lint.Coverage
 	var unread []string
 	forEachSavedModel(m, func(version *model.Version, saved *model.SavedModelDir) {
 		warmup := saved.Warmup
@@ -283,7 +277,7 @@ func checkWarmup(pass *lint.Pass) {
 			unread = append(unread, warmup.File)
 			return
 		}
-		checked = true
+		coverage.Checked()
 		file := m.Path(warmup.File)
 		switch {
 		case warmup.Error != "":
@@ -296,9 +290,7 @@ func checkWarmup(pass *lint.Pass) {
 				file, model.WarmupMaxRecords, version.Number, model.WarmupMaxRecords, file, model.WarmupMaxRecords)
 		}
 	})
-	if !checked {
-		pass.Skip("no warmup file")
-	}
+	coverage.SkipIfNone(pass, "no warmup file")
 	skipUnread(pass, m, unread)
 }
 
@@ -328,7 +320,7 @@ var unsafeOps = []string{"EagerPyFunc", "MatchingFiles", "PyFunc", "PyFuncStatel
 
 func checkUnsafeGraphOp(pass *lint.Pass) {
 	m := pass.Target.Model
-	checked := false
+	var coverage lint.Coverage
 	var unread []string
 	forEachSavedModel(m, func(_ *model.Version, saved *model.SavedModelDir) {
 		if saved.Unread {
@@ -337,7 +329,7 @@ func checkUnsafeGraphOp(pass *lint.Pass) {
 		if saved.Graph == nil {
 			return
 		}
-		checked = true
+		coverage.Checked()
 		found := map[string]bool{}
 		var fileStreams []string
 		for _, graph := range saved.Graph.MetaGraphs {
@@ -372,9 +364,7 @@ func checkUnsafeGraphOp(pass *lint.Pass) {
 				"remove them from the serving function, and scan models from untrusted sources before deploying them",
 			m.Path(saved.File), joinAnd(ops), detail)
 	})
-	if !checked {
-		pass.Skip("no readable SavedModel graph")
-	}
+	coverage.SkipIfNone(pass, "no readable SavedModel graph")
 	skipUnread(pass, m, unread)
 }
 

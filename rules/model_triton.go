@@ -170,7 +170,7 @@ func checkTritonConfigMismatch(pass *lint.Pass) {
 		pass.Skip("config.pbtxt lists no inputs or outputs (Triton auto-completes them from the model)")
 		return
 	}
-	checked := false
+	var coverage lint.Coverage
 	var unread []string
 	for _, version := range m.Resident() {
 		onnxModel := onnxAt(m, version.ModelFile)
@@ -178,7 +178,7 @@ func checkTritonConfigMismatch(pass *lint.Pass) {
 			unread = append(unread, unreadONNX(m, version.ModelFile)...)
 			continue
 		}
-		checked = true
+		coverage.Checked()
 		file := m.Path(m.Triton.ConfigFile)
 		name := path.Base(m.Dir)
 		model := m.Path(version.ModelFile)
@@ -186,9 +186,7 @@ func checkTritonConfigMismatch(pass *lint.Pass) {
 			pass.ReportFilef(file, "%s does not match %s: Triton fails to load it with \"%s\"; %s", file, model, problem.triton, problem.fix)
 		}
 	}
-	if !checked {
-		pass.Skip("no ONNX model file to compare with")
-	}
+	coverage.SkipIfNone(pass, "no ONNX model file to compare with")
 	skipUnread(pass, m, unread)
 }
 

@@ -109,12 +109,12 @@ var onnxExternalDataMissing = &lint.Rule{
 
 func checkONNXExternalData(pass *lint.Pass) {
 	m := pass.Target.Model
-	checked := false
+	var coverage lint.Coverage
 	for _, file := range m.ONNX {
 		if file.Model == nil {
 			continue
 		}
-		checked = true
+		coverage.Checked()
 		onnxFile := m.Path(file.Path)
 		for _, external := range file.External {
 			switch {
@@ -133,9 +133,7 @@ func checkONNXExternalData(pass *lint.Pass) {
 			}
 		}
 	}
-	if !checked {
-		pass.Skip("no readable ONNX model")
-	}
+	coverage.SkipIfNone(pass, "no readable ONNX model")
 	skipUnread(pass, m, unreadNamed(m, isONNXName))
 }
 

@@ -78,13 +78,13 @@ func parseImageReference(image string) (imageReference, bool) {
 }
 
 func checkImageTag(pass *lint.Pass) {
-	checked := false
+	var coverage lint.Coverage
 	for _, c := range pass.Workload().Containers {
 		ref, ok := parseImageReference(c.Image)
 		if !ok {
 			continue
 		}
-		checked = true
+		coverage.Checked()
 		path := c.Path + ".image"
 		var fix *lint.Fix
 		if ref.Digest == "" {
@@ -107,9 +107,7 @@ func checkImageTag(pass *lint.Pass) {
 				"so every node runs the image that was tested", c.Label(), c.Image, c.Image)})
 		}
 	}
-	if !checked {
-		pass.Skip("no container names an image")
-	}
+	coverage.SkipIfNone(pass, "no container names an image")
 }
 
 // fixImageDigest pins the image to the digest its registry resolved the

@@ -363,7 +363,7 @@ func checkEphemeralStorage(pass *lint.Pass) {
 			podRequestsStorage = true
 		}
 	}
-	checked := false
+	var coverage lint.Coverage
 	reported := map[int]bool{}
 	for _, init := range w.Containers {
 		if !init.Init {
@@ -378,7 +378,7 @@ func checkEphemeralStorage(pass *lint.Pass) {
 			if (consumer == nil || !consumer.Serving()) && !looksLikeDownload(init) {
 				continue
 			}
-			checked = true
+			coverage.Checked()
 			if volume.EmptyDir.SizeLimit != nil || podRequestsStorage || reported[index] {
 				continue
 			}
@@ -394,9 +394,7 @@ func checkEphemeralStorage(pass *lint.Pass) {
 				init.Name, mount.Name, reader)
 		}
 	}
-	if !checked {
-		pass.Skip("no init container downloads into an emptyDir")
-	}
+	coverage.SkipIfNone(pass, "no init container downloads into an emptyDir")
 }
 
 // sharingContainer returns the first regular container that mounts a volume.
@@ -480,7 +478,8 @@ func checkSharedMemory(pass *lint.Pass) {
 	// Severities are capped at the rule's, so that a severity set in the
 	// config lowers every case.
 	capped := func(severity lint.Severity) lint.Severity { return min(severity, pass.Rule.Severity) }
-	checked, fromRuntime := false, false
+	var coverage lint.Coverage
+	fromRuntime := false
 	for _, c := range serving {
 		if !c.Runtime.SharedMemory {
 			continue
@@ -489,7 +488,7 @@ func checkSharedMemory(pass *lint.Pass) {
 			fromRuntime = true
 			continue
 		}
-		checked = true
+		coverage.Checked()
 		if w.Spec.HostIPC {
 			continue
 		}
@@ -508,7 +507,7 @@ func checkSharedMemory(pass *lint.Pass) {
 		}
 	}
 	switch {
-	case checked:
+	case coverage.Any():
 	case fromRuntime:
 		pass.Skip("the model shorthand gets /dev/shm from its ServingRuntime")
 	default:

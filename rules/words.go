@@ -64,19 +64,6 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// uniqueJoin joins reasons with "; ", each once, in order.
-func uniqueJoin(reasons []string) string {
-	seen := map[string]bool{}
-	var out []string
-	for _, reason := range reasons {
-		if reason != "" && !seen[reason] {
-			seen[reason] = true
-			out = append(out, reason)
-		}
-	}
-	return strings.Join(out, "; ")
-}
-
 // joinOr lists items as "a, b or c".
 func joinOr(items []string) string {
 	if len(items) < 2 {
