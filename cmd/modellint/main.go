@@ -17,11 +17,9 @@ func main() {
 
 // manifestGCPercent is the collector's target while a run holds manifests
 // (engine.Options.GCPercent), 0 when GOGC is set, which then wins. A run
-// holds the objects of its PATHs until their rules are done, and the heap
-// grows to twice what is live by default: collecting at 1.5× cut the peak
-// RSS of 10,000 Deployments by a quarter for the same CPU time. At 1.45×
-// it was 5 MiB lower again, for 4% more CPU, but the run that writes every
-// report peaked ~30 MiB higher.
+// holds the objects of its PATHs until their rules are done, and by default
+// the heap grows to twice what is live; collecting sooner lowers the peak
+// for the same CPU time (docs/performance.md has the measurements).
 func manifestGCPercent() int {
 	if os.Getenv("GOGC") != "" {
 		return 0

@@ -43,8 +43,8 @@ type Options struct {
 	// Records says which rule checks Result.Evaluations lists.
 	Records Records
 	// WithoutFixes says that nothing reads the findings' fixes (no --fix,
-	// no report that shows them), so the findings keep none: a run of
-	// 10,000 workloads held ~12 MB of them until its end.
+	// no report that shows them), so the findings keep none rather than
+	// hold them all until the run ends.
 	WithoutFixes bool
 	// GCPercent, when above 0, is the collector's target from the moment a
 	// run has manifests to read, for the rest of the process (its reports

@@ -6,9 +6,8 @@ import (
 	"sync/atomic"
 )
 
-// Typed objects are most of what a run holds: 10,000 Deployments decoded
-// into their k8s.io/api types take ~70 MB, more than their field tables
-// and sources together. A workload's typed fields (its pod spec, its
+// Typed objects are most of what a run holds, more than the objects' field
+// tables and sources together. A workload's typed fields (its pod spec, its
 // containers, its controller's spec) are read only while the engine works
 // on that workload, so a set made with ReleaseTyped drops them once the
 // workloads are extracted, and decodes them again, from the field table,

@@ -234,8 +234,8 @@ type podTemplateCRD struct {
 }
 
 // podTemplateCRDs are checked for their pod template only, by "group/Kind".
-// Argo Rollouts' API module weighs 4 MB of binary, and its CRD's schema is
-// not its types' anyway; the CRD it publishes (in that module) checks the
+// Linking Argo Rollouts' API module would make the binary much larger, and
+// its CRD's schema is not its types' anyway; the CRD it publishes (in that module) checks the
 // template as the core PodTemplateSpec but for volumes (and resources,
 // whose maps take any key anyway).
 var podTemplateCRDs = map[string]podTemplateCRD{
@@ -425,8 +425,8 @@ func jsonNames(structType reflect.Type) []string {
 }
 
 // typedObject returns the strictly decoded object when it is a T, for a
-// workload to read its controller in place (read-only) rather than a copy:
-// 10,000 copies of a Deployment are 12 MB.
+// workload to read its controller in place (read-only) rather than a copy,
+// which a large run would hold once per workload.
 func typedObject[T any](o *Object) *T {
 	if o.strict == nil {
 		return nil

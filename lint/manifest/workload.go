@@ -67,8 +67,8 @@ type Workload struct {
 	ModelURIPath string
 
 	// name is Name, made once Workloads has the workload whole: every
-	// finding of it carries the name (10,000 workloads' findings held 4 MB
-	// of copies).
+	// finding of it carries the name, which would otherwise be copied into
+	// each.
 	name string
 	// done is set by Done.
 	done bool

@@ -85,8 +85,8 @@ type jsonSuppression struct {
 }
 
 // jsonEvaluations are the run's evaluations, each converted as it is
-// written: a 10,000-workload run has 430,000 of them, and a converted copy
-// of them all was ~40 MB held while the report was written.
+// written: a large run has hundreds of thousands, too many to hold a
+// converted copy of while the report is written.
 type jsonEvaluations []lint.Evaluation
 
 // MarshalJSONTo writes the evaluations as an array of jsonEvaluation, with
@@ -165,8 +165,8 @@ func writeJSON(w io.Writer, result *lint.Result, options Options) error {
 // newline, without escaping <, > and & (reports are not embedded in HTML).
 func writeIndentedJSON(w io.Writer, value any) error {
 	// encoding/json's Encoder encodes the whole value, then indents a copy
-	// of it: a 10,000-workload report is 150 MB, twice. This encoder
-	// writes as it goes, with encoding/json's semantics and layout.
+	// of it, holding a large report twice. This encoder writes as it goes,
+	// with encoding/json's semantics and layout.
 	output := bufio.NewWriter(w)
 	if err := jsonv2.MarshalWrite(output, value, jsonv1.DefaultOptionsV1(),
 		jsontext.EscapeForHTML(false), jsontext.WithIndent("  ")); err != nil {

@@ -340,8 +340,8 @@ type span struct {
 // dtypeNames are dtypeBits' keys, sorted, so a span keeps its dtype in a byte.
 var dtypeNames = slices.Sorted(maps.Keys(dtypeBits))
 
-// headerBuffer is how much of the header is read at a time: a header of
-// a million tensors is ~80 MB, streamed rather than held.
+// headerBuffer is how much of the header is read at a time: a header may
+// be as long as MaxHeader, so it is streamed rather than held.
 const headerBuffer = 1 << 20
 
 // parseHeader decodes the JSON header one tensor at a time, keeping what
