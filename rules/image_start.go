@@ -38,11 +38,7 @@ var entrypointNotFound = &lint.Rule{
 		Fix:        "Point command (or the Dockerfile's ENTRYPOINT) at a file the image has, or add the file to the image.",
 		References: startReferences,
 	},
-	Check: func(pass *lint.Pass) {
-		for _, c := range imageChecks(pass, true) {
-			reportProblems(pass, c, c.analyze(pass), pass.Rule.Severity, launch.NotFound)
-		}
-	},
+	Check: checkStart(launch.NotFound),
 }
 
 var entrypointNotExecutable = &lint.Rule{
@@ -66,11 +62,7 @@ var entrypointNotExecutable = &lint.Rule{
 		Fix:        "Give the file an execute bit in the image (`COPY --chmod=0755`, or `RUN chmod 0755 FILE` in the same stage), or run as a user allowed to execute it.",
 		References: startReferences,
 	},
-	Check: func(pass *lint.Pass) {
-		for _, c := range imageChecks(pass, true) {
-			reportProblems(pass, c, c.analyze(pass), pass.Rule.Severity, launch.NotExecutable)
-		}
-	},
+	Check: checkStart(launch.NotExecutable),
 }
 
 var interpreterMissing = &lint.Rule{
@@ -88,11 +80,7 @@ var interpreterMissing = &lint.Rule{
 		Fix:        "Install the interpreter, point the #! line at one the image has, convert the script to LF line endings, or build the binary for the image's libc (or statically).",
 		References: append([]string{"https://man7.org/linux/man-pages/man8/ld.so.8.html"}, startReferences...),
 	},
-	Check: func(pass *lint.Pass) {
-		for _, c := range imageChecks(pass, true) {
-			reportProblems(pass, c, c.analyze(pass), pass.Rule.Severity, launch.InterpreterMissing)
-		}
-	},
+	Check: checkStart(launch.InterpreterMissing),
 }
 
 var glibcTooOld = &lint.Rule{
@@ -281,4 +269,14 @@ func reportWheelArch(pass *lint.Pass, c *imageCheck) {
 			"linux/%s) instead of copying them from another platform's build",
 			c.label(), subject, strings.Join(f.wheel.Machines, ", "), f.wheel.Tag, from, arch, where(c.img, f.layer, f.wheel.Path), arch, arch)
 	})
+}
+
+// checkStart reports the start analysis's problems of one kind, in every
+// container whose image was read.
+func checkStart(kind launch.Kind) func(*lint.Pass) {
+	return func(pass *lint.Pass) {
+		for _, c := range imageChecks(pass, true) {
+			reportProblems(pass, c, c.analyze(pass), pass.Rule.Severity, kind)
+		}
+	}
 }
