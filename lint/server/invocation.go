@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/modellint/modellint/internal/lazyregexp"
+	"github.com/modellint/modellint/internal/kubevar"
 )
 
 // ModelSettings say where a runtime reads the model's name and location.
@@ -114,10 +114,10 @@ func (r *Runtime) parse(argv []argument, c Container, fromImage bool) *Invocatio
 			return value, ok
 		}
 		if inv.ModelName.Value == "" && settings.DefaultName != "" {
-			inv.ModelName = Value{Value: Expand(settings.DefaultName, lookup), From: "image default"}
+			inv.ModelName = Value{Value: kubevar.Expand(settings.DefaultName, lookup), From: "image default"}
 		}
 		if len(inv.ModelPaths) == 0 && settings.DefaultPath != "" && inv.ModelConfigFile.Value == "" {
-			inv.ModelPaths = []Value{{Value: Expand(settings.DefaultPath, lookup), From: "image default"}}
+			inv.ModelPaths = []Value{{Value: kubevar.Expand(settings.DefaultPath, lookup), From: "image default"}}
 		}
 	}
 	return inv
@@ -143,7 +143,7 @@ func commandLine(c Container) []argument {
 	add := func(list []string, field string) {
 		for i, word := range list {
 			field := field + "[" + strconv.Itoa(i) + "]"
-			expanded := Expand(word, lookup)
+			expanded := kubevar.Expand(word, lookup)
 			if strings.ContainsAny(expanded, " \t\n") {
 				for _, part := range strings.Fields(expanded) {
 					argv = append(argv, argument{word: part, field: field})
@@ -212,24 +212,4 @@ func envIn(c Container, names []string) (Value, bool) {
 		}
 	}
 	return Value{}, false
-}
-
-var varReference = lazyregexp.New(`\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)`)
-
-// Expand replaces $(VAR) with its value as Kubernetes does for command,
-// args and env: unknown references stay as written, $$ escapes a dollar.
-func Expand(s string, lookup func(string) (string, bool)) string {
-	if !strings.Contains(s, "$") {
-		return s
-	}
-	return varReference.ReplaceAllStringFunc(s, func(m string) string {
-		if m == "$$" {
-			return "$"
-		}
-		name := m[2 : len(m)-1]
-		if value, ok := lookup(name); ok {
-			return value
-		}
-		return m
-	})
 }

@@ -104,19 +104,3 @@ func TestParse(t *testing.T) {
 		})
 	}
 }
-
-func TestExpand(t *testing.T) {
-	env := map[string]string{"A": "x", "B": "$(A)"}
-	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
-	cases := map[string]string{
-		"$(A)/$(B)":       "x/$(A)", // values are not expanded again
-		"$$(A)":           "$(A)",
-		"$(MISSING) $(A)": "$(MISSING) x",
-		"plain":           "plain",
-	}
-	for in, want := range cases {
-		if got := Expand(in, lookup); got != want {
-			t.Errorf("Expand(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -23,10 +23,3 @@ func FuzzParsePasswd(f *testing.F) {
 		ParseGroup(group)
 	})
 }
-
-func FuzzExpand(f *testing.F) {
-	f.Add("--model=$(MODEL_NAME) $$(X) $(MISSING) $(")
-	f.Fuzz(func(t *testing.T, value string) {
-		Expand(value, map[string]string{"MODEL_NAME": "resnet"})
-	})
-}

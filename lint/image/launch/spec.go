@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/modellint/modellint/internal/kubevar"
 	"github.com/modellint/modellint/lint/image"
 )
 
@@ -61,7 +62,7 @@ func ForContainer(container *corev1.Container, pod *corev1.PodSpec, img *image.I
 		if variable.ValueFrom != nil {
 			continue // resolved by the kubelet from objects modellint may not see
 		}
-		value := Expand(variable.Value, containerEnv)
+		value := kubevar.Expand(variable.Value, kubevar.Map(containerEnv))
 		containerEnv[variable.Name] = value
 		podEnv = append(podEnv, variable.Name+"="+value)
 	}
@@ -160,46 +161,9 @@ func expandAll(values []string, env map[string]string) []string {
 	}
 	out := make([]string, len(values))
 	for i, value := range values {
-		out[i] = Expand(value, env)
+		out[i] = kubevar.Expand(value, kubevar.Map(env))
 	}
 	return out
-}
-
-// Expand replaces $(VAR) with the value of VAR as the kubelet does:
-// "$$" escapes a dollar, and a reference to a variable that is not
-// defined stays as written.
-func Expand(value string, env map[string]string) string {
-	if !strings.Contains(value, "$") {
-		return value
-	}
-	var out strings.Builder
-	for i := 0; i < len(value); i++ {
-		if value[i] != '$' || i+1 >= len(value) {
-			out.WriteByte(value[i])
-			continue
-		}
-		switch value[i+1] {
-		case '$':
-			out.WriteByte('$')
-			i++
-		case '(':
-			end := strings.IndexByte(value[i+2:], ')')
-			if end < 0 {
-				out.WriteString(value[i:])
-				return out.String()
-			}
-			name := value[i+2 : i+2+end]
-			if resolved, ok := env[name]; ok {
-				out.WriteString(resolved)
-			} else {
-				out.WriteString(value[i : i+3+end])
-			}
-			i += 2 + end
-		default:
-			out.WriteByte('$')
-		}
-	}
-	return out.String()
 }
 
 // Lookup returns the last value of a variable in an ordered environment.
