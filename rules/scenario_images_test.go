@@ -2,18 +2,14 @@ package rules_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/image/imagetest"
+	"github.com/modellint/modellint/rules/rulestest"
 )
-
-// scenarioImagesFile is the spec of the images a scenario's manifests name.
-const scenarioImagesFile = "images.yaml"
 
 // scenarioSources are the ways modellint reads the scenario's images; each
 // must give the same findings.
@@ -36,63 +32,27 @@ func (r *scenarioRegistry) get(t *testing.T) *imagetest.Registry {
 	return r.registry
 }
 
-// scenarioImages are a scenario's images, built.
+// scenarioImages are a scenario's images (its images.yaml), built.
 type scenarioImages struct {
+	*rulestest.Images
 	name     string
-	spec     *imagetest.Spec
-	built    []*imagetest.Built
 	registry *scenarioRegistry
-	// hostBuilt are the diff IDs of layers with binaries compiled here,
-	// whose digests differ between toolchains.
-	hostBuilt []string
 }
 
 // loadScenarioImages builds the images of images.yaml, nil when the
 // scenario has none.
 func loadScenarioImages(t *testing.T, dir string, registry *scenarioRegistry) *scenarioImages {
 	t.Helper()
-	file := filepath.Join(dir, scenarioImagesFile)
-	if _, err := os.Stat(file); err != nil {
+	images := rulestest.BuildImages(t, filepath.Join(dir, rulestest.ImagesFile))
+	if images == nil {
 		return nil
 	}
-	spec, err := imagetest.ReadSpec(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	images := &scenarioImages{name: filepath.Base(dir), spec: spec, registry: registry}
-	for i := range spec.Images {
-		imageSpec := &spec.Images[i]
-		if imageSpec.Absent {
-			images.built = append(images.built, &imagetest.Built{Spec: imageSpec})
-			continue
-		}
-		var builder *imagetest.ELFBuilder
-		if imageSpec.UsesELF() {
-			builder = imagetest.ELF(t)
-		}
-		built, err := imagetest.Build(imageSpec, builder)
-		if err != nil {
-			t.Fatal(err)
-		}
-		images.built = append(images.built, built)
-		if imageSpec.UsesELF() {
-			for _, img := range built.Images {
-				config, err := img.ConfigFile()
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, diffID := range config.RootFS.DiffIDs {
-					images.hostBuilt = append(images.hostBuilt, diffID.String())
-				}
-			}
-		}
-	}
-	return images
+	return &scenarioImages{Images: images, name: filepath.Base(dir), registry: registry}
 }
 
 func (s *scenarioImages) sources() []string {
-	if len(s.spec.Sources) > 0 {
-		return s.spec.Sources
+	if len(s.Spec.Sources) > 0 {
+		return s.Spec.Sources
 	}
 	return scenarioSources
 }
@@ -101,49 +61,21 @@ func (s *scenarioImages) sources() []string {
 // manifests' references to them.
 func (s *scenarioImages) options(t *testing.T, source string) (engine.ImageOptions, func(string) string) {
 	t.Helper()
-	dir := t.TempDir()
+	if source != "registry" {
+		return engine.ImageOptions{Sources: s.Write(t, source, t.TempDir())}, s.Normalize
+	}
+	registry := s.registry.get(t)
 	mapping := map[string]string{}
-	for i, built := range s.built {
-		ref := built.Spec.Ref
-		switch source {
-		case "tarball":
-			if built.Spec.Absent {
-				continue
+	for i, built := range s.Built {
+		pushed := registry.Ref(fmt.Sprintf("scenarios/%s/image-%d:test", s.name, i))
+		if !built.Spec.Absent {
+			if err := imagetest.Push(pushed, built); err != nil {
+				t.Fatalf("push %s to %s registry: %v", built.Spec.Ref, registry.Kind, err)
 			}
-			file := filepath.Join(dir, fmt.Sprintf("image-%d.tar", i))
-			if err := imagetest.WriteTarball(file, built, ""); err != nil {
-				t.Fatal(err)
-			}
-			mapping[ref] = file
-		case "layout":
-			if built.Spec.Absent {
-				continue
-			}
-			layoutDir := filepath.Join(dir, fmt.Sprintf("image-%d", i))
-			if err := imagetest.WriteLayout(layoutDir, built); err != nil {
-				t.Fatal(err)
-			}
-			mapping[ref] = layoutDir
-		case "registry":
-			registry := s.registry.get(t)
-			pushed := registry.Ref(fmt.Sprintf("scenarios/%s/image-%d:test", s.name, i))
-			if !built.Spec.Absent {
-				if err := imagetest.Push(pushed, built); err != nil {
-					t.Fatalf("push %s to %s registry: %v", ref, registry.Kind, err)
-				}
-			}
-			mapping[ref] = "docker://" + pushed
-		default:
-			t.Fatalf("unknown image source %q", source)
 		}
+		mapping[built.Spec.Ref] = "docker://" + pushed
 	}
-	var pairs []string
-	for _, digest := range s.hostBuilt {
-		algorithm, hex, _ := strings.Cut(digest, ":")
-		pairs = append(pairs, digest, algorithm+":<built on this host>", algorithm+":"+hex[:12], algorithm+":<built on this host>")
-	}
-	normalize := strings.NewReplacer(pairs...).Replace
-	return engine.ImageOptions{Sources: mapping}, normalize
+	return engine.ImageOptions{Sources: mapping}, s.Normalize
 }
 
 // normalizeImage applies the digest normalisation to an image location.

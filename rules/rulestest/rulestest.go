@@ -1,30 +1,17 @@
-// Package rulestest runs one rule over a fixture dir and checks its findings
-// against `# want` comments on the lines where they must land, the way
-// golang.org/x/tools/go/analysis/analysistest checks `// want` comments.
 package rulestest
 
 import (
-	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/engine"
 )
-
-// wantComment is `# want MDL205 "regexp"`, several allowed on one line.
-var wantComment = lazyregexp.New(`want\s+(MDL\d{3})\s+("(?:[^"\\]|\\.)*")`)
-
-// WantFile holds the expectations of findings that have no line (model
-// dirs, images): `PATH MDL101 "regexp"`, one a line, PATH relative to the
-// fixture dir.
-const WantFile = "want.txt"
 
 // NodesFile, in a fixture dir, is the cluster's nodes (kubectl get nodes
 // -o yaml) the rules read, as --cluster gives them.
@@ -33,26 +20,31 @@ const NodesFile = "nodes.yaml"
 // today fixes the date config ignores expire against.
 const today = "2026-01-15"
 
-type want struct {
-	rule    string
-	pattern *regexp.Regexp
-	met     bool
+// Coverage is what a fixture showed of its rule.
+type Coverage struct {
+	// Fired: the rule reported a wanted finding.
+	Fired bool
+	// Passed: the rule ran on a target and found nothing there (always
+	// true for the meta rules, which the engine reports without
+	// evaluating targets).
+	Passed bool
 }
 
-// Run lints dir (as `modellint .` in it, with its .modellint.yaml and
-// --cluster nodes.yaml when it has them) with
-// only rule enabled, and checks every finding is wanted where it lands and
-// every want is met. The fixture's images are not read: image rules are
-// tested through scenarios.
-func Run(t *testing.T, rule *lint.Rule, dir string) {
+// Run lints dir (as `modellint .` in it, with its .modellint.yaml,
+// --cluster nodes.yaml and the images of images.yaml when it has them)
+// with only rule enabled, and checks every finding is wanted where it
+// lands, every want is met, every wanted skip happened, and the rule both
+// fired and passed.
+func Run(t *testing.T, rule *lint.Rule, dir string) Coverage {
 	t.Helper()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wants := readWants(t, abs)
+	images := BuildImages(t, filepath.Join(abs, ImagesFile))
 	t.Chdir(abs)
-	options := engine.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}, Now: today}
+	options := engine.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}, Now: today, Cluster: Nodes(t)}
 	for _, name := range engine.ConfigFileNames {
 		if _, err := os.Stat(name); err == nil {
 			if options.Config, err = engine.LoadConfig(name); err != nil {
@@ -61,27 +53,77 @@ func Run(t *testing.T, rule *lint.Rule, dir string) {
 			break
 		}
 	}
-	options.Cluster = Nodes(t)
+	if images != nil {
+		options.Image.Sources = images.Write(t, images.localSource(t), t.TempDir())
+	}
 	result, err := engine.Run(options)
 	if err != nil {
 		t.Fatal(err)
 	}
+	coverage := Coverage{Passed: rule.Check == nil}
 	for _, finding := range result.Findings {
 		where := finding.Location.File
 		if finding.Location.Line > 0 {
 			where += ":" + strconv.Itoa(finding.Location.Line)
 		}
-		if !meet(wants[where], finding) {
+		if !meet(wants.findings[where], finding.RuleID, finding.Message) {
 			t.Errorf("%s: unexpected %s finding: %s", where, finding.RuleID, finding.Message)
+			continue
+		}
+		coverage.Fired = coverage.Fired || finding.RuleID == rule.ID
+	}
+	for _, evaluation := range result.Evaluations {
+		switch evaluation.Status {
+		case lint.StatusPass:
+			coverage.Passed = coverage.Passed || evaluation.Reason == ""
+		case lint.StatusSkip:
+			meet(wants.skipOf(evaluation), evaluation.RuleID, evaluation.Reason)
 		}
 	}
-	for where, list := range wants {
+	for where, list := range wants.findings {
 		for _, w := range list {
 			if !w.met {
 				t.Errorf("%s: no %s finding matching %q", where, w.rule, w.pattern)
 			}
 		}
 	}
+	for target, list := range wants.skips {
+		for _, w := range list {
+			if !w.met {
+				t.Errorf("%s: %s did not skip the target with a reason matching %q; it ended:%s", target, w.rule, w.pattern,
+					statuses(result, func(evaluation lint.Evaluation) bool {
+						return wants.targetKey(evaluation.File, evaluation.Line) == target
+					}))
+			}
+		}
+	}
+	if !coverage.Fired {
+		t.Errorf("%s: the fixture has no case where %s fires", dir, rule.ID)
+	}
+	if !coverage.Passed {
+		t.Errorf("%s: the fixture has no target where %s runs and passes; it ended:%s", dir, rule.ID,
+			statuses(result, func(lint.Evaluation) bool { return true }))
+	}
+	return coverage
+}
+
+// statuses lists how the rule ended on the targets chosen, to show why a
+// want was not met.
+func statuses(result *lint.Result, chosen func(lint.Evaluation) bool) string {
+	var out strings.Builder
+	for _, evaluation := range result.Evaluations {
+		if !chosen(evaluation) {
+			continue
+		}
+		fmt.Fprintf(&out, "\n\t%s (%s:%d): %s", evaluation.Target, evaluation.File, evaluation.Line, evaluation.Status)
+		if evaluation.Reason != "" {
+			out.WriteString(": " + evaluation.Reason)
+		}
+	}
+	if out.Len() == 0 {
+		return " (no target)"
+	}
+	return out.String()
 }
 
 // Nodes reads the NodesFile of the current dir, a fixture dir; nil when
@@ -96,70 +138,4 @@ func Nodes(t testing.TB) *cluster.Facts {
 		t.Fatal(err)
 	}
 	return facts
-}
-
-func meet(wants []*want, finding lint.Finding) bool {
-	for _, w := range wants {
-		if w.rule == finding.RuleID && w.pattern.MatchString(finding.Message) {
-			w.met = true
-			return true
-		}
-	}
-	return false
-}
-
-// readWants collects the want comments of the fixture's YAML files, keyed
-// by FILE:LINE, and the lines of want.txt, keyed by PATH.
-func readWants(t *testing.T, dir string) map[string][]*want {
-	t.Helper()
-	wants := map[string][]*want{}
-	add := func(where, rule, quoted string) {
-		// The quotes hold a regexp as written: only \" is unescaped.
-		text := strings.ReplaceAll(quoted[1:len(quoted)-1], `\"`, `"`)
-		pattern, err := regexp.Compile(text)
-		if err != nil {
-			t.Fatalf("%s: want %s %s: %v", where, rule, quoted, err)
-		}
-		wants[where] = append(wants[where], &want{rule: rule, pattern: pattern})
-	}
-	err := filepath.WalkDir(dir, func(file string, entry os.DirEntry, err error) error {
-		if err != nil || entry.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, file)
-		rel = filepath.ToSlash(rel)
-		ext := strings.ToLower(filepath.Ext(file))
-		if rel != WantFile && ext != ".yaml" && ext != ".yml" {
-			return nil
-		}
-		f, err := os.Open(file)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		scanner := bufio.NewScanner(f)
-		for number := 1; scanner.Scan(); number++ {
-			line := scanner.Text()
-			if rel == WantFile {
-				path, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
-				if path == "" || strings.HasPrefix(path, "#") {
-					continue
-				}
-				for _, m := range wantComment.FindAllStringSubmatch("want "+rest, -1) {
-					add(path, m[1], m[2])
-				}
-				continue
-			}
-			if comment := strings.Index(line, "# want "); comment >= 0 {
-				for _, m := range wantComment.FindAllStringSubmatch(line[comment:], -1) {
-					add(rel+":"+strconv.Itoa(number), m[1], m[2])
-				}
-			}
-		}
-		return scanner.Err()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wants
 }
