@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,8 +35,10 @@ type Coverage struct {
 // --cluster nodes.yaml and the images of images.yaml when it has them)
 // with only rule enabled, and checks every finding is wanted where it
 // lands, every want is met, every wanted skip happened, and the rule both
-// fired and passed.
-func Run(t *testing.T, rule *lint.Rule, dir string) Coverage {
+// fired and passed. The rules in also run alongside, their findings
+// unchecked: a meta rule reports on what the others found (MDL001 on the
+// findings a suppression without a reason silenced).
+func Run(t *testing.T, rule *lint.Rule, dir string, also ...*lint.Rule) Coverage {
 	t.Helper()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -44,7 +47,7 @@ func Run(t *testing.T, rule *lint.Rule, dir string) Coverage {
 	wants := readWants(t, abs)
 	images := BuildImages(t, filepath.Join(abs, ImagesFile))
 	t.Chdir(abs)
-	options := engine.Options{Paths: []string{"."}, Rules: []*lint.Rule{rule}, Now: today, Cluster: Nodes(t)}
+	options := engine.Options{Paths: []string{"."}, Rules: append([]*lint.Rule{rule}, also...), Now: today, Cluster: Nodes(t)}
 	for _, name := range engine.ConfigFileNames {
 		if _, err := os.Stat(name); err == nil {
 			if options.Config, err = engine.LoadConfig(name); err != nil {
@@ -62,6 +65,9 @@ func Run(t *testing.T, rule *lint.Rule, dir string) Coverage {
 	}
 	coverage := Coverage{Passed: rule.Check == nil}
 	for _, finding := range result.Findings {
+		if finding.RuleID != rule.ID && slices.ContainsFunc(also, func(other *lint.Rule) bool { return other.ID == finding.RuleID }) {
+			continue
+		}
 		where := finding.Location.File
 		if finding.Location.Line > 0 {
 			where += ":" + strconv.Itoa(finding.Location.Line)
@@ -72,7 +78,8 @@ func Run(t *testing.T, rule *lint.Rule, dir string) Coverage {
 		}
 		coverage.Fired = coverage.Fired || finding.RuleID == rule.ID
 	}
-	for _, evaluation := range result.Evaluations {
+	evaluations := slices.DeleteFunc(result.Evaluations, func(evaluation lint.Evaluation) bool { return evaluation.RuleID != rule.ID })
+	for _, evaluation := range evaluations {
 		switch evaluation.Status {
 		case lint.StatusPass:
 			coverage.Passed = coverage.Passed || evaluation.Reason == ""
@@ -90,8 +97,8 @@ func Run(t *testing.T, rule *lint.Rule, dir string) Coverage {
 	for target, list := range wants.skips {
 		for _, w := range list {
 			if !w.met {
-				t.Errorf("%s: %s did not skip the target with a reason matching %q; it ended:%s", target, w.rule, w.pattern,
-					statuses(result, func(evaluation lint.Evaluation) bool {
+				t.Errorf("%s: %s did not skip the target with a reason matching %q; it ended:%s", w.where, w.rule, w.pattern,
+					statuses(evaluations, func(evaluation lint.Evaluation) bool {
 						return wants.targetKey(evaluation.File, evaluation.Line) == target
 					}))
 			}
@@ -102,16 +109,16 @@ func Run(t *testing.T, rule *lint.Rule, dir string) Coverage {
 	}
 	if !coverage.Passed {
 		t.Errorf("%s: the fixture has no target where %s runs and passes; it ended:%s", dir, rule.ID,
-			statuses(result, func(lint.Evaluation) bool { return true }))
+			statuses(evaluations, func(lint.Evaluation) bool { return true }))
 	}
 	return coverage
 }
 
 // statuses lists how the rule ended on the targets chosen, to show why a
 // want was not met.
-func statuses(result *lint.Result, chosen func(lint.Evaluation) bool) string {
+func statuses(evaluations []lint.Evaluation, chosen func(lint.Evaluation) bool) string {
 	var out strings.Builder
-	for _, evaluation := range result.Evaluations {
+	for _, evaluation := range evaluations {
 		if !chosen(evaluation) {
 			continue
 		}
