@@ -128,7 +128,7 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 // the largest resident one; 0 for other servers.
 func swapBytes(estimates lint.EstimateConfig, m *model.Model, c *manifest.Container, bytes int64, copies int) int64 {
 	largest := largestResidentVersion(m)
-	if c.Runtime.Name != "tensorflow-serving" || largest == 0 {
+	if !c.Runtime.VersionSwap || largest == 0 {
 		return 0
 	}
 	return estimateMemory(estimates, bytes+largest, 1, copies).Bytes
@@ -140,14 +140,14 @@ func swapBytes(estimates lint.EstimateConfig, m *model.Model, c *manifest.Contai
 // offloaded), which MDL401 does not judge.
 func hostModelBytes(pass *lint.Pass, link *lint.Link, gpu string) (int64, string, bool) {
 	c := link.Container
-	if (c.Runtime.Name == "vllm" || c.Runtime.Name == "tgi") && requestsGPU(c, gpu) {
+	if c.Runtime.GPU != nil && c.Runtime.GPU.AllWeightsOnGPU && requestsGPU(c, gpu) {
 		return 0, "", false
 	}
 	bytes, what := servedBytes(link.Model)
 	if ggufs, problem := ggufFor(link); problem.kind == ggufFine && len(ggufs) > 0 {
 		// The dir may hold other quantizations: the server loads the file it is given.
 		bytes, what = ggufWeights(ggufs).bytes, link.Model.Dir+"/"+ggufs[0].Path
-		if c.Runtime.Name == "llama.cpp" && requestsGPU(c, gpu) && allLayersOnGPU(pass, c) {
+		if requestsGPU(c, gpu) && allLayersOnGPU(pass, c) {
 			return 0, "", false // the weights are copied to the GPU; host memory keeps only the file's page cache
 		}
 	}
@@ -371,10 +371,10 @@ func checkModelPath(pass *lint.Pass) {
 		if link.Model == nil {
 			continue
 		}
-		if c.Runtime.Name == "tensorflow-serving" && link.Model.Layout != model.LayoutTFServing {
-			pass.Reportf(field, "%s: %s points TF Serving at model dir %s (%s), which is a %s layout, not a TF Serving "+
+		if layout := c.Runtime.Model.Layout; layout != "" && string(link.Model.Layout) != layout {
+			pass.Reportf(field, "%s: %s points %s at model dir %s (%s), which is a %s layout, not a TF Serving "+
 				"base path (<base>/<version>/saved_model.pb): the server finds no versions and never becomes Ready",
-				describe(c), link.ServerPath.From, link.Model.Dir, link.How, link.Model.Layout)
+				describe(c), link.ServerPath.From, c.Runtime.Title, link.Model.Dir, link.How, link.Model.Layout)
 		}
 		for _, finding := range link.ModelFindings {
 			if finding.Severity != lint.Error || finding.Suppressed() {
@@ -414,16 +414,6 @@ var probeTargetMismatch = &lint.Rule{
 
 // modelInPath finds the model name in /v1/models/NAME[...] or /v2/models/NAME/...
 var modelInPath = lazyregexp.New(`^/v[12]/models/([^/:?]+)`)
-
-// grpcPortFlags name the gRPC port of runtimes that also serve HTTP.
-var grpcPortFlags = map[string]struct {
-	flag    string
-	number  int32
-	httpHow string
-}{
-	"tensorflow-serving": {"--port", 8500, "--rest_api_port, default 8501"},
-	"triton":             {"--grpc-port", 8001, "--http-port, default 8000"},
-}
 
 func checkProbeTarget(pass *lint.Pass) {
 	serving := servingContainers(pass)
@@ -469,16 +459,11 @@ func checkProbeModelName(pass *lint.Pass, c *manifest.Container, invocation *ser
 }
 
 func checkProbeGRPCPort(pass *lint.Pass, c *manifest.Container, kind string, port intstr.IntOrString) {
-	grpc, ok := grpcPortFlags[c.Runtime.Name]
-	if !ok {
+	grpc := c.Runtime.GRPC
+	if grpc == nil {
 		return
 	}
-	grpcPort := grpc.number
-	if value, ok := server.FlagValue(argv(c), grpc.flag); ok {
-		if n, err := strconv.Atoi(value); err == nil {
-			grpcPort = int32(n)
-		}
-	}
+	grpcPort := manifestArgs(c).Port(grpc.Flag, grpc.Number)
 	number := port.IntVal
 	if port.Type == intstr.String {
 		number = 0
@@ -492,7 +477,8 @@ func checkProbeGRPCPort(pass *lint.Pass, c *manifest.Container, kind string, por
 		return
 	}
 	pass.Reportf(c.Path+"."+kind+".httpGet.port", "%s: %s sends HTTP to port %d, the server's gRPC port (%s): the probe "+
-		"fails forever and the pod never becomes Ready; probe the REST port (%s)", describe(c), kind, number, grpc.flag, grpc.httpHow)
+		"fails forever and the pod never becomes Ready; probe the REST port (%s, default %d)", describe(c), kind, number, grpc.Flag,
+		grpc.HTTPFlag, grpc.HTTPNumber)
 }
 
 var gpuImageMismatch = &lint.Rule{
@@ -699,7 +685,7 @@ func checkFrameworkVersion(pass *lint.Pass) {
 	var coverage lint.Coverage
 	for _, link := range linkedModels(pass) {
 		c := link.Container
-		if c.Runtime.Name != "tensorflow-serving" {
+		if !c.Runtime.TagIsFramework {
 			continue
 		}
 		m := servingTag.FindStringSubmatch(c.Image)

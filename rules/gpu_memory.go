@@ -66,130 +66,6 @@ var gpuMemoryBelowWeights = &lint.Rule{
 	Check: checkGPUMemory,
 }
 
-// setting is where a server reads one setting: flags first, then env.
-type setting struct{ flags, env []string }
-
-// name is how messages name the setting: its first flag, or env var.
-func (s setting) name() string {
-	if len(s.flags) > 0 {
-		return s.flags[0]
-	}
-	if len(s.env) > 0 {
-		return s.env[0]
-	}
-	return ""
-}
-
-// gpuServer is how a server is told its parallelism, memory share,
-// precision and context length.
-type gpuServer struct {
-	tensorParallel, pipelineParallel setting
-	// shardsOverAllGPUs says the server splits the model over every GPU it
-	// sees when no degree is set (TGI, NIM, llama.cpp).
-	shardsOverAllGPUs bool
-	fraction          setting
-	defaultFraction   float64
-	// castsFloat32 says the server loads a float32 checkpoint as 16-bit
-	// unless --dtype says otherwise.
-	castsFloat32                      bool
-	dtype, quantization, kvCacheDtype setting
-	contextLength                     setting
-	// contextFromModel says the context length defaults to the model's
-	// max_position_embeddings (a GGUF's context_length).
-	contextFromModel bool
-	// contextZeroIsModel says a context length of 0 means the model's.
-	contextZeroIsModel bool
-	// kvFailure is what the server does when one sequence does not fit.
-	kvFailure string
-	// gpuLayers is llama.cpp's layer count on the GPU: unless it is all of
-	// them, the rest stay in host memory and nothing fails.
-	gpuLayers setting
-	// cpuOffload moves this many GiB of each GPU's weights to host memory.
-	cpuOffload setting
-	// smallerKVCache is the 8-bit value of kvCacheDtype; "" is fp8.
-	smallerKVCache string
-}
-
-// gpuServers are the servers whose weights live in GPU memory.
-// vLLM: https://docs.vllm.ai/en/latest/configuration/engine_args.html
-// SGLang: https://docs.sglang.io/advanced_features/server_arguments.html (--mem-fraction-static, when unset, is
-// derived from the GPU's memory, 0.88 at most: python/sglang/srt/server_args.py)
-// TGI: https://huggingface.co/docs/text-generation-inference/reference/launcher
-// NIM: https://docs.nvidia.com/nim/large-language-models/latest/reference/environment-variables.html
-// llama.cpp: https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md
-var gpuServers = map[string]gpuServer{
-	"vllm": {
-		tensorParallel:   flags("--tensor-parallel-size", "-tp"),
-		pipelineParallel: flags("--pipeline-parallel-size", "-pp"),
-		fraction:         flags("--gpu-memory-utilization"),
-		defaultFraction:  0.9,
-		castsFloat32:     true,
-		dtype:            flags("--dtype"),
-		quantization:     flags("--quantization", "-q"),
-		kvCacheDtype:     flags("--kv-cache-dtype"),
-		contextLength:    flags("--max-model-len"),
-		contextFromModel: true,
-		cpuOffload:       flags("--cpu-offload-gb"),
-		kvFailure: "vLLM refuses to start: \"The model's max seq len … is larger than the maximum number of tokens " +
-			"that can be stored in KV cache\"",
-	},
-	"sglang": {
-		tensorParallel:   flags("--tp-size", "--tp"),
-		pipelineParallel: flags("--pp-size"),
-		fraction:         flags("--mem-fraction-static"),
-		defaultFraction:  0.88,
-		castsFloat32:     true,
-		dtype:            flags("--dtype"),
-		quantization:     flags("--quantization"),
-		kvCacheDtype:     flags("--kv-cache-dtype"),
-		contextLength:    flags("--context-length"),
-		contextFromModel: true,
-		cpuOffload:       flags("--cpu-offload-gb"),
-		kvFailure:        "SGLang's KV cache pool cannot hold one request of that length",
-	},
-	"tgi": {
-		tensorParallel:    flagOrEnv("--num-shard", "NUM_SHARD"),
-		shardsOverAllGPUs: true,
-		fraction:          flagOrEnv("--cuda-memory-fraction", "CUDA_MEMORY_FRACTION"),
-		defaultFraction:   1,
-		castsFloat32:      true,
-		dtype:             flagOrEnv("--dtype", "DTYPE"),
-		quantization:      flagOrEnv("--quantize", "QUANTIZE"),
-		contextLength:     flagOrEnv("--max-total-tokens", "MAX_TOTAL_TOKENS"),
-		kvFailure:         "TGI fails its warmup with \"Not enough memory to handle … total tokens\"",
-	},
-	"nim": {
-		tensorParallel:    setting{env: []string{"NIM_TENSOR_PARALLEL_SIZE"}},
-		pipelineParallel:  setting{env: []string{"NIM_PIPELINE_PARALLEL_SIZE"}},
-		shardsOverAllGPUs: true,
-		defaultFraction:   0.9, // its vLLM engine's
-		castsFloat32:      true,
-		contextLength:     setting{env: []string{"NIM_MAX_MODEL_LEN"}},
-		kvFailure:         "the NIM's engine refuses to start: its KV cache cannot hold one sequence of that length",
-	},
-	// Triton loads each model instance whole onto a GPU; a TensorRT-LLM
-	// engine's own split is not in the weights' headers.
-	"triton": {defaultFraction: 1},
-	// Its context length is checked only when --ctx-size is set: the
-	// default has changed between releases (512, 4096, the model's), and
-	// -c 0 takes the model's context_length.
-	"llama.cpp": {
-		shardsOverAllGPUs:  true,
-		defaultFraction:    1,
-		gpuLayers:          setting{flags: []string{"--n-gpu-layers", "-ngl", "--gpu-layers"}, env: []string{"LLAMA_ARG_N_GPU_LAYERS"}},
-		contextLength:      setting{flags: []string{"--ctx-size", "-c"}, env: []string{"LLAMA_ARG_CTX_SIZE"}},
-		contextZeroIsModel: true,
-		kvCacheDtype:       setting{flags: []string{"--cache-type-k", "-ctk"}, env: []string{"LLAMA_ARG_CACHE_TYPE_K"}},
-		smallerKVCache:     "q8_0",
-		kvFailure: "llama.cpp cannot allocate its KV cache on the GPU and exits (\"failed to allocate buffer for kv " +
-			"cache\", \"cudaMalloc failed: out of memory\")",
-	},
-}
-
-func flags(names ...string) setting { return setting{flags: names} }
-
-func flagOrEnv(flag, env string) setting { return setting{flags: []string{flag}, env: []string{env}} }
-
 // bytesPerParameter are the sizes of weights by --dtype, --quantization
 // and torch_dtype names. 4-bit methods keep scales and some layers in 16
 // bits, so 0.5 is their least.
@@ -210,10 +86,10 @@ func checkGPUMemory(pass *lint.Pass) {
 	var coverage lint.Coverage
 	for _, link := range linkedModels(pass) {
 		c := link.Container
-		srv, known := gpuServers[c.Runtime.Name]
+		srv := c.Runtime.GPU
 		gpus := gpuCount(c, gpuResource)
 		switch {
-		case !known:
+		case srv == nil:
 			coverage.Missed("no vLLM, SGLang, TGI, Triton, llama.cpp or NIM container serves a linked model")
 			continue
 		case gpus == 0:
@@ -228,9 +104,9 @@ func checkGPUMemory(pass *lint.Pass) {
 			coverage.Missed(skipGPUTypeUnknown)
 			continue
 		}
-		args := serverArgsOf(pass, c)
-		if flag := srv.gpuLayers.name(); flag != "" {
-			if layers, ok := args.value(srv.gpuLayers); !ok || !allLayers(layers.Value) {
+		args := serverArgs(pass, c)
+		if flag := srv.GPULayers.Name(); flag != "" {
+			if layers, ok := args.Value(srv.GPULayers); !ok || !allLayers(layers.Value) {
 				coverage.Missed(fmt.Sprintf("%s does not put every layer on the GPU (%s)", describe(c), flag))
 				continue
 			}
@@ -257,8 +133,8 @@ func checkGPUMemory(pass *lint.Pass) {
 type gpuCheck struct {
 	pass        *lint.Pass
 	c           *manifest.Container
-	srv         gpuServer
-	args        serverArgs
+	srv         *server.GPUMemory
+	args        server.Args
 	gpuResource corev1.ResourceName
 	gpus        int64
 	device      gpu.GPU
@@ -269,9 +145,9 @@ type gpuCheck struct {
 }
 
 func (g gpuCheck) run() {
-	tp, tpValue := g.degree(g.srv.tensorParallel)
-	pp, _ := g.degree(g.srv.pipelineParallel)
-	if g.srv.shardsOverAllGPUs && tpValue.From == "" {
+	tp, tpValue := g.degree(g.srv.TensorParallel)
+	pp, _ := g.degree(g.srv.PipelineParallel)
+	if g.srv.ShardsOverAllGPUs && tpValue.From == "" {
 		tp = max(1, g.gpus/pp)
 	}
 	shards := tp * pp
@@ -288,7 +164,7 @@ func (g gpuCheck) run() {
 	budget := int64(float64(g.device.MemoryBytes) * fraction)
 	perGPU := g.weights.bytes / shards
 	split := " / " + parallelText(tp, pp)
-	if offload, ok := g.args.value(g.srv.cpuOffload); ok {
+	if offload, ok := g.args.Value(g.srv.CPUOffload); ok {
 		if gib, err := strconv.ParseFloat(offload.Value, 64); err == nil && gib > 0 {
 			perGPU = max(0, perGPU-int64(gib*(1<<30)))
 			split += fmt.Sprintf(" − %s GiB (%s)", offload.Value, offload.From)
@@ -308,7 +184,7 @@ func (g gpuCheck) run() {
 	}
 	left := budget - perGPU
 	g.pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s: %s; %s, which leaves %s, but the KV cache for one sequence of %d "+
-		"tokens (%s) needs %s (%s): %s; %s", describe(g.c), weightsText, gpuText, humanBytes(left), kv.tokens, kv.from, humanBytes(kv.bytes), kv.formula, g.srv.kvFailure, g.kvFix(kv, left))})
+		"tokens (%s) needs %s (%s): %s; %s", describe(g.c), weightsText, gpuText, humanBytes(left), kv.tokens, kv.from, humanBytes(kv.bytes), kv.formula, g.srv.KVFailure, g.kvFix(kv, left))})
 }
 
 // gpuField is the container's GPU limit, else its request: what a user
@@ -321,8 +197,8 @@ func (g gpuCheck) gpuField() string {
 }
 
 // degree reads a parallel degree, 1 when unset or not a number.
-func (g gpuCheck) degree(s setting) (int64, server.Value) {
-	value, ok := g.args.value(s)
+func (g gpuCheck) degree(s server.Setting) (int64, server.Value) {
+	value, ok := g.args.Value(s)
 	if !ok {
 		return 1, server.Value{}
 	}
@@ -334,15 +210,15 @@ func (g gpuCheck) degree(s setting) (int64, server.Value) {
 }
 
 func (g gpuCheck) fraction() (float64, string) {
-	if value, ok := g.args.value(g.srv.fraction); ok {
+	if value, ok := g.args.Value(g.srv.Fraction); ok {
 		if f, err := strconv.ParseFloat(value.Value, 64); err == nil && f > 0 && f <= 1 {
 			return f, fmt.Sprintf("%.2f (%s)", f, value.From)
 		}
 	}
-	if name := g.srv.fraction.name(); name != "" {
-		return g.srv.defaultFraction, fmt.Sprintf("%.2f (%s default)", g.srv.defaultFraction, name)
+	if name := g.srv.Fraction.Name(); name != "" {
+		return g.srv.DefaultFraction, fmt.Sprintf("%.2f (%s default)", g.srv.DefaultFraction, name)
 	}
-	return g.srv.defaultFraction, fmt.Sprintf("%.2f", g.srv.defaultFraction)
+	return g.srv.DefaultFraction, fmt.Sprintf("%.2f", g.srv.DefaultFraction)
 }
 
 // weightsFix names the smallest split that fits, where the server has one.
@@ -355,11 +231,11 @@ func (g gpuCheck) weightsFix(budget int64) string {
 	for split < 8 && g.weights.bytes/split > budget {
 		split *= 2
 	}
-	flag := g.srv.tensorParallel.name()
+	flag := g.srv.TensorParallel.Name()
 	switch {
 	case g.weights.bytes/split > budget:
 		return "use a larger GPU or " + smaller
-	case flag == "" && g.srv.shardsOverAllGPUs:
+	case flag == "" && g.srv.ShardsOverAllGPUs:
 		return fmt.Sprintf("use a larger GPU, request %s: %d (the server splits the model over every GPU it sees), "+
 			"or serve %s", g.gpuResource, split, smaller)
 	case flag == "":
@@ -377,10 +253,10 @@ func (g gpuCheck) kvFix(kv kvEstimate, left int64) string {
 		fits = fits / 1024 * 1024
 	}
 	others := "a quantized model, a larger GPU or more GPUs"
-	if flag := g.srv.kvCacheDtype.name(); flag != "" {
-		others = flag + " " + cmp.Or(g.srv.smallerKVCache, "fp8") + ", a larger GPU or more GPUs"
+	if flag := g.srv.KVCacheDtype.Name(); flag != "" {
+		others = flag + " " + cmp.Or(g.srv.SmallerKVCache, "fp8") + ", a larger GPU or more GPUs"
 	}
-	return fmt.Sprintf("set %s to %d or lower, or use %s", g.srv.contextLength.name(), fits, others)
+	return fmt.Sprintf("set %s to %d or lower, or use %s", g.srv.ContextLength.Name(), fits, others)
 }
 
 // kvEstimate is the KV cache of one full-length sequence on one GPU.
@@ -398,28 +274,28 @@ func (g gpuCheck) kvCache(shards int64) (kvEstimate, bool) {
 	shape := g.shape
 	// Latent attention (kv_lora_rank) caches a compressed KV, which this
 	// formula does not size.
-	if shape.source == "" || shape.latent || g.srv.contextLength.name() == "" {
+	if shape.source == "" || shape.latent || g.srv.ContextLength.Name() == "" {
 		return kvEstimate{}, false
 	}
 	kv := kvEstimate{}
 	fromModel := func() { kv.tokens, kv.from = shape.context, shape.contextKey+" in "+shape.source }
-	if value, ok := g.args.value(g.srv.contextLength); ok {
+	if value, ok := g.args.Value(g.srv.ContextLength); ok {
 		kv.tokens, kv.from = parseTokens(value.Value), value.From
-		if kv.tokens == 0 && g.srv.contextZeroIsModel && strings.TrimSpace(value.Value) == "0" {
+		if kv.tokens == 0 && g.srv.ContextZeroIsModel && strings.TrimSpace(value.Value) == "0" {
 			fromModel()
 			kv.from = value.From + " 0: " + kv.from
 		}
-	} else if g.srv.contextFromModel {
+	} else if g.srv.ContextFromModel {
 		fromModel()
 	}
 	if kv.tokens <= 0 || shape.layers <= 0 || shape.kvHeads <= 0 || shape.headDim <= 0 {
 		return kvEstimate{}, false
 	}
 	element := int64(2)
-	if dtype, ok := g.args.value(g.srv.dtype); ok && bytesPerParameter[strings.ToLower(dtype.Value)] == 4 {
+	if dtype, ok := g.args.Value(g.srv.Dtype); ok && bytesPerParameter[strings.ToLower(dtype.Value)] == 4 {
 		element = 4
 	}
-	if kvDtype, ok := g.args.value(g.srv.kvCacheDtype); ok {
+	if kvDtype, ok := g.args.Value(g.srv.KVCacheDtype); ok {
 		switch value := strings.ToLower(kvDtype.Value); {
 		case strings.HasPrefix(value, "fp8"), value == "q8_0":
 			element = 1
@@ -520,7 +396,7 @@ type weightEstimate struct {
 
 // loadedWeights sizes the weights as the server holds them: exact from the
 // headers, unless the server changes their precision.
-func loadedWeights(m *model.Model, ggufs []model.GGUFFile, srv gpuServer, args serverArgs) (weightEstimate, bool) {
+func loadedWeights(m *model.Model, ggufs []model.GGUFFile, srv *server.GPUMemory, args server.Args) (weightEstimate, bool) {
 	if len(ggufs) > 0 {
 		return ggufWeights(ggufs), true
 	}
@@ -540,14 +416,14 @@ func loadedWeights(m *model.Model, ggufs []model.GGUFFile, srv gpuServer, args s
 		return weightEstimate{bytes: int64(float64(params) * perParameter), formula: formula}
 	}
 	if !quantized && params > 0 {
-		for _, s := range []setting{srv.quantization, srv.dtype} {
-			value, ok := args.value(s)
+		for _, s := range []server.Setting{srv.Quantization, srv.Dtype} {
+			value, ok := args.Value(s)
 			perParameter := bytesPerParameter[strings.ToLower(value.Value)]
 			if ok && perParameter > 0 && perParameter != onDisk {
 				return computed(perParameter, value.From+" "+value.Value), true
 			}
 		}
-		if dtype, set := args.value(srv.dtype); srv.castsFloat32 && onDisk == 4 && (!set || dtype.Value == "auto") {
+		if dtype, set := args.Value(srv.Dtype); srv.CastsFloat32 && onDisk == 4 && (!set || dtype.Value == "auto") {
 			return computed(2, "a float32 checkpoint, loaded as 16-bit unless --dtype float32"), true
 		}
 	}
@@ -593,7 +469,11 @@ func ggufWeights(ggufs []model.GGUFFile) weightEstimate {
 // allLayersOnGPU reports whether a llama.cpp container's --n-gpu-layers
 // puts every layer on the GPU.
 func allLayersOnGPU(pass *lint.Pass, c *manifest.Container) bool {
-	layers, ok := serverArgsOf(pass, c).value(gpuServers["llama.cpp"].gpuLayers)
+	gpu := c.Runtime.GPU
+	if gpu == nil || gpu.GPULayers.Name() == "" {
+		return false
+	}
+	layers, ok := serverArgs(pass, c).Value(gpu.GPULayers)
 	return ok && allLayers(layers.Value)
 }
 
@@ -635,69 +515,22 @@ func humanCount(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// serverArgs are what the server runs with: the words of the command line
-// the bundle recognised (a sh -c string split into its words) and the
-// environment, with the manifest fields that wrote them.
-type serverArgs struct {
-	words    []server.Word
-	env      map[string]string
-	envIndex map[string]int
-}
-
-func serverArgsOf(pass *lint.Pass, c *manifest.Container) serverArgs {
-	args := serverArgs{env: envValues(c), envIndex: c.EnvIndex()}
-	var line []server.Word
+// serverArgs are what the server runs with: the command line the bundle
+// recognised and the image's ENV with the manifest's values, as the server
+// sees them; the manifest's command, args and literal env when the image
+// was not read.
+func serverArgs(pass *lint.Pass, c *manifest.Container) server.Args {
+	env := envValues(c)
+	words := make([]server.Word, 0, len(c.Command)+len(c.Args))
 	for _, word := range argv(c) {
-		line = append(line, server.Word{Text: word})
+		words = append(words, server.Word{Text: word})
 	}
 	if bundle := pass.Target.Bundle(c); bundle != nil {
-		// The bundle's env is the image's ENV and the manifest's values, as the server sees them.
-		line = bundle.Server.Argv
+		words = bundle.Server.Argv
 		for _, entry := range bundle.Spec.Env {
 			name, value, _ := strings.Cut(entry, "=")
-			args.env[name] = value
+			env[name] = value
 		}
 	}
-	for _, word := range line {
-		for _, part := range strings.Fields(word.Text) {
-			args.words = append(args.words, server.Word{Text: part, Field: word.Field})
-		}
-	}
-	return args
-}
-
-// value finds a setting: the last "--flag=value" or "--flag value" of its
-// first flag that is given, else its env var.
-func (a serverArgs) value(s setting) (server.Value, bool) {
-	for _, flag := range s.flags {
-		name := strings.TrimLeft(flag, "-")
-		var found server.Value
-		for i, word := range a.words {
-			key, value, inline := strings.Cut(strings.TrimLeft(word.Text, "-"), "=")
-			if !strings.HasPrefix(word.Text, "-") || key != name {
-				continue
-			}
-			field := word.Field
-			if !inline {
-				if i+1 >= len(a.words) {
-					continue
-				}
-				value, field = a.words[i+1].Text, a.words[i+1].Field
-			}
-			found = server.Value{Value: strings.Trim(value, `"'`), From: flag, Field: field}
-		}
-		if found.From != "" {
-			return found, true
-		}
-	}
-	for _, name := range s.env {
-		if value, ok := a.env[name]; ok {
-			field := ""
-			if i, ok := a.envIndex[name]; ok {
-				field = "env[" + strconv.Itoa(i) + "].value"
-			}
-			return server.Value{Value: value, From: "env " + name, Field: field}, true
-		}
-	}
-	return server.Value{}, false
+	return server.NewArgs(words, env, c.EnvIndex())
 }

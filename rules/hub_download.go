@@ -50,7 +50,7 @@ func hubDownloadOf(c *manifest.Container) (hubDownload, bool) {
 			continue
 		}
 		download := hubDownload{id: path}
-		download.bytes, download.size = sizeFromName(path.Value, c.Runtime.Name)
+		download.bytes, download.size = sizeFromName(path.Value, c.Runtime.HubQuantizedFiles)
 		return download, true
 	}
 	return hubDownload{}, false
@@ -61,8 +61,9 @@ var parameterTag = lazyregexp.New(`(?i)(?:^|[-_./])(?:(\d+)x)?(\d+(?:\.\d+)?)([b
 
 // sizeFromName estimates a model's download from the parameter count in
 // its name and the precision the name says (AWQ, GPTQ, FP8, a GGUF
-// quant); 0 when the name has no count.
-func sizeFromName(id, runtime string) (int64, string) {
+// quant); 0 when the name has no count. quantizedFile says the server
+// downloads one quantized GGUF of the repository (llama.cpp's -hf).
+func sizeFromName(id string, quantizedFile bool) (int64, string) {
 	name := id[strings.Index(id, "/")+1:]
 	match := parameterTag.FindStringSubmatch(name)
 	if match == nil {
@@ -86,11 +87,11 @@ func sizeFromName(id, runtime string) (int64, string) {
 	perParameter, precision := 2.0, "16-bit"
 	lower := strings.ToLower(id)
 	switch {
-	case runtime == "llama.cpp" && strings.Contains(lower, ":q8"):
+	case quantizedFile && strings.Contains(lower, ":q8"):
 		perParameter, precision = 1.06, "Q8_0"
-	case runtime == "llama.cpp" && (strings.Contains(lower, ":f16") || strings.Contains(lower, ":bf16")):
+	case quantizedFile && (strings.Contains(lower, ":f16") || strings.Contains(lower, ":bf16")):
 		perParameter, precision = 2, "F16"
-	case runtime == "llama.cpp":
+	case quantizedFile:
 		perParameter, precision = 0.6, "Q4_K_M, the -hf default"
 	case containsAny(lower, "awq", "gptq", "int4", "4bit", "w4a16", "nf4"):
 		perParameter, precision = 0.5, "4-bit"

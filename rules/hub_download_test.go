@@ -4,22 +4,23 @@ import "testing"
 
 func TestSizeFromName(t *testing.T) {
 	tests := []struct {
-		id, runtime string
-		bytes       int64
+		id            string
+		quantizedFile bool
+		bytes         int64
 	}{
-		{"meta-llama/Llama-3.1-8B-Instruct", "vllm", 16e9},
-		{"Qwen/Qwen2.5-0.5B-Instruct", "vllm", 1e9},
-		{"mistralai/Mixtral-8x7B-Instruct-v0.1", "vllm", 112e9},
-		{"Qwen/Qwen2.5-7B-Instruct-AWQ", "tgi", 3.5e9},
-		{"neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8", "vllm", 70e9},
-		{"ggml-org/gemma-3-1b-it-GGUF:Q8_0", "llama.cpp", 1.06e9},
-		{"ggml-org/gemma-3-1b-it-GGUF", "llama.cpp", 0.6e9},
-		{"BAAI/bge-small-en-v1.5", "tei", 0},
-		{"acme-labs/support-assistant", "sglang", 0},
-		{"sentence-transformers/all-MiniLM-L6-v2", "vllm", 0}, // L6 is layers, not a size
+		{"meta-llama/Llama-3.1-8B-Instruct", false, 16e9},
+		{"Qwen/Qwen2.5-0.5B-Instruct", false, 1e9},
+		{"mistralai/Mixtral-8x7B-Instruct-v0.1", false, 112e9},
+		{"Qwen/Qwen2.5-7B-Instruct-AWQ", false, 3.5e9},
+		{"neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8", false, 70e9},
+		{"ggml-org/gemma-3-1b-it-GGUF:Q8_0", true, 1.06e9},
+		{"ggml-org/gemma-3-1b-it-GGUF", true, 0.6e9},
+		{"BAAI/bge-small-en-v1.5", false, 0},
+		{"acme-labs/support-assistant", false, 0},
+		{"sentence-transformers/all-MiniLM-L6-v2", false, 0}, // L6 is layers, not a size
 	}
 	for _, test := range tests {
-		got, _ := sizeFromName(test.id, test.runtime)
+		got, _ := sizeFromName(test.id, test.quantizedFile)
 		if got != test.bytes {
 			t.Errorf("%s: %d bytes, want %d", test.id, got, test.bytes)
 		}

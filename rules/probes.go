@@ -99,50 +99,41 @@ func checkReadinessProbe(pass *lint.Pass) {
 
 // suggestedReadiness names a readiness check that fits the container's runtime.
 func suggestedReadiness(c *manifest.Container) string {
-	generic := "an httpGet probe on the server's model-readiness endpoint"
-	ports := c.Runtime.ListenPorts(argv(c), envValues(c))
-	switch c.Runtime.Name {
-	case "tensorflow-serving":
-		name, ok := server.FlagValue(argv(c), "--model_name")
+	hint := c.Runtime.Readiness
+	if hint.Path == "" {
+		return "an httpGet probe on the server's model-readiness endpoint"
+	}
+	args := manifestArgs(c)
+	path := hint.Path
+	if strings.Contains(path, server.ModelNamePlaceholder) {
+		name, ok := args.Flag(c.Runtime.Model.NameFlags[0])
 		if !ok || name == "" {
 			name = "MODEL_NAME"
 		}
-		if rest := flagPort(c, "--rest_api_port", 8501); rest > 0 {
-			return fmt.Sprintf("httpGet /v1/models/%s on port %d", name, rest)
-		}
-	case "triton":
-		if http := flagPort(c, "--http-port", 8000); http > 0 {
-			return fmt.Sprintf("httpGet /v2/health/ready on port %d", http)
-		}
-	case "openvino":
-		if rest := flagPort(c, "--rest_port", 8080); rest > 0 {
-			return fmt.Sprintf("httpGet /v2/health/ready on port %d", rest)
-		}
-	case "torchserve":
-		if len(ports) > 0 {
-			return fmt.Sprintf("httpGet /ping on port %d", ports[0])
-		}
-	case "vllm", "tgi":
-		if len(ports) > 0 {
-			return fmt.Sprintf("httpGet /health on port %d", ports[0])
-		}
-	case "mlserver", "kserve":
-		if len(ports) > 0 {
-			return fmt.Sprintf("httpGet /v2/health/ready on port %d", ports[0])
-		}
+		path = strings.ReplaceAll(path, server.ModelNamePlaceholder, name)
 	}
-	return generic
+	if port := hintPort(c, hint, args); port > 0 {
+		return fmt.Sprintf("httpGet %s on port %d", path, port)
+	}
+	return "an httpGet probe on the server's model-readiness endpoint"
 }
 
-// flagPort reads a port flag of the container's command line, or returns
-// the runtime's default.
-func flagPort(c *manifest.Container, flag string, fallback int32) int32 {
-	if value, ok := server.FlagValue(argv(c), flag); ok {
-		if n, err := strconv.Atoi(value); err == nil {
-			return int32(n)
-		}
+// hintPort is the port a probe hint names: its flag's value or default,
+// else the first port the server listens on; 0 when there is none.
+func hintPort(c *manifest.Container, hint server.ProbeHint, args server.Args) int32 {
+	if hint.PortFlag != "" {
+		return args.Port(hint.PortFlag, hint.Port)
 	}
-	return fallback
+	if ports := c.Runtime.ListenPorts(args); len(ports) > 0 {
+		return ports[0]
+	}
+	return 0
+}
+
+// manifestArgs are the container's command, args and literal env values as
+// the manifest writes them.
+func manifestArgs(c *manifest.Container) server.Args {
+	return server.ArgsOf(argv(c), envValues(c))
 }
 
 var livenessChecksModel = &lint.Rule{
@@ -246,14 +237,8 @@ func checksNothing(probe *corev1.Probe) bool {
 // covers the load: liveness on it, even identical to readiness, restarts
 // only a server that is gone.
 func healthIsProcessHealth(c *manifest.Container) bool {
-	if c.StartupProbe == nil || c.LivenessProbe.HTTPGet == nil || c.LivenessProbe.HTTPGet.Path != "/health" {
-		return false
-	}
-	switch c.Runtime.Name {
-	case "vllm", "tgi", "sglang":
-		return true
-	}
-	return false
+	health := c.Runtime.ProcessHealthPath
+	return health != "" && c.StartupProbe != nil && c.LivenessProbe.HTTPGet != nil && c.LivenessProbe.HTTPGet.Path == health
 }
 
 // urlInCommand finds http(s) URLs in an exec probe's command line.
@@ -290,19 +275,14 @@ func suggestedLiveness(c *manifest.Container) string {
 		// The ports are the ServingRuntime's, not the defaults.
 		return "a tcpSocket probe on the serving port"
 	}
-	switch c.Runtime.Name {
-	case "tensorflow-serving":
-		if grpc := flagPort(c, "--port", 8500); grpc > 0 {
-			return fmt.Sprintf("tcpSocket on port %d", grpc)
+	hint := c.Runtime.Liveness
+	switch {
+	case hint.Path != "":
+		return "httpGet " + hint.Path
+	case hint.PortFlag != "":
+		if port := hintPort(c, hint, manifestArgs(c)); port > 0 {
+			return fmt.Sprintf("tcpSocket on port %d", port)
 		}
-	case "triton":
-		return "httpGet /v2/health/live"
-	case "vllm", "tgi":
-		return "httpGet /health"
-	case "torchserve":
-		return "httpGet /ping"
-	case "mlserver", "kserve", "openvino":
-		return "httpGet /v2/health/live"
 	}
 	return "a tcpSocket probe on the serving port"
 }
@@ -649,7 +629,7 @@ func containerListenPorts(w *manifest.Workload, c *manifest.Container) *listenPo
 		known.add(port.ContainerPort, "containerPort")
 	}
 	if c.Runtime != nil {
-		for _, port := range c.Runtime.ListenPorts(argv(c), envValues(c)) {
+		for _, port := range c.Runtime.ListenPorts(manifestArgs(c)) {
 			known.add(port, c.Runtime.Title)
 		}
 	}

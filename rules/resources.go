@@ -515,12 +515,6 @@ func checkSharedMemory(pass *lint.Pass) {
 	}
 }
 
-// shardingServers split a model over GPUs with one worker process per GPU,
-// whose NCCL traffic goes through /dev/shm when the GPUs cannot reach each
-// other directly. Triton's Python backend needs it too, but which models
-// use that backend is not in the manifest.
-var shardingServers = map[string]bool{"vllm": true, "sglang": true, "tgi": true}
-
 // shmNeed is how surely a container outgrows the runtime's 64 MiB /dev/shm,
 // and why.
 type shmNeed struct {
@@ -539,13 +533,13 @@ const (
 // sharedMemoryNeed reads a sharding server's degree: told to shard, NCCL
 // needs /dev/shm; given several GPUs, it likely shards over them.
 func sharedMemoryNeed(pass *lint.Pass, c *manifest.Container) shmNeed {
-	if !shardingServers[c.Runtime.Name] {
+	srv := c.Runtime.GPU
+	if srv == nil || !srv.Sharding {
 		return shmNeed{severity: lint.Info, effect: shmEffect}
 	}
-	srv := gpuServers[c.Runtime.Name]
-	args := serverArgsOf(pass, c)
-	for _, degree := range []setting{srv.tensorParallel, srv.pipelineParallel} {
-		value, ok := args.value(degree)
+	args := serverArgs(pass, c)
+	for _, degree := range []server.Setting{srv.TensorParallel, srv.PipelineParallel} {
+		value, ok := args.Value(degree)
 		if !ok {
 			continue
 		}

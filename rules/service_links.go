@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -67,34 +68,14 @@ spec:
 	Check: checkServiceEnvCollision,
 }
 
-// linkedVariable is a <PREFIX>_PORT variable a server reads, which a
-// Service named after PREFIX sets to tcp://<cluster IP>:<port>.
-type linkedVariable struct {
-	name    string
-	failure string // what the server does with the tcp:// value: "reads it as … and fails …"
-}
-
-// portSettings are the <PREFIX>_PORT variables servers read besides the
-// listen-port variables of server.Runtimes.
-var portSettings = map[string][]linkedVariable{
-	// vllm/envs.py get_vllm_port: the docs warn not to name a Service vllm,
-	// https://docs.vllm.ai/en/stable/configuration/env_vars/
-	"vllm": {{"VLLM_PORT", "reads it as its internal port and fails at start: \"ValueError: VLLM_PORT " +
-		"'tcp://…' appears to be a URI\" (\"invalid literal for int()\" in older releases)"}},
-	// --master-port [env: MASTER_PORT=], the torch distributed port:
-	// https://huggingface.co/docs/text-generation-inference/reference/launcher
-	"tgi": {{"MASTER_PORT", "reads it as --master-port, and text-generation-launcher exits: " +
-		"\"invalid value 'tcp://…' for '--master-port <MASTER_PORT>'\""}},
-}
-
 // linkedVariables are the variables of a runtime that a Service can set.
-func linkedVariables(runtime *server.Runtime) []linkedVariable {
-	variables := append([]linkedVariable{}, portSettings[runtime.Name]...)
+func linkedVariables(runtime *server.Runtime) []server.LinkedVariable {
+	variables := slices.Clone(runtime.LinkedVariables)
 	for _, port := range runtime.Ports {
 		for _, name := range port.Env {
 			// PORT alone (TGI) needs a Service with an empty name.
 			if prefix, ok := strings.CutSuffix(name, "_PORT"); ok && prefix != "" {
-				variables = append(variables, linkedVariable{name, "reads it as the port to listen on and fails at " +
+				variables = append(variables, server.LinkedVariable{Name: name, Effect: "reads it as the port to listen on and fails at " +
 					"start: tcp://… is no port number"})
 			}
 		}
@@ -118,7 +99,7 @@ func checkServiceEnvCollision(pass *lint.Pass) {
 		pass.Skip("KServe builds the pod, and in its Serverless mode Knative turns service links off")
 		return
 	}
-	reads := map[*manifest.Container][]linkedVariable{}
+	reads := map[*manifest.Container][]server.LinkedVariable{}
 	for _, c := range serving {
 		if variables := linkedVariables(c.Runtime); len(variables) > 0 {
 			reads[c] = variables
@@ -141,13 +122,13 @@ func checkServiceEnvCollision(pass *lint.Pass) {
 	for _, link := range linkingServices(pass) {
 		for _, c := range serving {
 			for _, variable := range reads[c] {
-				if variable.name != link.variable || hasEnv(c, variable.name) {
+				if variable.Name != link.variable || hasEnv(c, variable.Name) {
 					continue
 				}
 				pass.Reportf(at(c),
 					"Service %q (%s) makes Kubernetes set %s=%s in this pod, and %s %s; set "+
 						"enableServiceLinks: false in the pod spec or rename the Service",
-					link.name, link.where, variable.name, link.value, describe(c), variable.failure)
+					link.name, link.where, variable.Name, link.value, describe(c), variable.Effect)
 			}
 		}
 	}

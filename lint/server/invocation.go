@@ -31,6 +31,9 @@ type ModelSettings struct {
 	DefaultName string
 	DefaultPath string
 	ImageEnv    map[string]string
+	// Layout is the model dir layout the server reads, a model.Layout name
+	// ("tensorflow-serving"); "" when it reads several.
+	Layout string
 }
 
 // Value is a setting and where it was written, so findings can point at it.
@@ -63,45 +66,37 @@ type Container struct {
 	EnvIndex map[string]int
 }
 
-// argument is one word of the command line and where it was written.
-type argument struct {
-	word  string
-	field string
-}
-
 // Parse reads the model settings of a container running this runtime.
 // $(VAR) references are expanded from the container env, as Kubernetes does.
 func (r *Runtime) Parse(c Container) *Invocation {
-	return r.parse(commandLine(c), c, len(c.Command) == 0)
+	return r.parse(NewArgs(commandLine(c), c.Env, c.EnvIndex), c, len(c.Command) == 0)
 }
 
 // parse reads the model settings from a command line; fromImage says the
 // image's own entrypoint starts the server, with its defaults.
-func (r *Runtime) parse(argv []argument, c Container, fromImage bool) *Invocation {
+func (r *Runtime) parse(args Args, c Container, fromImage bool) *Invocation {
 	inv := &Invocation{Runtime: r, Copies: Value{Value: "1", From: "default"}}
 	settings := r.Model
-	if v, ok := flagIn(argv, settings.NameFlags); ok {
+	if v, ok := args.Value(Flags(settings.NameFlags...)); ok {
 		inv.ModelName = v
 	}
 	for _, flag := range settings.PathFlags {
-		inv.ModelPaths = append(inv.ModelPaths, flagValues(argv, flag)...)
+		inv.ModelPaths = append(inv.ModelPaths, args.Values(flag)...)
 	}
 	if settings.PositionalAfter != "" {
-		if v, ok := positionalAfter(argv, settings.PositionalAfter); ok {
+		if v, ok := args.Positional(settings.PositionalAfter); ok {
 			inv.ModelPaths = append(inv.ModelPaths, v)
 		}
 	}
 	if len(inv.ModelPaths) == 0 {
-		if v, ok := envIn(c, settings.PathEnv); ok {
+		if v, ok := args.Value(Setting{Env: settings.PathEnv}); ok {
 			inv.ModelPaths = append(inv.ModelPaths, v)
 		}
 	}
-	if v, ok := flagIn(argv, settings.ConfigFileFlags); ok {
+	if v, ok := args.Value(Flags(settings.ConfigFileFlags...)); ok {
 		inv.ModelConfigFile = v
 	}
-	if v, ok := flagIn(argv, settings.CopiesFlags); ok {
-		inv.Copies = v
-	} else if v, ok := envIn(c, settings.CopiesEnv); ok {
+	if v, ok := args.Value(Setting{Flags: settings.CopiesFlags, Env: settings.CopiesEnv}); ok {
 		inv.Copies = v
 	}
 	if fromImage {
@@ -133,83 +128,18 @@ func (inv *Invocation) CopiesCount() int {
 }
 
 // commandLine lists command then args, each expanded, with its field path.
-// A shell script (sh -c "...") is split into words so flags inside it count.
-func commandLine(c Container) []argument {
+func commandLine(c Container) []Word {
 	lookup := func(name string) (string, bool) {
 		value, ok := c.Env[name]
 		return value, ok
 	}
-	var argv []argument
+	var argv []Word
 	add := func(list []string, field string) {
 		for i, word := range list {
-			field := field + "[" + strconv.Itoa(i) + "]"
-			expanded := kubevar.Expand(word, lookup)
-			if strings.ContainsAny(expanded, " \t\n") {
-				for _, part := range strings.Fields(expanded) {
-					argv = append(argv, argument{word: part, field: field})
-				}
-				continue
-			}
-			argv = append(argv, argument{word: expanded, field: field})
+			argv = append(argv, Word{Text: kubevar.Expand(word, lookup), Field: field + "[" + strconv.Itoa(i) + "]"})
 		}
 	}
 	add(c.Command, "command")
 	add(c.Args, "args")
 	return argv
-}
-
-func flagIn(argv []argument, flags []string) (Value, bool) {
-	for _, flag := range flags {
-		if values := flagValues(argv, flag); len(values) > 0 {
-			return values[len(values)-1], true // the last one wins, as flag parsers do
-		}
-	}
-	return Value{}, false
-}
-
-// flagValues finds every "--flag=value" and "--flag value" (also "-flag").
-func flagValues(argv []argument, flag string) []Value {
-	name := strings.TrimLeft(flag, "-")
-	var values []Value
-	for i, arg := range argv {
-		if !strings.HasPrefix(arg.word, "-") {
-			continue
-		}
-		key, value, hasValue := strings.Cut(strings.TrimLeft(arg.word, "-"), "=")
-		if key != name {
-			continue
-		}
-		field := arg.field
-		if !hasValue {
-			if i+1 >= len(argv) {
-				continue
-			}
-			value, field = argv[i+1].word, argv[i+1].field
-		}
-		values = append(values, Value{Value: strings.Trim(value, `"'`), From: flag, Field: field})
-	}
-	return values
-}
-
-func positionalAfter(argv []argument, subcommand string) (Value, bool) {
-	for i, arg := range argv {
-		if arg.word == subcommand && i+1 < len(argv) && !strings.HasPrefix(argv[i+1].word, "-") {
-			next := argv[i+1]
-			return Value{Value: next.word, From: subcommand + " argument", Field: next.field}, true
-		}
-	}
-	return Value{}, false
-}
-
-func envIn(c Container, names []string) (Value, bool) {
-	for _, name := range names {
-		if value, ok := c.Env[name]; ok {
-			field := ""
-			if i, ok := c.EnvIndex[name]; ok {
-				field = "env[" + strconv.Itoa(i) + "].value"
-			}
-			return Value{Value: value, From: "env " + name, Field: field}, true
-		}
-	}
-	return Value{}, false
 }

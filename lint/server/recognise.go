@@ -130,13 +130,7 @@ func ByImage(image string) *Runtime {
 // manifest's literal values for field paths; fromImage says the image's
 // own entrypoint starts the server, so its defaults apply.
 func (r *Runtime) ParseProcess(argv []Word, env map[string]string, envIndex map[string]int, fromImage bool) *Invocation {
-	words := make([]argument, 0, len(argv))
-	for _, word := range argv {
-		for _, part := range strings.Fields(word.Text) {
-			words = append(words, argument{word: part, field: word.Field})
-		}
-	}
-	return r.parse(words, Container{Env: env, EnvIndex: envIndex}, fromImage)
+	return r.parse(NewArgs(argv, env, envIndex), Container{Env: env, EnvIndex: envIndex}, fromImage)
 }
 
 func texts(words []Word) []string {

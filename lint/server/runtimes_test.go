@@ -29,7 +29,7 @@ func TestListenPortsOfLLMServers(t *testing.T) {
 		{runtime: "ray-serve", args: []string{"run", "app:x", "--port", "9000"}, want: []int32{9000, 8265}},
 	}
 	for _, test := range tests {
-		got := runtimeNamed(t, test.runtime).ListenPorts(test.args, test.env)
+		got := runtimeNamed(t, test.runtime).ListenPorts(ArgsOf(test.args, test.env))
 		if !reflect.DeepEqual(got, test.want) {
 			t.Errorf("%s.ListenPorts(%q, %v) = %v, want %v", test.runtime, test.args, test.env, got, test.want)
 		}

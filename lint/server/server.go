@@ -40,6 +40,33 @@ type Runtime struct {
 	SharedMemory bool
 	// Model says how the server is told which model to serve and from where.
 	Model ModelSettings
+
+	// Readiness and Liveness are the probes to suggest; a zero Readiness
+	// has no suggestion of its own, a zero Liveness is a tcpSocket on the
+	// serving port.
+	Readiness, Liveness ProbeHint
+	// ProcessHealthPath answers for the process, not the model (vLLM fails
+	// /health only when its engine is dead): with a startupProbe covering
+	// the load, liveness on it restarts only a server that is gone.
+	ProcessHealthPath string
+	// GRPC is the gRPC port of a runtime that serves HTTP on another.
+	GRPC *GRPCPort
+	// LinkedVariables are the env vars besides the Ports' that a Service
+	// link can set.
+	LinkedVariables []LinkedVariable
+	// GPU says how the server uses GPU memory; nil for servers whose
+	// weights stay in host memory.
+	GPU *GPUMemory
+	// VersionSwap says the server loads a new model version beside the one
+	// it serves before it unloads that one (TF Serving's default policy).
+	VersionSwap bool
+	// TagIsFramework says the image tag is the framework release the
+	// server was built with (tensorflow/serving:2.14.1 runs TensorFlow 2.14).
+	TagIsFramework bool
+	// HubQuantizedFiles says a hub repository argument downloads one
+	// quantized GGUF of the repo (llama.cpp -hf REPO[:QUANT], Q4_K_M unless
+	// the tag names another), not every weight.
+	HubQuantizedFiles bool
 }
 
 // Port is a listening port and the flags or env vars that set it.
@@ -68,8 +95,14 @@ var Runtimes = []*Runtime{
 			// The image's entrypoint (tf_serving_entrypoint.sh) starts the server
 			// with --model_name=${MODEL_NAME} --model_base_path=${MODEL_BASE_PATH}/${MODEL_NAME}.
 			DefaultName: "$(MODEL_NAME)", DefaultPath: "$(MODEL_BASE_PATH)/$(MODEL_NAME)",
+			Layout:   "tensorflow-serving",
 			ImageEnv: map[string]string{"MODEL_NAME": "model", "MODEL_BASE_PATH": "/models"},
 		},
+		Readiness:      ProbeHint{Path: "/v1/models/" + ModelNamePlaceholder, PortFlag: "--rest_api_port", Port: 8501},
+		Liveness:       ProbeHint{PortFlag: "--port", Port: 8500},
+		GRPC:           &GRPCPort{Flag: "--port", Number: 8500, HTTPFlag: "--rest_api_port", HTTPNumber: 8501},
+		VersionSwap:    true,
+		TagIsFramework: true,
 	},
 	{
 		Name: "triton", Title: "Triton Inference Server",
@@ -89,6 +122,12 @@ var Runtimes = []*Runtime{
 			PathFlags: []string{"--model-repository", "--model-store"}, Repository: true,
 			NameFlags: []string{"--load-model"},
 		},
+		Readiness: ProbeHint{Path: "/v2/health/ready", PortFlag: "--http-port", Port: 8000},
+		Liveness:  ProbeHint{Path: "/v2/health/live"},
+		GRPC:      &GRPCPort{Flag: "--grpc-port", Number: 8001, HTTPFlag: "--http-port", HTTPNumber: 8000},
+		// Triton loads each model instance whole onto a GPU; a TensorRT-LLM
+		// engine's own split is not in the weights' headers.
+		GPU: &GPUMemory{DefaultFraction: 1},
 	},
 	{
 		Name: "torchserve", Title: "TorchServe",
@@ -108,6 +147,8 @@ var Runtimes = []*Runtime{
 			PathFlags: []string{"--model-store"}, Repository: true, NameFlags: []string{"--models"},
 			CopiesEnv: []string{"TS_DEFAULT_WORKERS_PER_MODEL"},
 		},
+		Readiness: ProbeHint{Path: "/ping"},
+		Liveness:  ProbeHint{Path: "/ping"},
 	},
 	{
 		Name: "vllm", Title: "vLLM",
@@ -124,6 +165,31 @@ var Runtimes = []*Runtime{
 		Model: ModelSettings{
 			PathFlags: []string{"--model"}, PositionalAfter: "serve", NameFlags: []string{"--served-model-name"},
 		},
+		Readiness:         ProbeHint{Path: "/health"},
+		Liveness:          ProbeHint{Path: "/health"},
+		ProcessHealthPath: "/health",
+		// vllm/envs.py get_vllm_port: the docs warn not to name a Service vllm,
+		// https://docs.vllm.ai/en/stable/configuration/env_vars/
+		LinkedVariables: []LinkedVariable{{"VLLM_PORT", "reads it as its internal port and fails at start: \"ValueError: VLLM_PORT " +
+			"'tcp://…' appears to be a URI\" (\"invalid literal for int()\" in older releases)"}},
+		// https://docs.vllm.ai/en/latest/configuration/engine_args.html
+		GPU: &GPUMemory{
+			TensorParallel:   Flags("--tensor-parallel-size", "-tp"),
+			PipelineParallel: Flags("--pipeline-parallel-size", "-pp"),
+			Sharding:         true,
+			AllWeightsOnGPU:  true,
+			Fraction:         Flags("--gpu-memory-utilization"),
+			DefaultFraction:  0.9,
+			CastsFloat32:     true,
+			Dtype:            Flags("--dtype"),
+			Quantization:     Flags("--quantization", "-q"),
+			KVCacheDtype:     Flags("--kv-cache-dtype"),
+			ContextLength:    Flags("--max-model-len"),
+			ContextFromModel: true,
+			CPUOffload:       Flags("--cpu-offload-gb"),
+			KVFailure: "vLLM refuses to start: \"The model's max seq len … is larger than the maximum number of tokens " +
+				"that can be stored in KV cache\"",
+		},
 	},
 	{
 		Name: "tgi", Title: "Text Generation Inference",
@@ -133,10 +199,30 @@ var Runtimes = []*Runtime{
 		// "text-generation-server download-weights" only downloads.
 		Subcommands: map[string][]string{"text-generation-server": {"serve"}},
 		// Not --max-total-tokens: SGLang has it too.
-		UniqueFlags:  []string{"--model-id", "--max-batch-prefill-tokens", "--max-batch-total-tokens", "--num-shard"},
-		Ports:        []Port{{Number: 80, Flags: []string{"--port"}, Env: []string{"PORT"}}},
-		SharedMemory: true,
-		Model:        ModelSettings{PathFlags: []string{"--model-id"}, PathEnv: []string{"MODEL_ID"}},
+		UniqueFlags:       []string{"--model-id", "--max-batch-prefill-tokens", "--max-batch-total-tokens", "--num-shard"},
+		Ports:             []Port{{Number: 80, Flags: []string{"--port"}, Env: []string{"PORT"}}},
+		SharedMemory:      true,
+		Model:             ModelSettings{PathFlags: []string{"--model-id"}, PathEnv: []string{"MODEL_ID"}},
+		Readiness:         ProbeHint{Path: "/health"},
+		Liveness:          ProbeHint{Path: "/health"},
+		ProcessHealthPath: "/health",
+		// --master-port [env: MASTER_PORT=], the torch distributed port:
+		// https://huggingface.co/docs/text-generation-inference/reference/launcher
+		LinkedVariables: []LinkedVariable{{"MASTER_PORT", "reads it as --master-port, and text-generation-launcher exits: " +
+			"\"invalid value 'tcp://…' for '--master-port <MASTER_PORT>'\""}},
+		GPU: &GPUMemory{
+			TensorParallel:    FlagOrEnv("--num-shard", "NUM_SHARD"),
+			ShardsOverAllGPUs: true,
+			Sharding:          true,
+			AllWeightsOnGPU:   true,
+			Fraction:          FlagOrEnv("--cuda-memory-fraction", "CUDA_MEMORY_FRACTION"),
+			DefaultFraction:   1,
+			CastsFloat32:      true,
+			Dtype:             FlagOrEnv("--dtype", "DTYPE"),
+			Quantization:      FlagOrEnv("--quantize", "QUANTIZE"),
+			ContextLength:     FlagOrEnv("--max-total-tokens", "MAX_TOTAL_TOKENS"),
+			KVFailure:         "TGI fails its warmup with \"Not enough memory to handle … total tokens\"",
+		},
 	},
 	{
 		Name: "mlserver", Title: "Seldon MLServer",
@@ -149,6 +235,8 @@ var Runtimes = []*Runtime{
 		},
 		ModelReadyPaths: []string{"/v2/health/ready", "/v2/models/"},
 		Model:           ModelSettings{PathEnv: []string{"MLSERVER_MODELS_DIR"}, PositionalAfter: "start", Repository: true},
+		Readiness:       ProbeHint{Path: "/v2/health/ready"},
+		Liveness:        ProbeHint{Path: "/v2/health/live"},
 	},
 	{
 		Name: "openvino", Title: "OpenVINO Model Server",
@@ -167,6 +255,8 @@ var Runtimes = []*Runtime{
 			NameFlags: []string{"--model_name"}, PathFlags: []string{"--model_path"},
 			ConfigFileFlags: []string{"--config_path"},
 		},
+		Readiness: ProbeHint{Path: "/v2/health/ready", PortFlag: "--rest_port", Port: 8080},
+		Liveness:  ProbeHint{Path: "/v2/health/live"},
 	},
 	{
 		Name: "kserve", Title: "KServe model server",
@@ -189,6 +279,8 @@ var Runtimes = []*Runtime{
 			NameFlags: []string{"--model_name"}, PathFlags: []string{"--model_dir"}, DefaultPath: "/mnt/models",
 			CopiesFlags: []string{"--workers"},
 		},
+		Readiness: ProbeHint{Path: "/v2/health/ready"},
+		Liveness:  ProbeHint{Path: "/v2/health/live"},
 	},
 	{
 		// https://docs.sglang.io/advanced_features/server_arguments.html (flags, port 30000,
@@ -207,6 +299,24 @@ var Runtimes = []*Runtime{
 		SharedMemory:    true,
 		Model: ModelSettings{
 			PathFlags: []string{"--model-path", "--model"}, NameFlags: []string{"--served-model-name"},
+		},
+		ProcessHealthPath: "/health",
+		// --mem-fraction-static, when unset, is derived from the GPU's memory,
+		// 0.88 at most: python/sglang/srt/server_args.py
+		GPU: &GPUMemory{
+			TensorParallel:   Flags("--tp-size", "--tp"),
+			PipelineParallel: Flags("--pp-size"),
+			Sharding:         true,
+			Fraction:         Flags("--mem-fraction-static"),
+			DefaultFraction:  0.88,
+			CastsFloat32:     true,
+			Dtype:            Flags("--dtype"),
+			Quantization:     Flags("--quantization"),
+			KVCacheDtype:     Flags("--kv-cache-dtype"),
+			ContextLength:    Flags("--context-length"),
+			ContextFromModel: true,
+			CPUOffload:       Flags("--cpu-offload-gb"),
+			KVFailure:        "SGLang's KV cache pool cannot hold one request of that length",
 		},
 	},
 	{
@@ -230,6 +340,15 @@ var Runtimes = []*Runtime{
 		ModelReadyPaths: []string{"/v1/health/ready", "/v1/models"},
 		SharedMemory:    true,
 		Model:           ModelSettings{PathEnv: []string{"NIM_MODEL_PATH", "NIM_MODEL_NAME"}},
+		GPU: &GPUMemory{
+			TensorParallel:    Setting{Env: []string{"NIM_TENSOR_PARALLEL_SIZE"}},
+			PipelineParallel:  Setting{Env: []string{"NIM_PIPELINE_PARALLEL_SIZE"}},
+			ShardsOverAllGPUs: true,
+			DefaultFraction:   0.9, // its vLLM engine's
+			CastsFloat32:      true,
+			ContextLength:     Setting{Env: []string{"NIM_MAX_MODEL_LEN"}},
+			KVFailure:         "the NIM's engine refuses to start: its KV cache cannot hold one sequence of that length",
+		},
 	},
 	{
 		// https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md:
@@ -247,6 +366,21 @@ var Runtimes = []*Runtime{
 		Model: ModelSettings{
 			PathFlags: []string{"--model", "-m", "--hf-repo", "-hf"}, PathEnv: []string{"LLAMA_ARG_MODEL", "LLAMA_ARG_HF_REPO"},
 			NameFlags: []string{"--alias", "-a"},
+		},
+		HubQuantizedFiles: true,
+		// Its context length is checked only when --ctx-size is set: the
+		// default has changed between releases (512, 4096, the model's), and
+		// -c 0 takes the model's context_length.
+		GPU: &GPUMemory{
+			ShardsOverAllGPUs:  true,
+			DefaultFraction:    1,
+			GPULayers:          Setting{Flags: []string{"--n-gpu-layers", "-ngl", "--gpu-layers"}, Env: []string{"LLAMA_ARG_N_GPU_LAYERS"}},
+			ContextLength:      Setting{Flags: []string{"--ctx-size", "-c"}, Env: []string{"LLAMA_ARG_CTX_SIZE"}},
+			ContextZeroIsModel: true,
+			KVCacheDtype:       Setting{Flags: []string{"--cache-type-k", "-ctk"}, Env: []string{"LLAMA_ARG_CACHE_TYPE_K"}},
+			SmallerKVCache:     "q8_0",
+			KVFailure: "llama.cpp cannot allocate its KV cache on the GPU and exits (\"failed to allocate buffer for kv " +
+				"cache\", \"cudaMalloc failed: out of memory\")",
 		},
 	},
 	{
@@ -367,19 +501,15 @@ func (r *Runtime) IsModelReadyPath(httpPath string) bool {
 
 // ListenPorts returns the ports the server listens on given its args and env
 // (flag values override defaults; a flag set to 0 disables that port).
-func (r *Runtime) ListenPorts(args []string, env map[string]string) []int32 {
+func (r *Runtime) ListenPorts(args Args) []int32 {
 	var ports []int32
 	for _, port := range r.Ports {
 		number := port.Number
 		for _, flag := range port.Flags {
-			if value, ok := FlagValue(args, flag); ok {
-				if n, err := strconv.Atoi(value); err == nil {
-					number = int32(n)
-				}
-			}
+			number = args.Port(flag, number)
 		}
 		for _, name := range port.Env {
-			if value, ok := env[name]; ok {
+			if value, ok := args.env[name]; ok {
 				if n, ok := portFromAddress(value); ok {
 					number = n
 				}
@@ -399,26 +529,4 @@ func portFromAddress(value string) (int32, bool) {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(value))
 	return int32(n), err == nil && n > 0 && n < 65536
-}
-
-// FlagValue finds "--flag=value" or "--flag value" in args. Single-dash
-// spellings ("-flag") are accepted too, as Go and absl flag parsers do.
-func FlagValue(args []string, flag string) (string, bool) {
-	name := strings.TrimLeft(flag, "-")
-	for i, arg := range args {
-		if !strings.HasPrefix(arg, "-") {
-			continue
-		}
-		key, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-		if key != name {
-			continue
-		}
-		if hasValue {
-			return value, true
-		}
-		if i+1 < len(args) {
-			return args[i+1], true
-		}
-	}
-	return "", false
 }
