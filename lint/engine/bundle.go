@@ -19,21 +19,18 @@ import (
 // workload, one per image of an image target. It settles each
 // container's runtime and invocation from what runs, so every rule sees
 // the same server.
-func buildBundles(target *lint.Target, config *lint.Config) {
+func buildBundles(target *lint.Target, config *lint.Config, replayed *starts) {
 	if target.Workload == nil {
 		for _, source := range slices.Sorted(maps.Keys(target.Images)) {
 			img := target.Images[source]
 			bundle := &lint.Bundle{Image: img, Spec: launch.ForImage(img), Arch: config.Cluster.Architecture}
-			analyze(bundle, nil)
+			analyze(bundle, replayed.take(nil, img))
 			target.Bundles = append(target.Bundles, bundle)
 		}
 		return
 	}
 	w := target.Workload
-	arch := w.Spec.NodeSelector["kubernetes.io/arch"]
-	if arch == "" {
-		arch = config.Cluster.Architecture
-	}
+	arch := podArch(w, config)
 	for _, container := range w.Containers {
 		img := target.Images[container.Image]
 		config := img
@@ -42,7 +39,7 @@ func buildBundles(target *lint.Target, config *lint.Config) {
 		}
 		bundle := &lint.Bundle{Container: container, Image: img, Spec: containerSpec(container, w.Spec, config), Arch: arch}
 		if img != nil && img.Unresolvable == "" {
-			analyze(bundle, w)
+			analyze(bundle, replayed.take(container, img))
 		}
 		if !container.Init {
 			recognise(bundle, w.Platform)
@@ -61,18 +58,23 @@ func containerSpec(container *manifest.Container, pod *corev1.PodSpec, img *imag
 	return spec
 }
 
-// analyze replays the start in the image's layers; w is the container's
-// workload, nil for an image on its own.
-func analyze(b *lint.Bundle, w *manifest.Workload) {
-	if b.Image == nil || b.Image.FS() == nil {
+// podArch is the CPU architecture of the nodes a pod runs on, as far as
+// the pod and the config say ("" when neither does).
+func podArch(w *manifest.Workload, config *lint.Config) string {
+	if arch := w.Spec.NodeSelector["kubernetes.io/arch"]; arch != "" {
+		return arch
+	}
+	return config.Cluster.Architecture
+}
+
+// analyze gives the bundle the replay of its start made while its image
+// was read; nil when the image's layers were not read.
+func analyze(b *lint.Bundle, replayed *start) {
+	if replayed == nil || b.Image == nil || b.Image.FS() == nil {
 		return
 	}
-	arch := b.Arch
-	if arch == "" && b.Image.Config != nil {
-		arch = b.Image.Config.Architecture
-	}
-	b.Start = launch.Analyze(b.Image, b.Spec, arch)
-	b.Program = python.Analyze(b.Image, programContext(w, b.Container, b.Spec), b.Start.Runs)
+	replayed.replay(b.Image) // a no-op unless the image gained facts since
+	b.Start, b.Program = replayed.path, replayed.program
 }
 
 // programContext is what the program checks need of a container besides

@@ -17,9 +17,6 @@ import (
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/image"
-	"github.com/modellint/modellint/lint/image/launch"
-	"github.com/modellint/modellint/lint/image/launch/python"
-	"github.com/modellint/modellint/lint/image/rootfs"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -70,11 +67,10 @@ func timedOut(ctx context.Context, err error, source string, timeout time.Durati
 // an OCI layout directory) rather than manifests.
 func isImageSource(path string) bool { return image.IsSource(path) }
 
-// imageUse is one container that runs an image, with how it starts.
+// imageUse is one container that runs an image.
 type imageUse struct {
 	target    *lint.Target
 	container *manifest.Container
-	arch      string
 }
 
 // imageKey identifies one image read: the same reference may be pulled for
@@ -86,7 +82,7 @@ type imageKey struct {
 
 // attachImages resolves the images of the workload targets and adds a target
 // for each image named as a PATH, which it returns with the others.
-func attachImages(targets []*lint.Target, sources []string, options Options, result *lint.Result) ([]*lint.Target, error) {
+func attachImages(targets []*lint.Target, sources []string, options Options, result *lint.Result, replayed *starts) ([]*lint.Target, error) {
 	config := options.Config
 	if config == nil {
 		config = &lint.Config{}
@@ -163,7 +159,7 @@ func attachImages(targets []*lint.Target, sources []string, options Options, res
 			if platform.Architecture != "" {
 				key.platform = platform.String()
 			}
-			uses[key] = append(uses[key], imageUse{target: target, container: container, arch: platform.Architecture})
+			uses[key] = append(uses[key], imageUse{target: target, container: container})
 		}
 	}
 	keys := make([]imageKey, 0, len(uses))
@@ -210,17 +206,12 @@ func attachImages(targets []*lint.Target, sources []string, options Options, res
 			opts := readOptions
 			opts.Platform = platform
 			opts.ELFNames = argv0Names(users)
-			opts.Needs = func(img *image.Image) []*rootfs.Node {
-				var needs []*rootfs.Node
-				for _, use := range users {
-					spec := containerSpec(use.container, use.target.Workload.Spec, img)
-					start := launch.Analyze(img, spec, use.arch)
-					needs = append(needs, start.Needs...)
-					needs = append(needs, python.Analyze(img, programContext(use.target.Workload, use.container, spec), start.Runs).Needs...)
-				}
-				return needs
-			}
+			plan := replayed.plan(users)
+			opts.Needs = plan.needs
 			img, err = image.Open(ctx, key.reference, source, opts)
+			if err == nil {
+				replayed.add(plan, img)
+			}
 			var unreachable *image.UnreachableError
 			if errors.As(err, &unreachable) {
 				reason := strings.Join(strings.Fields(unreachable.Err.Error()), " ")
@@ -251,15 +242,13 @@ func attachImages(targets []*lint.Target, sources []string, options Options, res
 		}
 		opts := readOptions
 		opts.Platform = defaultPlatform
-		opts.Needs = func(img *image.Image) []*rootfs.Node {
-			spec := launch.ForImage(img)
-			start := launch.Analyze(img, spec, defaultPlatform.Architecture)
-			return append(start.Needs, python.Analyze(img, python.Context{Spec: spec}, start.Runs).Needs...)
-		}
+		plan := replayed.plan(nil)
+		opts.Needs = plan.needs
 		img, err := image.Open(ctx, source, filepath.FromSlash(source), opts)
 		if err != nil {
 			return nil, timedOut(ctx, err, source, options.Image.TotalTimeout)
 		}
+		replayed.add(plan, img)
 		targets = append(targets, &lint.Target{Images: map[string]*image.Image{source: img}})
 		result.Files = append(result.Files, source)
 	}

@@ -37,6 +37,8 @@ type Image struct {
 
 	fs    *rootfs.FS
 	files []map[string]*FileFacts // per layer, by entry name
+	// rounds counts the targeted reads that added facts (see Rounds).
+	rounds int
 }
 
 // Layer is one layer of the image. DiffID (the digest of the uncompressed
@@ -47,6 +49,10 @@ type Layer struct {
 	Digest string // the stored (compressed) digest, when known
 	Size   int64
 }
+
+// Rounds counts the targeted reads that added facts after the first pass:
+// an analysis made when it was lower is out of date.
+func (img *Image) Rounds() int { return img.rounds }
 
 // FS is the merged filesystem; nil when layers were not read (the rules
 // that need it say so and skip).

@@ -357,6 +357,7 @@ func (img *Image) fetchNeeded(ctx context.Context, opened *stored, indexes []*la
 		if err != nil {
 			return err
 		}
+		img.rounds++
 	}
 	return nil
 }
