@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -60,9 +61,8 @@ type Special struct {
 // hangs nor escapes.
 type tree struct {
 	// The files are on disk under root, or in fsys (walkFS).
-	root     string
-	realRoot string
-	fsys     fs.FS
+	root string
+	fsys fs.FS
 	// fsNames maps a listed path to the file's name in fsys where a
 	// followed link makes them differ, so reading it does not depend on
 	// the FS following links itself.
@@ -80,18 +80,47 @@ func newTree() *tree {
 	return &tree{dirs: map[string]bool{}, subdirs: map[string][]string{}, visited: map[string]bool{}, fsNames: map[string]string{}}
 }
 
+// walkTree lists a model dir on disk. Errors name the files by their paths
+// under root, as the user gave it.
 func walkTree(root string) (*tree, error) {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return nil, err
 	}
 	t := newTree()
-	t.root, t.realRoot = root, realRoot
-	if err := t.walk(root, realRoot, "", 0); err != nil {
+	t.root = root
+	if err := t.list(os.DirFS(realRoot), diskLinks{realRoot: realRoot}); err != nil {
+		var pathErr *fs.PathError
+		if errors.As(err, &pathErr) {
+			named := *pathErr
+			named.Path = filepath.Join(root, filepath.FromSlash(pathErr.Path))
+			return nil, &named
+		}
 		return nil, err
 	}
-	t.sort()
 	return t, nil
+}
+
+// walkFS lists a model dir held in fsys (rooted at the dir). Links are
+// resolved inside fsys: an absolute target, or one above the root, is
+// outside the model dir.
+func walkFS(fsys fs.FS) (*tree, error) {
+	t := newTree()
+	t.fsys = fsys
+	if err := t.list(fsys, fsLinks{fsys}); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// list walks the model dir at the root of fsys, resolving its links with
+// links, and sorts the listing.
+func (t *tree) list(fsys fs.FS, links linkResolver) error {
+	if err := t.walk(fsys, links, ".", "", 0); err != nil {
+		return err
+	}
+	t.sort()
+	return nil
 }
 
 // sort puts a finished listing in path order, which file and under search.
@@ -101,7 +130,7 @@ func (t *tree) sort() {
 	sort.Slice(t.special, func(i, j int) bool { return t.special[i].Path < t.special[j].Path })
 }
 
-// enter records a dir of the listing at rel, real being its path with no
+// enter records a dir of the listing at rel, real being its name with no
 // links in it; false when that dir was listed already (a link back to it:
 // a cycle, or an alias) or, with an error, when it is nested too deep.
 func (t *tree) enter(real, rel string, depth int) (bool, error) {
@@ -123,14 +152,13 @@ func (t *tree) enter(real, rel string, depth int) (bool, error) {
 	return true, nil
 }
 
-// walk lists dir, at rel in the listing; real is dir's path with no links
-// in it, known from the parent's (resolving each dir's path again would be
-// a stat of every component of it, for each of 100,000 version dirs).
-func (t *tree) walk(dir, real, rel string, depth int) error {
-	if ok, err := t.enter(real, rel, depth); !ok {
+// walk lists dir, a name in fsys with no links in it, at rel in the
+// listing.
+func (t *tree) walk(fsys fs.FS, links linkResolver, dir, rel string, depth int) error {
+	if ok, err := t.enter(dir, rel, depth); !ok {
 		return err
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return err
 	}
@@ -139,58 +167,68 @@ func (t *tree) walk(dir, real, rel string, depth int) error {
 		if entry.IsDir() && name == ".git" {
 			continue // history and LFS objects, never served
 		}
-		full := filepath.Join(dir, name)
-		relPath := path.Join(rel, name)
+		full, relPath := path.Join(dir, name), path.Join(rel, name)
 		mode := entry.Type()
-		if mode&fs.ModeSymlink != 0 {
-			target, _ := os.Readlink(full)
-			resolved, err := filepath.EvalSymlinks(full)
-			if err != nil {
-				// A missing target, a loop of links or a file used as a
-				// directory: the server's open fails the same way.
-				t.links = append(t.links, Link{Path: relPath, Target: target, Dangling: true, Weight: isWeightFile(name)})
-				continue
+		switch {
+		case mode&fs.ModeSymlink != 0:
+			err = t.follow(fsys, links, full, relPath, depth)
+		case entry.IsDir():
+			err = t.walk(fsys, links, full, relPath, depth+1)
+		case mode.IsRegular():
+			var info fs.FileInfo
+			if info, err = entry.Info(); err == nil {
+				err = t.addAt(full, File{Path: relPath, Size: info.Size(), Mode: info.Mode()})
 			}
-			if !within(t.realRoot, resolved) {
-				t.links = append(t.links, Link{Path: relPath, Target: target, Weight: isWeightFile(name)})
-				continue
-			}
-			info, err := os.Stat(resolved)
-			if err != nil {
-				return err
-			}
-			if info.IsDir() {
-				if err := t.walk(resolved, resolved, relPath, depth+1); err != nil {
-					return err
-				}
-				continue
-			}
-			if info.Mode().IsRegular() {
-				if err := t.add(File{Path: relPath, Size: info.Size(), Mode: info.Mode()}); err != nil {
-					return err
-				}
-			} else {
-				t.special = append(t.special, Special{Path: relPath, Kind: fileread.Kind(info.Mode())})
-			}
-			continue
-		}
-		if entry.IsDir() {
-			if err := t.walk(full, filepath.Join(real, name), relPath, depth+1); err != nil {
-				return err
-			}
-			continue
-		}
-		if !mode.IsRegular() {
+		default:
 			t.special = append(t.special, Special{Path: relPath, Kind: fileread.Kind(mode)})
-			continue
 		}
-		info, err := entry.Info()
 		if err != nil {
 			return err
 		}
-		if err := t.add(File{Path: relPath, Size: info.Size(), Mode: info.Mode()}); err != nil {
-			return err
-		}
+	}
+	return nil
+}
+
+// follow lists the link name of fsys at rel: what it resolves to when that
+// is inside the model dir, else a Link.
+func (t *tree) follow(fsys fs.FS, links linkResolver, name, rel string, depth int) error {
+	target, _ := fs.ReadLink(fsys, name)
+	link := Link{Path: rel, Target: target, Weight: isWeightFile(path.Base(rel))}
+	resolved, outside, err := links.resolve(name)
+	if err != nil {
+		// A missing target, a loop of links or a file used as a
+		// directory: the server's open fails the same way.
+		link.Dangling = true
+		t.links = append(t.links, link)
+		return nil
+	}
+	if outside {
+		t.links = append(t.links, link)
+		return nil
+	}
+	info, err := fs.Stat(fsys, resolved)
+	if err != nil {
+		return err
+	}
+	switch {
+	case info.IsDir():
+		return t.walk(fsys, links, resolved, rel, depth+1)
+	case info.Mode().IsRegular():
+		return t.addAt(resolved, File{Path: rel, Size: info.Size(), Mode: info.Mode()})
+	}
+	t.special = append(t.special, Special{Path: rel, Kind: fileread.Kind(info.Mode())})
+	return nil
+}
+
+// addAt adds a file listed at file.Path whose name in the walked FS is
+// name: they differ where a followed link leads elsewhere, and content is
+// then read by name, not through the link.
+func (t *tree) addAt(name string, file File) error {
+	if err := t.add(file); err != nil {
+		return err
+	}
+	if name != file.Path {
+		t.fsNames[file.Path] = name
 	}
 	return nil
 }
