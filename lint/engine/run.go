@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/modellint/modellint/internal/parallel"
-	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/manifest"
@@ -74,25 +73,13 @@ const (
 )
 
 // Run lints the inputs. An error means the run could not complete (an
-// unreadable or malformed input) and is reported as exit 2. Neither the
-// result nor the error holds a value of Result.Secrets, but in the edits
-// --fix writes.
+// unreadable or malformed input) and is reported as exit 2.
 func Run(options Options) (*lint.Result, error) {
-	secrets := &redact.Set{}
-	addHelmSetSecrets(secrets, options.Render.HelmSet)
-	result, err := run(options, secrets)
-	if err != nil {
-		return nil, redactedError{err: err, secrets: secrets}
-	}
-	return result, nil
-}
-
-func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	config := options.Config
 	if config == nil {
 		config = &lint.Config{}
 	}
-	result := &lint.Result{Rules: options.Rules, Secrets: secrets}
+	result := &lint.Result{Rules: options.Rules}
 	found := discover(options.Paths, options.Stdin, excludes(options, config), options.Outputs)
 	result.InputErrors, result.Notes = found.errors, found.notes
 	rendered, renderNotes, renderErrors := renderInputs(found.renderDirs, options)
@@ -109,7 +96,6 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	addObjectSecrets(secrets, set)
 	units := unitSets(files, set)
 	noteManifests(result, files)
 	checkStdin(result, options.Paths, files)
@@ -143,7 +129,6 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	addImageSecrets(secrets, targets)
 	if len(result.Files) == 0 && len(result.InputErrors) == 0 {
 		result.Notes = append(result.Notes, "no manifests or model directories found")
 	}
@@ -155,7 +140,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	// workload is decoded once less.
 	stage := &workloadStage{config: config, linker: linker, units: units, replayed: replayed,
 		checks: checker{rules: options.Rules, config: config, nodes: options.Cluster, records: options.Records,
-			withoutFixes: options.WithoutFixes, secrets: secrets},
+			withoutFixes: options.WithoutFixes},
 		suppressor: newSuppressor(config, set, options.Now, options.Rules),
 		linksFirst: len(modelTargets) > 0 || len(linker.mappings) > 0 ||
 			slices.ContainsFunc(targets, func(target *lint.Target) bool { return len(target.Images) > 0 })}
@@ -205,8 +190,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	}
 	// The fields the API server rejects are read before the objects'
 	// documents are dropped (see workloadStage.lint).
-	rejected := append(rejectedFindings(set.Invalid, options.Rules, invalidAdvice, secrets),
-		rejectedFindings(set.Unknown, options.Rules, unknownAdvice, secrets)...)
+	rejected := append(rejectedFindings(set.Invalid, options.Rules, invalidAdvice), rejectedFindings(set.Unknown, options.Rules, unknownAdvice)...)
 	// On every CPU, each target's rules in order on one goroutine; the
 	// results come back in target order, so the report does not depend on
 	// the schedule.
@@ -227,7 +211,6 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	result.Findings = append(result.Findings, rejected...)
 	result.Findings = stage.suppressor.apply(result.Findings)
 	result.PassSuppressed()
-	redactResult(result, secrets)
 	sortResult(result)
 	return result, nil
 }
@@ -435,7 +418,6 @@ type checker struct {
 	nodes        *cluster.Facts
 	records      Records
 	withoutFixes bool
-	secrets      *redact.Set
 }
 
 // run runs the rules that apply to a target.
@@ -456,7 +438,7 @@ func (c *checker) run(target *lint.Target, set *manifest.Set) *evaluated {
 	// docs/performance.md).
 	scratch := findingScratch.Get().(*[]lint.Finding)
 	out.findings = (*scratch)[:0]
-	reports := &reporter{target: target, withoutFixes: c.withoutFixes, secrets: c.secrets}
+	reports := &reporter{target: target, withoutFixes: c.withoutFixes}
 	pass := newPass(reports, set, c.config, c)
 	for _, rule := range applies {
 		c.check(out, pass, reports, rule)
@@ -535,7 +517,7 @@ const (
 
 // rejectedFindings reports each problem the API server would reject the
 // object for as MDL002 at its field, its message followed by advice.
-func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, advice string, secrets *redact.Set) []lint.Finding {
+func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, advice string) []lint.Finding {
 	rule := ruleByID(rules, lint.InvalidRuleID)
 	if rule == nil {
 		return nil
@@ -544,15 +526,13 @@ func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, adv
 	for _, problem := range problems {
 		object := problem.Object
 		file, pos := object.Where(problem.Path)
-		finding := lint.Finding{
+		findings = append(findings, lint.Finding{
 			RuleID: rule.ID, RuleName: rule.Name, Severity: rule.Severity,
 			Message:  problem.Message + advice,
 			Location: lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
 			Target:   object.ID(),
 			Related:  helperCall(object, problem.Path),
-		}
-		redactFinding(&finding, secrets) // the API server's message quotes the value
-		findings = append(findings, finding)
+		})
 	}
 	return findings
 }
