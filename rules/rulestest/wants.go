@@ -31,6 +31,7 @@ var kindLine = lazyregexp.New(`^\s*(- )?kind:`)
 type want struct {
 	rule    string
 	pattern *regexp.Regexp
+	where   string // the comment's FILE:LINE
 	met     bool
 }
 
@@ -90,7 +91,7 @@ func readWants(t *testing.T, dir string) *wants {
 		if err != nil {
 			t.Fatalf("%s: want %s %s: %v", where, rule, quoted, err)
 		}
-		into[key] = append(into[key], &want{rule: rule, pattern: pattern})
+		into[key] = append(into[key], &want{rule: rule, pattern: pattern, where: where})
 	}
 	type skipAt struct {
 		file        string
