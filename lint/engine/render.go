@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"path/filepath"
+
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/render"
@@ -59,6 +61,29 @@ func withoutRendered(plain, rendered []*manifest.File) []*manifest.File {
 		if !used[file.Path] {
 			kept = append(kept, file)
 		}
+	}
+	return kept
+}
+
+// withoutPatches drops the plain copies of the files that the overlays
+// among dirs name as patches, built or not: a patch is part of the object
+// it patches, and linted alone it looks like a Deployment without its
+// image, limits or volumes. A note at -v says which overlay it belongs to.
+func withoutPatches(plain []*manifest.File, dirs []string) []*manifest.File {
+	patches := render.PatchFiles(dirs)
+	if len(patches) == 0 {
+		return plain
+	}
+	kept := plain[:0:0]
+	for _, file := range plain {
+		absolute, err := filepath.Abs(file.Path)
+		overlay, isPatch := patches[absolute]
+		if err != nil || !isPatch {
+			kept = append(kept, file)
+			continue
+		}
+		kept = append(kept, &manifest.File{Path: file.Path, Unit: file.Unit,
+			Skipped: []string{"a patch of the Kustomize overlay " + overlay + ", linted as part of it"}})
 	}
 	return kept
 }

@@ -85,7 +85,7 @@ func Run(options Options) (*lint.Result, error) {
 	rendered, renderNotes, renderErrors := renderInputs(found.renderDirs, options)
 	result.InputErrors = append(result.InputErrors, renderErrors...)
 	result.Notes = append(result.Notes, renderNotes...)
-	files := append(withoutRendered(found.manifests, rendered), rendered...)
+	files := append(withoutPatches(withoutRendered(found.manifests, rendered), found.renderDirs), rendered...)
 	if options.GCPercent > 0 && len(files) > 0 {
 		debug.SetGCPercent(options.GCPercent)
 	}

@@ -95,43 +95,101 @@ func IsChartArchive(path string) bool {
 // Render renders the charts and overlays at paths, named as users name them.
 // An overlay another one in paths builds on (a base, a component) is linted
 // as part of that one, not again on its own: its findings would be counted
-// twice, and a base is often incomplete by design. Each rendered file's Unit
-// is the index of its path; a path that fails to render is one error, and
-// the others are still rendered. What Helm and Kustomize log while a path
-// renders comes back as notes, a line each, named by the path.
+// twice, and a base is often incomplete by design. When every overlay that
+// builds on it fails, it is rendered on its own, so that a broken overlay
+// does not hide its bases. Each rendered file's Unit is the index of its
+// path; a path that fails to render is one error, and the others are still
+// rendered. What Helm and Kustomize log while a path renders comes back as
+// notes, a line each, named by the path.
 func Render(paths []string, options Options) ([]*manifest.File, []string, []error) {
 	includedBy := bases(paths, options.Paths)
 	renderer := charts.NewRenderer(len(paths))
 	defer renderer.Close()
-	var files []*manifest.File
-	var notes []string
-	var errs []error
-	for unit, path := range paths {
+	type outcome struct {
+		files []*manifest.File
+		notes []string
+		err   error
+	}
+	outcomes := make([]outcome, len(paths))
+	failed := map[string]bool{}
+	render := func(unit int, path string) {
 		var rendered []*manifest.File
 		var err error
-		logged := captureLog(func() { rendered, err = renderOne(renderer, path, includedBy, options) })
+		logged := captureLog(func() { rendered, err = renderOne(renderer, path, options) })
+		out := &outcomes[unit]
 		// The renderer coalesces a chart's values for each of its renders
 		// (the plain one and the traced ones), logging each warning again.
 		for _, line := range slices.Compact(logged) {
-			notes = append(notes, path+": "+line)
+			out.notes = append(out.notes, path+": "+line)
 		}
-		if err != nil {
-			errs = append(errs, err)
+		out.files, out.err = rendered, err
+		failed[path] = err != nil
+	}
+	for unit, path := range paths {
+		if includedBy[path] == "" {
+			render(unit, path)
+		}
+	}
+	for unit, path := range paths {
+		switch includer := includedBy[path]; {
+		case includer == "":
+		case includedFailed(path, includedBy, failed):
+			render(unit, path)
+		default:
+			outcomes[unit].files = []*manifest.File{{Path: path, Skipped: []string{"Kustomize base of " + includer + ", linted as part of it"}}}
+		}
+	}
+	var files []*manifest.File
+	var notes []string
+	var errs []error
+	for unit, out := range outcomes {
+		notes = append(notes, out.notes...)
+		if out.err != nil {
+			errs = append(errs, out.err)
 			continue
 		}
-		for _, file := range rendered {
+		for _, file := range out.files {
 			file.Unit = unit
 		}
-		files = append(files, rendered...)
+		files = append(files, out.files...)
 	}
 	return withoutRepeatedSources(files), notes, errs
 }
 
+// includedFailed reports whether the overlay that builds on path failed,
+// or was itself a base rendered alone because its own includer failed.
+func includedFailed(path string, includedBy map[string]string, failed map[string]bool) bool {
+	for seen := 0; seen < len(includedBy); seen++ {
+		includer := includedBy[path]
+		if includedBy[includer] == "" {
+			return failed[includer]
+		}
+		path = includer
+	}
+	return false
+}
+
+// PatchFiles are the files the overlays among dirs name as patches, as
+// clean absolute paths: a patch is part of the object it patches, and is
+// never linted as a whole object, whether or not its overlay builds.
+func PatchFiles(dirs []string) map[string]string {
+	patches := map[string]string{}
+	for _, dir := range dirs {
+		if IsChart(dir) || !IsOverlay(dir) {
+			continue
+		}
+		for _, file := range kustomize.PatchFiles(dir) {
+			if _, seen := patches[file]; !seen {
+				patches[file] = dir
+			}
+		}
+	}
+	return patches
+}
+
 // renderOne renders one chart or overlay in the run's renderer.
-func renderOne(renderer *charts.Renderer, path string, includedBy map[string]string, options Options) (rendered []*manifest.File, err error) {
+func renderOne(renderer *charts.Renderer, path string, options Options) (rendered []*manifest.File, err error) {
 	switch {
-	case includedBy[path] != "":
-		rendered = []*manifest.File{{Path: path, Skipped: []string{"Kustomize base of " + includedBy[path] + ", linted as part of it"}}}
 	case IsChart(path) || IsChartArchive(path):
 		rendered, err = renderer.Render(path, path, charts.Options{
 			ValuesFiles: options.HelmValues, Set: options.HelmSet,
