@@ -20,7 +20,8 @@
 //     (a tarball when the spec's sources leave out layouts), as --image
 //     REF=SOURCE maps them.
 //
-// Every finding must be wanted where it lands and every want met. A skip
+// Every input must read, every finding must be wanted where it lands and
+// every want met. A skip
 // nobody wanted is no error, but a fixture must show its rule firing at
 // least once and passing (running on a target and finding nothing) at
 // least once; the engine reports the meta rules (MDL0xx) without

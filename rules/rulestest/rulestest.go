@@ -33,8 +33,8 @@ type Coverage struct {
 
 // Run lints dir (as `modellint .` in it, with its .modellint.yaml,
 // --cluster nodes.yaml and the images of images.yaml when it has them)
-// with only rule enabled, and checks every finding is wanted where it
-// lands, every want is met, every wanted skip happened, and the rule both
+// with only rule enabled, and checks every input reads, every finding is
+// wanted where it lands, every want is met, every wanted skip happened, and the rule both
 // fired and passed. The rules in also run alongside, their findings
 // unchecked: a meta rule reports on what the others found (MDL001 on the
 // findings a suppression without a reason silenced).
@@ -62,6 +62,9 @@ func Run(t *testing.T, rule *lint.Rule, dir string, also ...*lint.Rule) Coverage
 	result, err := engine.Run(options)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, inputError := range result.InputErrors {
+		t.Errorf("%s: the fixture does not read: %s", dir, inputError)
 	}
 	coverage := Coverage{Passed: rule.Check == nil}
 	for _, finding := range result.Findings {
