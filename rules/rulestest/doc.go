@@ -21,9 +21,8 @@
 //     REF=SOURCE maps them.
 //
 // Every input must read, every finding must be wanted where it lands and
-// every want met. A skip
-// nobody wanted is no error, but a fixture must show its rule firing at
-// least once and passing (running on a target and finding nothing) at
-// least once; the engine reports the meta rules (MDL0xx) without
-// evaluating targets, so for them a finding is enough.
+// every want met. A skip nobody wanted is no error, but a fixture must show
+// its rule firing at least once and passing (running on a target and
+// finding nothing) at least once; the engine reports the meta rules
+// (MDL0xx) without evaluating targets, so for them a finding is enough.
 package rulestest
