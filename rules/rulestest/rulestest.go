@@ -34,10 +34,10 @@ type Coverage struct {
 // Run lints dir (as `modellint .` in it, with its .modellint.yaml,
 // --cluster nodes.yaml and the images of images.yaml when it has them)
 // with only rule enabled, and checks every input reads, every finding is
-// wanted where it lands, every want is met, every wanted skip happened, and the rule both
-// fired and passed. The rules in also run alongside, their findings
-// unchecked: a meta rule reports on what the others found (MDL001 on the
-// findings a suppression without a reason silenced).
+// wanted where it lands, every want is met, every wanted skip happened,
+// and the rule both fired and passed. The rules in also run alongside,
+// their findings unchecked: a meta rule reports on what the others found
+// (MDL001 on the findings a suppression without a reason silenced).
 func Run(t *testing.T, rule *lint.Rule, dir string, also ...*lint.Rule) Coverage {
 	t.Helper()
 	abs, err := filepath.Abs(dir)
@@ -47,7 +47,7 @@ func Run(t *testing.T, rule *lint.Rule, dir string, also ...*lint.Rule) Coverage
 	wants := readWants(t, abs)
 	images := BuildImages(t, filepath.Join(abs, ImagesFile))
 	t.Chdir(abs)
-	options := engine.Options{Paths: []string{"."}, Rules: append([]*lint.Rule{rule}, also...), Now: today, Cluster: Nodes(t)}
+	options := engine.Options{Paths: []string{"."}, Rules: append([]*lint.Rule{rule}, also...), Now: today, Cluster: nodes(t)}
 	for _, name := range engine.ConfigFileNames {
 		if _, err := os.Stat(name); err == nil {
 			if options.Config, err = engine.LoadConfig(name); err != nil {
@@ -136,9 +136,9 @@ func statuses(evaluations []lint.Evaluation, chosen func(lint.Evaluation) bool) 
 	return out.String()
 }
 
-// Nodes reads the NodesFile of the current dir, a fixture dir; nil when
+// nodes reads the NodesFile of the current dir, a fixture dir; nil when
 // there is none.
-func Nodes(t testing.TB) *cluster.Facts {
+func nodes(t testing.TB) *cluster.Facts {
 	t.Helper()
 	if _, err := os.Stat(NodesFile); err != nil {
 		return nil
