@@ -152,13 +152,13 @@ func (g gpuCheck) run() {
 	}
 	shards := tp * pp
 	field := g.gpuField()
-	if shards > g.gpus {
+	if available, requested, fix := g.groupGPUs(shards); shards > available {
 		at := field
 		if tpValue.Field != "" {
 			at = g.c.Path + "." + tpValue.Field
 		}
-		g.pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: at, Message: fmt.Sprintf("%s: %s needs %d GPUs but the container requests %s: %d: the server "+
-			"fails at start-up, it cannot place its workers; request %s: %d, or lower %s", describe(g.c), parallelText(tp, pp), shards, g.gpuResource, g.gpus, g.gpuResource, shards, tpValue.From)})
+		g.pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: at, Message: fmt.Sprintf("%s: %s needs %d GPUs but %s: the server "+
+			"fails at start-up, it cannot place its workers; %s, or lower %s", describe(g.c), parallelText(tp, pp), shards, requested, fix, tpValue.From)})
 	}
 	fraction, fractionText := g.fraction()
 	budget := int64(float64(g.device.MemoryBytes) * fraction)
@@ -185,6 +185,21 @@ func (g gpuCheck) run() {
 	left := budget - perGPU
 	g.pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s: %s; %s, which leaves %s, but the KV cache for one sequence of %d "+
 		"tokens (%s) needs %s (%s): %s; %s", describe(g.c), weightsText, gpuText, humanBytes(left), kv.tokens, kv.from, humanBytes(kv.bytes), kv.formula, g.srv.KVFailure, g.kvFix(kv, left))})
+}
+
+// groupGPUs are the GPUs a model split over the pod's group can use, and
+// how they are requested: a LeaderWorkerSet's group spreads its tensor and
+// pipeline parallelism over every pod (vLLM over Ray, SGLang --nnodes),
+// each with as many GPUs as this one, an assumption the message states.
+func (g gpuCheck) groupGPUs(shards int64) (available int64, requested, fix string) {
+	if group := g.pass.Workload().Group; group != nil && group.Size > 1 {
+		size := int64(group.Size)
+		return g.gpus * size, fmt.Sprintf("its group of %d pods requests %d (%s: %d each, if the other pods request as many "+
+				"as this one)", size, g.gpus*size, g.gpuResource, g.gpus),
+			fmt.Sprintf("request %s: %d in each pod", g.gpuResource, (shards+size-1)/size)
+	}
+	return g.gpus, fmt.Sprintf("the container requests %s: %d", g.gpuResource, g.gpus),
+		fmt.Sprintf("request %s: %d", g.gpuResource, shards)
 }
 
 // gpuField is the container's GPU limit, else its request: what a user

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -519,6 +520,18 @@ volumes:
 // kserveVolumes are volumes KServe adds to the pods it builds.
 var kserveVolumes = []string{"kserve-provision-location"}
 
+// claimTemplates are the names of the claim templates the workload's
+// controller turns into a volume of each pod (StatefulSet, LeaderWorkerSet).
+func claimTemplates(w *manifest.Workload) []string {
+	names := slices.Clone(w.ClaimTemplates)
+	if w.StatefulSet != nil {
+		for _, template := range w.StatefulSet.Spec.VolumeClaimTemplates {
+			names = append(names, template.Name)
+		}
+	}
+	return names
+}
+
 func checkVolumeMounts(pass *lint.Pass) {
 	w := pass.Workload()
 	defined := map[string]bool{}
@@ -527,11 +540,9 @@ func checkVolumeMounts(pass *lint.Pass) {
 		defined[volume.Name] = true
 		names = append(names, fmt.Sprintf("%q", volume.Name))
 	}
-	if w.StatefulSet != nil {
-		for _, template := range w.StatefulSet.Spec.VolumeClaimTemplates {
-			defined[template.Name] = true
-			names = append(names, fmt.Sprintf("%q", template.Name))
-		}
+	for _, template := range claimTemplates(w) {
+		defined[template] = true
+		names = append(names, fmt.Sprintf("%q", template))
 	}
 	if w.Platform == "kserve" {
 		for _, name := range kserveVolumes {
@@ -553,15 +564,9 @@ func checkVolumeMounts(pass *lint.Pass) {
 					"fix the name or add the volume", c.Label(), mount.Name, mount.MountPath, declared)
 		}
 	}
-	claimTemplates := map[string]bool{}
-	if w.StatefulSet != nil {
-		for _, template := range w.StatefulSet.Spec.VolumeClaimTemplates {
-			claimTemplates[template.Name] = true
-		}
-	}
 	for i, volume := range w.Spec.Volumes {
 		claim := volume.PersistentVolumeClaim
-		if claim == nil || claim.ClaimName == "" || claimTemplates[volume.Name] {
+		if claim == nil || claim.ClaimName == "" || slices.Contains(claimTemplates(w), volume.Name) {
 			continue // a StatefulSet replaces a volume named like a claim template with the pod's own claim
 		}
 		namespace := w.Object.Namespace

@@ -56,7 +56,12 @@ func leaderWorkerSetWorkloads(o *Object) ([]*Workload, error) {
 	var spec struct {
 		Replicas             *int32 `json:"replicas"`
 		LeaderWorkerTemplate struct {
-			Size *int32 `json:"size"`
+			Size                 *int32 `json:"size"`
+			VolumeClaimTemplates []struct {
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+			} `json:"volumeClaimTemplates"`
 		} `json:"leaderWorkerTemplate"`
 		RolloutStrategy struct {
 			RollingUpdateConfiguration struct {
@@ -98,8 +103,14 @@ func leaderWorkerSetWorkloads(o *Object) ([]*Workload, error) {
 	if worker != nil {
 		workloads = append(workloads, worker)
 	}
+	// Each pod of the group gets a claim of every template, as a
+	// StatefulSet's pods do (LeaderWorkerTemplate.VolumeClaimTemplates).
+	var claims []string
+	for _, template := range spec.LeaderWorkerTemplate.VolumeClaimTemplates {
+		claims = append(claims, template.Metadata.Name)
+	}
 	for _, w := range workloads {
-		w.Lifecycle, w.Group = KeptRunning, group
+		w.Lifecycle, w.Group, w.ClaimTemplates = KeptRunning, group, claims
 		w.injectLWSEnv()
 	}
 	return workloads, nil

@@ -56,6 +56,10 @@ type Workload struct {
 	// Group is set for pods that start and serve as a group (a
 	// LeaderWorkerSet's leader and workers).
 	Group *PodGroup
+	// ClaimTemplates are the names of the volume claim templates the
+	// controller gives each pod a claim of, as a volume of that name (a
+	// LeaderWorkerSet's; a StatefulSet's are in StatefulSet).
+	ClaimTemplates []string
 
 	// ServeConfig is a RayService's Ray Serve applications: the YAML text of
 	// spec.serveConfigV2, written at ServeConfigPath.
