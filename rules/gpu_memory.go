@@ -44,7 +44,7 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"head_count (llama.cpp: only when --ctx-size is set; 0 is the model's context_length). The GPU comes from the pod's nodeSelector or required node affinity: " +
 			"cloud.google.com/gke-accelerator, nvidia.com/gpu.product or nvidia.com/gpu.memory (GPU Feature " +
 			"Discovery), karpenter.k8s.aws/instance-gpu-name or instance-gpu-memory, or node.kubernetes.io/instance-type " +
-			"(AWS, GCP and Azure GPU instances); else the smallest GPU of the --cluster nodes the pod may land on, " +
+			"(AWS, GCP and Azure GPU instances), or a KAITO Workspace's resource.instanceType; else the smallest GPU of the --cluster nodes the pod may land on, " +
 			"from the same labels on them; without one the rule is skipped. Activations, CUDA graphs and the " +
 			"CUDA context take memory this estimate leaves out, so it errs on the side of passing.",
 		Bad: "# models/qwen2.5-14b: 14.8B params in bfloat16 (27.5 GiB)\nnodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\n" +
@@ -97,6 +97,10 @@ func checkGPUMemory(pass *lint.Pass) {
 			continue
 		}
 		device, how, ok := gpu.ForPod(pass.Workload().Spec)
+		if instanceType := pass.Workload().InstanceType; !ok && instanceType != "" {
+			device, ok = gpu.ForLabel(gpu.LabelInstanceType, instanceType)
+			how = "resource.instanceType " + instanceType
+		}
 		if !ok && pass.Cluster != nil {
 			device, how, ok = clusterGPU(pass, gpuResource)
 		}

@@ -28,9 +28,11 @@ func manifestNotes(file *manifest.File) []string {
 		notes = append(notes, fmt.Sprintf("%s: %s: skipped", file.Path, reason))
 	}
 	for _, object := range file.Objects {
-		if !manifest.IsWorkloadKind(object) {
+		// A workload kind is noted too when its controller builds the pod
+		// from fields that are no template (a KAITO preset).
+		if reason := manifest.NotLinted(object); reason != "" {
 			pos := object.Locate("")
-			notes = append(notes, fmt.Sprintf("%s:%d: %s (%s): %s", file.Path, pos.Line, object.ID(), object.APIVersion, manifest.NotLinted(object)))
+			notes = append(notes, fmt.Sprintf("%s:%d: %s (%s): %s", file.Path, pos.Line, object.ID(), object.APIVersion, reason))
 		}
 	}
 	return notes

@@ -133,6 +133,13 @@ var instanceTypes = []struct {
 	{lazyregexp.New(`(?i)^standard_nd96asr_v4$`), a100x40},
 	{lazyregexp.New(`(?i)^standard_nd96amsr_a100_v4$`), a100x80},
 	{lazyregexp.New(`(?i)^standard_nc\d+ads_h100_v5$`), h100nvl},
+	// NVadsA10 v5 share one A10 among up to six VMs: 1/6 (4 GiB), 1/3,
+	// 1/2, then whole A10s; NV72ads has two.
+	// https://learn.microsoft.com/azure/virtual-machines/nva10v5-series
+	{lazyregexp.New(`(?i)^standard_nv6ads_a10_v5$`), GPU{"1/6 of an NVIDIA A10", 4096 * mib}},
+	{lazyregexp.New(`(?i)^standard_nv12ads_a10_v5$`), GPU{"1/3 of an NVIDIA A10", 8192 * mib}},
+	{lazyregexp.New(`(?i)^standard_nv18ads_a10_v5$`), GPU{"1/2 of an NVIDIA A10", 12288 * mib}},
+	{lazyregexp.New(`(?i)^standard_nv(36ads|36adms|72ads)_a10_v5$`), a10},
 	{lazyregexp.New(`(?i)^standard_nd96isr_h100_v5$`), h100},
 	{lazyregexp.New(`(?i)^standard_nd96isr_h200_v5$`), h200},
 }

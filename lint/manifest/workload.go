@@ -60,6 +60,10 @@ type Workload struct {
 	// controller gives each pod a claim of, as a volume of that name (a
 	// LeaderWorkerSet's; a StatefulSet's are in StatefulSet).
 	ClaimTemplates []string
+	// InstanceType is the cloud instance type the controller provisions
+	// the pods' nodes of (KAITO's resource.instanceType), "" when none is
+	// named: it names the GPU the pods get.
+	InstanceType string
 
 	// ServeConfig is a RayService's Ray Serve applications: the YAML text of
 	// spec.serveConfigV2, written at ServeConfigPath.
@@ -350,6 +354,10 @@ func extractWorkloads(o *Object) ([]*Workload, error) {
 		w.Platform = "seldon"
 	}
 	w.Lifecycle = lifecycles[key]
+	if key == "kaito.sh/Workspace" {
+		instanceType, _ := o.Lookup("resource", "instanceType")
+		w.InstanceType, _ = instanceType.(string)
+	}
 	if err := w.decodeController(key); err != nil {
 		return nil, err
 	}
