@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/lint/image"
 )
 
@@ -43,7 +44,9 @@ type layerProgress struct {
 func (p *layerProgress) Start(reference string, bytes int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.reference, p.total, p.done, p.active = reference, bytes, 0, true
+	// A tarball found in the tree is named by its path, which may hold
+	// escape sequences.
+	p.reference, p.total, p.done, p.active = message.Escape(reference), bytes, 0, true
 	p.started = p.now()
 	p.draw(true)
 }

@@ -190,7 +190,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	}
 	empty := len(result.Files) == 0 && len(result.InputErrors) == 0
 	if empty && flags.failEmpty {
-		fmt.Fprintf(stderr, "modellint: nothing to lint in %s (--fail-if-empty)\n", strings.Join(paths, " "))
+		fmt.Fprintf(stderr, "modellint: nothing to lint in %s (--fail-if-empty)\n", message.Escape(strings.Join(paths, " ")))
 	}
 
 	failing := !failNever && result.Count(threshold) > 0
@@ -442,7 +442,8 @@ func oneLine(message string) string {
 // printError writes err as the one line a failed run ends with: on one
 // line, at most about message.MaxLine bytes (its start, which names the
 // input, and its end, which says what went wrong, around a count of what
-// was left out), credentials a registry's answer may quote removed.
+// was left out), its control characters escaped, credentials a registry's
+// answer may quote removed.
 func printError(stderr io.Writer, err error) {
 	fmt.Fprintf(stderr, "modellint: %s\n", message.Line(image.RedactCredentials(oneLine(err.Error()))))
 }

@@ -1,7 +1,7 @@
 // Package message keeps what modellint says about bad input readable
 // whatever the input holds: a value is quoted at most MaxQuoted bytes of
-// it, and an error is one line of at most about MaxLine bytes. Any package
-// may import it.
+// it, an error is one line of at most about MaxLine bytes, and control
+// characters are escaped before they are printed. Any package may import it.
 package message
 
 import (
@@ -40,9 +40,10 @@ func Quote(value string) string {
 }
 
 // Line makes text one line (runs of white space, newlines among them,
-// become one space) of at most about MaxLine bytes (see Cap).
+// become one space) of at most about MaxLine bytes (see Cap), its other
+// control characters escaped (see Escape): it is printed as it is.
 func Line(text string) string {
-	return Cap(strings.Join(strings.Fields(text), " "), MaxLine)
+	return Cap(Escape(strings.Join(strings.Fields(text), " ")), MaxLine)
 }
 
 // Cap bounds text to about limit bytes: past that, its start (six tenths

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/lint"
 )
 
@@ -120,7 +121,9 @@ func TestGitHubAnnotationsRoundTrip(t *testing.T) {
 	if len(first.properties) != len(wantProperties) {
 		t.Errorf("properties %v, want exactly %v", first.properties, wantProperties)
 	}
-	if want := result.Findings[0].Message + "\nDeployment/ns/name,with:colons:spec.containers[0]"; first.data != want {
+	// The message's own line breaks are escaped (message.Escape); the
+	// annotation's are the format's, between the message and the object.
+	if want := message.Escape(result.Findings[0].Message) + "\nDeployment/ns/name,with:colons:spec.containers[0]"; first.data != want {
 		t.Errorf("message = %q, want %q", first.data, want)
 	}
 	if got, want := commands[len(commands)-1].data, "%25 already escaped %0A stays literal"; got != want {

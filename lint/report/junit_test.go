@@ -175,11 +175,13 @@ func TestJUnitKeepsAwkwardText(t *testing.T) {
 	if failure == nil {
 		t.Fatal("no failure")
 	}
-	want := "a&b <c>.yaml:2:1: bad \uFFFD byte, \"quotes\", ]]> and <tags> & more\nsecond line (spec)\n"
+	// The NUL and the line break of the message are escaped as every
+	// format escapes them; XML's own characters are kept.
+	want := "a&b <c>.yaml:2:1: bad \\x00 byte, \"quotes\", ]]> and <tags> & more\\nsecond line (spec)\n"
 	if failure.Text != want {
 		t.Errorf("failure text %q, want %q", failure.Text, want)
 	}
-	if !strings.HasPrefix(failure.Message, "bad \uFFFD byte") {
+	if !strings.HasPrefix(failure.Message, "bad \\x00 byte") {
 		t.Errorf("failure message %q", failure.Message)
 	}
 }

@@ -35,6 +35,7 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 	if result == nil {
 		result = &lint.Result{}
 	}
+	result = printable(result)
 	writers := map[string]func(io.Writer, *lint.Result, Options) error{
 		"table": writeTable, "json": writeJSON, "sarif": writeSARIF, "junit": writeJUnit,
 		"gitlab": writeGitLab, "github": writeGitHub, "markdown": writeMarkdown,
@@ -43,13 +44,23 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 	if !ok {
 		return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 	}
+	// The JSON formats never start a line with a string, and the github
+	// format's lines are its own commands: the others are guarded.
+	var guard *lineGuard
+	if format == "table" || format == "markdown" || format == "junit" {
+		guard = &lineGuard{w: w}
+		w = guard
+	}
 	// The writers emit many small pieces; a report of 10,000 workloads
 	// would otherwise be hundreds of thousands of write calls.
 	buffered := bufio.NewWriterSize(w, 64<<10)
 	if err := write(buffered, result, options); err != nil {
 		return err
 	}
-	return buffered.Flush()
+	if err := buffered.Flush(); err != nil || guard == nil {
+		return err
+	}
+	return guard.Flush()
 }
 
 // toolName is how modellint names itself in machine-readable reports.

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/modellint/modellint/lint/report"
+)
+
+// hostileName holds what a name in an untrusted tree may carry to attack
+// whoever reads the output: a colour escape, an OSC 8 hyperlink, a line
+// break followed by a forged GitHub workflow command, and a right-to-left
+// override.
+const hostileName = "evil\x1b[31mred\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\\n::warning file=forged.yaml::forged\u202etxt ##[error]legacy"
+
+// TestHostileNamesEscaped lints a manifest file and objects whose names
+// hold hostile control sequences, a malformed file named the same, and a
+// file named as a workflow command, with every format (to stdout and to
+// files, at -v) and checks that no output holds a raw control character
+// (but line ends), a C1 control or a bidi override, and that no line
+// starts a workflow command but the annotations the github format writes.
+func TestHostileNamesEscaped(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir) // the table's header line for a file is its path
+	writeFile(t, dir, "::error file=forged.yaml::forged.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers: [{name: x, image: x}]\n")
+	// In YAML's double-quoted style: \e is ESC, \\ a backslash, \n a line break.
+	yamlName := strings.NewReplacer("\x1b", `\e`, "\\", `\\`, "\n", `\n`, "\u202e", `\u202E`).Replace(hostileName)
+	writeFile(t, dir, hostileName+".yaml", `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: "`+yamlName+`"
+  annotations: {note: "`+yamlName+`"}
+spec:
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x}}
+    spec:
+      containers:
+        - name: "`+yamlName+`"
+          image: "registry.example.com/`+yamlName+`"
+          livenessProbe:
+            httpGet: {path: "/`+yamlName+`", port: 8000}
+`)
+	writeFile(t, dir, "broken-"+hostileName+".yaml", "apiVersion: v1\nkind: [Pod\n")
+
+	runs := [][]string{{"-f", "github"}, {"-f", "markdown"}, {"-f", "table"}}
+	reports := t.TempDir()
+	everyFormat := []string{"-f", "table"}
+	for _, format := range report.Formats {
+		everyFormat = append(everyFormat, "-f", format+"="+filepath.Join(reports, format))
+	}
+	runs = append(runs, everyFormat)
+	for _, formats := range runs {
+		args := append(append([]string{"--no-color", "-v"}, formats...), ".")
+		code, stdout, stderr := lintArgs(t, "", args...)
+		if code != exitError {
+			t.Errorf("modellint %v: exit %d, want %d for the malformed file", args, code, exitError)
+		}
+		outputs := map[string]string{"stdout " + strings.Join(formats, " "): stdout, "stderr": stderr}
+		if len(formats) > 2 {
+			for _, format := range report.Formats {
+				written, err := os.ReadFile(filepath.Join(reports, format))
+				if err != nil {
+					t.Fatal(err)
+				}
+				outputs[format] = string(written)
+			}
+		}
+		for name, output := range outputs {
+			if !strings.Contains(output, "x1b") || !strings.Contains(output, "31mred") {
+				t.Errorf("%s does not name the file or object, escaped:\n%s", name, output)
+			}
+			checkPrintable(t, name, output, name == "github" || name == "stdout -f github")
+		}
+	}
+}
+
+// checkPrintable fails the test for each raw control character but "\n",
+// C1 control or bidi control in output, and for each line that starts a
+// workflow command other than the annotations of a github report.
+func checkPrintable(t *testing.T, name, output string, annotations bool) {
+	t.Helper()
+	for i, r := range output {
+		switch {
+		case r == utf8.RuneError:
+			t.Errorf("%s: byte %d is not UTF-8: %q", name, i, output[max(0, i-20):min(len(output), i+20)])
+		case r < 0x20 && r != '\n', r == 0x7f, r >= 0x80 && r <= 0x9f,
+			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+			t.Errorf("%s: raw %U at byte %d: %q", name, r, i, output[max(0, i-20):min(len(output), i+20)])
+		}
+	}
+	// The runner reads "::" after leading white space, "##[" anywhere.
+	for _, line := range strings.Split(output, "\n") {
+		if strings.Contains(line, "##[") {
+			t.Errorf("%s: a line holds a legacy workflow command: %q", name, line)
+		}
+		command, ok := strings.CutPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::")
+		if !ok {
+			continue
+		}
+		kind, properties, _ := strings.Cut(command, " ")
+		if !annotations || kind != "error" && kind != "warning" && kind != "notice" ||
+			!strings.HasPrefix(properties, "file=") || strings.HasPrefix(properties, "file=forged.yaml") {
+			t.Errorf("%s: a line starts a workflow command: %q", name, line)
+		}
+	}
+}
