@@ -54,8 +54,10 @@ type familyEdge struct{ from, to string }
 // allowedCrossFamily are the imports between loader families that the facts
 // need, each with the reason. Any other import across families is an error.
 var allowedCrossFamily = map[familyEdge]string{
-	{"manifest", "server"}: "a workload's containers record the serving runtime recognised from their image, command and args",
-	{"render", "manifest"}: "rendered charts and overlays come out as manifest files with field positions, the same facts as plain YAML",
+	{"manifest", "server"}:  "a workload's containers record the serving runtime recognised from their image, command and args",
+	{"render", "manifest"}:  "rendered charts and overlays come out as manifest files with field positions, the same facts as plain YAML",
+	{"compose", "manifest"}: "the pods controllers build from several objects are composed from the objects' workloads, each field placed in the object that wrote it",
+	{"compose", "server"}:   "a composed container records the serving runtime recognised from the image and command it takes from its ServingRuntime",
 }
 
 // familyOf is the loader family of a package under lint/: "image" for

@@ -165,8 +165,10 @@ var (
 const maxProbeBlocks = 1024
 
 // fixable reports whether a container's fields are the workload's own to
-// edit (not a ServingRuntime's, which KServe merges in).
-func fixable(c *manifest.Container) bool { return !c.FromServingRuntime }
+// edit (not a ServingRuntime's, which KServe merges in, nor those of a
+// container composed from two objects, whose field paths are the
+// composition's, not those written).
+func fixable(c *manifest.Container) bool { return !c.FromServingRuntime && c.ComposedFrom == nil }
 
 // reportFixed reports at a field with the rule's severity and a fix (nil
 // when the rule has none to offer for this finding).

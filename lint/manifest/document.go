@@ -41,6 +41,9 @@ type Document struct {
 	// calls are the template lines that called the helper a field was
 	// written by (see SetCalls): only rendered documents have them.
 	calls map[string]Call
+	// borrowed are the compositions whose fields other objects wrote (see
+	// Object.Borrow).
+	borrowed []borrowing
 }
 
 // Plain is the document's plain value: map[string]any, []any or a scalar.
@@ -62,7 +65,7 @@ func (d *Document) Plain() any {
 // retire drops what the document holds: its fields, values and where they
 // were written.
 func (d *Document) retire() {
-	d.expanded, d.plain, d.elsewhere, d.calls = nil, nil, nil, nil
+	d.expanded, d.plain, d.elsewhere, d.calls, d.borrowed = nil, nil, nil, nil, nil
 	d.fields = fieldTable{retired: true}
 }
 
@@ -74,8 +77,17 @@ func (d *Document) Locate(path string) Position {
 	return pos
 }
 
-// Where is Locate with the file the position is in.
+// Where is Locate with the file the position is in. A field of a
+// composition (see Object.Borrow) is placed where it was written.
 func (d *Document) Where(path string) (string, Position) {
+	if source, ok := d.borrowedSource(path); ok {
+		return source.Object.Doc.written(source.Object.FullPath(source.Path))
+	}
+	return d.written(path)
+}
+
+// written is Where in the document's own fields.
+func (d *Document) written(path string) (string, Position) {
 	for p := path; ; p = parentPath(p) {
 		if entry, ok := d.fields.lookup(p); ok {
 			if file, ok := d.elsewhere[entry]; ok {

@@ -152,6 +152,12 @@ type Container struct {
 	// container of an LLMInferenceService, whose image, command, probes and
 	// volumes come from its LLMInferenceServiceConfig presets.
 	FromServingRuntime bool
+	// ComposedFrom is, for a container the platform composes from the
+	// manifest's and another object's (an InferenceService's model spec
+	// merged over its ServingRuntime's kserve-container), that other
+	// object; nil for others. Its fields are placed in whichever object
+	// wrote them (see Object.Borrow).
+	ComposedFrom *Object
 	// Invoked is what the server is told, as the engine read it from what
 	// really runs (the image's start and its wrapper scripts included);
 	// nil until then.
