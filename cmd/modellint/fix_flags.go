@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -13,6 +15,9 @@ import (
 // fixFlags are --fix, --diff and --unsafe-fixes.
 type fixFlags struct {
 	apply, diff, unsafe bool
+	// paths are the PATH arguments once the command line is parsed: the
+	// roots --fix writes inside.
+	paths func() []string
 }
 
 func addFixFlags(set *pflag.FlagSet, flags *fixFlags) {
@@ -20,48 +25,69 @@ func addFixFlags(set *pflag.FlagSet, flags *fixFlags) {
 	set.BoolVar(&flags.diff, "diff", false, "print the fixes --fix would apply as a unified diff, change nothing, and exit 1 when there is one")
 	set.BoolVar(&flags.unsafe, "unsafe-fixes", false, "with --fix or --diff, also the fixes that change behaviour beyond the finding (see modellint explain)")
 	inGroup(set, "Fixes", "fix", "diff", "unsafe-fixes")
+	flags.paths = set.Args
 }
 
 // runFixes plans the fixes of a result. With --diff it prints them and
 // says the exit code; with --fix it writes them and says how many, and
-// the caller lints again.
+// the caller lints again. A file the fixes may not touch (a symbolic
+// link, outside the PATHs, changed since it was linted) is named on a
+// line of its own, and then nothing is written or shown: exit 2.
 func runFixes(flags fixFlags, result *lint.Result, stdout, stderr io.Writer) (done bool, code int, err error) {
-	files, err := fix.Plan(result.Findings, flags.unsafe)
+	paths := flags.paths()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	roots, err := fix.OpenRoots(paths)
 	if err != nil {
 		return true, exitError, err
 	}
-	changed, fixed := 0, 0
-	for _, file := range files {
-		if diff := file.Diff(); diff != "" {
+	defer roots.Close()
+	changes, err := fix.Plan(result.Findings, flags.unsafe, roots)
+	var refused *fix.RefusedError
+	if errors.As(err, &refused) {
+		for _, line := range refused.Lines {
+			printError(stderr, errors.New(line))
+		}
+		printError(stderr, errors.New(refusedSummary(flags)))
+		return true, exitError, nil
+	}
+	if err != nil {
+		return true, exitError, err
+	}
+	changed, fixed := 0, len(changes.Moves)
+	for _, file := range changes.Files {
+		if !bytes.Equal(file.Before, file.After) {
 			changed++
 			fixed += len(file.Fixed)
 			if flags.diff {
-				fmt.Fprint(stdout, diff)
+				fmt.Fprint(stdout, file.Diff())
 			}
 		}
 		for _, skipped := range file.Skipped {
 			fmt.Fprintf(stderr, "modellint: %s %s: not fixed: another fix edits the same lines; run --fix again\n", skipped.Location, skipped.RuleID)
 		}
 	}
-	moves := fix.Moves(result.Findings, flags.unsafe)
-	fixed += len(moves)
 	if flags.diff {
-		fmt.Fprint(stdout, fix.DescribeMoves(moves))
-		if changed > 0 || len(moves) > 0 {
+		fmt.Fprint(stdout, fix.DescribeMoves(changes.Moves))
+		if changed > 0 || len(changes.Moves) > 0 {
 			return true, exitFindings, nil
 		}
 		return true, exitClean, nil
 	}
-	for _, file := range files {
-		if err := file.Write(); err != nil {
-			return true, exitError, fmt.Errorf("%s: %w", file.Path, err)
-		}
-	}
-	if err := fix.ApplyMoves(moves); err != nil {
+	if err := changes.Write(); err != nil {
 		return true, exitError, err
 	}
 	fmt.Fprintf(stderr, "modellint: fixed %s in %s\n", plural(fixed, "finding"), plural(changed, "file"))
 	return false, 0, nil
+}
+
+// refusedSummary ends the lines of a refusal: what the run did about it.
+func refusedSummary(flags fixFlags) string {
+	if flags.diff {
+		return "no diff: --diff shows what --fix would write, and it would write nothing"
+	}
+	return "nothing was written: --fix writes every fix of a run or none"
 }
 
 func plural(n int, noun string) string {

@@ -1,24 +1,27 @@
-// Package fix applies the fixes of a run's findings to the files they
-// point at, as byte-range edits, or shows them as a unified diff.
 package fix
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"slices"
 	"strings"
 
-	"github.com/pmezard/go-difflib/difflib"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
+
+// Changes are what the applicable fixes of a run's findings do: files
+// edited and model files moved, each inside one of the roots.
+type Changes struct {
+	Files []*File
+	Moves []*Move
+}
 
 // File is one file's fixes: what it holds now and after them.
 type File struct {
@@ -32,13 +35,34 @@ type File struct {
 	// that adds the same field at the same place as one applied (MDL203
 	// and MDL402 both adding the startupProbe) is neither.
 	Skipped []lint.Finding
+
+	target *target
+	edits  []manifest.Edit // applied, in file order
 }
 
-// Plan reads each file the applicable fixes of findings edit and applies
-// them in memory. Suppressed findings are not fixed; unsafe fixes only
-// with unsafe. A file whose edited text no longer parses as YAML is an
-// error, and nothing is planned for it.
-func Plan(findings []lint.Finding, unsafe bool) ([]*File, error) {
+// Move is a rename a fix asks for, its source and destination in one root.
+type Move struct {
+	lint.Move
+	from, to *target
+}
+
+// RefusedError lists the files --fix will not touch, one line each: a
+// symbolic link, a file outside the roots, a file changed since it was
+// linted. With any of them nothing is written: a run fixes its tree
+// whole or not at all.
+type RefusedError struct {
+	Lines []string
+}
+
+func (e *RefusedError) Error() string { return strings.Join(e.Lines, "\n") }
+
+// Plan reads each file the applicable fixes of findings edit, through its
+// root, and applies them in memory, and checks the renames they ask for.
+// Suppressed findings are not fixed; unsafe fixes only with unsafe. Files
+// and renames outside the roots or through a link, and files changed since
+// they were linted, are a *RefusedError. A file whose edited text no
+// longer parses as YAML is an error, and nothing is planned for it.
+func Plan(findings []lint.Finding, unsafe bool, roots *Roots) (*Changes, error) {
 	byFile := map[string][]lint.Finding{}
 	for _, finding := range findings {
 		if finding.Suppressed() || !finding.Fix.Applicable(unsafe) || len(finding.Fix.Edits) == 0 {
@@ -49,84 +73,110 @@ func Plan(findings []lint.Finding, unsafe bool) ([]*File, error) {
 			byFile[file] = append(byFile[file], finding)
 		}
 	}
-	var files []*File
+	changes := &Changes{}
+	var refused []string
 	for _, path := range sortedKeys(byFile) {
-		before, err := fileread.Regular(path, manifest.MaxFileSize)
+		target, err := roots.locate(path, true)
+		if err != nil {
+			refused = append(refused, fmt.Sprintf("%s: not fixed: %v", path, err))
+			continue
+		}
+		before, _, err := target.read()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if !linted(byFile[path], sha256.Sum256(before)) {
+			refused = append(refused, fmt.Sprintf("%s: %v", path, errChanged))
+			continue
+		}
+		file, err := plan(path, before, byFile[path])
 		if err != nil {
 			return nil, err
 		}
-		file := &File{Path: path, Before: before}
-		var edits []manifest.Edit
-		for _, finding := range byFile[path] {
-			switch overlap(finding.Fix.Edits, edits) {
-			case conflicting:
-				file.Skipped = append(file.Skipped, finding)
-				continue
-			case sameAddition:
-				continue
-			}
-			edits = append(edits, finding.Fix.Edits...)
-			file.Fixed = append(file.Fixed, finding)
-		}
-		if file.After, err = apply(before, edits); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if err := parses(file.After); err != nil {
-			return nil, fmt.Errorf("%s: the fixed file would not parse (%v); nothing was changed in it", path, err)
-		}
-		files = append(files, file)
+		file.target = target
+		changes.Files = append(changes.Files, file)
 	}
-	return files, nil
+	for _, move := range moves(findings, unsafe) {
+		planned, err := roots.locateMove(move)
+		if err != nil {
+			refused = append(refused, fmt.Sprintf("%s: not moved to %s: %v", move.From, move.To, err))
+			continue
+		}
+		changes.Moves = append(changes.Moves, planned)
+	}
+	if len(refused) > 0 {
+		return nil, &RefusedError{Lines: refused}
+	}
+	return changes, nil
 }
 
-type overlapKind int
-
-const (
-	disjoint     overlapKind = iota
-	conflicting              // the edits touch the same bytes
-	sameAddition             // both add the same field at the same place
-)
-
-// overlap says whether the edits of one fix touch those accepted before.
-func overlap(candidate, accepted []manifest.Edit) overlapKind {
-	kind := disjoint
-	for _, a := range candidate {
-		for _, b := range accepted {
-			insertions := a.Start == a.End && b.Start == b.End
-			switch {
-			case insertions && a.Start == b.Start && a.Text == b.Text:
-				kind = max(kind, sameAddition)
-			case insertions && a.Start == b.Start && firstLine(a.Text) == firstLine(b.Text):
-				return conflicting // the same key twice
-			case a.Start < b.End && b.Start < a.End,
-				a.Start == a.End && a.Start > b.Start && a.Start < b.End,
-				b.Start == b.End && b.Start > a.Start && b.Start < a.End:
-				return conflicting
+// linted reports whether every edit was made on the bytes digest sums:
+// offsets counted in other text would land in another field.
+func linted(findings []lint.Finding, digest [sha256.Size]byte) bool {
+	for _, finding := range findings {
+		for _, edit := range finding.Fix.Edits {
+			if edit.Digest != digest {
+				return false
 			}
 		}
 	}
-	return kind
+	return true
 }
 
-func firstLine(text string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	return strings.TrimSpace(line)
-}
+var errChanged = errors.New("changed since it was linted; run modellint again")
 
-// apply makes the edits, which must not overlap, from the last to the
-// first so offsets stay valid.
-func apply(source []byte, edits []manifest.Edit) ([]byte, error) {
-	sorted := slices.Clone(edits)
-	slices.SortStableFunc(sorted, func(a, b manifest.Edit) int { return a.Start - b.Start })
-	out := bytes.Clone(source)
-	for i := len(sorted) - 1; i >= 0; i-- {
-		edit := sorted[i]
-		if edit.Start < 0 || edit.End < edit.Start || edit.End > len(out) {
-			return nil, fmt.Errorf("an edit at %d:%d is outside the file (it changed since it was linted?)", edit.Line, edit.Column)
+// plan applies the fixes of findings that do not overlap one applied
+// before them.
+func plan(path string, before []byte, findings []lint.Finding) (*File, error) {
+	file := &File{Path: path, Before: before}
+	accepted := newOverlaps(findings)
+	for _, finding := range findings {
+		switch accepted.check(finding.Fix.Edits) {
+		case conflicting:
+			file.Skipped = append(file.Skipped, finding)
+			continue
+		case sameAddition:
+			continue
 		}
-		out = slices.Concat(out[:edit.Start], []byte(edit.Text), out[edit.End:])
+		accepted.add(finding.Fix.Edits)
+		file.edits = append(file.edits, finding.Fix.Edits...)
+		file.Fixed = append(file.Fixed, finding)
 	}
-	return out, nil
+	slices.SortStableFunc(file.edits, func(a, b manifest.Edit) int {
+		// An insertion goes before a replacement starting where it is.
+		if a.Start != b.Start {
+			return a.Start - b.Start
+		}
+		return a.End - b.End
+	})
+	var err error
+	if file.After, err = apply(before, file.edits); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := parses(file.After); err != nil {
+		return nil, fmt.Errorf("%s: the fixed file would not parse (%v); nothing was changed in it", path, err)
+	}
+	return file, nil
+}
+
+// apply makes the edits, sorted by offset and not overlapping, in one
+// pass: the fixed text is copied once, whatever the number of edits.
+func apply(source []byte, sorted []manifest.Edit) ([]byte, error) {
+	size := len(source)
+	for _, edit := range sorted {
+		size += len(edit.Text) - (edit.End - edit.Start)
+	}
+	out := make([]byte, 0, max(size, 0))
+	copied := 0
+	for _, edit := range sorted {
+		if edit.Start < copied || edit.End < edit.Start || edit.End > len(source) {
+			return nil, fmt.Errorf("an edit at %d:%d is outside the file or overlaps another", edit.Line, edit.Column)
+		}
+		out = append(out, source[copied:edit.Start]...)
+		out = append(out, edit.Text...)
+		copied = edit.End
+	}
+	return append(out, source[copied:]...), nil
 }
 
 // parses checks every YAML document of the fixed text still parses, with
@@ -145,61 +195,67 @@ func parses(data []byte) error {
 	}
 }
 
-// Write replaces the file with its fixed text atomically (a temporary file
-// in the same dir, renamed over it), keeping its mode; unchanged files are
-// not touched.
-func (f *File) Write() error {
-	if bytes.Equal(f.Before, f.After) {
-		return nil
+// Write writes every fixed file, then makes the renames. Every file is
+// checked to hold what was planned before the first is written.
+func (c *Changes) Write() error {
+	for _, file := range c.Files {
+		if _, err := file.unchanged(); err != nil {
+			return fmt.Errorf("%s: %w", file.Path, err)
+		}
 	}
-	// A symlinked manifest is edited where it lives: renaming over the
-	// link would replace it with a copy.
-	target, err := filepath.EvalSymlinks(f.Path)
-	if err != nil {
-		return err
+	for _, file := range c.Files {
+		if err := file.Write(); err != nil {
+			return fmt.Errorf("%s: %w", file.Path, err)
+		}
 	}
-	info, err := os.Stat(target)
-	if err != nil {
-		return err
+	for _, move := range c.Moves {
+		if err := move.apply(); err != nil {
+			return err
+		}
 	}
-	temp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".modellint-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(temp.Name())
-	if _, err := temp.Write(f.After); err != nil {
-		temp.Close()
-		return err
-	}
-	if err := temp.Chmod(info.Mode().Perm()); err != nil {
-		temp.Close()
-		return err
-	}
-	if err := temp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(temp.Name(), target)
+	return nil
 }
 
-// Diff is the file's change as a unified diff, as git shows it.
+// Write replaces the file with its fixed text atomically (a temporary file
+// in the same dir, renamed over it), keeping its mode and owner; unchanged
+// files are not touched, and one that no longer holds what was planned
+// is refused.
+func (f *File) Write() error {
+	info, err := f.unchanged()
+	if err != nil || info == nil {
+		return err
+	}
+	return f.target.replace(f.After, info)
+}
+
+// unchanged checks a file the fixes change still holds what they were
+// planned on, and says what it is; nil for a file they leave as it is.
+func (f *File) unchanged() (fs.FileInfo, error) {
+	if bytes.Equal(f.Before, f.After) {
+		return nil, nil
+	}
+	current, info, err := f.target.read()
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(current, f.Before) {
+		return nil, errChanged
+	}
+	return info, nil
+}
+
+// Diff is the file's change as a unified diff, as git shows it, naming
+// the file by its path in the working dir or, outside it, in its root.
 func (f *File) Diff() string {
 	if bytes.Equal(f.Before, f.After) {
 		return ""
 	}
-	name := strings.TrimPrefix(filepath.ToSlash(f.Path), "/")
-	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(string(f.Before)), B: difflib.SplitLines(string(f.After)),
-		FromFile: "a/" + name, ToFile: "b/" + name, Context: 3,
-	})
-	if err != nil {
-		return ""
-	}
-	return text
+	return unifiedDiff(f.target.name, f.Before, f.After, f.edits)
 }
 
-// Moves are the renames the applicable fixes of findings ask for, in
+// moves are the renames the applicable fixes of findings ask for, in
 // order: a model dir's files into a version dir.
-func Moves(findings []lint.Finding, unsafe bool) []lint.Move {
+func moves(findings []lint.Finding, unsafe bool) []lint.Move {
 	var moves []lint.Move
 	for _, finding := range findings {
 		if !finding.Suppressed() && finding.Fix.Applicable(unsafe) {
@@ -210,33 +266,12 @@ func Moves(findings []lint.Finding, unsafe bool) []lint.Move {
 }
 
 // DescribeMoves shows renames as git's diff does.
-func DescribeMoves(moves []lint.Move) string {
+func DescribeMoves(moves []*Move) string {
 	var out strings.Builder
 	for _, move := range moves {
-		fmt.Fprintf(&out, "rename from %s\nrename to %s\n", filepath.ToSlash(move.From), filepath.ToSlash(move.To))
+		fmt.Fprintf(&out, "rename from %s\nrename to %s\n", move.from.name, move.to.name)
 	}
 	return out.String()
-}
-
-// ApplyMoves makes the renames, creating the destination's dir. A source
-// that is gone or a destination that exists stops them with an error:
-// nothing is overwritten.
-func ApplyMoves(moves []lint.Move) error {
-	for _, move := range moves {
-		if _, err := os.Lstat(move.From); err != nil {
-			return err
-		}
-		if _, err := os.Lstat(move.To); err == nil {
-			return fmt.Errorf("%s exists; %s was not moved", move.To, move.From)
-		}
-		if err := os.MkdirAll(filepath.Dir(move.To), 0o755); err != nil {
-			return err
-		}
-		if err := os.Rename(move.From, move.To); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -2,10 +2,14 @@ package manifest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
+	"weak"
 
 	"github.com/modellint/modellint/internal/fileread"
 )
@@ -31,6 +35,10 @@ type Edit struct {
 	// Review is the edit as a code-review suggestion: whole lines of the
 	// file and what they become.
 	Review Review `json:"review"`
+	// Digest is the SHA-256 of the bytes Start and End count in: --fix
+	// refuses a file that no longer holds them, where the offsets would
+	// land in other text.
+	Digest [sha256.Size]byte `json:"-"`
 }
 
 // Review replaces lines StartLine..EndLine (1-based, inclusive) with Text
@@ -82,7 +90,25 @@ func (f *File) position(offset int) Position {
 func (f *File) edit(start, end int, text string) Edit {
 	from, to := f.position(start), f.position(end)
 	return Edit{File: f.Path, Start: start, End: end, Text: text,
-		Line: from.Line, Column: from.Column, EndLine: to.Line, EndColumn: to.Column, Review: f.review(start, end, text)}
+		Line: from.Line, Column: from.Column, EndLine: to.Line, EndColumn: to.Column, Review: f.review(start, end, text),
+		Digest: f.sourceDigest()}
+}
+
+// sourceDigests hold the SHA-256 of each edited file's source, taken the
+// first time a fix edits it: a file of thousands of workloads gets
+// thousands of edits. A key does not keep its file alive, and goes with it.
+var sourceDigests sync.Map // weak.Pointer[File] → [sha256.Size]byte
+
+func (f *File) sourceDigest() [sha256.Size]byte {
+	key := weak.Make(f)
+	if digest, ok := sourceDigests.Load(key); ok {
+		return digest.([sha256.Size]byte)
+	}
+	digest := sha256.Sum256(f.Source)
+	if _, loaded := sourceDigests.LoadOrStore(key, digest); !loaded {
+		runtime.AddCleanup(f, func(key weak.Pointer[File]) { sourceDigests.Delete(key) }, key)
+	}
+	return digest
 }
 
 // review turns an edit into whole lines: an insertion at a line's start
