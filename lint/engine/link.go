@@ -81,8 +81,11 @@ func (l *linker) link(target *lint.Target) {
 		// KServe's storage initializer copies storageUri to /mnt/models;
 		// the model dir is found by the URI's last element.
 		nameFrom := ""
+		uri := ""
+		if workload.Platform == "kserve" {
+			uri = storageURI(workload, container)
+		}
 		if container.FromServingRuntime || (workload.Platform == "kserve" && len(paths) == 0) {
-			uri := storageURI(workload, container)
 			paths = []server.Value{{Value: kserveModelPath, From: "storageUri " + uri, Field: "storageUri"}}
 			nameFrom = path.Base(strings.TrimRight(uri, "/"))
 		}
@@ -90,6 +93,10 @@ func (l *linker) link(target *lint.Target) {
 			name := path.Base(serverPath.Value)
 			if nameFrom != "" {
 				name = nameFrom
+			} else if uri != "" && path.Clean(serverPath.Value) == kserveModelPath {
+				// A composed container's server is told /mnt/models, where
+				// the storageUri's dir lands.
+				name = path.Base(strings.TrimRight(uri, "/"))
 			}
 			models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository, workload.Object.File.Unit)
 			if dir := path.Dir(serverPath.Value); len(models) == 0 && isModelFile(serverPath.Value) && nameFrom == "" {
@@ -224,7 +231,8 @@ func mountFor(container *manifest.Container, p string) *lint.MountedPath {
 	return best
 }
 
-// storageURI is the storageUri of a KServe component or its model shorthand.
+// storageURI is the storageUri of a KServe component or its model
+// shorthand, or an LLMInferenceService's model.uri.
 func storageURI(w *manifest.Workload, c *manifest.Container) string {
 	for _, p := range []string{c.Path, w.SpecPath} {
 		if value, ok := w.Object.Lookup(append(strings.Split(p, "."), "storageUri")...); ok {
@@ -232,7 +240,7 @@ func storageURI(w *manifest.Workload, c *manifest.Container) string {
 			return uri
 		}
 	}
-	return ""
+	return w.ModelURI
 }
 
 func modelPathAnnotation(w *manifest.Workload) string {

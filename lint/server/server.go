@@ -259,17 +259,40 @@ var Runtimes = []*Runtime{
 		Liveness:  ProbeHint{Path: "/v2/health/live"},
 	},
 	{
+		// KServe's ModelServer with vLLM as its default backend (--backend
+		// auto picks vLLM where it is installed, as in the GPU images), whose
+		// engine args it passes on:
+		// https://github.com/kserve/kserve/blob/master/python/huggingfaceserver/huggingfaceserver/__main__.py
+		Name: "kserve-huggingface", Title: "KServe Hugging Face server",
+		// KServe's runtime manifests name images by kustomize placeholders
+		// ("huggingfaceserver-gpu:replace").
+		Images:        []string{"kserve/huggingfaceserver", "huggingfaceserver"},
+		Commands:      []string{"huggingfaceserver"},
+		KServeFormats: []string{"huggingface"},
+		// Its --http_port and --grpc_port are the kserve runtime's unique
+		// flags, which name that one.
+		Ports:           []Port{{Number: 8080}, {Number: 8081}},
+		ModelReadyPaths: []string{"/v1/models/", "/v2/health/ready", "/v2/models/"},
+		SharedMemory:    true,
+		Model: ModelSettings{
+			NameFlags: []string{"--model_name"}, PathFlags: []string{"--model_dir"}, DefaultPath: "/mnt/models",
+		},
+		Readiness: ProbeHint{Path: "/v2/health/ready"},
+		Liveness:  ProbeHint{Path: "/v2/health/live"},
+		GPU:       &GPUMemory{TensorParallel: Flags("--tensor-parallel-size", "-tp"), Sharding: true},
+	},
+	{
 		Name: "kserve", Title: "KServe model server",
 		Images: []string{"kserve/sklearnserver", "kserve/xgbserver", "kserve/lgbserver", "kserve/pmmlserver",
-			"kserve/paddleserver", "kserve/huggingfaceserver", "kserve/autogluonserver", "kserve/predictiveserver",
+			"kserve/paddleserver", "kserve/autogluonserver", "kserve/predictiveserver",
 			// KServe's runtime manifests name images by kustomize placeholders
-			// ("kserve-sklearnserver:replace", "huggingfaceserver-gpu:replace").
-			"sklearnserver", "xgbserver", "lgbserver", "pmmlserver", "paddleserver", "huggingfaceserver",
+			// ("kserve-sklearnserver:replace").
+			"sklearnserver", "xgbserver", "lgbserver", "pmmlserver", "paddleserver",
 			"autogluonserver", "predictiveserver"},
-		Commands: []string{"sklearnserver", "xgbserver", "lgbserver", "pmmlserver", "paddleserver", "huggingfaceserver"},
+		Commands: []string{"sklearnserver", "xgbserver", "lgbserver", "pmmlserver", "paddleserver"},
 		// The flags of KServe's ModelServer, which custom KServe predictors share.
 		UniqueFlags:   []string{"--http_port", "--grpc_port", "--predictor_host"},
-		KServeFormats: []string{"sklearn", "xgboost", "lightgbm", "pmml", "paddle", "huggingface", "autogluon"},
+		KServeFormats: []string{"sklearn", "xgboost", "lightgbm", "pmml", "paddle", "autogluon"},
 		Ports: []Port{
 			{Number: 8080, Flags: []string{"--http_port"}},
 			{Number: 8081, Flags: []string{"--grpc_port"}},
