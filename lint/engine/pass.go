@@ -50,6 +50,7 @@ func (r *reporter) report(d lint.Diagnostic) {
 		where := d.Image
 		finding.Image = &where
 	}
+	severityKnown(&finding, workload)
 	r.findings = append(r.findings, finding)
 }
 

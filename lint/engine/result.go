@@ -30,7 +30,11 @@ func manifestNotes(file *manifest.File) []string {
 	for _, object := range file.Objects {
 		// A workload kind is noted too when its controller builds the pod
 		// from fields that are no template (a KAITO preset).
-		if reason := manifest.NotLinted(object); reason != "" {
+		reason := manifest.NotLinted(object)
+		if reason == "" {
+			reason = manifest.GenericNote(object)
+		}
+		if reason != "" {
 			pos := object.Locate("")
 			notes = append(notes, fmt.Sprintf("%s:%d: %s (%s): %s", file.Path, pos.Line, object.ID(), object.APIVersion, reason))
 		}

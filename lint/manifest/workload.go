@@ -64,6 +64,10 @@ type Workload struct {
 	// the pods' nodes of (KAITO's resource.instanceType), "" when none is
 	// named: it names the GPU the pods get.
 	InstanceType string
+	// Generic says the pod spec was found in a kind modellint has no
+	// reader for (see GenericPodPaths): what its controller adds is not
+	// known.
+	Generic bool
 
 	// ServeConfig is a RayService's Ray Serve applications: the YAML text of
 	// spec.serveConfigV2, written at ServeConfigPath.
@@ -322,7 +326,7 @@ func IsWorkloadKind(o *Object) bool {
 	key := o.Group() + "/" + o.Kind
 	_, single := podTemplates[key]
 	_, multiple := multiTemplateKinds[key]
-	return single || multiple
+	return single || multiple || len(genericPods(o)) > 0
 }
 
 // Workloads extracts every pod template of an object. Objects of other kinds
@@ -348,7 +352,7 @@ func extractWorkloads(o *Object) ([]*Workload, error) {
 	}
 	template, ok := podTemplates[key]
 	if !ok {
-		return nil, nil
+		return genericWorkloads(o)
 	}
 	w, err := newWorkload(o, "", template.spec, template.meta)
 	if err != nil || w == nil {
