@@ -1,0 +1,136 @@
+package compose
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/modellint/modellint/lint/manifest"
+)
+
+const runtimes = `apiVersion: serving.kserve.io/v1alpha1
+kind: ClusterServingRuntime
+metadata:
+  name: cluster-tf
+spec:
+  supportedModelFormats: [{name: tensorflow, autoSelect: true, priority: 9}]
+  containers:
+    - name: kserve-container
+      image: cluster-image
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: low
+  namespace: ns
+spec:
+  supportedModelFormats: [{name: tensorflow, autoSelect: true, priority: 1}]
+  containers:
+    - name: kserve-container
+      image: low-image
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: high
+  namespace: ns
+spec:
+  supportedModelFormats: [{name: tensorflow, autoSelect: true, priority: 2}]
+  containers:
+    - name: kserve-container
+      image: high-image
+      args: ["--model_name={{.Name}}", --port=9000]
+      env: [{name: A, value: runtime}, {name: B, value: runtime}]
+      resources: {limits: {memory: 2Gi, cpu: "1"}}
+  volumes: [{name: shm, emptyDir: {medium: Memory}}]
+`
+
+const isvc = `apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: model
+  namespace: ns
+spec:
+  predictor:
+    model:
+      modelFormat: {name: tensorflow}
+      storageUri: pvc://claim/models/m
+      args: [--extra]
+      env: [{name: B, value: isvc}, {name: C, value: isvc}]
+      resources: {limits: {memory: 1Gi}}
+`
+
+func TestKServe(t *testing.T) {
+	runtimeFile, err := manifest.Load("runtimes.yaml", []byte(runtimes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	isvcFile, err := manifest.Load("isvc.yaml", []byte(isvc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := manifest.NewSet([]*manifest.File{runtimeFile, isvcFile}, manifest.ReleaseTyped())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := KServe(set)
+	if err != nil || len(notes) > 0 {
+		t.Fatalf("KServe: %v %v", notes, err)
+	}
+	var predictor *manifest.Workload
+	for _, w := range set.Workloads {
+		if w.Object.Name == "high" {
+			t.Errorf("the runtime composed with is still a workload")
+		}
+		if w.Object.Kind == "InferenceService" {
+			predictor = w
+		}
+	}
+	var c *manifest.Container
+	for _, candidate := range predictor.Containers {
+		if candidate.Path == modelPath {
+			c = candidate
+		}
+	}
+	if c == nil || c.ComposedFrom == nil || c.ComposedFrom.Name != "high" {
+		t.Fatalf("not composed with the namespace's runtime of the highest priority: %+v", c)
+	}
+	if c.Image != "high-image" || len(c.Args) != 3 || c.Args[0] != "--model_name=model" || c.Args[2] != "--extra" {
+		t.Errorf("image %q, args %q", c.Image, c.Args)
+	}
+	var env []string
+	for _, e := range c.Env {
+		env = append(env, e.Name+"="+e.Value)
+	}
+	if got := fmt.Sprint(env); got != "[A=runtime B=isvc C=isvc]" {
+		t.Errorf("env %s", got)
+	}
+	if memory := c.Resources.Limits.Memory().String(); memory != "1Gi" || c.Resources.Limits.Cpu().String() != "1" {
+		t.Errorf("limits %v", c.Resources.Limits)
+	}
+	if n := len(predictor.Spec.Volumes); n != 2 {
+		t.Errorf("%d volumes, want the runtime's and the claim's", n)
+	}
+
+	for _, tc := range []struct {
+		path string
+		file string
+		line int
+	}{
+		{"spec.predictor.model.image", "runtimes.yaml", 31},
+		{"spec.predictor.model.args[0]", "runtimes.yaml", 32},
+		{"spec.predictor.model.args[2]", "isvc.yaml", 11},
+		{"spec.predictor.model.env[0]", "runtimes.yaml", 33},
+		{"spec.predictor.model.env[1]", "isvc.yaml", 12},
+		{"spec.predictor.model.resources.limits.memory", "isvc.yaml", 13},
+		{"spec.predictor.model.resources.limits.cpu", "runtimes.yaml", 34},
+		{"spec.predictor.model.volumeMounts[0]", "isvc.yaml", 10},
+		{"spec.predictor.volumes[0]", "runtimes.yaml", 35},
+		{"spec.predictor.volumes[1]", "isvc.yaml", 10},
+		{"spec.predictor.model.livenessProbe", "isvc.yaml", 8},
+	} {
+		file, pos := predictor.Object.Where(tc.path)
+		if file != tc.file || pos.Line != tc.line {
+			t.Errorf("%s at %s:%d, want %s:%d", tc.path, file, pos.Line, tc.file, tc.line)
+		}
+	}
+}
