@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -447,6 +448,11 @@ func NotLinted(o *Object) string {
 			return "not linted: KAITO builds the pods of presets (inference.preset) and tuning itself; only " +
 				"inference.template is a pod template"
 		}
+	case "machinelearning.seldon.io/SeldonDeployment":
+		if servers := prepackagedServers(o); len(servers) > 0 {
+			return "not linted: the graph runs Seldon's prepackaged " + strings.Join(servers, ", ") + " with no " +
+				"componentSpecs, so Seldon builds the pods from its own defaults"
+		}
 	case "serving.kserve.io/LLMInferenceService":
 		written := false
 		for _, path := range [][]string{{"spec", "template"}, {"spec", "worker"}, {"spec", "prefill", "template"}, {"spec", "prefill", "worker"}} {
@@ -462,4 +468,42 @@ func NotLinted(o *Object) string {
 		return "no pod template, only used for references"
 	}
 	return ""
+}
+
+// prepackagedServers are the implementations of the graph nodes of a
+// SeldonDeployment whose predictors have no componentSpecs: the pods of
+// prepackaged servers (SKLEARN_SERVER, TRITON_SERVER …) that Seldon builds
+// from its seldon-config defaults.
+func prepackagedServers(o *Object) []string {
+	var spec struct {
+		Predictors []struct {
+			ComponentSpecs []any      `json:"componentSpecs"`
+			Graph          seldonNode `json:"graph"`
+		} `json:"predictors"`
+	}
+	if o.Decode(&spec, "spec") != nil {
+		return nil
+	}
+	var servers []string
+	var visit func(node seldonNode)
+	visit = func(node seldonNode) {
+		if node.Implementation != "" && !slices.Contains(servers, node.Implementation) {
+			servers = append(servers, node.Implementation)
+		}
+		for _, child := range node.Children {
+			visit(child)
+		}
+	}
+	for _, predictor := range spec.Predictors {
+		if len(predictor.ComponentSpecs) == 0 {
+			visit(predictor.Graph)
+		}
+	}
+	return servers
+}
+
+// seldonNode is a node of a SeldonDeployment's inference graph.
+type seldonNode struct {
+	Implementation string       `json:"implementation"`
+	Children       []seldonNode `json:"children"`
 }

@@ -425,6 +425,10 @@ func TestWorkloadNotLintedReasons(t *testing.T) {
 			"not linted: no spec.template or spec.worker"},
 		{"apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceServiceConfig\nmetadata: {name: c}\nspec:\n  template: {containers: [{name: main}]}\n",
 			"not linted: a preset"},
+		{"apiVersion: machinelearning.seldon.io/v1\nkind: SeldonDeployment\nmetadata: {name: s}\nspec:\n  predictors:\n" +
+			"    - name: p\n      graph:\n        name: combiner\n        implementation: SKLEARN_SERVER\n" +
+			"        children: [{name: t, implementation: TRITON_SERVER}]\n",
+			"not linted: the graph runs Seldon's prepackaged SKLEARN_SERVER, TRITON_SERVER with no componentSpecs"},
 		{leaderWorkerSet, ""},
 		{llmInferenceService, ""},
 	}
