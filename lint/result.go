@@ -2,6 +2,8 @@ package lint
 
 import (
 	"slices"
+
+	"github.com/modellint/modellint/internal/redact"
 )
 
 // The result of a run: evaluations, findings and notes, in a
@@ -44,6 +46,11 @@ type Result struct {
 	InputErrors []InputError
 	// Unused are --image and --model flags nothing in the run used.
 	Unused []string
+	// Secrets are the values no output may print (secret-looking image
+	// env, Secret data, --helm-set values). The engine hid them in every
+	// field above but the edits of fixes, which --fix writes as they are:
+	// the reports hide them there.
+	Secrets *redact.Set
 }
 
 // PassSuppressed turns failed evaluations whose findings were all

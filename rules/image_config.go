@@ -10,7 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/modellint/modellint/internal/lazyregexp"
+	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/image"
@@ -366,38 +366,6 @@ var secretInImage = &lint.Rule{
 	Check: checkSecretInImage,
 }
 
-// secretNameParts are name words that mark a variable as a credential.
-var secretNameParts = map[string]bool{"PASSWORD": true, "PASSWD": true, "SECRET": true, "TOKEN": true, "APIKEY": true,
-	"CREDENTIALS": true, "CREDENTIAL": true, "PRIVATEKEY": true, "ACCESSKEY": true, "AUTH": true}
-
-// secretValue matches well-known credential shapes.
-var secretValue = lazyregexp.New(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|hf_[A-Za-z0-9]{30,}|` +
-	`sk-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20}|-----BEGIN [A-Z ]*PRIVATE KEY-----.*)`)
-
-// looksSecret judges one NAME=value pair.
-func looksSecret(name, value string) bool {
-	if secretValue.MatchString(value) {
-		return true
-	}
-	if len(value) < 8 || strings.ContainsAny(value, " /$") || strings.HasPrefix(value, "${") {
-		return false // paths, references, sentences, and short flags are not credentials
-	}
-	switch strings.ToLower(value) {
-	case "true", "false", "none", "null", "changeme", "placeholder":
-		return false
-	}
-	words := strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
-	for i, word := range words {
-		if secretNameParts[word] {
-			return true
-		}
-		if i+1 < len(words) && secretNameParts[word+words[i+1]] {
-			return true
-		}
-	}
-	return false
-}
-
 func checkSecretInImage(pass *lint.Pass) {
 	for _, c := range imageChecks(pass, false) {
 		if c.img.Config == nil {
@@ -406,7 +374,7 @@ func checkSecretInImage(pass *lint.Pass) {
 		var found []string
 		for _, entry := range c.img.Config.Config.Env {
 			name, value, _ := strings.Cut(entry, "=")
-			if looksSecret(name, value) {
+			if redact.LooksSecret(name, value) {
 				found = append(found, "env "+name+" ("+strconv.Itoa(len(value))+" characters)")
 			}
 		}
@@ -417,7 +385,7 @@ func checkSecretInImage(pass *lint.Pass) {
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			if looksSecret(name, labels[name]) {
+			if redact.LooksSecret(name, labels[name]) {
 				found = append(found, "label "+name+" ("+strconv.Itoa(len(labels[name]))+" characters)")
 			}
 		}

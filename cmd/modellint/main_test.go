@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/lint/report"
 )
 
 // lintArgs runs the command in-process and returns its exit code and output.
@@ -16,6 +18,28 @@ func lintArgs(t *testing.T, stdin string, args ...string) (code int, stdout, std
 	var out, errOut bytes.Buffer
 	code = run(args, strings.NewReader(stdin), &out, &errOut)
 	return code, out.String(), errOut.String()
+}
+
+// lintEveryFormat runs the command in-process with the table on stdout
+// and every format written to a file, and returns its exit code and each
+// output by name: "stdout", "stderr" and the formats'.
+func lintEveryFormat(t *testing.T, args ...string) (code int, outputs map[string]string) {
+	t.Helper()
+	reports := t.TempDir()
+	formats := []string{"-f", "table"}
+	for _, format := range report.Formats {
+		formats = append(formats, "-f", format+"="+filepath.Join(reports, format))
+	}
+	code, stdout, stderr := lintArgs(t, "", append(formats, args...)...)
+	outputs = map[string]string{"stdout": stdout, "stderr": stderr}
+	for _, format := range report.Formats {
+		written, err := os.ReadFile(filepath.Join(reports, format))
+		if err != nil {
+			t.Fatalf("modellint %v: %v (stderr %s)", args, err, stderr)
+		}
+		outputs[format] = string(written)
+	}
+	return code, outputs
 }
 
 func writeFile(t *testing.T, dir, name, content string) string {

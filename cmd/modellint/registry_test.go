@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/base64"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modellint/modellint/lint/image/imagetest"
@@ -132,5 +135,60 @@ func TestRegistryFaultsCLI(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMalformedDockerConfig: a docker config the keychain cannot read is a
+// one-line error naming the file (exit 2) as soon as an image is to be read
+// from a registry, not a skipped image in a passing run; no config (no
+// DOCKER_CONFIG, or a directory without config.json) reads anonymously,
+// and a run that reads no registry never opens the file.
+func TestMalformedDockerConfig(t *testing.T) {
+	var requests atomic.Int32
+	registry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("WWW-Authenticate", `Basic realm="modellint-test"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer registry.Close()
+	ref := strings.TrimPrefix(registry.URL, "http://") + "/serving/app:1.0"
+	manifest := writeFile(t, t.TempDir(), "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: app}\nspec:\n  containers:\n    - name: app\n      image: "+ref+"\n")
+	configDir := func(content string) string {
+		dir := t.TempDir()
+		if content != "" {
+			writeFile(t, dir, "config.json", content)
+		}
+		return dir
+	}
+	cases := []struct {
+		name         string
+		dockerConfig string // "" leaves DOCKER_CONFIG unset
+		offline      bool
+		wantError    bool
+	}{
+		{name: "invalid JSON", dockerConfig: configDir(`{"auths": {`), wantError: true},
+		{name: "auth not base64", dockerConfig: configDir(`{"auths": {"registry.example.com": {"auth": "%%%"}}}`), wantError: true},
+		{name: "valid", dockerConfig: configDir(`{"auths": {}}`)},
+		{name: "no config.json", dockerConfig: configDir("")},
+		{name: "no DOCKER_CONFIG"},
+		{name: "invalid JSON, offline", dockerConfig: configDir(`{"auths": {`), offline: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("HOME", t.TempDir()) // no ~/.docker/config.json
+			t.Setenv("DOCKER_CONFIG", c.dockerConfig)
+			code, stdout, stderr := lintArgs(t, "", "--no-color", "--no-cache", "--offline="+strconv.FormatBool(c.offline), manifest)
+			file := filepath.Join(c.dockerConfig, "config.json")
+			switch {
+			case c.wantError && (code != exitError || !strings.HasPrefix(stderr, "modellint: "+file+": the registry credentials cannot be read: ") ||
+				strings.Count(stderr, "\n") != 1):
+				t.Errorf("exit %d, stderr %q: want exit %d and one line naming %s", code, stderr, exitError, file)
+			case !c.wantError && (code == exitError || stderr != ""):
+				t.Errorf("exit %d, stderr %q: want the image read anonymously or not at all\n%s", code, stderr, stdout)
+			}
+		})
+	}
+	if requests.Load() == 0 {
+		t.Error("the registry was never asked: the cases prove nothing")
 	}
 }

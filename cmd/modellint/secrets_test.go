@@ -10,27 +10,38 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint/image/imagetest"
-	"github.com/modellint/modellint/lint/report"
 )
 
 // plantedToken is the secret every input below carries; no report may
 // print it.
 const plantedToken = "hf_PlantedTokenNeverPrinted0123456789"
 
-// TestSecretsNeverReported plants one token in an image's env, in Secret
-// data and stringData, and in the registry credentials of a registry that
-// echoes what it receives, and greps every report format for it, at -v.
+// TestSecretsNeverReported plants one token in an image's env (where the
+// start-path rules expand it into the paths and modules they name), in
+// Secret data and stringData, in the registry credentials of a registry
+// that echoes what it receives, in --helm-set values (rendered, and
+// malformed) and in a probe path's query, and greps stdout, stderr and
+// every report format for it and its base64, at -v.
 func TestSecretsNeverReported(t *testing.T) {
 	dir := t.TempDir()
 	built, err := imagetest.Build(&imagetest.ImageSpec{
 		Ref: "registry.example.com/serving/app:1.0",
 		Config: imagetest.ConfigSpec{
-			Entrypoint: []string{"/bin/serve", "--port", "8500"},
-			Env:        []string{"PATH=/usr/bin:/bin", "HF_TOKEN=" + plantedToken, "SERVE_OPTS=--auth " + plantedToken},
-			Labels:     map[string]string{"org.example.api-key": plantedToken},
+			// The shell resolver expands HF_TOKEN into the path MDL301
+			// reports missing.
+			Entrypoint: []string{"/bin/sh", "-c", "exec /opt/$HF_TOKEN/serve --port 8500"},
+			Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HF_TOKEN=" + plantedToken,
+				"SERVE_OPTS=--auth " + plantedToken},
+			Labels: map[string]string{"org.example.api-key": plantedToken},
 		},
-		Layers: []imagetest.LayerSpec{{Files: []imagetest.FileSpec{{Path: "/bin/sh", ELF: "stub-amd64"}}}},
+		Layers: []imagetest.LayerSpec{{Files: []imagetest.FileSpec{
+			{Path: "/bin/sh", ELF: "stub-amd64"},
+			{Path: "/usr/local/bin/python3.11", ELF: "stub-amd64"},
+			{Path: "/usr/local/bin/python3", Symlink: "python3.11"},
+			{Path: "/usr/local/lib/python3.11/os.py", Content: "import abc\n"},
+		}}},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -87,26 +98,73 @@ spec:
               valueFrom: {secretKeyRef: {name: hf-token, key: missing}}
           envFrom:
             - secretRef: {name: hf-token}
+        - name: module
+          image: registry.example.com/serving/app:1.0
+          command: ["/bin/sh", "-c", "exec python3 -m $HF_TOKEN"]
         - name: private
           image: `+host+`/serving/private:1.0
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.6.0
+          args: ["--model", "/models/llama"]
+          livenessProbe:
+            httpGet: {path: "/health?token=`+plantedToken+`", port: 8000}
 `)
-	inputs := [][]string{
-		{"--image", "registry.example.com/serving/app:1.0=" + tarball, "--offline=false", "--image-timeout", "5s", manifests},
-		{tarball},
+	chart := filepath.Join(dir, "chart")
+	writeFile(t, chart, "Chart.yaml", "apiVersion: v2\nname: serving\nversion: 1.0.0\n")
+	writeFile(t, chart, "values.yaml", "token: none\n")
+	writeFile(t, chart, "templates/serving.yaml", `apiVersion: v1
+kind: Secret
+metadata: {name: rendered}
+data:
+  token: {{ .Values.token | b64enc }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: rendered}
+spec:
+  selector: {matchLabels: {app: rendered}}
+  template:
+    metadata: {labels: {app: rendered}}
+    spec:
+      containers:
+        - name: app
+          image: "registry.example.com/serving/app:{{ .Values.token }}"
+          args: ["--token", {{ .Values.token | quote }}]
+`)
+	// Each run must print what shows the secret was there and hidden.
+	inputs := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--image", "registry.example.com/serving/app:1.0=" + tarball, "--offline=false", "--image-timeout", "5s", manifests}, redact.Marker},
+		{[]string{tarball}, redact.Marker},
+		{[]string{"--helm-set", "token=" + plantedToken, chart}, redact.Marker},
+		{[]string{"--helm-set", "token[=" + plantedToken, chart}, "--helm-set token[=…: error parsing index"},
 	}
 	leaks := []string{plantedToken, encoded, auth}
-	for _, format := range report.Formats {
-		for _, input := range inputs {
-			args := append([]string{"--no-color", "--no-cache", "-v", "-f", format}, input...)
-			code, stdout, stderr := lintArgs(t, "", args...)
-			if code == exitClean {
-				t.Errorf("modellint %v: no findings, want some to print (stderr %s)", args, stderr)
-			}
+	for _, input := range inputs {
+		args := append([]string{"--no-color", "--no-cache", "-v"}, input.args...)
+		_, outputs := lintEveryFormat(t, args...)
+		for name, output := range outputs {
 			for _, leak := range leaks {
-				if strings.Contains(stdout, leak) || strings.Contains(stderr, leak) {
-					t.Errorf("modellint %v printed the planted secret %q:\n%s\n%s", args, leak, stdout, stderr)
+				if strings.Contains(output, leak) {
+					t.Errorf("modellint %v printed the planted secret %q in %s:\n%s", args, leak, name, output)
 				}
 			}
+		}
+		if !strings.Contains(outputs["json"]+outputs["stderr"], input.want) {
+			t.Errorf("modellint %v: neither the JSON report nor stderr says %q, so the secret never reached them:\n%s\n%s",
+				args, input.want, outputs["json"], outputs["stderr"])
 		}
 	}
 	// The test proves nothing unless the keychain's credentials were sent.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/modellint/modellint/internal/message"
+	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -15,6 +16,8 @@ type reporter struct {
 	skip     string
 	// withoutFixes drops the fixes rules attach (Options.WithoutFixes).
 	withoutFixes bool
+	// secrets are the values no finding may print (see secrets.go).
+	secrets *redact.Set
 }
 
 // newPass is the pass a target's rules share, reporting through r.
@@ -28,11 +31,9 @@ func (r *reporter) report(d lint.Diagnostic) {
 		RuleID:   r.rule.ID,
 		RuleName: r.rule.Name,
 		Severity: d.Severity,
-		// A rule may quote a manifest's value (an image name of
-		// megabytes) that must not become a report line of megabytes.
-		Message: message.Cap(d.Message, message.MaxFinding),
-		Target:  r.target.Name(),
-		Fix:     r.fix(d.Fix),
+		Message:  d.Message,
+		Target:   r.target.Name(),
+		Fix:      r.fix(d.Fix),
 	}
 	workload := r.target.Workload
 	switch {
@@ -50,6 +51,11 @@ func (r *reporter) report(d lint.Diagnostic) {
 		where := d.Image
 		finding.Image = &where
 	}
+	// Hidden before the message is capped, so that no cut leaves a part of
+	// a secret. A rule may quote a manifest's value (an image name of
+	// megabytes) that must not become a report line of megabytes.
+	redactFinding(&finding, r.secrets)
+	finding.Message = message.Cap(finding.Message, message.MaxFinding)
 	severityKnown(&finding, workload)
 	r.findings = append(r.findings, finding)
 }

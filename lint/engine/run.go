@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/modellint/modellint/internal/parallel"
+	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
 	"github.com/modellint/modellint/lint/manifest"
@@ -73,13 +74,25 @@ const (
 )
 
 // Run lints the inputs. An error means the run could not complete (an
-// unreadable or malformed input) and is reported as exit 2.
+// unreadable or malformed input) and is reported as exit 2. Neither the
+// result nor the error holds a value of Result.Secrets, but in the edits
+// --fix writes.
 func Run(options Options) (*lint.Result, error) {
+	secrets := &redact.Set{}
+	addHelmSetSecrets(secrets, options.Render.HelmSet)
+	result, err := run(options, secrets)
+	if err != nil {
+		return nil, redactedError{err: err, secrets: secrets}
+	}
+	return result, nil
+}
+
+func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	config := options.Config
 	if config == nil {
 		config = &lint.Config{}
 	}
-	result := &lint.Result{Rules: options.Rules}
+	result := &lint.Result{Rules: options.Rules, Secrets: secrets}
 	found := discover(options.Paths, options.Stdin, excludes(options, config), options.Outputs)
 	result.InputErrors, result.Notes = found.errors, found.notes
 	rendered, renderNotes, renderErrors := renderInputs(found.renderDirs, options)
@@ -92,7 +105,7 @@ func Run(options Options) (*lint.Result, error) {
 	// Each workload's typed object is decoded while the engine works on it
 	// (Workload.Hold), not held for the whole run: 10,000 Deployments
 	// decoded are ~70 MB.
-	set, err := manifest.NewSet(files, manifest.ReleaseTyped())
+	set, err := composedSet(files, result)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +142,13 @@ func Run(options Options) (*lint.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The job's values before the tree's, which may offer millions.
+	addImageSecrets(secrets, targets)
+	addObjectSecrets(secrets, set)
+	if dropped := secrets.Dropped(); dropped > 0 {
+		result.Notes = append(result.Notes, fmt.Sprintf("%d values of Secret objects and image env past the first %d are not hidden in the reports",
+			dropped, redact.MaxValues))
+	}
 	if len(result.Files) == 0 && len(result.InputErrors) == 0 {
 		result.Notes = append(result.Notes, "no manifests or model directories found")
 	}
@@ -140,7 +160,7 @@ func Run(options Options) (*lint.Result, error) {
 	// workload is decoded once less.
 	stage := &workloadStage{config: config, linker: linker, units: units, replayed: replayed,
 		checks: checker{rules: options.Rules, config: config, nodes: options.Cluster, records: options.Records,
-			withoutFixes: options.WithoutFixes},
+			withoutFixes: options.WithoutFixes, secrets: secrets},
 		suppressor: newSuppressor(config, set, options.Now, options.Rules),
 		linksFirst: len(modelTargets) > 0 || len(linker.mappings) > 0 ||
 			slices.ContainsFunc(targets, func(target *lint.Target) bool { return len(target.Images) > 0 })}
@@ -190,7 +210,8 @@ func Run(options Options) (*lint.Result, error) {
 	}
 	// The fields the API server rejects are read before the objects'
 	// documents are dropped (see workloadStage.lint).
-	rejected := append(rejectedFindings(set.Invalid, options.Rules, invalidAdvice), rejectedFindings(set.Unknown, options.Rules, unknownAdvice)...)
+	rejected := append(rejectedFindings(set.Invalid, options.Rules, invalidAdvice, secrets),
+		rejectedFindings(set.Unknown, options.Rules, unknownAdvice, secrets)...)
 	// On every CPU, each target's rules in order on one goroutine; the
 	// results come back in target order, so the report does not depend on
 	// the schedule.
@@ -211,6 +232,7 @@ func Run(options Options) (*lint.Result, error) {
 	result.Findings = append(result.Findings, rejected...)
 	result.Findings = stage.suppressor.apply(result.Findings)
 	result.PassSuppressed()
+	redactResult(result, secrets)
 	sortResult(result)
 	return result, nil
 }
@@ -418,6 +440,7 @@ type checker struct {
 	nodes        *cluster.Facts
 	records      Records
 	withoutFixes bool
+	secrets      *redact.Set
 }
 
 // run runs the rules that apply to a target.
@@ -438,7 +461,7 @@ func (c *checker) run(target *lint.Target, set *manifest.Set) *evaluated {
 	// docs/performance.md).
 	scratch := findingScratch.Get().(*[]lint.Finding)
 	out.findings = (*scratch)[:0]
-	reports := &reporter{target: target, withoutFixes: c.withoutFixes}
+	reports := &reporter{target: target, withoutFixes: c.withoutFixes, secrets: c.secrets}
 	pass := newPass(reports, set, c.config, c)
 	for _, rule := range applies {
 		c.check(out, pass, reports, rule)
@@ -517,7 +540,7 @@ const (
 
 // rejectedFindings reports each problem the API server would reject the
 // object for as MDL002 at its field, its message followed by advice.
-func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, advice string) []lint.Finding {
+func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, advice string, secrets *redact.Set) []lint.Finding {
 	rule := ruleByID(rules, lint.InvalidRuleID)
 	if rule == nil {
 		return nil
@@ -526,13 +549,15 @@ func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, adv
 	for _, problem := range problems {
 		object := problem.Object
 		file, pos := object.Where(problem.Path)
-		findings = append(findings, lint.Finding{
+		finding := lint.Finding{
 			RuleID: rule.ID, RuleName: rule.Name, Severity: rule.Severity,
 			Message:  problem.Message + advice,
 			Location: lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
 			Target:   object.ID(),
 			Related:  helperCall(object, problem.Path),
-		})
+		}
+		redactFinding(&finding, secrets) // the API server's message quotes the value
+		findings = append(findings, finding)
 	}
 	return findings
 }

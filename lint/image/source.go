@@ -107,6 +107,9 @@ func openRegistry(ctx context.Context, reference string, platform v1.Platform, j
 	if err != nil {
 		return nil, &UnresolvableError{Reference: reference, Reason: "not a valid image reference (" + err.Error() + "); the kubelet reports InvalidImageName"}
 	}
+	if err := checkCredentials(); err != nil {
+		return nil, err
+	}
 	options := []remote.Option{
 		remote.WithContext(ctx),
 		remote.WithAuthFromKeychain(authn.DefaultKeychain),

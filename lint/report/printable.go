@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/modellint/modellint/internal/message"
+	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -13,8 +14,9 @@ import (
 // control characters escaped (message.Escape: an escape sequence, a line
 // break that would start a forged workflow command, a bidi override), the
 // same way in every format, JSON and SARIF included, whose readers print
-// the strings they decode. A result with nothing to change is returned as
-// it is; otherwise only the lists that change are copied.
+// the strings they decode. The edits of fixes, which the engine keeps whole
+// for --fix, have the run's secrets hidden. A result with nothing to change
+// is returned as it is; otherwise only the lists that change are copied.
 func printable(result *lint.Result) *lint.Result {
 	view := *result
 	view.Files = changedItems(result.Files, escaped)
@@ -42,7 +44,7 @@ func printable(result *lint.Result) *lint.Result {
 		return changed
 	})
 	view.Findings = changedItems(result.Findings, func(finding *lint.Finding) bool {
-		return printableFinding(finding)
+		return printableFinding(finding, result.Secrets)
 	})
 	return &view
 }
@@ -94,7 +96,7 @@ func replaced(text *string, with string) bool {
 // printableFinding escapes what a finding prints, in place; the
 // suppression, image location, related lines and fix it points to are
 // copied when they change.
-func printableFinding(finding *lint.Finding) bool {
+func printableFinding(finding *lint.Finding, secrets *redact.Set) bool {
 	changed := escapedAll(&finding.Message, &finding.Target, &finding.Location.File, &finding.Location.Path)
 	if finding.Suppression != nil {
 		suppression := *finding.Suppression
@@ -114,14 +116,15 @@ func printableFinding(finding *lint.Finding) bool {
 	if copied(related, finding.Related) {
 		finding.Related, changed = related, true
 	}
-	if fix, fixChanged := printableFix(finding.Fix); fixChanged {
+	if fix, fixChanged := printableFix(finding.Fix, secrets); fixChanged {
 		finding.Fix, changed = fix, true
 	}
 	return changed
 }
 
-// printableFix escapes a fix's texts: a copy when anything changes.
-func printableFix(fix *lint.Fix) (*lint.Fix, bool) {
+// printableFix escapes a fix's texts, and hides the run's secrets in the
+// text of its edits: a copy when anything changes.
+func printableFix(fix *lint.Fix, secrets *redact.Set) (*lint.Fix, bool) {
 	if fix == nil {
 		return nil, false
 	}
@@ -131,9 +134,10 @@ func printableFix(fix *lint.Fix) (*lint.Fix, bool) {
 		changed = true
 	}
 	out.Edits = changedItems(fix.Edits, func(edit *manifest.Edit) bool {
+		hidden := replaced(&edit.Text, secrets.String(edit.Text))
 		lines := escapedLines(&edit.Text)
 		review := escapedLines(&edit.Review.Text)
-		return escapedAll(&edit.File) || lines || review
+		return escapedAll(&edit.File) || hidden || lines || review
 	})
 	out.Moves = changedItems(fix.Moves, func(move *lint.Move) bool {
 		return escapedAll(&move.From, &move.To)

@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -19,8 +20,9 @@ const controlName = "x\x1b[2J\n::warning file=forged.yaml::forged\u009b\x7f\u202
 // wraps it to the start of a line, and the runner reads "##[" anywhere.
 const commandName = "a ::error file=forged.yaml::wrapped to a line start ##[error]legacy"
 
-// controlResult has controlName in every string a format prints.
-func controlResult() *lint.Result {
+// controlResult has controlName in every string a format prints, and a
+// secret in the text of a fix's edit (kept whole for --fix).
+func controlResult(secrets *redact.Set) *lint.Result {
 	finding := lint.Finding{
 		RuleID: "MDL203", RuleName: "startup-probe-missing", Severity: lint.Warning,
 		Message:     "message " + controlName + " " + strings.Repeat(commandName+" ", 8),
@@ -45,15 +47,19 @@ func controlResult() *lint.Result {
 		Links:       []string{"link " + controlName},
 		InputErrors: []lint.InputError{{File: "broken/" + controlName, Line: 2, Message: "invalid " + controlName}},
 		Unused:      []string{"--image " + controlName},
+		Secrets:     secrets,
 	}
 }
 
 // TestEveryFormatEscapes writes controlResult in every format, verbose,
-// and finds no raw control character (but the formats' own line ends) and
-// no line starting a workflow command but the github annotations.
+// and finds no raw control character (but the formats' own line ends), no
+// line starting a workflow command but the github annotations, and not
+// the secret of the edit.
 func TestEveryFormatEscapes(t *testing.T) {
+	secrets := &redact.Set{}
+	secrets.Add("hf_SecretInTheEdit0123")
 	for _, format := range Formats {
-		result := controlResult()
+		result := controlResult(secrets)
 		var out bytes.Buffer
 		if err := Write(&out, format, result, Options{ToolVersion: "1.2.0", Verbose: true}); err != nil {
 			t.Fatal(err)
@@ -71,6 +77,9 @@ func TestEveryFormatEscapes(t *testing.T) {
 				t.Errorf("%s: a line starts a workflow command: %q", format, line)
 			}
 		}
+		if strings.Contains(text, "hf_SecretInTheEdit0123") {
+			t.Errorf("%s prints the secret of the edit:\n%s", format, text)
+		}
 		// The result itself is not changed: --fix applies its edits.
 		if got := result.Findings[0].Fix.Edits[0].Text; !strings.Contains(got, "hf_SecretInTheEdit0123\n"+controlName) {
 			t.Errorf("%s changed the edit --fix applies: %q", format, got)
@@ -86,7 +95,7 @@ func TestPrintableKeepsCleanResults(t *testing.T) {
 	if &view.Findings[0] != &result.Findings[0] || &view.Files[0] != &result.Files[0] || &view.Evaluations[0] != &result.Evaluations[0] {
 		t.Error("a clean result was copied")
 	}
-	escaped := printable(controlResult())
+	escaped := printable(controlResult(nil))
 	if got, want := escaped.Findings[0].Target, `Deployment/ns/x\x1b[2J\n::warning file=forged.yaml::forged\u009b\x7f\u202e`; got != want {
 		t.Errorf("target %q, want %q", got, want)
 	}

@@ -144,6 +144,8 @@ func TestRenderErrors(t *testing.T) {
 			"testdata/malformed-values.yaml:2: invalid YAML: mapping values are not allowed in this context"},
 		{"serving/tfserving", charts.Options{Set: []string{"image.tag"}},
 			"--helm-set image.tag: key \"tag\" has no value"},
+		{"serving/tfserving", charts.Options{Set: []string{"token[=hf_NeverInTheError0123"}},
+			"--helm-set token[=…: error parsing index: EOF"},
 		{"serving", charts.Options{}, "charts/serving: not a loadable Helm chart"},
 	}
 	for _, c := range cases {

@@ -58,7 +58,12 @@ func userValues(valuesFiles, set []string) (map[string]any, []*valuesFile, error
 	}
 	for _, assignment := range set {
 		if err := strvals.ParseInto(assignment, merged); err != nil {
-			return nil, nil, fmt.Errorf("--helm-set %s: %w", assignment, err)
+			// Named by its key: the value may be a token the job passes.
+			named, _, hasValue := strings.Cut(assignment, "=")
+			if hasValue {
+				named += "=…"
+			}
+			return nil, nil, fmt.Errorf("--helm-set %s: %w", named, err)
 		}
 	}
 	return merged, files, nil
