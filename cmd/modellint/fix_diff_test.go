@@ -77,3 +77,54 @@ func gitOutput(t *testing.T, git, stdin string, args ...string) string {
 	}
 	return out.String()
 }
+
+// TestFixDiffHostileNames: a fixable manifest whose file name holds an
+// escape sequence and a line break gets a diff whose headers are quoted as
+// git quotes them, which git apply reads; one whose lines hold a bidi
+// override gets no diff, and is named on stderr. No raw control
+// character reaches either stream.
+func TestFixDiffHostileNames(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed (apt-get install git): quoted names are not checked with git apply")
+	}
+	cases, _ := filepath.Glob(mustAbs(t, "testdata/fix") + "/*/before.yaml")
+	var source, fixed string
+	for _, before := range cases {
+		if strings.HasPrefix(filepath.Base(filepath.Dir(before)), "model-") || strings.HasPrefix(filepath.Base(filepath.Dir(before)), "unsafe-") {
+			continue
+		}
+		if after := readFile(t, filepath.Join(filepath.Dir(before), "after.yaml")); after != readFile(t, before) {
+			source, fixed = readFile(t, before), after
+			break
+		}
+	}
+	if source == "" {
+		t.Fatal("no safe fixture with a fix under testdata/fix")
+	}
+	hostile := "deploy\x1b[31m\nforged.yaml"
+	t.Chdir(t.TempDir())
+	writeFile(t, ".", hostile, source)
+	// YAML refuses C0 controls in a file, not a bidi override: one in a
+	// comment on every line, so that the hunk holds one.
+	writeFile(t, ".", "commented.yaml", strings.ReplaceAll(strings.ReplaceAll(source, "name: ", "name: c"), "\n", " # \u202egnp.exe\n"))
+	code, diff, stderr := lintArgs(t, "", "--offline", "--no-color", "--diff", ".")
+	if code != exitFindings {
+		t.Fatalf("--diff: exit %d, %s", code, stderr)
+	}
+	for _, stream := range []string{diff, stderr} {
+		if strings.ContainsAny(strings.ReplaceAll(strings.ReplaceAll(stream, "\n", ""), "\t", ""), "\x1b\x07\u202e") {
+			t.Errorf("a raw control character in the output:\n%q", stream)
+		}
+	}
+	if !strings.Contains(diff, `--- "a/deploy\033[31m\nforged.yaml"`) {
+		t.Errorf("the diff's header is not quoted as git quotes it:\n%s", diff)
+	}
+	if strings.Contains(diff, "commented.yaml") || !strings.Contains(stderr, `commented.yaml: the diff holds control characters`) {
+		t.Errorf("the diff of a file with control characters is printed, or not named:\nstdout %s\nstderr %s", diff, stderr)
+	}
+	gitOutput(t, git, diff, "apply", "--whitespace=nowarn", "-")
+	if got := readFile(t, hostile); got != fixed {
+		t.Errorf("git apply made:\n%s\nwant:\n%s", got, fixed)
+	}
+}

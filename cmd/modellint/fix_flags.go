@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/fix"
 )
@@ -61,11 +63,11 @@ func runFixes(flags fixFlags, result *lint.Result, stdout, stderr io.Writer) (do
 			changed++
 			fixed += len(file.Fixed)
 			if flags.diff {
-				fmt.Fprint(stdout, file.Diff())
+				printDiff(stdout, stderr, file.Diff(), file.Path)
 			}
 		}
 		for _, skipped := range file.Skipped {
-			fmt.Fprintf(stderr, "modellint: %s %s: not fixed: another fix edits the same lines; run --fix again\n", skipped.Location, skipped.RuleID)
+			printError(stderr, fmt.Errorf("%s %s: not fixed: another fix edits the same lines; run --fix again", skipped.Location, skipped.RuleID))
 		}
 	}
 	if flags.diff {
@@ -95,4 +97,17 @@ func plural(n int, noun string) string {
 		return fmt.Sprintf("1 %s", noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// printDiff prints a file's diff, unless a line of it holds a control
+// character (an escape sequence in a comment of a hostile file): escaped,
+// the diff would no longer apply, and raw it would reach the terminal or
+// the CI log, so it is named on stderr instead. Tabs are kept.
+func printDiff(stdout, stderr io.Writer, diff, path string) {
+	plain := strings.ReplaceAll(diff, "\t", " ")
+	if message.EscapeLines(plain) != plain {
+		printError(stderr, fmt.Errorf("%s: the diff holds control characters, so it is not printed; --fix applies it", path))
+		return
+	}
+	fmt.Fprint(stdout, diff)
 }

@@ -31,7 +31,7 @@ func unifiedDiff(name string, before, after []byte, edits []manifest.Edit) strin
 		return ""
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", name, name)
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", diffName("a/", name), diffName("b/", name))
 	lineCount := len(oldLines) - 1
 	for first := 0; first < len(changes); {
 		last := first

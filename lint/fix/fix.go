@@ -269,7 +269,7 @@ func moves(findings []lint.Finding, unsafe bool) []lint.Move {
 func DescribeMoves(moves []*Move) string {
 	var out strings.Builder
 	for _, move := range moves {
-		fmt.Fprintf(&out, "rename from %s\nrename to %s\n", move.from.name, move.to.name)
+		fmt.Fprintf(&out, "rename from %s\nrename to %s\n", diffName("", move.from.name), diffName("", move.to.name))
 	}
 	return out.String()
 }
