@@ -183,7 +183,9 @@ func TestHostileOverlay(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "base", "kustomization.yaml"), []byte("resources: [cm.yaml]\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "overlay", "kustomization.yaml"), []byte("resources: [../base]\n"), 0o644)
 	overlay := filepath.Join(dir, "overlay")
-	output := runHostile(t, []string{"--no-color", overlay}, exitError)
+	// A deadline the expansion cannot reach first on a loaded machine, so
+	// that the memory bound is what stops it.
+	output := runHostile(t, []string{"--no-color", "--render-timeout", "2m", overlay}, exitError)
 	want := overlay + ": rendering needed more than 512 MiB of memory"
 	if !strings.Contains(output, want) {
 		t.Errorf("output %q does not say %q", truncate(output, 2000), want)
