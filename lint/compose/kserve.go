@@ -254,13 +254,22 @@ func (r *runtime) supports(model modelSpec, named bool) bool {
 }
 
 // speaks reports whether the runtime serves the protocol the model spec
-// writes. KServe's defaulting picks a protocol per format when none is
-// written; that is not repeated here, so only a written one counts.
+// gets: the one it writes, else v2 for the triton format (KServe's
+// defaulting webhook, inference_service_defaults.go), else v1
+// (ModelSpec.GetProtocol). A runtime that lists no protocols serves any
+// (ServingRuntimeSpec.IsProtocolVersionSupported).
 func (r *runtime) speaks(model modelSpec) bool {
-	if model.ProtocolVersion == nil || len(r.spec.ProtocolVersions) == 0 {
+	if len(r.spec.ProtocolVersions) == 0 {
 		return true
 	}
-	return slices.Contains(r.spec.ProtocolVersions, *model.ProtocolVersion)
+	protocol := "v1"
+	switch {
+	case model.ProtocolVersion != nil:
+		protocol = *model.ProtocolVersion
+	case model.ModelFormat.Name == "triton":
+		protocol = "v2"
+	}
+	return slices.Contains(r.spec.ProtocolVersions, protocol)
 }
 
 func (r *runtime) priority(format string) *int32 {

@@ -134,3 +134,55 @@ func TestKServe(t *testing.T) {
 		}
 	}
 }
+
+// TestKServeProtocol: a model spec that writes no protocolVersion speaks
+// v1 (v2 for the triton format), so a higher-priority runtime that lists
+// only v2 is passed over, as KServe's GetSupportingRuntimes does.
+func TestKServeProtocol(t *testing.T) {
+	const source = `apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata: {name: mlserver, namespace: ns}
+spec:
+  supportedModelFormats: [{name: sklearn, autoSelect: true, priority: 2}, {name: triton, autoSelect: true, priority: 2}]
+  protocolVersions: [v2]
+  containers: [{name: kserve-container, image: mlserver-image}]
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata: {name: sklearnserver, namespace: ns}
+spec:
+  supportedModelFormats: [{name: sklearn, autoSelect: true, priority: 1}, {name: triton, autoSelect: true, priority: 1}]
+  protocolVersions: [v1]
+  containers: [{name: kserve-container, image: sklearn-image}]
+`
+	for format, want := range map[string]string{"sklearn": "sklearnserver", "triton": "mlserver"} {
+		isvc := "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m, namespace: ns}\n" +
+			"spec:\n  predictor:\n    model:\n      modelFormat: {name: " + format + "}\n"
+		runtimeFile, err := manifest.Load("runtimes.yaml", []byte(source))
+		if err != nil {
+			t.Fatal(err)
+		}
+		isvcFile, err := manifest.Load("isvc.yaml", []byte(isvc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := manifest.NewSet([]*manifest.File{runtimeFile, isvcFile}, manifest.ReleaseTyped())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := KServe(set); err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, w := range set.Workloads {
+			for _, c := range w.Containers {
+				if c.ComposedFrom != nil {
+					got = c.ComposedFrom.Name
+				}
+			}
+		}
+		if got != want {
+			t.Errorf("%s: composed with %q, want %q", format, got, want)
+		}
+	}
+}
