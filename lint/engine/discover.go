@@ -187,6 +187,7 @@ func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
 	case isModelDir(dir):
 		w.found.modelDirs = append(w.found.modelDirs, displayPath(dir))
 		w.found.modelUnits[displayPath(dir)] = w.unit
+		w.manifestsBeside(dir, root, patterns)
 		return
 	case isRenderDir(dir):
 		// A chart's templates are rendered with it, and so are the files an
@@ -239,6 +240,34 @@ func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
 			continue
 		}
 		if !info.Mode().IsRegular() || !manifestExtensions[strings.ToLower(filepath.Ext(name))] {
+			continue
+		}
+		w.file(file, info, true)
+	}
+}
+
+// manifestsBeside reads the YAML files at the top of a model dir: a
+// sample's manifests often sit beside the model they serve (a Triton
+// config.pbtxt with its InferenceServices), and a model dir must not hide
+// them. Its JSON files are the model's own (config.json, tokenizer.json)
+// and its subdirectories its versions, so neither is read as manifests.
+func (w *walker) manifestsBeside(dir, root string, patterns []gitignore.Pattern) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return // the model's loader reports the dir
+	}
+	for _, entry := range entries {
+		name := entry.Name()
+		extension := strings.ToLower(filepath.Ext(name))
+		if entry.IsDir() || extension != ".yaml" && extension != ".yml" {
+			continue
+		}
+		file := filepath.Join(dir, name)
+		info, err := os.Stat(file)
+		if err != nil || !info.Mode().IsRegular() || w.ignore.ignored(file, false, patterns) {
+			continue
+		}
+		if entry.Type()&fs.ModeSymlink != 0 && w.leaves(file, root) {
 			continue
 		}
 		w.file(file, info, true)
