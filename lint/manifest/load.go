@@ -539,7 +539,18 @@ func parseDocuments(path string, source []byte, add func(*Document)) error {
 	if line, err := checkText(source); err != nil {
 		return fmt.Errorf("%s:%d: %w", path, line, err)
 	}
-	parsed := parallel.Map(splitStream(source), func(p streamPart) parsedPart { return parsePart(path, p) })
+	parts := splitStream(source)
+	if err := measureParts(path, parts); err != nil {
+		return err
+	}
+	var fields atomic.Int64
+	for i := range parts {
+		parts[i].fields = &fields
+	}
+	parsed := parallel.Map(parts, func(p streamPart) parsedPart {
+		defer parsing.release(parsing.acquire(p.largest))
+		return parsePart(path, p)
+	})
 	index := 0
 	for _, part := range parsed {
 		if part.err != nil {
@@ -562,6 +573,11 @@ func parseDocuments(path string, source []byte, add func(*Document)) error {
 type streamPart struct {
 	source []byte
 	line   int
+	// largest is the values of its largest document (see measureParts);
+	// fields counts the fields the stream's parts have converted, against
+	// MaxFileValues.
+	largest int
+	fields  *atomic.Int64
 }
 
 // parsedPart is a part's documents, or what stopped it: a YAML error
@@ -641,13 +657,17 @@ func parsePart(path string, part streamPart) parsedPart {
 		doc := &Document{File: path, Index: index}
 		size := countNodes(&root)
 		clear(spans)
-		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}, size.fields), budget: 10*size.nodes + 10000, keys: keys, values: size.expands, spans: spans}
+		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}, size.fields), budget: min(10*size.nodes+10000, max(size.nodes, MaxDocumentValues)), keys: keys, values: size.expands, spans: spans}
 		conv.text.Grow(size.text)
 		if doc.expanded, err = conv.convert(&root, 0, true); err != nil {
 			out.convertErr, out.failedDoc = err, index
 			return out
 		}
 		doc.fields = conv.table()
+		if part.fields != nil && part.fields.Add(int64(len(doc.fields.entries))) > MaxFileValues {
+			out.err = fmt.Errorf("%s: more than %d YAML values, more than a manifest file needs", path, MaxFileValues)
+			return out
+		}
 		if part.line > 0 {
 			for i := range doc.fields.entries {
 				doc.fields.entries[i].line += int32(part.line)
