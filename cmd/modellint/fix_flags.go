@@ -102,9 +102,10 @@ func plural(n int, noun string) string {
 // printDiff prints a file's diff, unless a line of it holds a control
 // character (an escape sequence in a comment of a hostile file): escaped,
 // the diff would no longer apply, and raw it would reach the terminal or
-// the CI log, so it is named on stderr instead. Tabs are kept.
+// the CI log, so it is named on stderr instead. Tabs and the line ends of
+// a CRLF file are kept.
 func printDiff(stdout, stderr io.Writer, diff, path string) {
-	plain := strings.ReplaceAll(diff, "\t", " ")
+	plain := strings.NewReplacer("\t", " ", "\r\n", "\n").Replace(diff)
 	if message.EscapeLines(plain) != plain {
 		printError(stderr, fmt.Errorf("%s: the diff holds control characters, so it is not printed; --fix applies it", path))
 		return
