@@ -431,6 +431,21 @@ var notLintedKinds = map[string]string{
 		"whose fields findings could point at",
 	"serving.kserve.io/LLMInferenceServiceConfig": "not linted: a preset that KServe merges into the " +
 		"LLMInferenceServices naming it, not a pod of its own",
+	// KAITO builds these from its presets, through the Workspaces they make.
+	"kaito.sh/InferenceSet": "not linted: KAITO makes Workspaces from its template and builds their pods from " +
+		"its presets, so there is no pod template whose fields findings could point at",
+	"kaito.sh/MultiRoleInference": "not linted: KAITO builds the pods of each role from its presets, so there is " +
+		"no pod template whose fields findings could point at",
+	"kaito.sh/RAGEngine": "not linted: KAITO builds the RAG service's pods itself, so there is no pod template " +
+		"whose fields findings could point at",
+	// Seldon v2 loads these onto the pods of a Server, linted with the Server.
+	"mlops.seldon.io/Model": "not linted: Seldon schedules the model onto a Server's pods, which are linted " +
+		"with the Server",
+	"mlops.seldon.io/Pipeline": "not linted: Seldon runs the pipeline on its own dataflow engine, not in a pod of " +
+		"its own",
+	"mlops.seldon.io/Explainer": "not linted: Seldon schedules the explainer onto a Server's pods, which are " +
+		"linted with the Server",
+	"mlops.seldon.io/Experiment": "not linted: Seldon splits traffic between models; no pod of its own",
 }
 
 // NotLinted says why an object yields no pod template to lint, "" when it
