@@ -155,6 +155,12 @@ func rayClusterWorkloads(o *Object) ([]*Workload, error) {
 	return rayClusterSpecWorkloads(o, "spec", KeptRunning, false)
 }
 
+// aibrixRayClusters yields the head and worker groups of the RayCluster an
+// AIBrix RayClusterFleet or RayClusterReplicaSet makes of each replica.
+func aibrixRayClusters(o *Object) ([]*Workload, error) {
+	return rayClusterSpecWorkloads(o, "spec.template.spec", KeptRunning, false)
+}
+
 // rayJobWorkloads yields the pods of the cluster a RayJob brings up for
 // itself; one that names an existing cluster (clusterSelector) has none.
 // The submitter pod (spec.submitterPodTemplate, the Job that runs ray job

@@ -310,6 +310,10 @@ var multiTemplateKinds = map[string]func(*Object) ([]*Workload, error){
 	"ray.io/RayCluster":                          rayClusterWorkloads,
 	"ray.io/RayJob":                              rayJobWorkloads,
 	"jobset.x-k8s.io/JobSet":                     jobSetWorkloads,
+	// AIBrix runs a RayCluster of spec.template.spec for each replica, as
+	// KubeRay builds it.
+	"orchestration.aibrix.ai/RayClusterFleet":      aibrixRayClusters,
+	"orchestration.aibrix.ai/RayClusterReplicaSet": aibrixRayClusters,
 }
 
 // kserveComponents are the pod-bearing parts of an InferenceService.
