@@ -118,7 +118,7 @@ func genericWorkloads(o *Object) ([]*Workload, error) {
 	for _, pod := range genericPods(o) {
 		w := genericWorkload(o, pod)
 		if w != nil {
-			w.Lifecycle, w.Generic = KeptRunning, true
+			w.Lifecycle, w.Incomplete = KeptRunning, true
 			workloads = append(workloads, w)
 		}
 	}

@@ -64,10 +64,12 @@ type Workload struct {
 	// the pods' nodes of (KAITO's resource.instanceType), "" when none is
 	// named: it names the GPU the pods get.
 	InstanceType string
-	// Generic says the pod spec was found in a kind modellint has no
-	// reader for (see GenericPodPaths): what its controller adds is not
+	// Incomplete says the pod spec is not all of the pod: it was found in a
+	// kind modellint has no reader for (see GenericPodPaths), or it is an
+	// override its controller merges into another object's (a Seldon v2
+	// Server's podSpec over its ServerConfig's). What the rest adds is not
 	// known.
-	Generic bool
+	Incomplete bool
 
 	// ServeConfig is a RayService's Ray Serve applications: the YAML text of
 	// spec.serveConfigV2, written at ServeConfigPath.
@@ -368,6 +370,9 @@ func extractWorkloads(o *Object) ([]*Workload, error) {
 		w.Platform = "seldon"
 	}
 	w.Lifecycle = lifecycles[key]
+	// Seldon's ServerReconciler merges the Server's podSpec over the
+	// ServerConfig's, containers by name (mergePodSpecs).
+	w.Incomplete = key == "mlops.seldon.io/Server"
 	if key == "kaito.sh/Workspace" {
 		instanceType, _ := o.Lookup("resource", "instanceType")
 		w.InstanceType, _ = instanceType.(string)
