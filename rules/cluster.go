@@ -76,16 +76,17 @@ func checkNodeSelectorUnmatched(pass *lint.Pass) {
 		return
 	}
 	w := pass.Workload()
-	if len(pass.Cluster.Matching(w.Spec)) > 0 {
-		return
-	}
+	placements := pass.Cluster.Placements(w.Spec)
 	selected := 0
-	for _, node := range pass.Cluster.Nodes {
-		if node.MatchesSelector(w.Spec) {
+	for i := range placements {
+		if placements[i].Fits() {
+			return
+		}
+		if placements[i].Selected {
 			selected++
 		}
 	}
-	summary := unavailable(pass.Cluster.Nodes, w.Spec, nil)
+	summary, _ := unavailable(placements, nil)
 	if selected == 0 {
 		pass.Reportf(selectorField(w), "no node of the cluster (%s) matches the pod's %s: the pod stays Pending with %q; "+
 			"select labels the nodes carry (%s)", pass.Cluster.Path, describeSelector(w.Spec), summary, nodeNames(pass.Cluster.Nodes))
@@ -96,13 +97,13 @@ func checkNodeSelectorUnmatched(pass *lint.Pass) {
 		at = selectorField(w)
 	}
 	var taints []string
-	for _, node := range pass.Cluster.Nodes {
-		if taint, untolerated := node.UntoleratedTaint(w.Spec); untolerated && node.MatchesSelector(w.Spec) {
-			taints = append(taints, node.Name+" "+describeTaint(taint))
+	for _, p := range placements {
+		if taint, untolerated := p.Untolerated(); p.Selected && untolerated {
+			taints = append(taints, p.Node.Name+" "+describeTaint(taint))
 		}
 	}
 	pass.Reportf(at, "the %s the pod selects all carry a taint it does not tolerate (%s): the pod stays Pending with %q; "+
-		"add a toleration for it", plural(selected, "node"), strings.Join(taints, ", "), summary)
+		"add a toleration for it", plural(selected, "node"), shortList(taints), summary)
 }
 
 // selectorField is what a user edits to move the pod: its nodeSelector,
@@ -158,12 +159,10 @@ func checkRequestUnschedulable(pass *lint.Pass) {
 		pass.Skip("the pod requests no cpu, memory or " + pass.Config.GPUResourceName())
 		return
 	}
-	for _, node := range matching {
-		if len(insufficient(node, requests)) == 0 {
-			return // some node can hold the pod
-		}
+	summary, fits := unavailable(pass.Cluster.Placements(w.Spec), requests)
+	if fits {
+		return // some node can hold the pod
 	}
-	summary := unavailable(pass.Cluster.Nodes, w.Spec, requests)
 	for _, name := range names {
 		request, ok := requests[name]
 		if !ok {
@@ -237,10 +236,11 @@ func largestRequester(w *manifest.Workload, name corev1.ResourceName) (*manifest
 	return largest, "limits"
 }
 
-// insufficient names the resources the node cannot hold the requests of.
-func insufficient(node cluster.Node, requests map[corev1.ResourceName]resource.Quantity) []corev1.ResourceName {
+// insufficient names the resources the node cannot hold the requests of;
+// requested are the requests' names, sorted.
+func insufficient(node cluster.Node, requests map[corev1.ResourceName]resource.Quantity, requested []corev1.ResourceName) []corev1.ResourceName {
 	var short []corev1.ResourceName
-	for _, name := range slices.Sorted(maps.Keys(requests)) {
+	for _, name := range requested {
 		request := requests[name]
 		if request.Cmp(node.Allocatable[name]) > 0 {
 			short = append(short, name)
@@ -254,31 +254,39 @@ func insufficient(node cluster.Node, requests map[corev1.ResourceName]resource.Q
 func largestAllocatable(nodes []cluster.Node, name corev1.ResourceName) (resource.Quantity, string) {
 	var largest resource.Quantity
 	var each []string
-	for _, node := range nodes {
+	for i, node := range nodes {
 		allocatable := node.Allocatable[name]
 		if allocatable.Cmp(largest) > 0 {
 			largest = allocatable
 		}
-		each = append(each, node.Name+": "+formatQuantity(name, allocatable))
+		if i < listed {
+			each = append(each, node.Name+": "+formatQuantity(name, allocatable))
+		}
 	}
-	return largest, shortList(each)
+	return largest, listOf(each, len(nodes))
 }
 
 // unavailable writes the scheduler's FailedScheduling summary for the
-// pod on these nodes: "0/3 nodes are available: 1 Insufficient cpu, …".
-// requests is nil when only selectors and taints are judged.
-func unavailable(nodes []cluster.Node, spec *corev1.PodSpec, requests map[corev1.ResourceName]resource.Quantity) string {
+// pod on these nodes: "0/3 nodes are available: 1 Insufficient cpu, …",
+// or says a node fits it, requests and all. requests is nil when only
+// selectors and taints are judged.
+func unavailable(placements []cluster.Placement, requests map[corev1.ResourceName]resource.Quantity) (summary string, fits bool) {
+	requested := slices.Sorted(maps.Keys(requests))
 	counts := map[string]int{}
-	for _, node := range nodes {
-		if !node.MatchesSelector(spec) {
+	for _, p := range placements {
+		if !p.Selected {
 			counts["node(s) didn't match Pod's node affinity/selector"]++
 			continue
 		}
-		if taint, untolerated := node.UntoleratedTaint(spec); untolerated {
+		if taint, untolerated := p.Untolerated(); untolerated {
 			counts["node(s) had untolerated taint "+describeTaint(taint)]++
 			continue
 		}
-		for _, name := range insufficient(node, requests) {
+		short := insufficient(*p.Node, requests, requested)
+		if len(short) == 0 {
+			return "", true
+		}
+		for _, name := range short {
 			counts["Insufficient "+string(name)]++
 		}
 	}
@@ -287,7 +295,7 @@ func unavailable(nodes []cluster.Node, spec *corev1.PodSpec, requests map[corev1
 		reasons = append(reasons, fmt.Sprintf("%d %s", count, reason))
 	}
 	slices.Sort(reasons) // counts first, as the scheduler sorts them
-	return fmt.Sprintf("0/%d nodes are available: %s.", len(nodes), strings.Join(reasons, ", "))
+	return fmt.Sprintf("0/%d nodes are available: %s.", len(placements), strings.Join(reasons, ", ")), false
 }
 
 func formatQuantity(name corev1.ResourceName, q resource.Quantity) string {
@@ -306,12 +314,17 @@ func nodeNames(nodes []cluster.Node) string {
 	return shortList(names)
 }
 
-func shortList(items []string) string {
-	const shown = 3
-	if len(items) <= shown {
-		return strings.Join(items, ", ")
+func shortList(items []string) string { return listOf(items[:min(len(items), listed)], len(items)) }
+
+// listed is how many items a message lists of a long list.
+const listed = 3
+
+// listOf lists the first items of a list of total, and how many more.
+func listOf(first []string, total int) string {
+	if total <= len(first) {
+		return strings.Join(first, ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:shown], ", "), len(items)-shown)
+	return fmt.Sprintf("%s and %d more", strings.Join(first, ", "), total-len(first))
 }
 
 // podNodes are the cluster's nodes the target's pod may land on; every

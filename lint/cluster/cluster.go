@@ -9,16 +9,12 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/modellint/modellint/internal/fileread"
-	"github.com/modellint/modellint/internal/quantity"
-
-	"github.com/modellint/modellint/internal/message"
 )
 
 // MaxFileBytes bounds the nodes file: a few thousand nodes fit, a wrong
@@ -37,11 +33,17 @@ const (
 	LabelArch = "kubernetes.io/arch"
 )
 
-// Facts are the nodes of one cluster.
+// Facts are the nodes of one cluster. What the pods tried on them found
+// is kept (see Placements), so Nodes are not to change once one was.
 type Facts struct {
 	// Path is the file they were read from, for messages.
 	Path  string
 	Nodes []Node
+
+	mu       sync.Mutex
+	placed   map[*corev1.PodSpec]*placed // see Placements
+	labels   map[string]*keyIndex        // see labelIndex
+	matching map[string][]Node           // see Matching, by the nodes' set
 }
 
 // Node is what the scheduler and the GPU rules read of one node.
@@ -76,95 +78,6 @@ func Read(path string) (*Facts, error) {
 	return facts, nil
 }
 
-func parse(data []byte) (*Facts, error) {
-	var header struct {
-		Kind string `json:"kind"`
-	}
-	if err := yaml.Unmarshal(data, &header); err != nil {
-		return nil, err
-	}
-	var generic any
-	if err := yaml.Unmarshal(data, &generic); err != nil {
-		return nil, err
-	}
-	if err := checkQuantities(generic, ""); err != nil {
-		return nil, err
-	}
-	var nodes []corev1.Node
-	switch header.Kind {
-	case "Node":
-		var node corev1.Node
-		if err := yaml.Unmarshal(data, &node); err != nil {
-			return nil, err
-		}
-		nodes = []corev1.Node{node}
-	case "List", "NodeList":
-		var list corev1.NodeList
-		if err := yaml.Unmarshal(data, &list); err != nil {
-			return nil, err
-		}
-		for i, item := range list.Items {
-			// kubectl writes each item's kind; a NodeList from the API may leave it out.
-			if item.Kind != "" && item.Kind != "Node" {
-				return nil, fmt.Errorf("items[%d] is a %s, not a Node (want kubectl get nodes -o yaml)", i, item.Kind)
-			}
-		}
-		nodes = list.Items
-	default:
-		return nil, fmt.Errorf("kind %s is not a Node, NodeList or List (want kubectl get nodes -o yaml)", message.Quote(header.Kind))
-	}
-	if len(nodes) == 0 {
-		return nil, errors.New("no nodes in it")
-	}
-	facts := &Facts{}
-	for _, node := range nodes {
-		facts.Nodes = append(facts.Nodes, newNode(node))
-	}
-	return facts, nil
-}
-
-// checkQuantities refuses a capacity or allocatable value that would hang
-// resource.ParseQuantity while the nodes are decoded.
-func checkQuantities(value any, key string) error {
-	switch v := value.(type) {
-	case map[string]any:
-		for name, item := range v {
-			if err := checkQuantities(item, name); err != nil {
-				return err
-			}
-			if key == "capacity" || key == "allocatable" {
-				if text, ok := item.(string); ok {
-					if err := quantity.Check(text); err != nil {
-						return fmt.Errorf("%s.%s: %w", key, name, err)
-					}
-				}
-			}
-		}
-	case []any:
-		for _, item := range v {
-			if err := checkQuantities(item, key); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func newNode(node corev1.Node) Node {
-	architecture := node.Labels[LabelArch]
-	if architecture == "" {
-		architecture = node.Status.NodeInfo.Architecture
-	}
-	return Node{
-		Name:         node.Name,
-		Labels:       node.Labels,
-		Taints:       node.Spec.Taints,
-		Allocatable:  node.Status.Allocatable,
-		Architecture: architecture,
-		NVIDIADriver: driverVersion(node.Labels),
-	}
-}
-
 // driverVersion joins GPU Feature Discovery's driver labels; rev may be
 // empty (drivers such as 550.54 have none).
 func driverVersion(labels map[string]string) string {
@@ -183,14 +96,39 @@ func driverVersion(labels map[string]string) string {
 }
 
 // Matching returns the nodes the pod may be scheduled on, resources aside.
+// Pods that fit the same nodes share the slice, whose length is its
+// capacity: an append copies it.
 func (f *Facts) Matching(pod *corev1.PodSpec) []Node {
-	var matching []Node
-	for _, node := range f.Nodes {
-		if node.Matches(pod) {
-			matching = append(matching, node)
+	p := f.place(pod)
+	p.matchingOnce.Do(func() {
+		fits, count := newNodeSet(len(p.placements)), 0
+		for i := range p.placements {
+			if p.placements[i].Fits() {
+				fits.add(int32(i))
+				count++
+			}
 		}
-	}
-	return matching
+		key := fits.key()
+		f.mu.Lock()
+		shared, ok := f.matching[key]
+		f.mu.Unlock()
+		if !ok && count > 0 {
+			shared = make([]Node, 0, count)
+			for i := range p.placements {
+				if p.placements[i].Fits() {
+					shared = append(shared, *p.placements[i].Node)
+				}
+			}
+		}
+		f.mu.Lock()
+		if f.matching == nil || len(f.matching) >= maxPlaced {
+			f.matching = map[string][]Node{}
+		}
+		f.matching[key] = shared
+		f.mu.Unlock()
+		p.matching = shared
+	})
+	return p.matching
 }
 
 // Architectures are the CPU architectures of the nodes, sorted; a node
@@ -208,7 +146,8 @@ func Architectures(nodes []Node) []string {
 
 // Matches reports whether the scheduler may place the pod on the node, its
 // resources aside: the node selector and required node affinity hold and
-// every NoSchedule and NoExecute taint is tolerated.
+// every NoSchedule and NoExecute taint is tolerated. To try a pod on every
+// node, Facts.Placements indexes it once.
 func (n *Node) Matches(pod *corev1.PodSpec) bool {
 	_, untolerated := n.UntoleratedTaint(pod)
 	return n.MatchesSelector(pod) && !untolerated
@@ -216,120 +155,15 @@ func (n *Node) Matches(pod *corev1.PodSpec) bool {
 
 // MatchesSelector reports whether the pod's nodeSelector and required node
 // affinity allow the node.
-func (n *Node) MatchesSelector(pod *corev1.PodSpec) bool {
-	for key, value := range pod.NodeSelector {
-		if actual, ok := n.Labels[key]; !ok || actual != value {
-			return false
-		}
-	}
-	affinity := pod.Affinity
-	if affinity == nil || affinity.NodeAffinity == nil || affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return true
-	}
-	// The terms are ORed, the expressions of one term ANDed; a term with
-	// nothing in it matches no node, as the scheduler has it.
-	for _, term := range affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		if n.matchesTerm(term) {
-			return true
-		}
-	}
-	return false
-}
-
-func (n *Node) matchesTerm(term corev1.NodeSelectorTerm) bool {
-	if len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0 {
-		return false
-	}
-	for _, requirement := range term.MatchExpressions {
-		value, present := n.Labels[requirement.Key]
-		if !requirementHolds(requirement, value, present) {
-			return false
-		}
-	}
-	for _, requirement := range term.MatchFields {
-		// metadata.name is the only field the scheduler allows here.
-		if requirement.Key != "metadata.name" || !requirementHolds(requirement, n.Name, true) {
-			return false
-		}
-	}
-	return true
-}
-
-func requirementHolds(requirement corev1.NodeSelectorRequirement, value string, present bool) bool {
-	switch requirement.Operator {
-	case corev1.NodeSelectorOpIn:
-		return present && contains(requirement.Values, value)
-	case corev1.NodeSelectorOpNotIn:
-		return !present || !contains(requirement.Values, value)
-	case corev1.NodeSelectorOpExists:
-		return present
-	case corev1.NodeSelectorOpDoesNotExist:
-		return !present
-	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
-		if !present || len(requirement.Values) != 1 {
-			return false
-		}
-		actual, err1 := strconv.ParseInt(value, 10, 64)
-		bound, err2 := strconv.ParseInt(requirement.Values[0], 10, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if requirement.Operator == corev1.NodeSelectorOpGt {
-			return actual > bound
-		}
-		return actual < bound
-	}
-	return false
-}
-
-func contains(values []string, value string) bool {
-	for _, candidate := range values {
-		if candidate == value {
-			return true
-		}
-	}
-	return false
-}
+func (n *Node) MatchesSelector(pod *corev1.PodSpec) bool { return newFilter(pod).selects(n) }
 
 // UntoleratedTaint returns the first NoSchedule or NoExecute taint of the
 // node that none of the pod's tolerations tolerates. PreferNoSchedule only
 // steers the scheduler, so it never keeps a pod off.
 func (n *Node) UntoleratedTaint(pod *corev1.PodSpec) (corev1.Taint, bool) {
-	for _, taint := range n.Taints {
-		if taint.Effect != corev1.TaintEffectNoSchedule && taint.Effect != corev1.TaintEffectNoExecute {
-			continue
-		}
-		tolerated := false
-		for _, toleration := range pod.Tolerations {
-			if tolerates(toleration, taint) {
-				tolerated = true
-				break
-			}
-		}
-		if !tolerated {
-			return taint, true
-		}
-	}
-	return corev1.Taint{}, false
-}
-
-// tolerates is the scheduler's rule: an empty effect matches every effect,
-// an empty key with Exists every taint, and Equal (the default) compares
-// values.
-func tolerates(toleration corev1.Toleration, taint corev1.Taint) bool {
-	if toleration.Effect != "" && toleration.Effect != taint.Effect {
-		return false
-	}
-	if toleration.Key != "" && toleration.Key != taint.Key {
-		return false
-	}
-	switch toleration.Operator {
-	case corev1.TolerationOpExists:
-		return true
-	case "", corev1.TolerationOpEqual:
-		return toleration.Key != "" && toleration.Value == taint.Value
-	}
-	return false
+	t := newTolerations(pod.Tolerations)
+	placement := Placement{Node: n, taint: t.untolerated(n)}
+	return placement.Untolerated()
 }
 
 // unwrapPath drops the path an *os.PathError repeats, since the message
