@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // Type is the kind of a filesystem entry.
@@ -116,6 +118,10 @@ func EntryFromHeader(header *tar.Header) (Entry, bool, error) {
 		if header.Linkname == "" {
 			return Entry{}, false, fmt.Errorf("tar entry %q: symlink with an empty target", header.Name)
 		}
+		if len(header.Linkname) > MaxPath {
+			return Entry{}, false, fmt.Errorf("tar entry %q: a symlink target of %d bytes, longer than the %d Linux resolves: no runtime can unpack the layer",
+				header.Name, len(header.Linkname), MaxPath)
+		}
 		entry.Type, entry.Link, entry.Size = Symlink, header.Linkname, 0
 	case tar.TypeLink:
 		link, err := CleanName(header.Linkname)
@@ -138,12 +144,21 @@ func EntryFromHeader(header *tar.Header) (Entry, bool, error) {
 	return entry, true, nil
 }
 
+// MaxPath bounds a path in an image, as Linux bounds a path it resolves
+// (PATH_MAX): a runtime cannot unpack a layer with a longer one, and the
+// work of looking a path up grows with its length.
+const MaxPath = 4096
+
 // CleanName normalises a tar member name: forward slashes, no leading
 // slash or "./", no "." or ".." components. A name that climbs above the
-// root is an error.
+// root, or is longer than MaxPath, is an error.
 func CleanName(name string) (string, error) {
 	if strings.ContainsRune(name, 0) {
 		return "", fmt.Errorf("tar entry %q: name contains a NUL byte", name)
+	}
+	if len(name) > MaxPath {
+		return "", fmt.Errorf("tar entry %s: a path of %d bytes, longer than the %d Linux resolves: no runtime can unpack the layer",
+			message.Quote(name), len(name), MaxPath)
 	}
 	cleaned := path.Clean("/" + name)
 	// path.Clean("/" + x) clamps "..", so compare component by component to

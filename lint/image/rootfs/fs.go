@@ -26,15 +26,24 @@ type Node struct {
 	children map[string]*Node
 }
 
-// Path is the node's absolute path in the image.
+// Path is the node's absolute path in the image, built once from its
+// names: joined level by level, a path n levels deep cost n² bytes.
 func (n *Node) Path() string {
 	if n.parent == nil {
 		return "/"
 	}
-	if n.parent.parent == nil {
-		return "/" + n.Name
+	size := 0
+	for node := n; node.parent != nil; node = node.parent {
+		size += 1 + len(node.Name)
 	}
-	return n.parent.Path() + "/" + n.Name
+	path := make([]byte, size)
+	for node := n; node.parent != nil; node = node.parent {
+		size -= len(node.Name)
+		copy(path[size:], node.Name)
+		size--
+		path[size] = '/'
+	}
+	return string(path)
 }
 
 // Children returns the names of a directory's entries, sorted.

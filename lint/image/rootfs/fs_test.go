@@ -164,3 +164,22 @@ func parseFuzzEntry(item string) Entry {
 	name, _ := CleanName(item)
 	return Entry{Name: name, Type: Regular}
 }
+
+// TestLongPaths refuses a member name or a symlink target longer than
+// Linux resolves, and takes one as long.
+func TestLongPaths(t *testing.T) {
+	long := strings.Repeat("d/", MaxPath/2)
+	for _, c := range []struct {
+		header tar.Header
+		ok     bool
+	}{
+		{tar.Header{Name: long[:MaxPath], Typeflag: tar.TypeReg}, true},
+		{tar.Header{Name: long + "f", Typeflag: tar.TypeReg}, false},
+		{tar.Header{Name: "link", Linkname: long + "f", Typeflag: tar.TypeSymlink}, false},
+	} {
+		_, _, err := EntryFromHeader(&c.header)
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "longer than the 4096 Linux resolves") {
+			t.Errorf("%d bytes: %v", len(c.header.Name)+len(c.header.Linkname), err)
+		}
+	}
+}

@@ -112,8 +112,9 @@ type Analysis struct {
 	Wheels []Wheel
 	Libc   *Libc
 	// imported are the top-level modules the app imports from the
-	// interpreters' installed packages.
+	// interpreters' installed packages; noted are the Unchecked, as a set.
 	imported map[string]bool
+	noted    map[Unchecked]bool
 }
 
 // Unchecked is one thing a check could not decide; Kind 0 concerns every
@@ -151,8 +152,14 @@ type Context struct {
 	ServeConfigError string
 }
 
-// maxFollowed bounds the app modules read one level into the app.
-const maxFollowed = 64
+// maxFollowed bounds the app modules read one level into the app, and
+// maxMissed the imports of one module reported missing (or noted as not
+// decided): an app that fails at start on a hundred needs no more, and a
+// module of 50,000 missing imports made as many findings.
+const (
+	maxFollowed = 64
+	maxMissed   = 100
+)
 
 // Analyze checks what the runs of a container's start load.
 func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
@@ -236,12 +243,20 @@ type checker struct {
 	dirUnsure, envUnsure string
 	seen                 map[string]bool
 	followed             int
+	// others are the site dirs of other Pythons than each interpreter.
+	others map[*Interpreter][]string
 }
 
 func (c *checker) unchecked(kind Kind, format string, args ...any) {
 	u := Unchecked{Kind: kind, Reason: fmt.Sprintf(format, args...)}
-	if !slices.Contains(c.analysis.Unchecked, u) {
-		c.analysis.Unchecked = append(c.analysis.Unchecked, u)
+	if c.analysis.noted == nil {
+		c.analysis.noted = map[Unchecked]bool{}
+		for _, noted := range c.analysis.Unchecked {
+			c.analysis.noted[noted] = true
+		}
+	}
+	if !c.analysis.noted[u] {
+		c.analysis.Unchecked, c.analysis.noted[u] = append(c.analysis.Unchecked, u), true
 	}
 }
 
@@ -441,10 +456,11 @@ func consoleScriptModule(tool string) string {
 // sysPath is the interpreter's import path with the entries that come first.
 func sysPath(in *Interpreter, first []string) []string {
 	var entries []string
+	seen := map[string]bool{}
 	for _, list := range [][]string{first, in.Extra, in.Stdlib, in.Site} {
 		for _, entry := range list {
-			if !slices.Contains(entries, entry) {
-				entries = append(entries, entry)
+			if !seen[entry] {
+				entries, seen[entry] = append(entries, entry), true
 			}
 		}
 	}
@@ -454,7 +470,13 @@ func sysPath(in *Interpreter, first []string) []string {
 // installed says an import path entry holds the interpreter's own or
 // installed packages rather than the app's code.
 func installed(in *Interpreter, entry string) bool {
-	return slices.Contains(in.Stdlib, entry) || slices.Contains(in.Site, entry)
+	if in.installed == nil {
+		in.installed = map[string]bool{}
+		for _, dir := range append(slices.Clone(in.Stdlib), in.Site...) {
+			in.installed[dir] = true
+		}
+	}
+	return in.installed[entry]
 }
 
 func (c *checker) problem(p Problem) {
@@ -547,18 +569,16 @@ func (c *checker) siblings(missing string) []string {
 
 // missingUnsure says why a module that is on no directory of the import
 // path may still be found at run time, "" when it cannot be.
-func (c *checker) missingUnsure(in *Interpreter, entries []string, module string) string {
+func (c *checker) missingUnsure(in *Interpreter, search *searchPath, module string) string {
 	if c.envUnsure != "" {
 		return c.envUnsure
 	}
-	for _, entry := range entries {
-		if mount := c.mountOf(entry); mount != "" {
-			return fmt.Sprintf("%s is on the volume mounted at %s", entry, mount)
-		}
+	if mounted := search.mounted(c); mounted != "" {
+		return mounted
 	}
 	top, _, _ := strings.Cut(module, ".")
 	for _, mount := range c.ctx.Mounts {
-		if path.Base(mount) == top && slices.Contains(entries, path.Dir(path.Clean(mount))) {
+		if path.Base(mount) == top && search.has(path.Dir(path.Clean(mount))) {
 			return fmt.Sprintf("a volume is mounted at %s", mount)
 		}
 	}
@@ -583,7 +603,7 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 		if stdlibModules[top] && missing == top {
 			return
 		}
-		if unsure := c.missingUnsure(in, entries, missing); unsure != "" {
+		if unsure := c.missingUnsure(in, search, missing); unsure != "" {
 			c.unchecked(ModuleMissing, "%s: module %s is not in the image's import path, but %s", target.Name, missing, unsure)
 			return
 		}
@@ -753,10 +773,14 @@ func (c *checker) checkImports(file, module string, in *Interpreter, first []str
 	search := &searchPath{r: c.r, entries: entries, version: in.Version}
 	isPackage := path.Base(file) == "__init__.py"
 	stopped := ""
+	missed := 0 // imports reported missing, or not decided
 	for _, imp := range imports.Unconditional {
 		if imports.PathChangedAt > 0 && imp.Line > imports.PathChangedAt {
 			c.unchecked(ImportMissing, "%s: the imports after line %d are not checked: the module changes sys.path there", file, imports.PathChangedAt)
 			break
+		}
+		if missed == maxMissed {
+			stopped = fmt.Sprintf("%d before them are missing or undecided already", maxMissed)
 		}
 		if stopped != "" {
 			c.unchecked(ImportMissing, "%s: the imports after line %d are not checked: %s", file, imp.Line-1, stopped)
@@ -784,7 +808,8 @@ func (c *checker) checkImports(file, module string, in *Interpreter, first []str
 			if missing != top && !local {
 				continue // a submodule of an installed package (six.moves): not looked for
 			}
-			if unsure := c.missingUnsure(in, entries, missing); unsure != "" {
+			missed++
+			if unsure := c.missingUnsure(in, search, missing); unsure != "" {
 				c.unchecked(ImportMissing, "%s line %d: module %s is not in the image's import path, but %s", file, imp.Line, missing, unsure)
 				continue
 			}

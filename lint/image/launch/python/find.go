@@ -1,6 +1,7 @@
 package python
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -27,6 +28,36 @@ type searchPath struct {
 	// otherABI records extension files of the name built for another
 	// Python, which the import skips.
 	otherABI []string
+	// entrySet is entries as a set, and onMount says which entry is on a
+	// volume, once asked for.
+	entrySet    map[string]bool
+	onMount     string
+	mountLooked bool
+}
+
+func (s *searchPath) has(entry string) bool {
+	if s.entrySet == nil {
+		s.entrySet = make(map[string]bool, len(s.entries))
+		for _, e := range s.entries {
+			s.entrySet[e] = true
+		}
+	}
+	return s.entrySet[entry]
+}
+
+// mounted says which entry is on one of the container's volumes, whose
+// modules are known only at run time; "" when none is.
+func (s *searchPath) mounted(c *checker) string {
+	if !s.mountLooked {
+		s.mountLooked = true
+		for _, entry := range s.entries {
+			if mount := c.mountOf(entry); mount != "" {
+				s.onMount = fmt.Sprintf("%s is on the volume mounted at %s", entry, mount)
+				break
+			}
+		}
+	}
+	return s.onMount
 }
 
 // extensionTag matches an extension module's file name: NAME.so,
@@ -38,8 +69,7 @@ var extensionTag = lazyregexp.New(`^(.+?)\.(?:(abi3)|cpython-(\d)(\d+)(t?)(?:-[a
 // NAME.pyc, an extension built for this Python), or a namespace portion
 // (a directory without __init__).
 func (s *searchPath) moduleIn(dir, name string) (file string, pkg, namespace bool) {
-	node, err := s.r.fs.Stat(dir)
-	if err != nil || node.Type != rootfs.Dir {
+	if !s.r.isDir(dir) {
 		return "", false, false
 	}
 	candidate := path.Join(dir, name)
@@ -67,15 +97,12 @@ func (s *searchPath) moduleIn(dir, name string) (file string, pkg, namespace boo
 
 // extension finds NAME's extension module in dir for this interpreter.
 func (s *searchPath) extension(dir, name string) string {
-	node, err := s.r.fs.Stat(dir)
-	if err != nil || node.Type != rootfs.Dir {
+	node := s.r.stat(dir)
+	if node == nil || node.Type != rootfs.Dir {
 		return ""
 	}
 	major, minor, _ := strings.Cut(s.version, ".")
-	for _, child := range node.Children() {
-		if !strings.HasPrefix(child, name+".") || !strings.HasSuffix(child, ".so") {
-			continue
-		}
+	for _, child := range s.r.extensionsOf(node)[name] {
 		if child == name+".so" {
 			return path.Join(dir, child)
 		}
@@ -91,11 +118,70 @@ func (s *searchPath) extension(dir, name string) string {
 	return ""
 }
 
+// extensionsOf indexes the .so files of a directory by the name before
+// their first dot, in the order of its entries.
+func (r *resolver) extensionsOf(dir *rootfs.Node) map[string][]string {
+	if index, ok := r.extensions[dir]; ok {
+		return index
+	}
+	index := map[string][]string{}
+	for _, child := range dir.Children() {
+		if name, _, ok := strings.Cut(child, "."); ok && strings.HasSuffix(child, ".so") {
+			index[name] = append(index[name], child)
+		}
+	}
+	if r.extensions == nil {
+		r.extensions = map[*rootfs.Node]map[string][]string{}
+	}
+	r.extensions[dir] = index
+	return index
+}
+
+// providers returns, by module name, the indexes of the entries whose
+// directory has an entry that may provide it (NAME, NAME.py, NAME.pyc,
+// NAME.*.so), in order: a top-level module is looked for in those alone,
+// as the import would find it nowhere else.
+func (s *searchPath) providers() map[string][]int {
+	key := strings.Join(s.entries, "\x00")
+	if index, ok := s.r.providers[key]; ok {
+		return index
+	}
+	index := map[string][]int{}
+	for i, entry := range s.entries {
+		node := s.r.stat(entry)
+		if node == nil || node.Type != rootfs.Dir {
+			continue
+		}
+		for _, child := range node.Children() {
+			names := []string{child}
+			if name, _, ok := strings.Cut(child, "."); ok && name != child && (strings.HasSuffix(child, ".py") || strings.HasSuffix(child, ".pyc") || strings.HasSuffix(child, ".so")) {
+				names = append(names, name)
+			}
+			for _, name := range names {
+				if list := index[name]; len(list) == 0 || list[len(list)-1] != i {
+					index[name] = append(list, i)
+				}
+			}
+		}
+	}
+	if s.r.providers == nil {
+		s.r.providers = map[string]map[string][]int{}
+	}
+	s.r.providers[key] = index
+	return index
+}
+
 // find resolves a dotted module name; missing is the first name that
 // is not found ("app.routes" when app is, "" when all are).
 func (s *searchPath) find(module string) (found Found, missing string) {
 	parts := strings.Split(module, ".")
 	dirs := s.entries
+	if providers := s.providers()[parts[0]]; len(providers) < len(dirs) {
+		dirs = make([]string, len(providers))
+		for i, entry := range providers {
+			dirs[i] = s.entries[entry]
+		}
+	}
 	for i, part := range parts {
 		var namespaceDirs []string
 		hit := false

@@ -37,8 +37,22 @@ var eggInfo = lazyregexp.New(`^([A-Za-z0-9_.]+)-([^-]+?)(?:-py\d+(?:\.\d+)?)?\.e
 const maxOtherSites = 32
 
 // otherSites lists the site dirs of the image's other Pythons under the
-// standard prefixes and /opt/*/lib (conda, venvs), at most maxOtherSites.
+// standard prefixes and /opt/*/lib (conda, venvs), at most maxOtherSites;
+// they are listed once for each interpreter, then asked for each missing
+// module.
 func (c *checker) otherSites(in *Interpreter) []string {
+	if sites, ok := c.others[in]; ok {
+		return sites
+	}
+	sites := c.listOtherSites(in)
+	if c.others == nil {
+		c.others = map[*Interpreter][]string{}
+	}
+	c.others[in] = sites
+	return sites
+}
+
+func (c *checker) listOtherSites(in *Interpreter) []string {
 	var sites []string
 	roots := append([]string(nil), otherSiteRoots...)
 	if node, err := c.r.fs.Stat("/opt"); err == nil && node.Type == rootfs.Dir {
@@ -97,16 +111,37 @@ func (c *checker) otherSite(module string, in *Interpreter) []OtherSite {
 
 // distributionOf names the distribution of a site dir that provides a
 // top-level module: the dist-info whose top_level.txt lists it, else the
-// one whose name is the module's.
+// one whose name is the module's. A site's distributions are indexed once,
+// then asked for each missing module.
 func (c *checker) distributionOf(site, module string) string {
-	node, err := c.r.fs.Stat(site)
-	if err != nil || node.Type != rootfs.Dir {
-		return ""
+	index, ok := c.r.distributions[site]
+	if !ok {
+		index = c.indexDistributions(site)
+		if c.r.distributions == nil {
+			c.r.distributions = map[string]siteDistributions{}
+		}
+		c.r.distributions[site] = index
 	}
-	children := node.Children()
-	slices.Sort(children)
-	byName := ""
-	for _, child := range children {
+	if dist, ok := index.byModule[module]; ok {
+		return dist
+	}
+	return index.byName[strings.ToLower(module)]
+}
+
+// siteDistributions are the distributions of a site dir ("torch 2.4.0")
+// by the top-level modules they list and by their names (lower case), the
+// first in the order of the dir's entries.
+type siteDistributions struct {
+	byModule, byName map[string]string
+}
+
+func (c *checker) indexDistributions(site string) siteDistributions {
+	index := siteDistributions{byModule: map[string]string{}, byName: map[string]string{}}
+	node := c.r.stat(site)
+	if node == nil || node.Type != rootfs.Dir {
+		return index
+	}
+	for _, child := range node.Children() {
 		m := distInfo.FindStringSubmatch(child)
 		if m == nil {
 			m = eggInfo.FindStringSubmatch(child)
@@ -114,14 +149,17 @@ func (c *checker) distributionOf(site, module string) string {
 		if m == nil {
 			continue
 		}
-		if slices.Contains(c.topLevel(path.Join(site, child), m[1]), module) {
-			return m[1] + " " + m[2]
+		dist := m[1] + " " + m[2]
+		for _, module := range c.topLevel(path.Join(site, child), m[1]) {
+			if _, ok := index.byModule[module]; !ok {
+				index.byModule[module] = dist
+			}
 		}
-		if strings.EqualFold(m[1], module) && byName == "" {
-			byName = m[1] + " " + m[2]
+		if name := strings.ToLower(m[1]); index.byName[name] == "" {
+			index.byName[name] = dist
 		}
 	}
-	return byName
+	return index
 }
 
 // pythonOf finds the interpreter of a site dir PREFIX/lib/pythonX.Y/…:

@@ -36,6 +36,8 @@ type Interpreter struct {
 	// ZipEntries are sys.path entries that are files (zip archives, eggs),
 	// whose modules are not listed.
 	ZipEntries []string
+	// installed are Stdlib and Site as a set, once asked for.
+	installed map[string]bool
 }
 
 // Flags are the interpreter options that change its import path.
@@ -53,28 +55,51 @@ type resolver struct {
 	img   *image.Image
 	fs    *rootfs.FS
 	needs []*rootfs.Node
+	// stats are the lookups made, and providers and extensions the
+	// module names directories provide (see searchPath): a module is
+	// looked for in every directory of the import path, import after
+	// import.
+	stats      map[string]*rootfs.Node
+	providers  map[string]map[string][]int
+	extensions map[*rootfs.Node]map[string][]string
+	// distributions are the distributions of the site dirs of other
+	// Pythons, by site dir (see distributionOf).
+	distributions map[string]siteDistributions
+}
+
+// stat is fs.Stat, remembered; nil when the path does not resolve.
+func (r *resolver) stat(p string) *rootfs.Node {
+	if node, ok := r.stats[p]; ok {
+		return node
+	}
+	node, err := r.fs.Stat(p)
+	if err != nil {
+		node = nil
+	}
+	if r.stats == nil {
+		r.stats = map[string]*rootfs.Node{}
+	}
+	r.stats[p] = node
+	return node
 }
 
 func (r *resolver) isDir(p string) bool {
-	node, err := r.fs.Stat(p)
-	return err == nil && node.Type == rootfs.Dir
+	node := r.stat(p)
+	return node != nil && node.Type == rootfs.Dir
 }
 
 func (r *resolver) isFile(p string) bool {
-	node, err := r.fs.Stat(p)
-	return err == nil && node.Type == rootfs.Regular
+	node := r.stat(p)
+	return node != nil && node.Type == rootfs.Regular
 }
 
-func (r *resolver) exists(p string) bool {
-	_, err := r.fs.Stat(p)
-	return err == nil
-}
+func (r *resolver) exists(p string) bool { return r.stat(p) != nil }
 
 // text returns a small file's captured content; a file that exists but
 // was not captured is asked for, and ok is false.
 func (r *resolver) text(p string) (data []byte, exists, ok bool) {
-	node, err := r.fs.Stat(p)
-	if err != nil || node.Type != rootfs.Regular {
+	node := r.stat(p)
+	if node == nil || node.Type != rootfs.Regular {
 		return nil, false, false
 	}
 	facts := r.img.Facts(node)
@@ -236,12 +261,13 @@ func (r *resolver) interpreter(executable string, spec launch.Spec, flags Flags)
 			sites = append(sites, r.siteDirs("/usr/local", in.Version)...)
 		}
 	}
+	onPath := map[string]bool{}
 	for _, site := range sites {
-		if !r.isDir(site) || slices.Contains(in.Site, site) {
+		if !r.isDir(site) || onPath[site] {
 			continue
 		}
-		in.Site = append(in.Site, site)
-		r.readPathFiles(in, site)
+		in.Site, onPath[site] = append(in.Site, site), true
+		r.readPathFiles(in, site, onPath)
 	}
 	r.customizeHooks(in)
 	return in, ""
@@ -318,7 +344,7 @@ var harmlessHooks = []string{"distutils-precedence.pth", "_virtualenv.pth"}
 // site.addpackage does: a line starting with "import" is run (recorded as
 // a hook), any other line is a path relative to the site dir, added when
 // it exists.
-func (r *resolver) readPathFiles(in *Interpreter, site string) {
+func (r *resolver) readPathFiles(in *Interpreter, site string, onPath map[string]bool) {
 	node, err := r.fs.Stat(site)
 	if err != nil {
 		return
@@ -353,8 +379,8 @@ func (r *resolver) readPathFiles(in *Interpreter, site string) {
 				}
 				dir = path.Clean(dir)
 				switch {
-				case r.isDir(dir) && !slices.Contains(in.Site, dir):
-					in.Site = append(in.Site, dir)
+				case r.isDir(dir) && !onPath[dir]:
+					in.Site, onPath[dir] = append(in.Site, dir), true
 				case r.isFile(dir):
 					in.ZipEntries = append(in.ZipEntries, dir)
 				}
