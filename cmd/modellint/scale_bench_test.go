@@ -340,6 +340,14 @@ func BenchmarkConfigMapMillionKeys(b *testing.B) {
 	benchmarkProcess(b, []string{"--offline", "--no-color", writeBenchFile(b, "settings.yaml", hugeConfigMap(1_000_000, false))}, exitError)
 }
 
+// BenchmarkCluster2000 lints 2,000 Deployments, each selecting a node
+// pool of its own, against --cluster nodes of 2,000 GKE nodes (32 MB).
+func BenchmarkCluster2000(b *testing.B) {
+	dir := b.TempDir()
+	nodes, pods := writeIn(dir, "nodes.yaml", clusterOfNodes(2000)), writeIn(dir, "deploy.yaml", podsSelecting(2000, 0))
+	benchmarkProcess(b, []string{"--offline", "--no-color", "--cluster", nodes, pods}, exitFindings)
+}
+
 // BenchmarkManifests10kInProcess is the same run without the process:
 // go test -bench Manifests10kInProcess -cpuprofile cpu.out ./cmd/modellint.
 func BenchmarkManifests10kInProcess(b *testing.B) {
