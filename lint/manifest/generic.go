@@ -56,6 +56,7 @@ func genericPods(o *Object) []genericPod {
 		return nil
 	}
 	var pods []genericPod
+	plain := o.Plain() // built from the field table at each call: once here
 	var visit func(value any, path string, depth int)
 	visit = func(value any, path string, depth int) {
 		if depth > maxGenericDepth || len(pods) == maxGenericPods {
@@ -66,7 +67,7 @@ func genericPods(o *Object) []genericPod {
 			if holdsContainers(value["containers"]) && path != "" {
 				pod := genericPod{spec: path}
 				if parent, ok := strings.CutSuffix(path, ".spec"); ok {
-					if _, hasMeta := ValueAt(o.Plain(), parent+".metadata"); hasMeta {
+					if _, hasMeta := ValueAt(plain, parent+".metadata"); hasMeta {
 						pod.meta = parent + ".metadata"
 					}
 				}
@@ -85,7 +86,7 @@ func genericPods(o *Object) []genericPod {
 			}
 		}
 	}
-	visit(o.Plain(), "", 0)
+	visit(plain, "", 0)
 	return pods
 }
 

@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -15,8 +13,8 @@ import (
 // patchesJson6902[].path), as clean absolute paths. They are read from
 // that kustomization alone, without its bases, so that they are known
 // whether or not the overlay builds: a patch is part of an object, never
-// one of its own. A kustomization that cannot be read names none; the
-// build reports it.
+// one of its own. A kustomization that cannot be read, or that is a link
+// leading out of dir, names none; the build reports it.
 func PatchFiles(dir string) []string {
 	name := FileName(dir)
 	if name == "" {
@@ -26,34 +24,45 @@ func PatchFiles(dir string) []string {
 	if err != nil {
 		return nil
 	}
-	source, err := fileread.Regular(filepath.Join(absolute, name), manifest.MaxFileSize)
+	file := filepath.Join(absolute, name)
+	realDir, dirErr := filepath.EvalSymlinks(absolute)
+	realFile, fileErr := filepath.EvalSymlinks(file)
+	if dirErr != nil || fileErr != nil || filepath.Dir(realFile) != realDir {
+		return nil
+	}
+	source, err := fileread.Regular(realFile, manifest.MaxFileSize)
 	if err != nil {
 		return nil
 	}
-	var fields struct {
-		StrategicMerge []any            `yaml:"patchesStrategicMerge"`
-		Patches        []map[string]any `yaml:"patches"`
-		JSON6902       []map[string]any `yaml:"patchesJson6902"`
-	}
-	if yaml.Unmarshal(source, &fields) != nil {
+	// The parser the build's own read uses, with its bounds.
+	docs, err := manifest.ParseDocuments(file, source)
+	if err != nil || len(docs) == 0 {
 		return nil
 	}
-	entries := make([]any, 0, len(fields.StrategicMerge)+len(fields.Patches)+len(fields.JSON6902))
-	entries = append(entries, fields.StrategicMerge...)
-	for _, patch := range append(fields.Patches, fields.JSON6902...) {
-		entries = append(entries, patch["path"])
+	fields, _ := docs[0].Plain().(map[string]any) // a kustomization that is no mapping names none
+	var entries []any
+	if list, ok := fields["patchesStrategicMerge"].([]any); ok {
+		entries = append(entries, list...)
+	}
+	for _, field := range []string{"patches", "patchesJson6902"} {
+		list, _ := fields[field].([]any)
+		for _, patch := range list {
+			if entry, ok := patch.(map[string]any); ok {
+				entries = append(entries, entry["path"])
+			}
+		}
 	}
 	var files []string
 	for _, entry := range entries {
-		file, _ := entry.(string)
+		path, _ := entry.(string)
 		// An entry holding the patch itself (a newline, a key) names no file.
-		if file == "" || strings.ContainsAny(file, "\n") || isRemote(file) {
+		if path == "" || strings.ContainsAny(path, "\n") || isRemote(path) {
 			continue
 		}
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(absolute, filepath.FromSlash(file))
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(absolute, filepath.FromSlash(path))
 		}
-		files = append(files, filepath.Clean(file))
+		files = append(files, filepath.Clean(path))
 	}
 	return files
 }
