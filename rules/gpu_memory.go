@@ -539,17 +539,24 @@ func humanCount(n int64) string {
 // sees them; the manifest's command, args and literal env when the image
 // was not read.
 func serverArgs(pass *lint.Pass, c *manifest.Container) server.Args {
+	bundle := pass.Target.Bundle(c)
+	if bundle == nil {
+		return server.NewArgs(manifestWords(c), envValues(c), c.EnvIndex())
+	}
 	env := envValues(c)
+	for _, entry := range bundle.Spec.Env {
+		name, value, _ := strings.Cut(entry, "=")
+		env[name] = value
+	}
+	return server.NewArgs(bundle.Server.Argv, env, c.EnvIndex())
+}
+
+// manifestWords are the container's command and args as the manifest
+// writes them, with no fields.
+func manifestWords(c *manifest.Container) []server.Word {
 	words := make([]server.Word, 0, len(c.Command)+len(c.Args))
 	for _, word := range argv(c) {
 		words = append(words, server.Word{Text: word})
 	}
-	if bundle := pass.Target.Bundle(c); bundle != nil {
-		words = bundle.Server.Argv
-		for _, entry := range bundle.Spec.Env {
-			name, value, _ := strings.Cut(entry, "=")
-			env[name] = value
-		}
-	}
-	return server.NewArgs(words, env, c.EnvIndex())
+	return words
 }

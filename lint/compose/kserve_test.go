@@ -59,7 +59,10 @@ spec:
       resources: {limits: {memory: 1Gi}}
 `
 
-func TestKServe(t *testing.T) {
+// composed loads the runtimes and the InferenceService, each a file, and
+// composes them.
+func composed(t *testing.T, runtimes, isvc string) (*manifest.Set, []string) {
+	t.Helper()
 	runtimeFile, err := manifest.Load("runtimes.yaml", []byte(runtimes))
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +76,16 @@ func TestKServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes, err := KServe(set)
-	if err != nil || len(notes) > 0 {
-		t.Fatalf("KServe: %v %v", notes, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, notes
+}
+
+func TestKServe(t *testing.T) {
+	set, notes := composed(t, runtimes, isvc)
+	if len(notes) > 0 {
+		t.Fatalf("KServe: %v", notes)
 	}
 	var predictor *manifest.Workload
 	for _, w := range set.Workloads {
@@ -158,21 +169,7 @@ spec:
 	for format, want := range map[string]string{"sklearn": "sklearnserver", "triton": "mlserver"} {
 		isvc := "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m, namespace: ns}\n" +
 			"spec:\n  predictor:\n    model:\n      modelFormat: {name: " + format + "}\n"
-		runtimeFile, err := manifest.Load("runtimes.yaml", []byte(source))
-		if err != nil {
-			t.Fatal(err)
-		}
-		isvcFile, err := manifest.Load("isvc.yaml", []byte(isvc))
-		if err != nil {
-			t.Fatal(err)
-		}
-		set, err := manifest.NewSet([]*manifest.File{runtimeFile, isvcFile}, manifest.ReleaseTyped())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := KServe(set); err != nil {
-			t.Fatal(err)
-		}
+		set, _ := composed(t, source, isvc)
 		got := ""
 		for _, w := range set.Workloads {
 			for _, c := range w.Containers {
