@@ -42,6 +42,10 @@ func (r *reporter) report(d lint.Diagnostic) {
 		file, pos := object.Where(d.Path) // for rendered input, the template, values file or patch line
 		finding.Location = lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(d.Path)}
 		finding.Related = helperCall(object, d.Path)
+		if source, ok := object.WrittenBy(d.Path); ok {
+			finding.Location.Path = source.Object.FullPath(source.Path)
+			finding.Related = append(helperCall(source.Object, source.Path), composedInto(workload, d.Path))
+		}
 	case d.File != "":
 		finding.Location = lint.Location{File: d.File}
 	default:
@@ -75,6 +79,18 @@ func (r *reporter) fix(fix *lint.Fix) *lint.Fix {
 		fixed.Moves = nil
 	}
 	return &fixed
+}
+
+// composedInto is, for a field that another object wrote into a composed
+// pod (a ServingRuntime's image in an InferenceService's predictor), the
+// line of the object the pod is composed for.
+func composedInto(workload *manifest.Workload, path string) lint.RelatedLocation {
+	object := workload.Object
+	file, pos := object.Doc.Where(object.FullPath(object.Written(path)))
+	return lint.RelatedLocation{
+		Location: lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(object.Written(path))},
+		Message:  "composed into the pod of " + workload.Name(),
+	}
 }
 
 // helperCall is, for a field a Helm helper wrote, the template line that

@@ -63,3 +63,14 @@ func (o *Object) Written(path string) string {
 		}
 	}
 }
+
+// WrittenBy is where another object wrote a field of a composition (the
+// ServingRuntime that wrote a composed container's image), false when the
+// object wrote it itself.
+func (o *Object) WrittenBy(path string) (FieldSource, bool) {
+	source, ok := o.Doc.borrowedSource(o.FullPath(path))
+	if !ok || source.Object.Doc == o.Doc {
+		return FieldSource{}, false
+	}
+	return source, true
+}
