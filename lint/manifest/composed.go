@@ -74,3 +74,29 @@ func (o *Object) WrittenBy(path string) (FieldSource, bool) {
 	}
 	return source, true
 }
+
+// borrowOnce is Borrow for a reader that runs again when the workload's
+// typed fields are restored (see Hold): a path already borrowed is left as
+// it is, so that the second run only reads what others may be reading.
+func (o *Object) borrowOnce(path string, place func(rest string) (FieldSource, bool)) {
+	full := o.FullPath(path)
+	for _, b := range o.Doc.borrowed {
+		if b.prefix == full {
+			return
+		}
+	}
+	o.Borrow(path, place)
+}
+
+// placeAt places every field at the path at of o, except those under the
+// field prefixes of fields (".image"), placed at the paths given.
+func placeAt(o *Object, at string, fields map[string]string) func(string) (FieldSource, bool) {
+	return func(rest string) (FieldSource, bool) {
+		for prefix, path := range fields {
+			if _, ok := pathUnder(rest, prefix); ok {
+				return FieldSource{Object: o, Path: path}, true
+			}
+		}
+		return FieldSource{Object: o, Path: at}, true
+	}
+}

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -471,8 +470,9 @@ func NotLinted(o *Object) string {
 		}
 	case "machinelearning.seldon.io/SeldonDeployment":
 		if servers := prepackagedServers(o); len(servers) > 0 {
-			return "not linted: the graph runs Seldon's prepackaged " + strings.Join(servers, ", ") + " with no " +
-				"componentSpecs, so Seldon builds the pods from its own defaults"
+			return "the prepackaged " + strings.Join(servers, ", ") + " containers are built from Seldon Core " +
+				seldonVersion + "'s defaults (seldon-config's predictor_servers); a seldon-config of your own may " +
+				"name other images"
 		}
 	case "serving.kserve.io/LLMInferenceService":
 		written := false
@@ -489,42 +489,4 @@ func NotLinted(o *Object) string {
 		return "no pod template, only used for references"
 	}
 	return ""
-}
-
-// prepackagedServers are the implementations of the graph nodes of a
-// SeldonDeployment whose predictors have no componentSpecs: the pods of
-// prepackaged servers (SKLEARN_SERVER, TRITON_SERVER …) that Seldon builds
-// from its seldon-config defaults.
-func prepackagedServers(o *Object) []string {
-	var spec struct {
-		Predictors []struct {
-			ComponentSpecs []any      `json:"componentSpecs"`
-			Graph          seldonNode `json:"graph"`
-		} `json:"predictors"`
-	}
-	if o.Decode(&spec, "spec") != nil {
-		return nil
-	}
-	var servers []string
-	var visit func(node seldonNode)
-	visit = func(node seldonNode) {
-		if node.Implementation != "" && !slices.Contains(servers, node.Implementation) {
-			servers = append(servers, node.Implementation)
-		}
-		for _, child := range node.Children {
-			visit(child)
-		}
-	}
-	for _, predictor := range spec.Predictors {
-		if len(predictor.ComponentSpecs) == 0 {
-			visit(predictor.Graph)
-		}
-	}
-	return servers
-}
-
-// seldonNode is a node of a SeldonDeployment's inference graph.
-type seldonNode struct {
-	Implementation string       `json:"implementation"`
-	Children       []seldonNode `json:"children"`
 }

@@ -428,7 +428,7 @@ func TestWorkloadNotLintedReasons(t *testing.T) {
 		{"apiVersion: machinelearning.seldon.io/v1\nkind: SeldonDeployment\nmetadata: {name: s}\nspec:\n  predictors:\n" +
 			"    - name: p\n      graph:\n        name: combiner\n        implementation: SKLEARN_SERVER\n" +
 			"        children: [{name: t, implementation: TRITON_SERVER}]\n",
-			"not linted: the graph runs Seldon's prepackaged SKLEARN_SERVER, TRITON_SERVER with no componentSpecs"},
+			"the prepackaged SKLEARN_SERVER, TRITON_SERVER containers are built from Seldon Core 1.18.2's defaults"},
 		{leaderWorkerSet, ""},
 		{llmInferenceService, ""},
 	}

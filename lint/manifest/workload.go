@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 
@@ -578,39 +577,4 @@ func hasShorthand(component map[string]any) bool {
 		}
 	}
 	return false
-}
-
-// seldonDeploymentWorkloads yields the componentSpecs of every predictor.
-func seldonDeploymentWorkloads(o *Object) ([]*Workload, error) {
-	var spec struct {
-		Predictors []struct {
-			Name           string `json:"name"`
-			ComponentSpecs []any  `json:"componentSpecs"`
-		} `json:"predictors"`
-	}
-	if err := o.Decode(&spec, "spec"); err != nil {
-		return nil, err
-	}
-	var workloads []*Workload
-	for p, predictor := range spec.Predictors {
-		for c := range predictor.ComponentSpecs {
-			base := fmt.Sprintf("spec.predictors[%d].componentSpecs[%d]", p, c)
-			sub := &Object{File: o.File, Doc: o.Doc, Base: o.FullPath(base), APIVersion: o.APIVersion, Kind: o.Kind,
-				Name: o.Name, Namespace: o.Namespace}
-			w, err := newWorkload(sub, fmt.Sprintf("%s[%d]", predictor.Name, c), "spec", "metadata")
-			if err != nil {
-				return nil, err
-			}
-			if w != nil {
-				w.Object, w.SpecPath, w.TemplateMetaPath = o, base+".spec", base+".metadata"
-				for _, container := range w.Containers {
-					container.Path = base + "." + container.Path
-				}
-				w.Platform = "seldon"
-				w.Lifecycle = KeptRunning
-				workloads = append(workloads, w)
-			}
-		}
-	}
-	return workloads, nil
 }

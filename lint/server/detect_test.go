@@ -13,6 +13,7 @@ func TestDetect(t *testing.T) {
 		{image: "kserve-pmmlserver:replace", want: "kserve"},
 		{image: "mlserver:replace", want: "mlserver"},
 		{image: "kserve-sklearnserver:replace", want: "kserve"},
+		{image: "seldonio/sklearnserver:1.18.2", want: "seldon-python"},
 		{image: "huggingfaceserver-gpu:replace", want: "kserve-huggingface"},
 		// A server started from a shell script.
 		{image: "registry.example.com/custom:1.0", command: []string{"/bin/sh", "-c"},

@@ -306,6 +306,20 @@ var Runtimes = []*Runtime{
 		Liveness:  ProbeHint{Path: "/v2/health/live"},
 	},
 	{
+		// Seldon Core v1's prepackaged Python servers and its wrapper of custom
+		// models, which listen where Seldon's operator tells them
+		// (seldon_core/microservice.py); /health/ping answers for the process.
+		Name: "seldon-python", Title: "Seldon Core Python server",
+		Images: []string{"seldonio/sklearnserver", "seldonio/xgboostserver", "seldonio/mlflowserver",
+			"seldonio/tfserving-proxy"},
+		Commands: []string{"seldon-core-microservice"},
+		Ports: []Port{
+			{Number: 9000, Env: []string{"PREDICTIVE_UNIT_HTTP_SERVICE_PORT"}},
+			{Number: 9500, Env: []string{"PREDICTIVE_UNIT_GRPC_SERVICE_PORT"}},
+		},
+		Readiness: ProbeHint{Path: "/health/ping"},
+	},
+	{
 		// https://docs.sglang.io/advanced_features/server_arguments.html (flags, port 30000,
 		// /dev/shm for its worker processes); /health and /health_generate answer 503
 		// until the model has loaded and warmed up:
