@@ -46,7 +46,12 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"Discovery), karpenter.k8s.aws/instance-gpu-name or instance-gpu-memory, or node.kubernetes.io/instance-type " +
 			"(AWS, GCP and Azure GPU instances), or a KAITO Workspace's resource.instanceType; else the smallest GPU of the --cluster nodes the pod may land on, " +
 			"from the same labels on them; without one the rule is skipped. Activations, CUDA graphs and the " +
-			"CUDA context take memory this estimate leaves out, so it errs on the side of passing.",
+			"CUDA context take memory this estimate leaves out, so it errs on the side of passing.\n\n" +
+			"A KAITO Workspace with a preset model is judged by KAITO's own sizing: the preset's weights (KAITO's model " +
+			"catalog) against the GPUs of resource.instanceType, 84% of each less 2.3 GiB. Weights that need more than one " +
+			"node are a warning (KAITO v0.11 and newer split them over nodes, v0.10 and older refuse); on the " +
+			"transformers runtime, weights above the GPU memory of resource.count nodes are an error (KAITO's webhook " +
+			"refuses the Workspace).",
 		Bad: "# models/qwen2.5-14b: 14.8B params in bfloat16 (27.5 GiB)\nnodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\n" +
 			"containers:\n  - name: vllm\n    args: [--model=/models/qwen2.5-14b]\n    resources:\n      limits: {nvidia.com/gpu: 1}",
 		Good: "nodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\ncontainers:\n  - name: vllm\n" +
@@ -82,6 +87,10 @@ const skipGPUTypeUnknown = "the pod's GPU type is not known: set a nodeSelector 
 	"node.kubernetes.io/instance-type, so that its memory is known"
 
 func checkGPUMemory(pass *lint.Pass) {
+	if pass.Workload().Preset != nil {
+		checkPreset(pass)
+		return
+	}
 	gpuResource := corev1.ResourceName(pass.Config.GPUResourceName())
 	var coverage lint.Coverage
 	for _, link := range linkedModels(pass) {
@@ -559,4 +568,69 @@ func manifestWords(c *manifest.Container) []server.Word {
 		words = append(words, server.Word{Text: word})
 	}
 	return words
+}
+
+// KAITO's sizing of a preset over the GPUs of its instance type
+// (EstimateNodeCount in pkg/workspace/estimator/nodesestimator of
+// kaito-project/kaito): vLLM gets 84% of each GPU, less 2.3 GiB for the
+// runtime, and the weights, 2% over their files, 5% headroom.
+const (
+	kaitoGPUShare       = 0.84
+	kaitoRuntimeReserve = 2.3 * (1 << 30)
+	kaitoWeightsOver    = 1.02
+	kaitoHeadroom       = 1.05
+)
+
+// checkPreset judges a KAITO preset's weights against the GPUs of the
+// instance type KAITO provisions its nodes of.
+func checkPreset(pass *lint.Pass) {
+	w := pass.Workload()
+	preset := w.Preset
+	device, perNode, ok := gpu.Instance(w.InstanceType)
+	switch {
+	case preset.WeightBytes == 0:
+		pass.Skip(fmt.Sprintf("KAITO preset %q is not in the table of KAITO's model catalog", preset.Name))
+		return
+	case w.InstanceType == "":
+		pass.Skip("no resource.instanceType: KAITO runs the preset on nodes of your own, whose GPUs are not known")
+		return
+	case !ok:
+		pass.Skip(fmt.Sprintf("the GPUs of instance type %s are not known", w.InstanceType))
+		return
+	}
+	weights := float64(preset.WeightBytes)
+	gpus := fmt.Sprintf("%d × %s (%s each)", perNode, device.Name, humanBytes(device.MemoryBytes))
+	if preset.Runtime == "transformers" {
+		// KAITO's webhook checks the transformers runtime's total GPU
+		// memory (ResourceSpec.validateCreateWithInference).
+		nodes := max(preset.Count, 1)
+		perNodeBytes := float64(perNode) * float64(device.MemoryBytes)
+		if weights > float64(nodes)*perNodeBytes {
+			pass.Reportf(preset.CountPath, "KAITO preset %s on the transformers runtime: its weights (%s) are more than "+
+				"the GPU memory of %s, %s per node: KAITO's webhook refuses the Workspace (\"Insufficient total GPU "+
+				"memory\"); set resource.count to %d or choose an instance type with more GPU memory", preset.Name,
+				humanBytes(preset.WeightBytes), plural(nodes, w.InstanceType+" node"), gpus,
+				int(math.Ceil(weights/perNodeBytes)))
+		}
+		return
+	}
+	perGPU := (float64(device.MemoryBytes)*kaitoGPUShare - kaitoRuntimeReserve) / kaitoHeadroom
+	nodes := math.Inf(1)
+	if perGPU > 0 {
+		nodes = math.Ceil(float64(int(weights*kaitoWeightsOver/perGPU)+1) / float64(perNode))
+	}
+	if nodes <= 1 {
+		return
+	}
+	count := "resource.count is replaced"
+	if preset.Count > 0 && float64(preset.Count) >= nodes {
+		count = fmt.Sprintf("resource.count %d is enough", preset.Count)
+	}
+	pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: "resource.instanceType", Message: fmt.Sprintf(
+		"KAITO preset %s: its weights (%s) do not fit the GPUs of a %s node, %s, of which KAITO lets vLLM use %.0f%% less 2.3 GiB: "+
+			"by KAITO's estimate the model needs %.0f nodes, so KAITO v0.11 and newer split it over them with pipeline "+
+			"parallelism (%s), while KAITO v0.10 and older refuse a preset without distributed inference; "+
+			"choose an instance type whose GPUs hold the weights, or plan for %.0f nodes",
+		preset.Name, humanBytes(preset.WeightBytes), w.InstanceType, gpus, kaitoGPUShare*100,
+		nodes, count, nodes)})
 }

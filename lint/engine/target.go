@@ -15,7 +15,8 @@ func missingFacts(t *lint.Target, rule *lint.Rule) string {
 		case lint.FactManifest:
 			present = t.Workload != nil
 		case lint.FactModel:
-			present = t.Model != nil
+			// A KAITO preset's model is known by its catalog entry.
+			present = t.Model != nil || t.Workload != nil && t.Workload.Preset != nil
 			if !present && t.Workload != nil {
 				return "no model dir is linked to a serving container (-v lists each server's model path and why it " +
 					"is not linked; map one with --model DIR:MOUNTPATH, the " + lint.ModelPathAnnotation + " annotation or models: in .modellint.yaml)"

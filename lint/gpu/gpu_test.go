@@ -152,3 +152,26 @@ func TestForPod(t *testing.T) {
 		})
 	}
 }
+
+func TestInstance(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		gpu   GPU
+		count int
+		ok    bool
+	}{
+		{"Standard_NV36ads_A10_v5", a10, 1, true},
+		{"Standard_NC96ads_A100_v4", a100x80, 4, true},
+		{"g5.12xlarge", a10g, 4, true},
+		{"a2-highgpu-4g", a100x40, 4, true},
+		{"a3-megagpu-8g", h100, 8, true},
+		{"g2-standard-48", l4, 4, true},
+		{"g5.3xlarge", GPU{}, 0, false}, // no such size: the count is not known
+		{"m5.xlarge", GPU{}, 0, false},
+	} {
+		gpu, count, ok := Instance(c.name)
+		if gpu != c.gpu || count != c.count || ok != c.ok {
+			t.Errorf("Instance(%q) = %v, %d, %v; want %v, %d, %v", c.name, gpu, count, ok, c.gpu, c.count, c.ok)
+		}
+	}
+}

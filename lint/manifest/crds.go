@@ -464,10 +464,14 @@ func NotLinted(o *Object) string {
 	}
 	switch key {
 	case "kaito.sh/Workspace":
-		if _, ok := o.Lookup("inference", "template"); !ok {
-			return "not linted: KAITO builds the pods of presets (inference.preset) and tuning itself; only " +
-				"inference.template is a pod template"
+		if _, ok := o.Lookup("inference", "template"); ok {
+			break
 		}
+		if name, _ := o.Lookup("inference", "preset", "name"); name != nil {
+			return fmt.Sprintf("KAITO builds the pods of preset %v from its model catalog, so only the preset's "+
+				"weights are checked, against the GPUs of resource.instanceType (MDL408)", name)
+		}
+		return "not linted: KAITO builds the pods of tuning itself; only inference.template is a pod template"
 	case "machinelearning.seldon.io/SeldonDeployment":
 		if servers := prepackagedServers(o); len(servers) > 0 {
 			return "the prepackaged " + strings.Join(servers, ", ") + " containers are built from Seldon Core " +

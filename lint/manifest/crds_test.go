@@ -420,7 +420,7 @@ func TestWorkloadNotLintedReasons(t *testing.T) {
 		{"apiVersion: apps.nvidia.com/v1alpha1\nkind: NIMService\nmetadata: {name: n}\nspec:\n  image: {repository: nvcr.io/nim/meta/llama-3.1-8b-instruct, tag: \"1.8\"}\n",
 			"not linted: the NIM operator builds the pod"},
 		{"apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata: {name: w}\ninference:\n  preset: {name: phi-4-mini-instruct}\n",
-			"not linted: KAITO builds the pods of presets"},
+			"KAITO builds the pods of preset phi-4-mini-instruct from its model catalog"},
 		{"apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceService\nmetadata: {name: l}\nspec:\n  model: {uri: \"hf://m\"}\n",
 			"not linted: no spec.template or spec.worker"},
 		{"apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceServiceConfig\nmetadata: {name: c}\nspec:\n  template: {containers: [{name: main}]}\n",

@@ -63,6 +63,9 @@ type Workload struct {
 	// the pods' nodes of (KAITO's resource.instanceType), "" when none is
 	// named: it names the GPU the pods get.
 	InstanceType string
+	// Preset is the preset model of a KAITO Workspace whose pods KAITO
+	// builds; the workload then has no containers.
+	Preset *Preset
 	// Incomplete says the pod spec is not all of the pod: it was found in a
 	// kind modellint has no reader for (see GenericPodPaths), or it is an
 	// override its controller merges into another object's (a Seldon v2
@@ -360,6 +363,9 @@ func extractWorkloads(o *Object) ([]*Workload, error) {
 		return genericWorkloads(o)
 	}
 	w, err := newWorkload(o, "", template.spec, template.meta)
+	if err == nil && w == nil && key == "kaito.sh/Workspace" {
+		w, err = kaitoPresetWorkload(o)
+	}
 	if err != nil || w == nil {
 		return nil, err
 	}
@@ -372,7 +378,7 @@ func extractWorkloads(o *Object) ([]*Workload, error) {
 	// Seldon's ServerReconciler merges the Server's podSpec over the
 	// ServerConfig's, containers by name (mergePodSpecs).
 	w.Incomplete = key == "mlops.seldon.io/Server"
-	if key == "kaito.sh/Workspace" {
+	if key == "kaito.sh/Workspace" && w.Preset == nil {
 		instanceType, _ := o.Lookup("resource", "instanceType")
 		w.InstanceType, _ = instanceType.(string)
 	}
