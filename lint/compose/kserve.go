@@ -56,19 +56,26 @@ func KServe(set *manifest.Set) ([]string, error) {
 			}
 		}
 	}
-	if len(k.used) > 0 {
-		kept := set.Workloads[:0]
-		for _, w := range set.Workloads {
-			if k.used[w.Object] {
-				w.Done()
-				continue
-			}
-			kept = append(kept, w)
-		}
-		clear(set.Workloads[len(kept):])
-		set.Workloads = kept
-	}
+	dropUsed(set, k.used)
 	return notes, nil
+}
+
+// dropUsed drops the workloads of the objects some pod was composed with
+// (a ServingRuntime, a ServerConfig): alone they are no pod.
+func dropUsed(set *manifest.Set, used map[*manifest.Object]bool) {
+	if len(used) == 0 {
+		return
+	}
+	kept := set.Workloads[:0]
+	for _, w := range set.Workloads {
+		if used[w.Object] {
+			w.Done()
+			continue
+		}
+		kept = append(kept, w)
+	}
+	clear(set.Workloads[len(kept):])
+	set.Workloads = kept
 }
 
 type kserve struct {

@@ -15,10 +15,13 @@ func composedSet(files []*manifest.File, result *lint.Result) (*manifest.Set, er
 	if err != nil {
 		return nil, err
 	}
-	notes, err := compose.KServe(set)
-	if err != nil {
-		return nil, err
+	// Each composes the pods of one platform's objects.
+	for _, composer := range []func(*manifest.Set) ([]string, error){compose.KServe, compose.SeldonServers} {
+		notes, err := composer(set)
+		if err != nil {
+			return nil, err
+		}
+		result.Notes = append(result.Notes, notes...)
 	}
-	result.Notes = append(result.Notes, notes...)
 	return set, nil
 }

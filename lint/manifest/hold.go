@@ -25,11 +25,12 @@ type typedHolds struct {
 	done int
 }
 
-// readAcrossWorkloads are the kinds whose typed pod specs the rules of
-// other workloads read (an InferenceService mounts the volumes of the
-// ServingRuntimes), so they are never released: rules run on every CPU,
-// and one workload's rules must not find another's fields gone.
-var readAcrossWorkloads = map[string]bool{"ServingRuntime": true, "ClusterServingRuntime": true}
+// readAcrossWorkloads are the kinds whose typed pod specs or documents
+// the rules of other workloads read (an InferenceService mounts the
+// volumes of the ServingRuntimes; a Seldon Server's findings are placed on
+// its ServerConfig's lines), so they are never released: rules run on
+// every CPU, and one workload's rules must not find another's fields gone.
+var readAcrossWorkloads = map[string]bool{"ServingRuntime": true, "ClusterServingRuntime": true, "ServerConfig": true}
 
 // releaseTyped drops the typed fields of the object's workloads until a
 // Hold.
