@@ -48,8 +48,9 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"from the same labels on them; without one the rule is skipped. Activations, CUDA graphs and the " +
 			"CUDA context take memory this estimate leaves out, so it errs on the side of passing.\n\n" +
 			"A KAITO Workspace with a preset model is judged by KAITO's own sizing: the preset's weights (KAITO's model " +
-			"catalog) against the GPUs of resource.instanceType, 84% of each less 2.3 GiB. Weights that need more than one " +
-			"node are a warning (KAITO v0.11 and newer split them over nodes, v0.10 and older refuse); on the " +
+			"catalog) against the GPUs of resource.instanceType, 84% of each less 2.3 GiB. Weights that need more nodes than " +
+			"resource.count are a note (info: KAITO v0.11 and newer run them on the nodes they need, v0.10 and older refuse " +
+			"a preset without distributed inference); on the " +
 			"transformers runtime, weights above the GPU memory of resource.count nodes are an error (KAITO's webhook " +
 			"refuses the Workspace).",
 		Bad: "# models/qwen2.5-14b: 14.8B params in bfloat16 (27.5 GiB)\nnodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\n" +
@@ -619,18 +620,16 @@ func checkPreset(pass *lint.Pass) {
 	if perGPU > 0 {
 		nodes = math.Ceil(float64(int(weights*kaitoWeightsOver/perGPU)+1) / float64(perNode))
 	}
-	if nodes <= 1 {
-		return
+	if nodes <= 1 || float64(preset.Count) >= nodes {
+		return // one node holds it, or resource.count already plans for the nodes it needs
 	}
-	count := "resource.count is replaced"
-	if preset.Count > 0 && float64(preset.Count) >= nodes {
-		count = fmt.Sprintf("resource.count %d is enough", preset.Count)
-	}
-	pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: "resource.instanceType", Message: fmt.Sprintf(
-		"KAITO preset %s: its weights (%s) do not fit the GPUs of a %s node, %s, of which KAITO lets vLLM use %.0f%% less 2.3 GiB: "+
-			"by KAITO's estimate the model needs %.0f nodes, so KAITO v0.11 and newer split it over them with pipeline "+
-			"parallelism (%s), while KAITO v0.10 and older refuse a preset without distributed inference; "+
-			"choose an instance type whose GPUs hold the weights, or plan for %.0f nodes",
-		preset.Name, humanBytes(preset.WeightBytes), w.InstanceType, gpus, kaitoGPUShare*100,
-		nodes, count, nodes)})
+	// KAITO v0.11 and newer size the Workspace themselves, so this is
+	// news about cost, not a failure.
+	pass.Report(lint.Diagnostic{Severity: lint.Info, Path: "resource.instanceType", Message: fmt.Sprintf(
+		"KAITO preset %s: its weights (%s) do not fit the GPUs of a %s node, %s, of which KAITO lets vLLM use "+
+			"%.0f%% less 2.3 GiB: by KAITO's estimate the model needs %.0f nodes, and KAITO v0.11 and newer run it on "+
+			"them with pipeline parallelism whatever resource.count says (KAITO v0.10 and older refuse a preset "+
+			"without distributed inference); set resource.count to %.0f, or choose an instance type whose GPUs hold "+
+			"the weights", preset.Name, humanBytes(preset.WeightBytes), w.InstanceType, gpus, kaitoGPUShare*100,
+		nodes, nodes)})
 }
