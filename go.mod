@@ -3,6 +3,7 @@ module github.com/modellint/modellint
 go 1.26.8
 
 require (
+	dario.cat/mergo v1.0.1
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/clipperhouse/displaywidth v0.10.0
 	github.com/docker/cli v29.7.2+incompatible
@@ -32,7 +33,6 @@ require (
 )
 
 require (
-	dario.cat/mergo v1.0.1 // indirect
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect
 	github.com/Masterminds/semver/v3 v3.5.0 // indirect

@@ -230,13 +230,13 @@ func TestActionLintFindings(t *testing.T) {
 	if got.code != 1 {
 		t.Fatalf("exit %d, want 1 (findings at or above error):\n%s%s", got.code, got.stdout, got.stderr)
 	}
-	if !regexp.MustCompile(`(?m)^::error file=deploy/tf-serving\.yaml,line=\d+,col=\d+,title=MDL205 memory-limit-missing::`).MatchString(got.stdout) {
-		t.Errorf("no MDL205 error annotation in the log:\n%s", got.stdout)
+	if !regexp.MustCompile(`(?m)^::error file=deploy/tf-serving\.yaml,line=\d+,col=\d+,title=MDL204 probe-port-unknown::`).MatchString(got.stdout) {
+		t.Errorf("no MDL204 error annotation in the log:\n%s", got.stdout)
 	}
 	if !strings.Contains(got.stdout, "MDL205") || !strings.Contains(got.stdout, "LINE:COL") {
 		t.Errorf("the log has no findings table:\n%s", got.stdout)
 	}
-	if !strings.HasPrefix(got.summary, "## modellint\n") || !strings.Contains(got.summary, "| error | [MDL205 memory-limit-missing](") {
+	if !strings.HasPrefix(got.summary, "## modellint\n") || !strings.Contains(got.summary, "| error | [MDL204 probe-port-unknown](") {
 		t.Errorf("step summary:\n%s", got.summary)
 	}
 	want := map[string]string{

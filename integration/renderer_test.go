@@ -17,7 +17,7 @@ const systemPath = "PATH=/usr/local/bin:/usr/bin:/bin"
 func checkRendersChart(t *testing.T, dir string) {
 	t.Helper()
 	chart := filepath.Join(repoRoot, "testdata", "charts", "serving", "tfserving")
-	got := runCommand(t, t.TempDir(), []string{systemPath}, filepath.Join(dir, "modellint"), "--offline", "-f", "json", chart)
+	got := runCommand(t, t.TempDir(), []string{systemPath}, filepath.Join(dir, "modellint"), "--offline", "--fail-on", "warning", "-f", "json", chart)
 	if got.code != 1 {
 		t.Fatalf("modellint %s: exit %d, want 1 (findings):\n%s%s", chart, got.code, got.stdout, got.stderr)
 	}

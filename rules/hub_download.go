@@ -167,7 +167,14 @@ func checkHubDownloadBudget(pass *lint.Pass, c *manifest.Container, download hub
 		what = fmt.Sprintf("the download size is unknown, and the budget is too short for any multi-GB model: %s alone "+
 			"takes an estimated %.0fs (%s)", humanBytes(bytes), need, arithmetic)
 	}
-	severity, kills := lint.Error, "the kubelet kills it mid-download, every time (CrashLoopBackOff)"
+	// The download rate is assumed: only a budget below the fastest
+	// download and load fails for certain.
+	fastest := float64(bytes)/(fastDownloadMiBPerSecond*(1<<20)) + fastestLoadSeconds(estimates, bytes)
+	what += fmt.Sprintf("; %.0fs even at %d MiB/s down and %d MiB/s load", fastest, fastDownloadMiBPerSecond, fastLoadMiBPerSecond)
+	severity, kills := lint.Warning, "the kubelet likely kills it mid-download, every time (CrashLoopBackOff)"
+	if float64(budget) < fastest && download.bytes > 0 {
+		severity, kills = lint.Error, "the kubelet kills it mid-download, every time (CrashLoopBackOff)"
+	}
 	if claim := cacheClaim(pass, c); claim != "" && float64(budget) >= estimateLoadSeconds(estimates, bytes) {
 		// Once the cache on the claim holds the model, a start only loads it,
 		// which the budget covers.

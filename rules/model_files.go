@@ -12,7 +12,7 @@ import (
 // Model files (MDL107, MDL108): their size and whether they hold weights at all.
 
 var modelTooLarge = &lint.Rule{
-	ID: "MDL107", Name: "model-too-large", Severity: lint.Error,
+	ID: "MDL107", Name: "model-too-large", Severity: lint.Warning,
 	Artifact: lint.ArtifactModel, Needs: []lint.Fact{lint.FactModel},
 	Doc: lint.Doc{
 		Summary: "The model directory is larger than the configured model.maxSize.",

@@ -81,8 +81,16 @@ func checkReadinessProbe(pass *lint.Pass) {
 		}
 		return
 	case "seldon":
-		pass.Skip("Seldon's operator adds a readiness probe to model containers that have none")
-		return
+		// Seldon Core v1's createContainerService adds them; v2's Server
+		// reconciler does not.
+		switch {
+		case w.Object.Kind == "SeldonDeployment":
+			pass.Skip("Seldon's operator adds a readiness probe to model containers that have none")
+			return
+		case w.Incomplete:
+			pass.Skip("the Server's ServerConfig, not in the linted files, may give its containers probes")
+			return
+		}
 	case "kuberay":
 		pass.Skip("KubeRay adds readiness and liveness probes to the Ray container")
 		return
@@ -137,7 +145,7 @@ func manifestArgs(c *manifest.Container) server.Args {
 }
 
 var livenessChecksModel = &lint.Rule{
-	ID: "MDL202", Name: "liveness-checks-model", Severity: lint.Error,
+	ID: "MDL202", Name: "liveness-checks-model", Severity: lint.Warning,
 	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest}, Fixes: lint.FixUnsafe,
 	Doc: lint.Doc{
 		Summary: "A model server's livenessProbe checks whether the model is loaded, or is identical to its readinessProbe.",

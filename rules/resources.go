@@ -16,7 +16,7 @@ import (
 )
 
 var memoryLimitMissing = &lint.Rule{
-	ID: "MDL205", Name: "memory-limit-missing", Severity: lint.Error,
+	ID: "MDL205", Name: "memory-limit-missing", Severity: lint.Warning,
 	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest}, Fixes: lint.FixSafe,
 	Doc: lint.Doc{
 		Summary: "A model-server container sets no memory limit.",
@@ -148,9 +148,9 @@ func checkRequests(pass *lint.Pass) {
 			request, hasRequest := c.Resources.Requests[name]
 			limit, hasLimit := c.Resources.Limits[name]
 			if hasRequest && hasLimit && request.Cmp(limit) > 0 {
-				pass.Reportf(resourcePath(c, "requests", name),
+				pass.Report(lint.Diagnostic{Severity: lint.Error, Path: resourcePath(c, "requests", name), Message: fmt.Sprintf(
 					"%s requests %s %s but its limit is %s: the API server rejects a request above its limit, so no pod is created; "+
-						"lower the request to at most %s or raise the limit", describe(c), name, request.String(), limit.String(), limit.String())
+						"lower the request to at most %s or raise the limit", describe(c), name, request.String(), limit.String(), limit.String())})
 			}
 		}
 		if platformFillsPod(w) {
@@ -200,7 +200,7 @@ func hasEffectiveRequest(pass *lint.Pass, c *manifest.Container, name corev1.Res
 }
 
 var gpuRequestInvalid = &lint.Rule{
-	ID: "MDL212", Name: "gpu-request-invalid", Severity: lint.Warning,
+	ID: "MDL212", Name: "gpu-request-invalid", Severity: lint.Error,
 	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
 	Doc: lint.Doc{
 		Summary: "A GPU request that Kubernetes rejects or cannot schedule.",

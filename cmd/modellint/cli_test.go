@@ -60,7 +60,7 @@ func TestCommandLineHabits(t *testing.T) {
 		{"completion fish", []string{"completion", "fish"}, exitClean, "complete -c modellint"},
 		{"completion powershell", []string{"completion", "powershell"}, exitClean, "Register-ArgumentCompleter"},
 		{"config", []string{"config", examples + "/fixed"}, exitClean, "# config file: none found"},
-		{"enable-only", []string{"--offline", "--enable-only", "MDL205,image-tag-mutable", "-f", "json", examples + "/broken"}, exitFindings, `"rule": "MDL205"`},
+		{"enable-only", []string{"--offline", "--fail-on", "warning", "--enable-only", "MDL205,image-tag-mutable", "-f", "json", examples + "/broken"}, exitFindings, `"rule": "MDL205"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

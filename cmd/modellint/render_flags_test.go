@@ -18,7 +18,7 @@ func TestRenderExitCodes(t *testing.T) {
 		want       int
 		wantStderr string
 	}{
-		{"chart defaults", []string{chartsDir + "/serving/tfserving"}, exitFindings, ""},
+		{"chart defaults", []string{"--fail-on", "warning", chartsDir + "/serving/tfserving"}, exitFindings, ""},
 		{"chart fixed by values", []string{"--helm-values", scenarios + "/helm-tfserving-fixed/values-fixed.yaml",
 			"--helm-set", "resources.limits.memory=6Gi", "--release-name", "resnet", "--namespace", "serving",
 			"--fail-on", "warning", chartsDir + "/serving/tfserving"}, exitClean, ""},

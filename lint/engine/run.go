@@ -549,8 +549,12 @@ func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, adv
 	for _, problem := range problems {
 		object := problem.Object
 		file, pos := object.Where(problem.Path)
+		severity := rule.Severity
+		if problem.Unsure {
+			severity = min(severity, lint.Warning)
+		}
 		finding := lint.Finding{
-			RuleID: rule.ID, RuleName: rule.Name, Severity: rule.Severity,
+			RuleID: rule.ID, RuleName: rule.Name, Severity: severity,
 			Message:  problem.Message + advice,
 			Location: lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
 			Target:   object.ID(),

@@ -484,6 +484,9 @@ type InvalidError struct {
 	Object  *Object
 	Path    string // field path relative to the object, as precise as could be found
 	Message string
+	// Unsure says the field may be one of a newer API than modellint's
+	// types of a CRD: the cluster's CRD decides.
+	Unsure bool
 }
 
 func (e *InvalidError) Error() string {

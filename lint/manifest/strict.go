@@ -161,8 +161,22 @@ func (o *Object) decodeStrict() *strictDecoding {
 		return o.strict
 	}
 	o.strict.unknown = o.unknownFields(strict, reflect.TypeOf(typed), "")
+	if crd {
+		// A field the types lack may be one of a newer release of the
+		// operator (KubeRay v1.6's authOptions): the cluster's CRD decides.
+		for _, unknown := range o.strict.unknown {
+			unknown.Unsure = true
+			unknown.Message = strings.Replace(unknown.Message, "has no such field, so strict field validation "+
+				"(the default of kubectl apply) rejects the object", "has no such field in "+crdTypesVersion+
+				"'s API, so strict field validation (the default of kubectl apply) rejects the object unless the "+
+				"cluster runs a newer release whose CRD has it", 1)
+		}
+	}
 	return o.strict
 }
+
+// crdTypesVersion is the release of the CRD types in crdTypes.
+const crdTypesVersion = "KubeRay v1.5.0"
 
 // decodeTyped decodes raw into a new value of newType, strictly: the
 // serving CRDs' types by kjson alone, the built-in ones by decodesCleanly

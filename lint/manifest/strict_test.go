@@ -48,20 +48,20 @@ func TestStrictServingCRDs(t *testing.T) {
 		{
 			name:    "misspelt field",
 			source:  rayClusterHead("ray.io/v1", "    rayStartParam: {dashboard-host: 0.0.0.0}"),
-			unknown: "unknown field spec.headGroupSpec.rayStartParam: RayCluster has no such field, so strict field validation (the default of kubectl apply) rejects the object (did you mean rayStartParams?)",
+			unknown: "unknown field spec.headGroupSpec.rayStartParam: RayCluster has no such field in KubeRay v1.5.0's API, so strict field validation (the default of kubectl apply) rejects the object unless the cluster runs a newer release whose CRD has it (did you mean rayStartParams?)",
 			line:    7,
 		},
 		{
 			name:    "field of another object",
 			source:  rayClusterHead("ray.io/v1", "    replicas: 1"),
-			unknown: "unknown field spec.headGroupSpec.replicas: RayCluster has no such field, so strict field validation (the default of kubectl apply) rejects the object",
+			unknown: "unknown field spec.headGroupSpec.replicas: RayCluster has no such field in KubeRay v1.5.0's API, so strict field validation (the default of kubectl apply) rejects the object unless the cluster runs a newer release whose CRD has it",
 			line:    7,
 		},
 		{
 			name: "pod field in a container's securityContext",
 			source: strings.Replace(rayClusterHead("ray.io/v1", "    rayStartParams: {}"), "image: rayproject/ray:2.49.0",
 				"image: rayproject/ray:2.49.0\n            securityContext: {fsGroup: 1000}", 1),
-			unknown: "unknown field spec.headGroupSpec.template.spec.containers[0].securityContext.fsGroup: RayCluster has no such field, so strict field validation (the default of kubectl apply) rejects the object; fsGroup belongs in the pod's securityContext, not a container's",
+			unknown: "unknown field spec.headGroupSpec.template.spec.containers[0].securityContext.fsGroup: RayCluster has no such field in KubeRay v1.5.0's API, so strict field validation (the default of kubectl apply) rejects the object unless the cluster runs a newer release whose CRD has it; fsGroup belongs in the pod's securityContext, not a container's",
 			line:    13,
 		},
 		{
@@ -318,5 +318,35 @@ func TestRolloutCRDSchema(t *testing.T) {
 	}
 	if len(unchecked) == 0 {
 		t.Error("no unchecked field found: the walk did not reach the template")
+	}
+}
+
+// The version unknown CRD fields are judged against is the module's.
+func TestCRDTypesVersion(t *testing.T) {
+	goMod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(goMod), "\n") {
+		if version, ok := strings.CutPrefix(strings.TrimSpace(line), "github.com/ray-project/kuberay/ray-operator "); ok {
+			if want := "KubeRay " + version; crdTypesVersion != want {
+				t.Errorf("crdTypesVersion = %q, want %q", crdTypesVersion, want)
+			}
+			return
+		}
+	}
+	t.Fatal("go.mod does not require the KubeRay module")
+}
+
+func TestCRDUnknownFieldUnsure(t *testing.T) {
+	source := "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: r}\nspec:\n  authOptions: {mode: token}\n" +
+		"  headGroupSpec:\n    template:\n      spec: {containers: [{name: head, image: rayproject/ray:2.9.0}]}\n"
+	file, err := Load("r.yaml", []byte(source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := file.Objects[0].decodeStrict().unknown
+	if len(unknown) != 1 || !unknown[0].Unsure || !strings.Contains(unknown[0].Message, "KubeRay v1.5.0's API") {
+		t.Fatalf("unknown fields %v", unknown)
 	}
 }

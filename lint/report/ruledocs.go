@@ -152,6 +152,21 @@ func codeFence(text string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
+// severityPolicy is the rule every rule's severities follow.
+const severityPolicy = "## Severity\n\n" +
+	"A severity says what happens to the pod, not how much a rule matters:\n\n" +
+	"- **error**: the pod certainly fails or is refused: the API server or an admission webhook rejects it, it " +
+	"never becomes Ready, it crashes or is OOMKilled at the sizes the finding states. An error never rests on an " +
+	"assumed rate or size alone: an estimate is an error only when even its most favourable end fails (a model " +
+	"that cannot load in the probe budget at 2 GiB/s from a local disk).\n" +
+	"- **warning**: a risk or a policy: no memory limit, no readiness probe, a mutable tag, a GPU left idle, an " +
+	"estimate that fails at the assumed rate or overhead (the message states the assumption and its range), a " +
+	"field the bundled types of a CRD do not know.\n" +
+	"- **info**: a note worth reading, such as a size that makes a controller add nodes.\n\n" +
+	"The table gives each rule's usual severity; a rule reports another where its consequence is more or less " +
+	"certain. modellint exits 1 on errors; `--fail-on warning` (or per-rule severities in .modellint.yaml) " +
+	"makes warnings fail a build too.\n\n"
+
 // RulesMarkdown writes docs/rules.md: an index of every rule, then one
 // section per rule whose heading anchor is the fragment of Rule.DocsURL.
 func RulesMarkdown(w io.Writer, rules []*lint.Rule) error {
@@ -164,6 +179,7 @@ func RulesMarkdown(w io.Writer, rules []*lint.Rule) error {
 		"renders itself, that is the template, values-file or patch line that wrote the field; a field no line wrote " +
 		"(a default Helm filled in, a value given with `--helm-set`) is placed on the template line that renders it, " +
 		"and the finding's field path says which field it is. See \"Helm charts and Kustomize overlays\" in the README.\n\n")
+	out.WriteString(severityPolicy)
 	out.WriteString("| Rule | Name | Severity | Artifact | Summary |\n")
 	out.WriteString("| --- | --- | --- | --- | --- |\n")
 	for _, rule := range rules {

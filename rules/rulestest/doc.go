@@ -6,7 +6,8 @@
 // enabled. It may hold:
 //
 //   - YAML manifests whose lines carry `# want MDL205 "regexp"` where a
-//     finding must land (several on one line are allowed), and
+//     finding must land (several on one line are allowed; `# want
+//     MDL205:warning "regexp"` wants its severity too), and
 //     `# want-skip MDL212 "regexp"` on a workload's `kind:` line, where the
 //     rule must skip that workload with a reason the regexp matches;
 //   - want.txt (WantFile) for what has no manifest line, one a line:

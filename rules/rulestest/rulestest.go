@@ -75,7 +75,7 @@ func Run(t *testing.T, rule *lint.Rule, dir string, also ...*lint.Rule) Coverage
 		if finding.Location.Line > 0 {
 			where += ":" + strconv.Itoa(finding.Location.Line)
 		}
-		if !meet(wants.findings[where], finding.RuleID, finding.Message) {
+		if !meet(wants.findings[where], finding.RuleID, finding.Severity.String(), finding.Message) {
 			t.Errorf("%s: unexpected %s finding: %s", where, finding.RuleID, finding.Message)
 			continue
 		}
@@ -87,7 +87,7 @@ func Run(t *testing.T, rule *lint.Rule, dir string, also ...*lint.Rule) Coverage
 		case lint.StatusPass:
 			coverage.Passed = coverage.Passed || evaluation.Reason == ""
 		case lint.StatusSkip:
-			meet(wants.skipOf(evaluation), evaluation.RuleID, evaluation.Reason)
+			meet(wants.skipOf(evaluation), evaluation.RuleID, "", evaluation.Reason)
 		}
 	}
 	for where, list := range wants.findings {

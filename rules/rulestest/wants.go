@@ -18,10 +18,11 @@ import (
 // "regexp"` for a skip, one a line, PATH relative to the fixture dir.
 const WantFile = "want.txt"
 
-// wantComment is `# want MDL205 "regexp"`, several allowed on one line;
+// wantComment is `# want MDL205 "regexp"`, or `# want MDL205:warning
+// "regexp"` to want that severity too, several allowed on one line;
 // skipComment is `# want-skip MDL212 "regexp"`.
 var (
-	wantComment = lazyregexp.New(`want\s+(MDL\d{3})\s+("(?:[^"\\]|\\.)*")`)
+	wantComment = lazyregexp.New(`want\s+(MDL\d{3})(?::(error|warning|info))?\s+("(?:[^"\\]|\\.)*")`)
 	skipComment = lazyregexp.New(`want-skip\s+(MDL\d{3})\s+("(?:[^"\\]|\\.)*")`)
 )
 
@@ -30,6 +31,8 @@ var kindLine = lazyregexp.New(`^\s*(- )?kind:`)
 
 type want struct {
 	rule    string
+	// severity is the severity wanted, "" for any.
+	severity string
 	pattern *regexp.Regexp
 	where   string // the comment's FILE:LINE
 	met     bool
@@ -67,11 +70,11 @@ func (w *wants) skipOf(evaluation lint.Evaluation) []*want {
 	return w.skips[w.targetKey(evaluation.File, evaluation.Line)]
 }
 
-// meet marks as met the first want of rule whose pattern matches message;
-// false when none does.
-func meet(wants []*want, rule, message string) bool {
+// meet marks as met the first want of rule whose pattern matches message
+// (and that wants its severity, if it says one); false when none does.
+func meet(wants []*want, rule, severity, message string) bool {
 	for _, w := range wants {
-		if w.rule == rule && w.pattern.MatchString(message) {
+		if w.rule == rule && (w.severity == "" || w.severity == severity) && w.pattern.MatchString(message) {
 			w.met = true
 			return true
 		}
@@ -84,14 +87,14 @@ func meet(wants []*want, rule, message string) bool {
 func readWants(t *testing.T, dir string) *wants {
 	t.Helper()
 	found := &wants{findings: map[string][]*want{}, skips: map[string][]*want{}, separators: map[string][]int{}}
-	add := func(into map[string][]*want, key, where, rule, quoted string) {
+	add := func(into map[string][]*want, key, where, rule, severity, quoted string) {
 		// The quotes hold a regexp as written: only \" is unescaped.
 		text := strings.ReplaceAll(quoted[1:len(quoted)-1], `\"`, `"`)
 		pattern, err := regexp.Compile(text)
 		if err != nil {
 			t.Fatalf("%s: want %s %s: %v", where, rule, quoted, err)
 		}
-		into[key] = append(into[key], &want{rule: rule, pattern: pattern, where: where})
+		into[key] = append(into[key], &want{rule: rule, severity: severity, pattern: pattern, where: where})
 	}
 	type skipAt struct {
 		file        string
@@ -124,11 +127,11 @@ func readWants(t *testing.T, dir string) *wants {
 					continue
 				}
 				if m := skipComment.FindStringSubmatch(rest); m != nil {
-					add(found.skips, path, where, m[1], m[2])
+					add(found.skips, path, where, m[1], "", m[2])
 					continue
 				}
 				for _, m := range wantComment.FindAllStringSubmatch("want "+rest, -1) {
-					add(found.findings, path, where, m[1], m[2])
+					add(found.findings, path, where, m[1], m[2], m[3])
 				}
 				continue
 			}
@@ -137,7 +140,7 @@ func readWants(t *testing.T, dir string) *wants {
 			}
 			if comment := strings.Index(line, "# want "); comment >= 0 {
 				for _, m := range wantComment.FindAllStringSubmatch(line[comment:], -1) {
-					add(found.findings, where, where, m[1], m[2])
+					add(found.findings, where, where, m[1], m[2], m[3])
 				}
 			}
 			if comment := strings.Index(line, "# want-skip "); comment >= 0 {
@@ -157,7 +160,7 @@ func readWants(t *testing.T, dir string) *wants {
 	// Keyed once every file's separators are known.
 	for _, skip := range skips {
 		where := skip.file + ":" + strconv.Itoa(skip.line)
-		add(found.skips, found.targetKey(skip.file, skip.line), where, skip.rule, skip.regex)
+		add(found.skips, found.targetKey(skip.file, skip.line), where, skip.rule, "", skip.regex)
 	}
 	return found
 }
