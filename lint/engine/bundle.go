@@ -42,7 +42,7 @@ func buildBundles(target *lint.Target, config *lint.Config, replayed *starts) {
 			analyze(bundle, replayed.take(container, img))
 		}
 		if !container.Init {
-			recognise(bundle, w.Platform)
+			recognise(bundle, w.Platform, w.Lifecycle == manifest.RunToCompletion)
 		}
 		target.Bundles = append(target.Bundles, bundle)
 	}
@@ -108,10 +108,11 @@ func programContext(w *manifest.Workload, container *manifest.Container, spec la
 // finally runs first and the image name last, and settles the container's
 // runtime and invocation on it. platform is the serving platform that built
 // the pod ("kserve", "seldon", "" for none), whose declared runtime counts
-// when nothing that runs says otherwise.
-func recognise(b *lint.Bundle, platform string) {
+// when nothing that runs says otherwise; batch says the pod runs to
+// completion, so that only what it runs can make it a server.
+func recognise(b *lint.Bundle, platform string, batch bool) {
 	c := b.Container
-	process := server.Process{Image: c.Image}
+	process := server.Process{Image: c.Image, Batch: batch}
 	if c.FromServingRuntime || platform != "" {
 		process.Declared = c.Runtime
 	}

@@ -74,6 +74,9 @@ func NotServer(argv []string) string {
 		if matched, _ := path.Match(tool.program, cmd.name); !matched {
 			continue
 		}
+		if strings.HasPrefix(tool.program, "*") && startsServer.MatchString(cmd.name) {
+			continue // download_and_serve.sh may do both
+		}
 		if len(tool.subcommands) > 0 && !slices.Contains(tool.subcommands, sub) {
 			continue
 		}
@@ -145,7 +148,27 @@ var nonServers = []tool{
 	{"git", []string{"lfs"}, "a download", 2},
 	// /storage-initializer/scripts/initializer-entrypoint copies storageUri to /mnt/models.
 	{"initializer-entrypoint", nil, "a download by the KServe storage initializer", 0},
+	// NIM's utilities (https://docs.nvidia.com/nim/large-language-models/latest/utilities.html).
+	{"download-to-cache", nil, "a download", 0},
+	{"list-model-profiles", nil, "a listing", 0},
+	{"nim_download_to_cache", nil, "a download", 0},
+	{"nim_list_model_profiles", nil, "a listing", 0},
+	// TensorRT-LLM builds engines from checkpoints: a conversion, not a server.
+	{"trtllm-build", nil, "an engine build", 0},
+	// Scripts and programs named for what they do instead (fetch_model.sh,
+	// download_weights.py, convert_checkpoint.py, run_benchmark.sh).
+	{"*download*", nil, "a download", 0},
+	{"fetch_model*", nil, "a download", 0},
+	{"fetch-model*", nil, "a download", 0},
+	{"*convert*", nil, "a conversion", 0},
+	{"*quantize*", nil, "a conversion", 0},
+	{"*benchmark*", nil, "a benchmark", 0},
 }
+
+// startsServer matches program names that say they start a server too
+// (download_and_serve.sh), which a name pattern of nonServers must not
+// call a download.
+var startsServer = lazyregexp.New(`(?i)serv|start|launch|entrypoint`)
 
 // programRuntime returns the runtime whose program cmd runs, whatever the
 // subcommand.

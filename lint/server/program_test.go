@@ -174,7 +174,16 @@ func TestNotServer(t *testing.T) {
 			"a download by the KServe storage initializer (initializer-entrypoint)"},
 		{[]string{"ollama", "pull", "llama3"}, "a download (ollama pull)"},
 		{[]string{"serve", "status"}, "a Ray Serve client (serve status)"},
+		{[]string{"download-to-cache", "--profile", "x"}, "a download (download-to-cache)"},
+		{[]string{"list-model-profiles"}, "a listing (list-model-profiles)"},
+		{[]string{"/scripts/fetch_model.sh"}, "a download (fetch_model.sh)"},
+		{[]string{"python3", "/app/download_weights.py", "--repo", "x"}, "a download (download_weights.py)"},
+		{[]string{"python", "convert_checkpoint.py", "--model_dir", "/m"}, "a conversion (convert_checkpoint.py)"},
+		{[]string{"trtllm-build", "--checkpoint_dir", "/c"}, "an engine build (trtllm-build)"},
+		{[]string{"/opt/run_benchmark.sh"}, "a benchmark (run_benchmark.sh)"},
 		// Servers, and commands this cannot tell.
+		{[]string{"/scripts/download_and_serve.sh"}, ""},
+		{[]string{"/docker-entrypoint-download.sh"}, ""},
 		{[]string{"vllm", "serve", "m"}, ""},
 		{[]string{"tritonserver", "--model-repository=/models"}, ""},
 		{[]string{"/bin/ollama", "serve"}, ""},
@@ -189,4 +198,42 @@ func TestNotServer(t *testing.T) {
 			t.Errorf("NotServer(%q) = %q, want %q", test.argv, got, test.want)
 		}
 	}
+}
+
+func TestRecogniseBatchAndToolImages(t *testing.T) {
+	tests := []struct {
+		name         string
+		process      Process
+		runtime, not string
+	}{
+		{"a Job's unknown script in a server image", Process{Image: "nvcr.io/nvidia/tritonserver:24.08-py3",
+			Command: words("/scripts/prepare.sh"), Batch: true}, "", ""},
+		{"the same script in a Deployment", Process{Image: "nvcr.io/nvidia/tritonserver:24.08-py3",
+			Command: words("/scripts/prepare.sh")}, "triton", ""},
+		{"a Job that runs the server", Process{Image: "vllm/vllm-openai:v0.10.1", Command: words("vllm", "serve", "m"),
+			Batch: true}, "vllm", ""},
+		{"a Job's args with a server's flags", Process{Image: "registry.example.com/tools:1",
+			Args: words("--model-repository=/models"), Batch: true}, "triton", ""},
+		{"a semantic router", Process{Image: "ghcr.io/vllm-project/semantic-router/extproc:v0.1"}, "", "a request router"},
+		{"a simulator with vLLM's flags", Process{Image: "ghcr.io/llm-d/llm-d-inference-sim:v0.3",
+			Args: words("--model", "m", "--max-model-len", "4096")}, "", "a simulator"},
+	}
+	for _, test := range tests {
+		got := Recognise(test.process)
+		name := ""
+		if got.Runtime != nil {
+			name = got.Runtime.Name
+		}
+		if name != test.runtime || !strings.HasPrefix(got.NotServer, test.not) || (test.not == "") != (got.NotServer == "") {
+			t.Errorf("%s: runtime %q, not a server %q; want %q, %q", test.name, name, got.NotServer, test.runtime, test.not)
+		}
+	}
+}
+
+func words(texts ...string) []Word {
+	out := make([]Word, len(texts))
+	for i, text := range texts {
+		out[i] = Word{Text: text}
+	}
+	return out
 }

@@ -29,6 +29,10 @@ type Process struct {
 	// Declared is the runtime the serving platform names for the
 	// container (KServe's modelFormat), nil when none.
 	Declared *Runtime
+	// Batch says the container runs to completion (a Job's, a RayJob's
+	// cluster): only a server program or its flags make it a server, not
+	// its image, whose other tools (downloads, conversions) such jobs run.
+	Batch bool
 }
 
 // Recognition says which server a container runs and how that was told.
@@ -72,6 +76,9 @@ func Recognise(p Process) Recognition {
 			return Recognition{NotServer: reason}
 		}
 	}
+	if reason := notServerImage(p.Image); reason != "" {
+		return Recognition{NotServer: reason}
+	}
 	words, fromImage := p.Args, true
 	switch {
 	case len(p.Runs) > 0:
@@ -81,6 +88,9 @@ func Recognise(p Process) Recognition {
 	}
 	if runtime := DetectByFlags(texts(words)); runtime != nil {
 		return Recognition{Runtime: runtime, By: "flags only " + runtime.Title + " has", Argv: words, FromImage: fromImage}
+	}
+	if p.Batch {
+		return Recognition{}
 	}
 	if p.Declared != nil {
 		return Recognition{Runtime: p.Declared, By: "the serving platform", Argv: words, FromImage: fromImage}
@@ -107,10 +117,38 @@ func mayWrap(argv []string) bool {
 	return strings.HasSuffix(base, ".sh") || strings.Contains(base, "entrypoint")
 }
 
+// nonServerImages are images of tools beside model servers whose names
+// or flags look like a server's.
+var nonServerImages = []struct{ pattern, kind string }{
+	// https://github.com/vllm-project/semantic-router: an Envoy ext_proc
+	// that routes requests to vLLM.
+	{"semantic-router", "a request router"},
+	// https://github.com/llm-d/llm-d-inference-sim: answers vLLM's API
+	// with no model.
+	{"inference-sim", "a simulator"},
+	// https://github.com/llm-d/llm-d-routing-sidecar: proxies prefill and
+	// decode pods.
+	{"routing-sidecar", "a request router"},
+}
+
+// notServerImage says why an image is no model server, "" when it may be.
+func notServerImage(image string) string {
+	repository := imageRepository(image)
+	for _, tool := range nonServerImages {
+		if strings.Contains(repository, tool.pattern) {
+			return tool.kind + " (image " + repository + ")"
+		}
+	}
+	return ""
+}
+
 // ByImage returns the runtime an image reference names, the longest
 // matching pattern winning (so "kserve-pmmlserver" is KServe's PMML server
 // and not Seldon's "mlserver"), or nil.
 func ByImage(image string) *Runtime {
+	if notServerImage(image) != "" {
+		return nil
+	}
 	repository := imageRepository(image)
 	var best *Runtime
 	bestLength := 0
