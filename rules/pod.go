@@ -128,6 +128,8 @@ func envValues(c *manifest.Container) map[string]string {
 	for _, env := range c.Env {
 		if env.ValueFrom == nil {
 			values[env.Name] = env.Value
+		} else {
+			delete(values, env.Name) // the last of a name written twice counts
 		}
 	}
 	return values

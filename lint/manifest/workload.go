@@ -215,12 +215,15 @@ func (c *Container) Invocation() *server.Invocation {
 }
 
 // EnvIndex maps the names of the container's literal env values to their
-// positions in env, for field paths.
+// positions in env, for field paths. Of a name written twice the last
+// counts, as the kubelet gives the process the last.
 func (c *Container) EnvIndex() map[string]int {
 	index := map[string]int{}
 	for i, env := range c.Env {
 		if env.ValueFrom == nil {
 			index[env.Name] = i
+		} else {
+			delete(index, env.Name)
 		}
 	}
 	return index

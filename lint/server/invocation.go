@@ -15,6 +15,10 @@ type ModelSettings struct {
 	PathFlags  []string
 	PathEnv    []string
 	Repository bool
+	// PathsAdd says each repeated path flag adds a path (Triton's
+	// --model-repository); for other servers the last one given wins, as
+	// their flag parsers keep the last value.
+	PathsAdd bool
 	// PositionalAfter is the subcommand whose first argument is the model
 	// path ("vllm serve MODEL", "mlserver start DIR").
 	PositionalAfter string
@@ -81,7 +85,11 @@ func (r *Runtime) parse(args Args, c Container, fromImage bool) *Invocation {
 		inv.ModelName = v
 	}
 	for _, flag := range settings.PathFlags {
-		inv.ModelPaths = append(inv.ModelPaths, args.Values(flag)...)
+		values := args.Values(flag)
+		if !settings.PathsAdd && len(values) > 1 {
+			values = values[len(values)-1:]
+		}
+		inv.ModelPaths = append(inv.ModelPaths, values...)
 	}
 	if settings.PositionalAfter != "" {
 		if v, ok := args.Positional(settings.PositionalAfter); ok {

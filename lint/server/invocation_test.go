@@ -34,6 +34,24 @@ func TestParse(t *testing.T) {
 			copies:    1,
 		},
 		{
+			// The official image's wrapper gives its own flags before the
+			// container's: TF Serving keeps the last of a repeated flag.
+			name: "tf serving repeated flags", runtime: "tensorflow-serving",
+			container: Container{Command: []string{"tensorflow_model_server"}, Args: []string{"--model_name=model",
+				"--model_base_path=/models/model", "--model_name=resnet", "--model_base_path=/models/resnet"}},
+			modelName: Value{"resnet", "--model_name", "args[2]"},
+			paths:     []Value{{"/models/resnet", "--model_base_path", "args[3]"}},
+			copies:    1,
+		},
+		{
+			// Each --model-repository adds one.
+			name: "triton repeated repositories", runtime: "triton",
+			container: Container{Command: []string{"tritonserver"}, Args: []string{"--model-repository=/a",
+				"--model-repository=/b"}},
+			paths:  []Value{{"/a", "--model-repository", "args[0]"}, {"/b", "--model-repository", "args[1]"}},
+			copies: 1,
+		},
+		{
 			name: "tf serving image entrypoint with env", runtime: "tensorflow-serving",
 			container: Container{Env: map[string]string{"MODEL_NAME": "resnet"}},
 			modelName: Value{"resnet", "image default", ""},

@@ -119,7 +119,9 @@ var Runtimes = []*Runtime{
 		ModelReadyPaths: []string{"/v2/health/ready", "/v2/models/"},
 		SharedMemory:    true,
 		Model: ModelSettings{
-			PathFlags: []string{"--model-repository", "--model-store"}, Repository: true,
+			// "--model-repository can be specified multiple times"
+			// (Triton's server docs, model_repository.md).
+			PathFlags: []string{"--model-repository", "--model-store"}, Repository: true, PathsAdd: true,
 			NameFlags: []string{"--load-model"},
 		},
 		Readiness: ProbeHint{Path: "/v2/health/ready", PortFlag: "--http-port", Port: 8000},
