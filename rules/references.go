@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/modellint/modellint/internal/lazyregexp"
@@ -137,10 +138,18 @@ var configRefMissing = &lint.Rule{
 			"CreateContainerConfigError; a missing configMap or secret volume keeps the pod in ContainerCreating " +
 			"(\"MountVolume.SetUp failed\"). A $(VAR) in command or args that names no env var of the container is not " +
 			"expanded: the server gets the literal text \"$(VAR)\" as a model name or path and exits. " +
-			"Objects are looked up among the linted files (by namespace when both sides name one), including Secrets " +
-			"made by an ExternalSecret or SealedSecret; references marked optional and objects listed under external: in " +
-			".modellint.yaml are not reported. A missing Secret is a warning, since Secrets are usually created outside the " +
-			"repository. $$(VAR) is an escape and is not reported; in shell scripts (sh -c) only UPPER_CASE names are checked, " +
+			"Objects are looked up among the linted files (by namespace when both sides name one), counting the Secrets " +
+			"controllers create for objects of the files: a cert-manager Certificate's spec.secretName (keys tls.crt, " +
+			"tls.key, ca.crt and those of its additional output formats and keystores), an External Secrets ExternalSecret's " +
+			"spec.target.name or else its own name (keys of spec.data, any key with dataFrom or a target template, no Secret " +
+			"with creationPolicy Merge or None), a ClusterExternalSecret's in every namespace, and a Bitnami SealedSecret's " +
+			"own name (keys of encryptedData and template.data). Kustomize overlays are linted as built, generated names " +
+			"with their hash suffixes; a reference kustomize left as written (a field of a kind it does not know, such as " +
+			"an InferenceService's containers) is reported with the name the generator gave. References marked optional " +
+			"and objects listed under external: in .modellint.yaml are not reported. A missing Secret is a warning, since " +
+			"Secrets are usually created outside the repository, and so is a missing object named after the release of a " +
+			"Helm chart modellint rendered, which the rest of the release may create. " +
+			"$$(VAR) is an escape and is not reported; in shell scripts (sh -c) only UPPER_CASE names are checked, " +
 			"since $(cmd) there is command substitution. Env vars listed under requiredEnv: in .modellint.yaml must be set " +
 			"on every model-server container.",
 		Bad: `env:
@@ -161,11 +170,16 @@ kind: ConfigMap
 metadata: {name: serving-config}
 data: {model: resnet}`,
 		Fix: "Add the ConfigMap or Secret to the linted manifests, fix the name or key, mark the reference optional: true " +
-			"if the pod can run without it, or list objects created elsewhere under external: in .modellint.yaml.",
+			"if the pod can run without it, or list objects created elsewhere under external: in .modellint.yaml. For a " +
+			"Helm chart, lint with --release-name set to the release you install.",
 		References: []string{
 			"https://kubernetes.io/docs/tasks/configure-pod-container/configure-pod-configmap/",
 			"https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-environment-variables",
 			"https://kubernetes.io/docs/tasks/inject-data-application/define-interdependent-environment-variables/",
+			"https://cert-manager.io/docs/usage/certificate/",
+			"https://external-secrets.io/latest/api/externalsecret/",
+			"https://github.com/bitnami-labs/sealed-secrets#sealedsecrets-as-templates-for-secrets",
+			"https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/configmapgenerator/",
 		},
 	},
 	Check: checkConfigRefs,
@@ -215,22 +229,12 @@ func checkConfigRef(pass *lint.Pass, ref configRef) {
 		return
 	}
 	object := pass.Objects.Find(ref.kind, namespace, ref.name)
-	if object == nil && ref.kind == "Secret" {
-		if generated := secretGenerator(pass, namespace, ref.name); generated != "" {
+	if object == nil {
+		if created := pass.Objects.FindCreated(ref.kind, namespace, ref.name); created != nil {
+			checkCreatedKey(pass, ref, created)
 			return
 		}
-	}
-	if object == nil {
-		severity := pass.Rule.Severity
-		effect := "the container stays in CreateContainerConfigError"
-		if strings.Contains(ref.what, "volume") {
-			effect = "the pod stays in ContainerCreating (MountVolume.SetUp failed)"
-		}
-		if ref.kind == "Secret" && severity > lint.Warning {
-			severity = lint.Warning // Secrets usually live outside the repository
-		}
-		pass.Report(lint.Diagnostic{Severity: severity, Path: ref.path, Message: fmt.Sprintf("%s names %s %q, which is not in the linted files: %s; add its manifest, fix the name, mark it optional, "+
-			"or list %s/%s under external: in .modellint.yaml if it is created elsewhere", ref.what, ref.kind, ref.name, effect, ref.kind, ref.name)})
+		reportMissing(pass, ref)
 		return
 	}
 	if ref.key == "" {
@@ -245,37 +249,93 @@ func checkConfigRef(pass *lint.Pass, ref configRef) {
 			"fix the key or add it to the %s", ref.what, ref.key, ref.kind, ref.name, describeKeys(keys), ref.kind)
 }
 
-// secretGenerator returns the kind of an object in the linted files that
-// creates a Secret of that name (ExternalSecret, SealedSecret).
-func secretGenerator(pass *lint.Pass, namespace, name string) string {
-	for _, object := range pass.Objects.OfKinds("ExternalSecret", "SealedSecret") {
-		if object.Namespace != namespace && object.Namespace != "" && namespace != "" {
+// reportMissing reports a reference to an object that is not in the linted
+// files and that none of them creates.
+func reportMissing(pass *lint.Pass, ref configRef) {
+	severity := pass.Rule.Severity
+	effect := "the container stays in CreateContainerConfigError"
+	if strings.Contains(ref.what, "volume") {
+		effect = "the pod stays in ContainerCreating (MountVolume.SetUp failed)"
+	}
+	if ref.kind == "Secret" && severity > lint.Warning {
+		severity = lint.Warning // Secrets usually live outside the repository
+	}
+	if release := pass.Workload().Object.File.HelmRelease; namedAfterRelease(ref.name, release) {
+		// Another chart of the same release, or the release's own hooks,
+		// may create it: that depends on what is installed beside the chart.
+		pass.Report(lint.Diagnostic{Severity: min(severity, lint.Warning), Path: ref.path, Message: fmt.Sprintf(
+			"%s names %s %q, which is not in the linted files and whose name depends on the Helm release name (the chart "+
+				"was rendered as release %q): if nothing installed with the release creates it, %s; lint with --release-name "+
+				"set to the release you install, or list %s/%s under external: in .modellint.yaml if it is created elsewhere",
+			ref.what, ref.kind, ref.name, release, effect, ref.kind, ref.name)})
+		return
+	}
+	if generated := generatedUnder(pass, ref); generated != nil {
+		pass.Report(lint.Diagnostic{Severity: severity, Path: ref.path, Message: fmt.Sprintf(
+			"%s names %s %q, but the Kustomize overlay generates it as %s %q and left this reference as it was (kustomize "+
+				"rewrites generated names only in the fields it knows of each kind): %s; declare the field under "+
+				"configurations: (a nameReference) in the kustomization, or set generatorOptions: {disableNameSuffixHash: true}",
+			ref.what, ref.kind, ref.name, ref.kind, generated.Name, effect)})
+		return
+	}
+	pass.Report(lint.Diagnostic{Severity: severity, Path: ref.path, Message: fmt.Sprintf("%s names %s %q, which is not in the linted files: %s; add its manifest, fix the name, mark it optional, "+
+		"or list %s/%s under external: in .modellint.yaml if it is created elsewhere", ref.what, ref.kind, ref.name, effect, ref.kind, ref.name)})
+}
+
+// kustomizeHash is the suffix kustomize appends to a generated name: the
+// first 10 hex digits of a SHA-256, with 0, 1, 3, a and e swapped for g, h,
+// k, m and t (sigs.k8s.io/kustomize/api/hasher).
+var kustomizeHash = lazyregexp.New(`-[2456789bcdfghkmt]{10}$`)
+
+// generatedUnder returns the object a Kustomize overlay generated (a
+// configMapGenerator's, a secretGenerator's) for the reference's name, when
+// the reference was not rewritten to the hashed name, as kustomize does not
+// for fields it does not know (a CRD's pod template); nil when none.
+func generatedUnder(pass *lint.Pass, ref configRef) *manifest.Object {
+	for _, object := range pass.Objects.OfKindsIn(pass.Workload().Object.Namespace, ref.kind) {
+		if !object.File.Rendered || object.File.HelmRelease != "" {
 			continue
 		}
-		switch object.Kind {
-		case "ExternalSecret":
-			target := object.Name
-			if value, ok := object.Lookup("spec", "target", "name"); ok {
-				if s, ok := value.(string); ok && s != "" {
-					target = s
-				}
-			}
-			if target == name {
-				return object.Kind
-			}
-		case "SealedSecret":
-			target := object.Name
-			if value, ok := object.Lookup("spec", "template", "metadata", "name"); ok {
-				if s, ok := value.(string); ok && s != "" {
-					target = s
-				}
-			}
-			if target == name {
-				return object.Kind
-			}
+		suffix := kustomizeHash.FindStringIndex(object.Name)
+		if suffix == nil {
+			continue
+		}
+		if base := object.Name[:suffix[0]]; base == ref.name || strings.HasSuffix(base, "-"+ref.name) {
+			return object
 		}
 	}
-	return ""
+	return nil
+}
+
+// namedAfterRelease reports whether name is made from the Helm release
+// name a chart was rendered with ("release-name-cache", "db-release-name").
+func namedAfterRelease(name, release string) bool {
+	return release != "" && (name == release || strings.HasPrefix(name, release+"-") ||
+		strings.HasSuffix(name, "-"+release) || strings.Contains(name, "-"+release+"-"))
+}
+
+// checkCreatedKey reports a key that the object a controller creates for
+// the linted files will not have.
+func checkCreatedKey(pass *lint.Pass, ref configRef, created *manifest.Created) {
+	if ref.key == "" || created.HasKey(ref.key) {
+		return
+	}
+	keys := "no keys"
+	if len(created.Keys) > 0 {
+		keys = "only " + joinAnd(quoteAll(created.Keys))
+	}
+	pass.Reportf(ref.keyPath,
+		"%s reads key %q of %s %q, which %s %q creates with %s: the container stays in CreateContainerConfigError; "+
+			"fix the key or have the %s create it", ref.what, ref.key, ref.kind, ref.name, created.By.Kind, created.By.Name,
+		keys, created.By.Kind)
+}
+
+func quoteAll(words []string) []string {
+	quoted := make([]string, len(words))
+	for i, word := range words {
+		quoted[i] = strconv.Quote(word)
+	}
+	return quoted
 }
 
 // objectKeys returns the keys of a ConfigMap or Secret.
@@ -447,8 +507,8 @@ func varReferences(s string) []string {
 }
 
 // definedEnv returns the env var names a container gets from its spec. It is
-// incomplete when an envFrom source is not in the linted files (any name may
-// come from it).
+// incomplete when an envFrom source is not in the linted files, or is created
+// with keys its creator does not tell (any name may come from it).
 func definedEnv(pass *lint.Pass, c *manifest.Container) (map[string]bool, bool) {
 	w := pass.Workload()
 	defined := map[string]bool{}
@@ -462,17 +522,24 @@ func definedEnv(pass *lint.Pass, c *manifest.Container) (map[string]bool, bool) 
 		defined[name] = true
 	}
 	for _, from := range c.EnvFrom {
-		var object *manifest.Object
+		var kind, name string
 		switch {
 		case from.ConfigMapRef != nil:
-			object = pass.Objects.Find("ConfigMap", w.Object.Namespace, from.ConfigMapRef.Name)
+			kind, name = "ConfigMap", from.ConfigMapRef.Name
 		case from.SecretRef != nil:
-			object = pass.Objects.Find("Secret", w.Object.Namespace, from.SecretRef.Name)
+			kind, name = "Secret", from.SecretRef.Name
 		}
-		if object == nil {
+		if object := pass.Objects.Find(kind, w.Object.Namespace, name); object != nil {
+			for key := range objectKeys(object) {
+				defined[from.Prefix+key] = true
+			}
+			continue
+		}
+		created := pass.Objects.FindCreated(kind, w.Object.Namespace, name)
+		if created == nil || created.AnyKey {
 			return defined, false
 		}
-		for key := range objectKeys(object) {
+		for _, key := range created.Keys {
 			defined[from.Prefix+key] = true
 		}
 	}

@@ -43,6 +43,10 @@ type File struct {
 	// positions point into the files it was rendered from, and fixes are
 	// never applied to it.
 	Rendered bool
+	// HelmRelease is the release name a Helm chart's templates were
+	// rendered with ("" for other files): names made from it differ
+	// between installs.
+	HelmRelease string
 
 	lineStartsOnce sync.Once
 	lineStarts     []int32

@@ -197,6 +197,13 @@ func renderOne(renderer *charts.Renderer, path string, options Options) (rendere
 			KubeVersion: options.KubeVersion, APIVersions: options.APIVersions,
 			Timeout: options.RenderTimeout,
 		})
+		release := options.ReleaseName
+		if release == "" {
+			release = charts.DefaultReleaseName
+		}
+		for _, file := range rendered {
+			file.HelmRelease = release
+		}
 	case IsOverlay(path):
 		var root string
 		if root, err = overlayRoot(path, options.Paths); err == nil {

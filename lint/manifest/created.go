@@ -1,0 +1,219 @@
+package manifest
+
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Created is an object a controller creates for an object of the linted
+// files: the Secret cert-manager issues a Certificate into, the one an
+// ExternalSecret syncs. The files define it, though none of them is it.
+type Created struct {
+	Kind string
+	Name string
+	// Namespace is the creator's: "" when the creator is written without
+	// one, which `kubectl apply -n` places anywhere.
+	Namespace string
+	// AnyNamespace: it is created in every namespace a selector picks
+	// (ClusterExternalSecret).
+	AnyNamespace bool
+	// Keys are its data keys, sorted. AnyKey: the creator does not say
+	// them all (keys fetched from a store at run time, a template).
+	Keys   []string
+	AnyKey bool
+	// By is the object whose controller creates it.
+	By *Object
+}
+
+// HasKey reports whether the created object holds key, as far as its
+// creator tells.
+func (c *Created) HasKey(key string) bool { return c.AnyKey || slices.Contains(c.Keys, key) }
+
+// creator is a kind whose controller creates objects of other kinds.
+type creator struct {
+	group    string
+	versions []string
+	kind     string
+	creates  func(*Object) []*Created
+}
+
+// creators are the kinds of the linted files that make a controller create
+// ConfigMaps or Secrets, as their projects document them.
+var creators = []creator{
+	// cert-manager issues a Certificate into the Secret spec.secretName, in
+	// the Certificate's namespace, with keys tls.crt, tls.key and ca.crt,
+	// plus key.der and tls-combined.pem for spec.additionalOutputFormats and
+	// keystore.jks/truststore.jks, keystore.p12/truststore.p12 for
+	// spec.keystores: https://cert-manager.io/docs/usage/certificate/
+	{"cert-manager.io", []string{"v1"}, "Certificate", certificateSecret},
+	// External Secrets Operator syncs an ExternalSecret into the Secret
+	// spec.target.name (default: the ExternalSecret's name) with the keys
+	// spec.data[].secretKey; spec.dataFrom and spec.target.template add keys
+	// known only once the store is read, and creationPolicy Merge or None
+	// creates no Secret: https://external-secrets.io/latest/api/externalsecret/,
+	// https://external-secrets.io/latest/guides/ownership-deletion-policy/
+	{"external-secrets.io", []string{"v1beta1", "v1"}, "ExternalSecret", externalSecretSecret},
+	// A ClusterExternalSecret creates the ExternalSecret
+	// spec.externalSecretName (default: its own name) of
+	// spec.externalSecretSpec in each namespace its selectors pick:
+	// https://external-secrets.io/latest/api/clusterexternalsecret/
+	{"external-secrets.io", []string{"v1beta1", "v1"}, "ClusterExternalSecret", clusterExternalSecretSecret},
+	// The Sealed Secrets controller unseals a SealedSecret into a Secret of
+	// its own name and namespace (it overrides spec.template.metadata.name)
+	// with the keys of spec.encryptedData and spec.template.data, a null
+	// template key removing one:
+	// https://github.com/bitnami-labs/sealed-secrets#sealedsecrets-as-templates-for-secrets
+	{"bitnami.com", []string{"v1alpha1"}, "SealedSecret", sealedSecretSecret},
+}
+
+// createdKey files a created object by kind and name.
+func createdKey(kind, name string) string { return kind + "/" + name }
+
+// FindCreated returns an object a controller creates for an object of the
+// set, of a kind with a name in a namespace, or nil. Namespaces match as
+// in Find.
+func (s *Set) FindCreated(kind, namespace, name string) *Created {
+	index := s.Derived("manifest: created objects", func() any { return s.created() }).(map[string][]*Created)
+	var found *Created
+	for _, c := range index[createdKey(kind, name)] {
+		if c.Namespace == namespace && !c.AnyNamespace {
+			return c
+		}
+		if found == nil && (c.AnyNamespace || c.Namespace == "" || namespace == "") {
+			found = c
+		}
+	}
+	return found
+}
+
+// created lists the objects the set's creators create, by createdKey.
+func (s *Set) created() map[string][]*Created {
+	index := map[string][]*Created{}
+	for _, creator := range creators {
+		for _, object := range s.OfKinds(creator.kind) {
+			group, version, _ := strings.Cut(object.APIVersion, "/")
+			if group != creator.group || !slices.Contains(creator.versions, version) {
+				continue
+			}
+			for _, c := range creator.creates(object) {
+				if c.Name == "" {
+					continue
+				}
+				c.By = object
+				if !c.AnyNamespace {
+					c.Namespace = object.Namespace
+				}
+				sort.Strings(c.Keys)
+				key := createdKey(c.Kind, c.Name)
+				index[key] = append(index[key], c)
+			}
+		}
+	}
+	return index
+}
+
+func certificateSecret(o *Object) []*Created {
+	secret := &Created{Kind: "Secret", Name: stringAt(o, "spec", "secretName"), Keys: []string{"tls.crt", "tls.key", "ca.crt"}}
+	formats, _ := o.Lookup("spec", "additionalOutputFormats")
+	for _, format := range asList(formats) {
+		switch stringIn(format, "type") {
+		case "DER":
+			secret.Keys = append(secret.Keys, "key.der")
+		case "CombinedPEM":
+			secret.Keys = append(secret.Keys, "tls-combined.pem")
+		}
+	}
+	for store, suffix := range map[string]string{"jks": ".jks", "pkcs12": ".p12"} {
+		if create, _ := o.Lookup("spec", "keystores", store, "create"); create == true {
+			secret.Keys = append(secret.Keys, "keystore"+suffix, "truststore"+suffix)
+		}
+	}
+	return []*Created{secret}
+}
+
+func externalSecretSecret(o *Object) []*Created {
+	spec, _ := o.Lookup("spec")
+	return externalSecretSpecSecret(spec, o.Name)
+}
+
+func clusterExternalSecretSecret(o *Object) []*Created {
+	name := stringAt(o, "spec", "externalSecretName")
+	if name == "" {
+		name = o.Name
+	}
+	spec, _ := o.Lookup("spec", "externalSecretSpec")
+	created := externalSecretSpecSecret(spec, name)
+	for _, c := range created {
+		c.AnyNamespace = true
+	}
+	return created
+}
+
+// externalSecretSpecSecret is the Secret an ExternalSecret of that spec and
+// name syncs into.
+func externalSecretSpecSecret(spec any, externalSecret string) []*Created {
+	target, _ := asMap(spec)["target"].(map[string]any)
+	switch stringIn(target, "creationPolicy") {
+	case "Merge", "None": // the Secret must come from elsewhere
+		return nil
+	}
+	secret := &Created{Kind: "Secret", Name: stringIn(target, "name")}
+	if secret.Name == "" {
+		secret.Name = externalSecret
+	}
+	for _, item := range asList(asMap(spec)["data"]) {
+		if key := stringIn(item, "secretKey"); key != "" {
+			secret.Keys = append(secret.Keys, key)
+		}
+	}
+	secret.AnyKey = len(asList(asMap(spec)["dataFrom"])) > 0
+	if target["template"] != nil { // it makes the keys, from those fetched or not
+		secret.Keys, secret.AnyKey = nil, true
+	}
+	return []*Created{secret}
+}
+
+func sealedSecretSecret(o *Object) []*Created {
+	secret := &Created{Kind: "Secret", Name: o.Name}
+	if legacy, _ := o.Lookup("spec", "data"); legacy != nil {
+		secret.AnyKey = true // the deprecated single sealed Secret, keys and all
+	}
+	encrypted, _ := o.Lookup("spec", "encryptedData")
+	for key := range asMap(encrypted) {
+		secret.Keys = append(secret.Keys, key)
+	}
+	templated, _ := o.Lookup("spec", "template", "data")
+	for key, value := range asMap(templated) {
+		if value == nil {
+			secret.Keys = slices.DeleteFunc(secret.Keys, func(k string) bool { return k == key })
+		} else if !slices.Contains(secret.Keys, key) {
+			secret.Keys = append(secret.Keys, key)
+		}
+	}
+	return []*Created{secret}
+}
+
+// stringAt is the string at a path of map keys of the object, "" when
+// there is none.
+func stringAt(o *Object, keys ...string) string {
+	value, _ := o.Lookup(keys...)
+	s, _ := value.(string)
+	return s
+}
+
+// stringIn is the string field key of a mapping, "" when there is none.
+func stringIn(mapping any, key string) string {
+	s, _ := asMap(mapping)[key].(string)
+	return s
+}
+
+func asMap(value any) map[string]any {
+	m, _ := value.(map[string]any)
+	return m
+}
+
+func asList(value any) []any {
+	l, _ := value.([]any)
+	return l
+}
