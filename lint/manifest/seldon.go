@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -312,20 +313,11 @@ func seldonParameters(values map[string]string) string {
 		Value string `json:"value"`
 	}
 	var parameters []parameter
-	for _, name := range sortedKeys(values) {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
 		parameters = append(parameters, parameter{Name: name, Type: "STRING", Value: values[name]})
 	}
 	text, _ := json.Marshal(parameters)
 	return string(text)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for key := range m {
-		keys = append(keys, key)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // addModelInitializer adds the init container that copies the node's
