@@ -157,6 +157,9 @@ func writeUsage(cmd *cobra.Command, out io.Writer) error {
 	flags := cmd.LocalFlags()
 	grouped := map[string]*pflag.FlagSet{}
 	flags.VisitAll(func(flag *pflag.Flag) {
+		if flag.Hidden {
+			return // deprecated: still accepted, no longer offered
+		}
 		group := "Other"
 		if names := flag.Annotations[groupAnnotation]; len(names) > 0 {
 			group = names[0]

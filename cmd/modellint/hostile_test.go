@@ -53,10 +53,11 @@ func writePeakMemory(file string) {
 }
 
 // The bounds a hostile input must end within. The CPU limit has room for
-// the slowest legitimate case, the 50 GiB gzip bomb, which inflates and
-// hashes the 1.6 GiB its layer is allowed before it is refused: 3.5 s alone
-// on a 2-core machine, up to 5.7 s with the other test packages running. A
-// blow-up (exponential work, a hang) runs far past it.
+// the slowest legitimate cases, which inflate and hash a GiB or more: a
+// model layer of 1.2 GiB of zeros (TestCompressibleModelLayer), and the
+// bombs under --max-image-size 1Gi, 1.6 s and 1.4 s alone on a 2-core
+// machine with igzip. A blow-up (exponential work, a hang) runs far past
+// it.
 const (
 	hostileTimeLimit   = 10 * time.Second
 	hostileMemoryLimit = 256 << 20

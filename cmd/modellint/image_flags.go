@@ -41,8 +41,14 @@ func addImageFlags(set *pflag.FlagSet, options *engine.ImageOptions) {
 	set.Lookup("no-cache").NoOptDefVal = "true"
 	set.Var(&inflateFlag{options}, "inflate",
 		"how gzip layers are inflated: auto (ISA-L's igzip or pigz's unpigz when on PATH, the fastest; else in process), go, igzip or unpigz")
-	set.Var(&layerSizeFlag{options}, "max-layer-size",
-		"the most one image layer may expand to, e.g. 64Gi (default: 32× its compressed size, at least 512Mi): a larger layer is refused as a decompression bomb")
+	set.Var(&sizeFlag{size: &options.MaxImageBytes, unset: "64Gi"}, "max-image-size",
+		"the most one image's layers may inflate to, all together, e.g. 200Gi: past it the image is refused as a decompression bomb "+
+			"(--timeout bounds the time its layers take, whatever they compress to)")
+	// --max-layer-size bounded each layer by a multiple of its compressed
+	// size, which refused real layers of zeros; a bound of its own per
+	// layer is still honoured.
+	set.Var(&sizeFlag{size: &options.MaxLayerBytes}, "max-layer-size", "the most one image layer may inflate to")
+	_ = set.MarkDeprecated("max-layer-size", "use --max-image-size, which bounds all of an image's layers together")
 }
 
 type inflateFlag struct{ options *engine.ImageOptions }
@@ -62,21 +68,25 @@ func (f *inflateFlag) Set(value string) error {
 	return nil
 }
 
-type layerSizeFlag struct{ options *engine.ImageOptions }
-
-func (f *layerSizeFlag) String() string {
-	if f.options.MaxLayerBytes == 0 {
-		return ""
-	}
-	return strconv.FormatInt(f.options.MaxLayerBytes, 10)
+// sizeFlag sets a byte count from a quantity such as 64Gi.
+type sizeFlag struct {
+	size  *int64
+	unset string // what 0 means, for the help
 }
-func (f *layerSizeFlag) Type() string { return "SIZE" }
-func (f *layerSizeFlag) Set(value string) error {
+
+func (f *sizeFlag) String() string {
+	if *f.size == 0 {
+		return f.unset
+	}
+	return strconv.FormatInt(*f.size, 10)
+}
+func (f *sizeFlag) Type() string { return "SIZE" }
+func (f *sizeFlag) Set(value string) error {
 	size, err := quantity.Parse(value)
 	if err != nil || size.Sign() <= 0 {
 		return fmt.Errorf("want a positive size such as 64Gi, got %s", message.Quote(value))
 	}
-	f.options.MaxLayerBytes = size.Value()
+	*f.size = size.Value()
 	return nil
 }
 

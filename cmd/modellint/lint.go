@@ -81,7 +81,7 @@ func (l *lintCommand) define(set *pflag.FlagSet) {
 	addFixFlags(set, &flags.fix)
 
 	addImageFlags(set, &options.Image)
-	inGroup(set, "Images", "image", "offline", "platform", "image-timeout", "timeout", "cache-dir", "no-cache")
+	inGroup(set, "Images", "image", "offline", "platform", "image-timeout", "timeout", "max-image-size", "cache-dir", "no-cache")
 	addRenderFlags(set, &options.Render)
 	inGroup(set, "Helm and Kustomize", "helm-values", "helm-set", "release-name", "namespace", "helm-include-tests",
 		"kube-version", "api-versions", "kustomize-load-restrictor")

@@ -46,8 +46,12 @@ type ImageOptions struct {
 	Parallelism int
 	// Progress shows layer reading; nil for silence.
 	Progress image.Progress
-	// MaxLayerBytes bounds what one layer may expand to (0: 32× its
-	// stored size, at least 512 MiB).
+	// MaxImageBytes bounds what one image's layers inflate to, all of them
+	// together (0: image.DefaultMaxImageBytes); TotalTimeout bounds the
+	// time.
+	MaxImageBytes int64
+	// MaxLayerBytes bounds what one layer may inflate to (0: only
+	// MaxImageBytes bounds it).
 	MaxLayerBytes int64
 	// Inflate is how gzip layers are inflated: auto (igzip or unpigz when
 	// on PATH, else in process), go, igzip or unpigz.
@@ -98,6 +102,7 @@ func attachImages(targets []*lint.Target, sources []string, options Options, res
 		Timeout:     options.Image.Timeout,
 		Progress:    options.Image.Progress,
 
+		MaxImageBytes: options.Image.MaxImageBytes,
 		MaxLayerBytes: options.Image.MaxLayerBytes,
 		Inflate:       options.Image.Inflate,
 	}

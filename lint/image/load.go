@@ -43,14 +43,19 @@ type Options struct {
 	Needs func(*Image) []*rootfs.Node
 	// Timeout bounds resolving the manifest and config (default 1 minute).
 	Timeout time.Duration
-	// MaxLayerBytes bounds what one layer may expand to; 0 allows 32× its
-	// stored size (at least 512 MiB), far above real layers.
+	// MaxImageBytes bounds what the image's layers inflate to, all of them
+	// together (0: DefaultMaxImageBytes). Time bounds a read too: the
+	// context's deadline stops a layer wherever it is.
+	MaxImageBytes int64
+	// MaxLayerBytes bounds what one layer may inflate to (0: only
+	// MaxImageBytes bounds it).
 	MaxLayerBytes int64
 	// Inflate is how gzip layers are inflated: one of InflateChoices
 	// ("" is InflateAuto).
 	Inflate string
 
-	inflater string // the program Inflate resolved to; "" in process
+	inflater string       // the program Inflate resolved to; "" in process
+	budget   *imageBudget // what the image's layers inflated to so far
 }
 
 // Progress is told how layer reading advances.
@@ -181,6 +186,7 @@ func Open(ctx context.Context, reference, source string, options Options) (*Imag
 	if options.ConfigOnly {
 		return img, nil
 	}
+	options.budget = newImageBudget(options.MaxImageBytes, len(opened.layers))
 	if err := img.readLayers(ctx, opened, options); err != nil {
 		if img.Source == SourceRegistry || strings.HasPrefix(img.Source, registryPrefix) {
 			if reason := interruptedRead(ctx, err); reason != nil {
@@ -265,7 +271,7 @@ func (img *Image) readLayers(ctx context.Context, opened *stored, options Option
 		defer options.Progress.Done()
 	}
 	err := forEachLayer(ctx, pending, opened.layers, options.Parallelism, func(i int) error {
-		index, err := streamLayer(ctx, opened.layers[i], policy, options.Progress, options, true)
+		index, err := streamLayer(ctx, i, opened.layers[i], policy, options.Progress, options, true)
 		if err != nil {
 			return fmt.Errorf("%s: %w", img.LayerName(i), err)
 		}
@@ -341,7 +347,7 @@ func (img *Image) fetchNeeded(ctx context.Context, opened *stored, indexes []*la
 		var mu sync.Mutex
 		err := forEachLayer(ctx, layers, opened.layers, options.Parallelism, func(i int) error {
 			policy := &capturePolicy{exact: requests[i], targeted: true}
-			found, err := streamLayer(ctx, opened.layers[i], policy, nil, options, !verified[i])
+			found, err := streamLayer(ctx, i, opened.layers[i], policy, nil, options, !verified[i])
 			if err != nil {
 				return fmt.Errorf("%s: %w", img.LayerName(i), err)
 			}
@@ -362,13 +368,31 @@ func (img *Image) fetchNeeded(ctx context.Context, opened *stored, indexes []*la
 	return nil
 }
 
-// streamLayer opens, decompresses and indexes one layer, hashing the
+// streamLayer opens, decompresses and indexes layer i, hashing the
 // stored bytes against the layer's digest and the tar against its diff ID
 // in the same pass: a layer that does not verify is an error, whatever its
 // source (go-containerregistry checks registry blobs only). A targeted read
 // that is not asked to verify (the layer verified earlier in this run)
 // stops once it has what it came for.
-func streamLayer(ctx context.Context, layer storedLayer, policy *capturePolicy, progress Progress, options Options, verify bool) (*layerIndex, error) {
+func streamLayer(ctx context.Context, i int, layer storedLayer, policy *capturePolicy, progress Progress, options Options, verify bool) (*layerIndex, error) {
+	var uncompressed *hashingReader
+	index, err := readLayer(ctx, i, layer, policy, progress, options, verify, &uncompressed)
+	if err != nil && ctx.Err() != nil {
+		// Whatever the stop surfaced as (a read, the inflater killed), the
+		// time is what ended it.
+		inflated := ""
+		if uncompressed != nil {
+			inflated = fmt.Sprintf(" (%s inflated so far)", sizeText(uncompressed.read))
+		}
+		return nil, fmt.Errorf("not read in time%s: %w", inflated, context.Cause(ctx))
+	}
+	return index, err
+}
+
+// readLayer is streamLayer's pass; it sets *uncompressed to the reader of
+// the inflated bytes once there is one.
+func readLayer(ctx context.Context, i int, layer storedLayer, policy *capturePolicy, progress Progress, options Options, verify bool,
+	uncompressed **hashingReader) (*layerIndex, error) {
 	reader, err := layer.open()
 	if err != nil {
 		return nil, err
@@ -384,7 +408,7 @@ func streamLayer(ctx context.Context, layer storedLayer, policy *capturePolicy, 
 	// go-containerregistry's reader checks a registry blob's. Hashing a
 	// large layer for nothing costs a noticeable share of the run.
 	checkDigest := layer.digest != (v1.Hash{}) && !layer.digestVerified
-	compressed := newHashingReader(ctx, stored, 0, nil)
+	compressed := newHashingReader(ctx, stored, nil)
 	if !checkDigest {
 		compressed.hash = nil
 	}
@@ -393,15 +417,9 @@ func streamLayer(ctx context.Context, layer storedLayer, policy *capturePolicy, 
 		return nil, truncated(err)
 	}
 	defer stream.Close()
-	allowance := layerAllowance(layer.size, options.MaxLayerBytes)
-	uncompressed := newHashingReader(ctx, stream, allowance, func(limit int64) error {
-		if options.MaxLayerBytes > 0 {
-			return fmt.Errorf("it expands to more than the %d MiB --max-layer-size allows", limit>>20)
-		}
-		return fmt.Errorf("it expands to more than %d MiB (%d× its %d stored bytes, at least %d MiB): "+
-			"a decompression bomb, or a layer that needs --max-layer-size", limit>>20, maxLayerExpansion, layer.size, minLayerAllowance>>20)
-	})
-	index, err := indexLayer(uncompressed, policy)
+	tar := newHashingReader(ctx, stream, options.inflateBound(i, layer))
+	*uncompressed = tar
+	index, err := indexLayer(tar, policy)
 	if err != nil {
 		return nil, digestMismatch(err)
 	}
@@ -410,13 +428,13 @@ func streamLayer(ctx context.Context, layer storedLayer, policy *capturePolicy, 
 	}
 	// The indexer stops at the tar's end; the rest (padding, the
 	// compressor's trailer with its CRC) is read to check both digests.
-	if _, err := io.Copy(io.Discard, uncompressed); err != nil {
+	if _, err := io.Copy(io.Discard, tar); err != nil {
 		return nil, digestMismatch(truncated(err))
 	}
 	if _, err := io.Copy(io.Discard, compressed); err != nil {
 		return nil, digestMismatch(err)
 	}
-	if err := uncompressed.check("diff ID", layer.diffID); err != nil {
+	if err := tar.check("diff ID", layer.diffID); err != nil {
 		return nil, err
 	}
 	if checkDigest {
@@ -425,6 +443,20 @@ func streamLayer(ctx context.Context, layer storedLayer, policy *capturePolicy, 
 		}
 	}
 	return index, nil
+}
+
+// inflateBound checks what layer i inflated to so far against the
+// layer's bound and the image's.
+func (o Options) inflateBound(i int, layer storedLayer) func(int64) error {
+	return func(read int64) error {
+		if o.MaxLayerBytes > 0 && read > o.MaxLayerBytes {
+			return fmt.Errorf("it inflates to more than the %s --max-layer-size allows", sizeText(o.MaxLayerBytes))
+		}
+		if o.budget != nil && !o.budget.count(i, read) {
+			return o.budget.exceeded(read, layer.size)
+		}
+		return nil
+	}
 }
 
 // digestMismatch names what go-containerregistry's verifying reader

@@ -6,36 +6,93 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"sync"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
-// Bounds on what one layer may expand to. A runtime unpacks whatever a
+// Bounds on what reading an image may cost. A runtime unpacks whatever a
 // layer holds, but a lint reads every byte of it, so a gzip or zstd bomb
 // (a few MiB that inflate to tens of GiB) would hold a CI job for minutes.
+// How well a layer compresses does not tell a bomb from a real layer: a
+// model file of zeros (an embedding table before training, a checkpoint
+// padded to its final size) is stored 800× smaller than it is, as a gzip
+// bomb is. What bounds a read is its time (the context: the run's
+// --timeout) and what the image's layers inflate to, all together.
 const (
-	// maxLayerExpansion bounds uncompressed over stored bytes. Layers of
-	// text (site-packages, node_modules) compress 4–10×; gzip itself cannot
-	// exceed ~1032×, zstd can reach tens of thousands.
-	maxLayerExpansion = 32
-	// minLayerAllowance is what any layer may expand to whatever its stored
-	// size: small layers of sparse zero-filled files stay readable.
-	minLayerAllowance = 512 << 20
+	// DefaultMaxImageBytes bounds what one image's layers inflate to when
+	// Options.MaxImageBytes is 0. Model images of tens of GiB are common
+	// (a 13B-parameter model in fp16 is 26 GB); a bomb costs at most this
+	// much inflating and hashing, unless the time runs out first.
+	DefaultMaxImageBytes = 64 << 30
 	// MaxLayers bounds the layers of one image: overlayfs stacks at most
 	// 500 lower layers (OVL_MAX_STACK), so a longer image cannot start.
 	MaxLayers = 500
 )
 
-// layerAllowance is how many uncompressed bytes a layer stored in size
-// bytes may hold; an explicit maximum (Options.MaxLayerBytes) replaces it.
-func layerAllowance(size, explicit int64) int64 {
-	if explicit > 0 {
-		return explicit
+// imageBudget counts what an image's layers inflate to against the
+// image's bound, all layers together as they stream in parallel. A layer
+// read again (a targeted read) counts only what it inflates past its
+// earlier reads: the bound is on the image's content, not on how often a
+// layer is read.
+type imageBudget struct {
+	limit    int64
+	explicit bool // set by the caller (--max-image-size), not the default
+	mu       sync.Mutex
+	total    int64
+	counted  []int64 // by layer: the most one read of it inflated
+}
+
+func newImageBudget(limit int64, layers int) *imageBudget {
+	budget := &imageBudget{limit: limit, explicit: limit > 0, counted: make([]int64, layers)}
+	if !budget.explicit {
+		budget.limit = DefaultMaxImageBytes
 	}
-	if size > 0 && size < (1<<62)/maxLayerExpansion {
-		return max(size*maxLayerExpansion, minLayerAllowance)
+	return budget
+}
+
+// count records that a read of layer i has inflated read bytes so far,
+// and reports whether the image is still within its bound.
+func (b *imageBudget) count(i int, read int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if read > b.counted[i] {
+		b.total += read - b.counted[i]
+		b.counted[i] = read
 	}
-	return minLayerAllowance
+	return b.total <= b.limit
+}
+
+// exceeded explains the bound to the layer whose read passed it, having
+// inflated read bytes from stored compressed ones.
+func (b *imageBudget) exceeded(read, stored int64) error {
+	allows := "allows"
+	if !b.explicit {
+		allows = "allows by default"
+	}
+	from := ""
+	if stored > 0 {
+		from = ", from " + sizeText(stored) + " stored"
+	}
+	return fmt.Errorf("the image's layers inflate to more than the %s --max-image-size %s (this layer: %s so far%s): "+
+		"a decompression bomb, or an image that needs a larger --max-image-size", sizeText(b.limit), allows, sizeText(read), from)
+}
+
+// sizeText writes a size as people read it: 64 GiB, 256 MiB, 1.2 GiB.
+func sizeText(n int64) string {
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB"}
+	if n < 1<<10 {
+		return fmt.Sprintf("%d B", n)
+	}
+	unit := 0
+	for unit+1 < len(units) && n >= 1<<(10*(unit+2)) {
+		unit++
+	}
+	scale := int64(1) << (10 * (unit + 1))
+	if n%scale == 0 {
+		return fmt.Sprintf("%d %s", n/scale, units[unit])
+	}
+	return fmt.Sprintf("%.1f %s", float64(n)/float64(scale), units[unit])
 }
 
 // DigestError is a layer whose bytes do not hash to what the image says
@@ -52,20 +109,20 @@ func (e *DigestError) Error() string {
 		e.Computed, e.What, e.Expected)
 }
 
-// hashingReader hashes what passes through it and counts it against a
-// limit.
+// hashingReader hashes what passes through it and tells a bound how
+// much has.
 type hashingReader struct {
 	ctx    context.Context
 	reader io.Reader
 	hash   hash.Hash // nil: counted, not hashed (the source verifies it)
 	read   int64
-	limit  int64 // 0: unbounded
-	// limitError explains the limit when it is passed.
-	limitError func(limit int64) error
+	// bound is told the bytes read so far after each read; its error
+	// stops the read (nil: unbounded).
+	bound func(read int64) error
 }
 
-func newHashingReader(ctx context.Context, reader io.Reader, limit int64, limitError func(int64) error) *hashingReader {
-	return &hashingReader{ctx: ctx, reader: reader, hash: sha256.New(), limit: limit, limitError: limitError}
+func newHashingReader(ctx context.Context, reader io.Reader, bound func(int64) error) *hashingReader {
+	return &hashingReader{ctx: ctx, reader: reader, hash: sha256.New(), bound: bound}
 }
 
 func (h *hashingReader) Read(p []byte) (int, error) {
@@ -79,8 +136,10 @@ func (h *hashingReader) Read(p []byte) (int, error) {
 		h.hash.Write(p[:n])
 	}
 	h.read += int64(n)
-	if h.limit > 0 && h.read > h.limit {
-		return n, h.limitError(h.limit)
+	if h.bound != nil && n > 0 {
+		if boundErr := h.bound(h.read); boundErr != nil {
+			return n, boundErr
+		}
 	}
 	return n, err
 }
