@@ -80,7 +80,7 @@ func renderTemplates(chartPath, display string, options charts.Options) ([]rende
 // renderChart renders and traces a loaded chart (see renderTemplates); disk
 // is its directory, "" for a packaged chart.
 func renderChart(top *chart.Chart, display, disk string, options charts.Options) ([]renderedTemplate, []*manifest.File, error) {
-	r := &renderer{display: display, options: options, names: map[*chart.File]string{}}
+	r := &renderer{display: display, options: options, names: map[*chart.File]string{}, packaged: map[*chart.File]bool{}}
 	topDisplay := display
 	if disk == "" {
 		// Files of a packaged chart are named inside the archive: "tfs-0.1.0.tgz/tfs/...".
@@ -152,6 +152,8 @@ type renderer struct {
 	// values.yaml), found before dependencies are processed: aliases copy a
 	// chart but share its files.
 	names map[*chart.File]string
+	// packaged are the templates of charts read from an archive.
+	packaged map[*chart.File]bool
 	// templates are the rendered chart's templates by Helm's template name
 	// ("tfs/charts/sub/templates/deployment.yaml"); byIndex numbers them for marks.
 	templates map[string]*templateFile
@@ -166,11 +168,16 @@ type templateFile struct {
 	source  []byte
 	file    *chart.File
 	values  *valuesLookup
+	// packaged is true for a template read from an archive, which users
+	// cannot edit in place.
+	packaged bool
 	// lines, literal and actions are per line, computed on first use.
 	lines   []string
 	literal []string
 	actions map[int][]string
-	calls   []int // lines that call a helper
+	ranges  map[int]rangeKey  // ranges over values, by their pipeline's offset
+	passes  map[string]string // helpers that pass one value through (see passedThrough)
+	calls   []int             // lines that call a helper
 	parsed  bool
 }
 
@@ -180,6 +187,7 @@ type templateFile struct {
 func (r *renderer) nameFiles(c *chart.Chart, display, disk string) {
 	for _, file := range c.Templates {
 		r.names[file] = path.Join(display, file.Name)
+		r.packaged[file] = disk == ""
 	}
 	for _, file := range c.Raw {
 		if file.Name == chartutil.ValuesfileName {
@@ -261,7 +269,8 @@ func (r *renderer) collectTemplates(top *chart.Chart) {
 			if display == "" {
 				display = path.Join(r.display, name)
 			}
-			template := &templateFile{index: len(r.byIndex), name: name, display: display, source: file.Data, file: file, values: lookup}
+			template := &templateFile{index: len(r.byIndex), name: name, display: display, source: file.Data, file: file, values: lookup,
+				packaged: r.packaged[file]}
 			r.templates[name] = template
 			r.byIndex = append(r.byIndex, template)
 		}

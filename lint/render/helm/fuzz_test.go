@@ -27,7 +27,9 @@ func FuzzTemplateLines(f *testing.F) {
 			t.Errorf("marks changed the number of lines:\n%q\n%q", source, marked)
 		}
 		lines := literalLines(source)
-		valueActions("fuzz", source)
+		_, ranges := valueActions("fuzz", source)
+		markTemplateKeys(source, 0, ranges)
+		passedThrough("fuzz", source)
 		for _, line := range helperCalls("fuzz", source) {
 			if line < 1 || line > len(lines)-1 {
 				t.Errorf("helper call on line %d of a %d-line template", line, len(lines)-1)

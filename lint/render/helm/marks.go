@@ -1,6 +1,8 @@
 package helm
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -16,11 +18,55 @@ import (
 // whose action generated it (toYaml, include). The marked output has the same
 // lines as the real one, which is what lets the marks be trusted.
 
-// markPattern matches one mark: template file number and line.
-var markPattern = lazyregexp.New(`⟦(\d+):(\d+)⟧`)
+// markPattern matches one mark: template file number and line, then the
+// key of the element of each range over values the line is in, as
+// "@OFFSET=" and the key in base64 JSON (see markTemplateKeys).
+var markPattern = lazyregexp.New(`⟦(\d+):(\d+)((?:@\d+=[A-Za-z0-9+/=]*)*)⟧`)
 
 func mark(file, line int) string {
 	return "⟦" + strconv.Itoa(file) + ":" + strconv.Itoa(line) + "⟧"
+}
+
+// markInRanges is a line's mark inside ranges over values: the template
+// writes each enclosing range's key into it. A key is cut at maxMarkKey
+// bytes, so a map with long keys cannot swell the marked render past the
+// renderer's memory bound; a cut key is no JSON, and the element unknown.
+func markInRanges(file, line int, ranges []openRange) string {
+	var b strings.Builder
+	b.WriteString("⟦" + strconv.Itoa(file) + ":" + strconv.Itoa(line))
+	for _, r := range ranges {
+		if r.key != "" && !r.inElse {
+			b.WriteString("@" + strconv.Itoa(r.offset) + "={{ " + r.key + " | toJson | trunc " + strconv.Itoa(maxMarkKey) + " | b64enc }}")
+		}
+	}
+	b.WriteString("⟧")
+	return b.String()
+}
+
+const maxMarkKey = 64
+
+// openRange is a control structure the marking is inside: for a range over
+// values, its key variable and where its pipeline starts. In a range's else
+// the key variable holds the whole pipeline, so it is not written.
+type openRange struct {
+	key    string
+	offset int
+	inElse bool
+}
+
+// controlWord is the keyword an action starts with ("range", "end", "else"),
+// "" for any other action and for comments.
+func controlWord(action string) string {
+	inner := strings.TrimPrefix(action, "{{")
+	if len(inner) >= 2 && inner[0] == '-' && isSpace(inner[1]) {
+		inner = inner[1:]
+	}
+	inner = strings.TrimLeft(inner, " \t\r\n")
+	end := 0
+	for end < len(inner) && inner[end] >= 'a' && inner[end] <= 'z' {
+		end++
+	}
+	return inner[:end]
 }
 
 // segment is a run of template text, or one action or comment ({{ ... }}).
@@ -111,14 +157,54 @@ func (s segment) trimLeft() bool {
 // inside an action or comment, and those a "-}}" eats, get none: marking
 // them would change the output's lines.
 func markTemplate(source string, file int) string {
+	return markTemplateKeys(source, file, nil)
+}
+
+// markTemplateKeys is markTemplate that also has each range over values
+// (ranges, by the offset of its pipeline; see valueActions) declare a key
+// variable, and the marks of the lines inside it carry the key: which
+// element a rendered line was written for.
+func markTemplateKeys(source string, file int, ranges map[int]rangeKey) string {
 	var marked strings.Builder
 	marked.Grow(len(source) + len(source)/4)
 	line := 1
 	eaten := false // only whitespace since an action ending in "-}}"
 	segments := scanTemplate(source)
+	var open []openRange
+	markLine := func(file, line int) string {
+		if len(ranges) == 0 {
+			return mark(file, line)
+		}
+		return markInRanges(file, line, open)
+	}
+	offset := 0
 	for i, seg := range segments {
+		start := offset
+		offset += len(seg.text)
 		if seg.action {
-			marked.WriteString(seg.text)
+			text := seg.text
+			switch controlWord(text) {
+			case "range":
+				r := openRange{}
+				for at, key := range ranges {
+					if at > start && at < offset {
+						text = text[:at-start] + key.declare + text[at-start:]
+						r = openRange{key: key.variable, offset: at}
+					}
+				}
+				open = append(open, r)
+			case "if", "with", "define", "block":
+				open = append(open, openRange{})
+			case "else":
+				if len(open) > 0 {
+					open[len(open)-1].inElse = true
+				}
+			case "end":
+				if len(open) > 0 {
+					open = open[:len(open)-1]
+				}
+			}
+			marked.WriteString(text)
 			line += strings.Count(seg.text, "\n")
 			eaten = seg.trimRight
 			continue
@@ -149,7 +235,7 @@ func markTemplate(source string, file int) string {
 			if !eaten && !trimmed {
 				cr := strings.HasSuffix(before, "\r")
 				marked.WriteString(strings.TrimSuffix(before, "\r"))
-				marked.WriteString(mark(file, line))
+				marked.WriteString(markLine(file, line))
 				if cr {
 					marked.WriteByte('\r')
 				}
@@ -168,7 +254,7 @@ func markTemplate(source string, file int) string {
 	if source != "" && !strings.HasSuffix(source, "\n") && !eaten {
 		// A last line without a line end is marked at the end of the
 		// source: text there is output once, after everything else.
-		marked.WriteString(mark(file, line))
+		marked.WriteString(markLine(file, line))
 	}
 	return marked.String()
 }
@@ -205,6 +291,31 @@ type lineOrigin struct {
 	// several: a helper's last line ends with the helper's mark, then the
 	// mark of the template line that included it. lastFile is -1 otherwise.
 	lastFile, lastLine int
+	// keys are the keys of the elements the line was written for, by the
+	// offset of their range's pipeline (see resolveElements).
+	keys map[int]any
+}
+
+// rangeKeys reads the keys of a mark ("@17=MA==@40=ImEi").
+func rangeKeys(text string) map[int]any {
+	if text == "" {
+		return nil
+	}
+	keys := map[int]any{}
+	for _, part := range strings.Split(text[1:], "@") {
+		offset, encoded, _ := strings.Cut(part, "=")
+		at, err := strconv.Atoi(offset)
+		if err != nil {
+			continue
+		}
+		decoded, err := base64.StdEncoding.DecodeString(encoded)
+		var key any
+		if err != nil || json.Unmarshal(decoded, &key) != nil {
+			continue
+		}
+		keys[at] = key
+	}
+	return keys
 }
 
 // readMarks attributes every line of a render to a template line, from the
@@ -261,7 +372,10 @@ func alignOrigins(origins []lineOrigin, marked, real []string) []lineOrigin {
 // whose mark ends it, or the next mark after it.
 func markOrigins(marked string, literal func(file, line int) bool) []lineOrigin {
 	lines := strings.Split(marked, "\n")
-	type found struct{ file, line int }
+	type found struct {
+		file, line int
+		keys       map[int]any
+	}
 	own := make([]*found, len(lines))
 	last := make([]*found, len(lines))
 	for i, text := range lines {
@@ -271,19 +385,19 @@ func markOrigins(marked string, literal func(file, line int) bool) []lineOrigin 
 			line, _ := strconv.Atoi(m[2])
 			switch j {
 			case 0:
-				own[i] = &found{file, line}
+				own[i] = &found{file, line, rangeKeys(m[3])}
 			case len(marks) - 1:
-				last[i] = &found{file, line}
+				last[i] = &found{file: file, line: line}
 			}
 		}
 	}
 	origins := make([]lineOrigin, len(lines))
-	next := &found{-1, 0}
+	next := &found{file: -1}
 	for i := len(lines) - 1; i >= 0; i-- {
 		if own[i] != nil {
 			next = own[i]
 		}
-		origins[i] = lineOrigin{file: next.file, line: next.line}
+		origins[i] = lineOrigin{file: next.file, line: next.line, keys: next.keys}
 	}
 	run := 0
 	first := true

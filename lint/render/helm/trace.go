@@ -13,14 +13,17 @@ import (
 // Helpers are marked too, so a field written by an include points into
 // _helpers.tpl; a template whose output changes shape when helpers are marked
 // (a helper's output compared with eq, say) is traced with only the templates
-// themselves marked, and failing that not at all.
+// themselves marked, and failing that not at all. The marks of lines in a
+// range over values carry the element's key, which the template writes;
+// should that fail to render (a range over an integer takes one variable),
+// the marks are tried without keys.
 func (r *renderer) traceLines(rendered map[string]string) map[string][]lineOrigin {
 	origins := map[string][]lineOrigin{}
-	for _, markHelpers := range []bool{true, false} {
+	for _, mode := range []markMode{{helpers: true, keys: true}, {keys: true}, {helpers: true}, {}} {
 		if traced(origins, rendered) {
 			break
 		}
-		marked, err := r.renderMarked(markHelpers)
+		marked, err := r.renderMarked(mode)
 		if err != nil {
 			continue
 		}
@@ -44,12 +47,20 @@ func traced(origins map[string][]lineOrigin, rendered map[string]string) bool {
 	return true
 }
 
+// markMode is what a marked render marks: helpers' lines too, and the
+// elements of ranges over values.
+type markMode struct{ helpers, keys bool }
+
 // renderMarked renders with every template line marked, then restores the
 // templates.
-func (r *renderer) renderMarked(markHelpers bool) (map[string]string, error) {
+func (r *renderer) renderMarked(mode markMode) (map[string]string, error) {
 	for _, template := range r.byIndex {
-		if markHelpers || !strings.HasPrefix(path.Base(template.file.Name), "_") {
-			template.file.Data = []byte(markTemplate(string(template.source), template.index))
+		if mode.helpers || !strings.HasPrefix(path.Base(template.file.Name), "_") {
+			var ranges map[int]rangeKey
+			if mode.keys {
+				ranges = template.rangesOver()
+			}
+			template.file.Data = []byte(markTemplateKeys(string(template.source), template.index, ranges))
 		}
 	}
 	defer func() {
@@ -72,7 +83,8 @@ func (t *templateFile) parse() {
 	if !t.parsed {
 		t.lines = strings.Split(string(t.source), "\n")
 		t.literal = literalLines(string(t.source))
-		t.actions = valueActions(t.name, string(t.source))
+		t.actions, t.ranges = valueActions(t.name, string(t.source))
+		t.passes = passedThrough(t.name, string(t.source))
 		t.calls = helperCalls(t.name, string(t.source))
 		t.parsed = true
 	}
@@ -103,6 +115,24 @@ func lastCall(calls []int, from, to int) int {
 func (t *templateFile) callsAt() []int {
 	t.parse()
 	return t.calls
+}
+
+// helperPassing is the values path the helper named passes through
+// unchanged, "" when it writes anything else (see passedThrough).
+func (r *renderer) helperPassing(helper string) string {
+	for _, template := range r.byIndex {
+		template.parse()
+		if path, ok := template.passes[helper]; ok {
+			return path
+		}
+	}
+	return ""
+}
+
+// rangesOver are the template's ranges over values (see valueActions).
+func (t *templateFile) rangesOver() map[int]rangeKey {
+	t.parse()
+	return t.ranges
 }
 
 // actionsAt are the values paths of the output actions on a line.
@@ -239,8 +269,23 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 		return "", manifest.Position{}, false
 	}
 	template := t.r.byIndex[origin.file]
+	if origin.generated && origin.lastFile >= 0 && t.r.hasLiteral(origin.lastFile, origin.lastLine) {
+		// A helper's one-line output after the key the including line
+		// writes (`image: {{ include "x.image" . }}`): the including line
+		// passes the value through, or not.
+		inline := lineOrigin{file: origin.lastFile, line: origin.lastLine, lastFile: -1, keys: origin.keys}
+		if file, pos, ok := t.passedValue(path, rendered, inline); ok {
+			return file, pos, true
+		}
+	}
 	if !origin.generated {
 		if file, pos, ok := t.passedValue(path, rendered, origin); ok {
+			return file, pos, true
+		}
+		if file, pos, ok := t.rangeElement(template, origin); ok {
+			return file, pos, true
+		}
+		if file, pos, ok := t.packagedHelper(template, rendered.Line); ok {
 			return file, pos, true
 		}
 		renderedLine := t.lines[rendered.Line-1]
@@ -252,8 +297,63 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 	if file, pos, ok := t.generatedValue(path, origin); ok {
 		return file, pos, true
 	}
+	if file, pos, ok := t.packagedHelper(template, rendered.Line); ok {
+		return file, pos, true
+	}
 	t.recordCall(path, rendered.Line, origin)
 	return template.display, manifest.Position{Line: origin.line, Column: template.indentAt(origin.line) + 1}, true
+}
+
+// rangeElement places a field whose template line reads only fields of one
+// element of a range over values (every action reads one) but does not pass
+// one through (`image: "{{ .repository }}:{{ .tag }}"`, or a field the
+// element leaves to a default) on that element's line in the values file:
+// every element shares the template line, and the element is where a user
+// changes this object's field.
+func (t *docTrace) rangeElement(template *templateFile, origin lineOrigin) (string, manifest.Position, bool) {
+	element := ""
+	for _, action := range template.actionsAt(origin.line) {
+		end := 0 // of the last placeholder
+		for {
+			m := elementPlaceholder.FindStringIndex(action[end:])
+			if m == nil {
+				break
+			}
+			end += m[1]
+		}
+		if end == 0 || (element != "" && element != action[:end]) {
+			return "", manifest.Position{}, false
+		}
+		element = action[:end]
+	}
+	if element == "" {
+		return "", manifest.Position{}, false
+	}
+	path, ok := resolveElements(element, origin.keys)
+	if !ok {
+		return "", manifest.Position{}, false
+	}
+	if file, pos, ok := t.self.values.locate(path); ok {
+		return file, pos, true
+	}
+	return template.values.locate(path)
+}
+
+// packagedHelper places a field that a helper of a packaged chart (a library
+// chart's .tgz under charts/) wrote by itself on the line of the chart's own
+// template that includes the helper. That line is the one a user can edit,
+// pass other values to or put an ignore comment on; a line inside the
+// archive is not, and code-scanning reports drop a location in no file of
+// the repository.
+func (t *docTrace) packagedHelper(helper *templateFile, renderedLine int) (string, manifest.Position, bool) {
+	if !helper.packaged || t.self.packaged || helper == t.self || renderedLine < 1 || renderedLine > len(t.callLines) {
+		return "", manifest.Position{}, false
+	}
+	line := t.callLines[renderedLine-1]
+	if line == 0 {
+		return "", manifest.Position{}, false
+	}
+	return t.self.display, manifest.Position{Line: line, Column: t.self.indentAt(line) + 1}, true
 }
 
 // recordCall notes, for a field placed on a helper's line, the line of the
@@ -330,7 +430,7 @@ func (t *docTrace) passedValue(path string, rendered manifest.Position, origin l
 		if len(actions) != 1 || actions[0] == "" || !keyOnly(template.literalAt(origin.line)) {
 			return "", manifest.Position{}, false
 		}
-		return template.values.find(actions[0], value)
+		return t.findValue(template, actions[0], origin.keys, value)
 	}
 	first := t.origin(valueLines[0])
 	if first.file < 0 {
@@ -347,7 +447,31 @@ func (t *docTrace) passedValue(path string, rendered manifest.Position, origin l
 	if len(actions) != 1 || actions[0] == "" {
 		return "", manifest.Position{}, false
 	}
-	return generator.values.find(actions[0], value)
+	return t.findValue(generator, actions[0], first.keys, value)
+}
+
+// findValue finds where the value a template line read at the values path
+// was written, its range elements resolved by the keys of the rendered line.
+// A helper reads the values of the context it is given, nearly always the
+// including template's, so those are looked up first: a library chart's
+// helpers read the parent chart's values, not the library's.
+func (t *docTrace) findValue(template *templateFile, path string, keys map[int]any, value any) (string, manifest.Position, bool) {
+	if helper, ok := strings.CutPrefix(path, includePrefix); ok {
+		if path = t.r.helperPassing(helper); path == "" {
+			return "", manifest.Position{}, false
+		}
+	}
+	path, ok := resolveElements(path, keys)
+	if !ok {
+		return "", manifest.Position{}, false
+	}
+	if file, pos, ok := t.self.values.find(path, value); ok {
+		return file, pos, true
+	}
+	if template.values == t.self.values {
+		return "", manifest.Position{}, false
+	}
+	return template.values.find(path, value)
 }
 
 // keyOnly reports whether a template line's own text is just a key (or a
@@ -403,7 +527,7 @@ func (t *docTrace) generatedValue(path string, origin lineOrigin) (string, manif
 		return "", manifest.Position{}, false
 	}
 	value, _ := manifest.ValueAt(t.doc.Plain(), path)
-	return template.values.find(manifest.ConcatPath(valuesPath, strings.TrimPrefix(path, *root)), value)
+	return t.findValue(template, manifest.ConcatPath(valuesPath, strings.TrimPrefix(path, *root)), origin.keys, value)
 }
 
 // runRoot is the field path a run of generated lines was written under: the

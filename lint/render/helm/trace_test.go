@@ -2,6 +2,8 @@ package helm
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/modellint/modellint/lint/render/charts"
@@ -62,5 +64,62 @@ spec:
 		if got := fmt.Sprintf("%s:%d:%d", file, pos.Line, pos.Column); got != want {
 			t.Errorf("%s at %s, want %s", path, got, want)
 		}
+	}
+}
+
+// TestRangeKeys: a range over values declares a key variable, the marks of
+// its body (not of its else) write the key, and a values path through the
+// element resolves with the keys read back from a render.
+func TestRangeKeys(t *testing.T) {
+	source := "{{- range .Values.models }}\nimage: {{ .image }}\n{{- else }}\nnone: true\n{{- end }}\n"
+	actions, ranges := valueActions("t", source)
+	if len(ranges) != 1 {
+		t.Fatalf("ranges %v, want the one over models", ranges)
+	}
+	offset := strings.Index(source, ".Values.models")
+	if got, want := actions[2], []string{elementPath("models", offset) + ".image"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("line 2 reads %q, want %q", got, want)
+	}
+	marked := markTemplateKeys(source, 0, ranges)
+	for _, want := range []string{
+		"range $modellintKey" + strconv.Itoa(offset) + ", $modellintElement" + strconv.Itoa(offset) + " := .Values.models",
+		"{{ .image }}⟦0:2@" + strconv.Itoa(offset) + "={{ $modellintKey" + strconv.Itoa(offset) + " | toJson | trunc 64 | b64enc }}⟧",
+		"none: true⟦0:4⟧",
+	} {
+		if !strings.Contains(marked, want) {
+			t.Errorf("marked template lacks %q:\n%s", want, marked)
+		}
+	}
+	origins := markOrigins("image: x⟦0:2@"+strconv.Itoa(offset)+"=MQ==⟧\n", func(int, int) bool { return true })
+	path, ok := resolveElements(actions[2][0], origins[0].keys)
+	if !ok || path != "models[1].image" {
+		t.Errorf("resolved %q, %v; want models[1].image", path, ok)
+	}
+	if path, ok := resolveElements("groups[@7].gpus", map[int]any{7: "generation"}); !ok || path != "groups.generation.gpus" {
+		t.Errorf("map key resolved %q, %v; want groups.generation.gpus", path, ok)
+	}
+	if _, ok := resolveElements("groups[@7].gpus", nil); ok {
+		t.Error("a path resolved without its key")
+	}
+}
+
+func TestPassedThrough(t *testing.T) {
+	source := `{{- define "a" -}}
+{{ required "image is required" .Values.image }}
+{{- end }}
+{{- define "b" -}}
+{{- $image := required "x" .Values.proxy.image -}}
+{{- $image -}}
+{{- end }}
+{{- define "c" -}}
+{{ .Values.repository }}:{{ .Values.tag }}
+{{- end }}
+{{- define "d" -}}
+image: {{ .Values.image }}
+{{- end }}`
+	got := passedThrough("_helpers.tpl", source)
+	want := map[string]string{"a": "image", "b": "proxy.image"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("passedThrough = %v, want %v", got, want)
 	}
 }

@@ -170,6 +170,32 @@ func (l *valuesLookup) find(path string, rendered any) (string, manifest.Positio
 	return "", manifest.Position{}, false
 }
 
+// locate returns where the value at path (relative to .Values) was written,
+// whatever it renders as; not when --helm-set gave it.
+func (l *valuesLookup) locate(path string) (string, manifest.Position, bool) {
+	global := path == "global" || strings.HasPrefix(path, "global.")
+	full := path
+	if !global {
+		full = manifest.ConcatPath(l.prefix, path)
+	}
+	for setPath := range l.set {
+		if setPath == full || strings.HasPrefix(setPath, full+".") || strings.HasPrefix(setPath, full+"[") ||
+			strings.HasPrefix(full, setPath+".") || strings.HasPrefix(full, setPath+"[") {
+			return "", manifest.Position{}, false
+		}
+	}
+	for _, source := range l.sources {
+		full := path
+		if !global {
+			full = manifest.ConcatPath(source.prefix, path)
+		}
+		if source.file.doc != nil && source.file.doc.Has(full) {
+			return source.file.path, source.file.doc.Locate(full), true
+		}
+	}
+	return "", manifest.Position{}, false
+}
+
 // sameValue reports whether a written value is the rendered one: equal
 // scalars, or both mappings or both sequences (whose own fields are traced
 // one by one).
