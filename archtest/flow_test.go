@@ -58,6 +58,7 @@ var allowedCrossFamily = map[familyEdge]string{
 	{"render", "manifest"}:  "rendered charts and overlays come out as manifest files with field positions, the same facts as plain YAML",
 	{"compose", "manifest"}: "the pods controllers build from several objects are composed from the objects' workloads, each field placed in the object that wrote it",
 	{"compose", "server"}:   "a composed container records the serving runtime recognised from the image and command it takes from its ServingRuntime",
+	{"crd", "manifest"}:     "custom objects are checked against the schemas of the CRDs among the manifest objects, their problems placed at the objects' fields",
 }
 
 // familyOf is the loader family of a package under lint/: "image" for

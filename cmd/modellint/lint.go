@@ -14,6 +14,7 @@ import (
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
+	"github.com/modellint/modellint/lint/crd"
 	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/report"
@@ -33,6 +34,7 @@ type lintFlags struct {
 	failOn     string
 	configPath string
 	cluster    string
+	crds       string
 	enable     []string
 	disable    []string
 	enableOnly []string
@@ -73,10 +75,11 @@ func (l *lintCommand) define(set *pflag.FlagSet) {
 	set.Var(&modelFlag{&options.Models}, "model",
 		"link a model dir to the path containers mount it at, DIR[:MOUNTPATH], repeatable")
 	set.StringVar(&flags.cluster, "cluster", "", "kubectl get nodes -o yaml of the target cluster")
+	set.StringVar(&flags.crds, "crds", "", "kubectl get crd -o yaml of the target cluster: custom objects are checked against these schemas")
 	set.StringArrayVar(&options.Exclude, "exclude", nil, "leave paths out of a directory walk (.gitignore syntax, relative to the working dir), repeatable; .gitignore and .modellintignore files are honoured too")
 	set.BoolVar(&flags.failEmpty, "fail-if-empty", false, "exit 2 when the PATHs hold nothing to lint")
 	addBaselineFlags(set, &flags.baseline)
-	inGroup(set, "Inputs", "model", "cluster", "exclude", "fail-if-empty", "baseline", "write-baseline")
+	inGroup(set, "Inputs", "model", "cluster", "crds", "exclude", "fail-if-empty", "baseline", "write-baseline")
 
 	addFixFlags(set, &flags.fix)
 
@@ -143,6 +146,12 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	if options.Cluster, err = readCluster(flags.cluster, config); err != nil {
 		printError(stderr, err)
 		return exitError
+	}
+	if flags.crds != "" {
+		if options.CRDs, err = crd.ReadFile(flags.crds); err != nil {
+			printError(stderr, err)
+			return exitError
+		}
 	}
 
 	options.Paths, options.Stdin, options.Config, options.Rules = paths, stdin, config, selected

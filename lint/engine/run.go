@@ -22,6 +22,9 @@ type Options struct {
 	Paths  []string
 	Stdin  io.Reader
 	Config *lint.Config
+	// CRDs are CustomResourceDefinitions beside the linted files' own
+	// (--crds): custom objects of theirs are judged by their schemas.
+	CRDs []*manifest.Object
 	// Rules are the enabled rules, with severities already overridden.
 	Rules []*lint.Rule
 	// Now is today's date (YYYY-MM-DD) for expiring config ignores.
@@ -105,7 +108,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	// Each workload's typed object is decoded while the engine works on it
 	// (Workload.Hold), not held for the whole run: 10,000 Deployments
 	// decoded are ~70 MB.
-	set, err := composedSet(files, result)
+	set, refusedByCRDs, err := composedSet(files, options.CRDs, result)
 	if err != nil {
 		return nil, err
 	}
@@ -203,15 +206,25 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 		modelFindings[target.Model] = done.findings
 		all = append(all, done)
 	}
+	linked := map[*model.Model]bool{}
 	for _, target := range workloadPhase {
 		for _, link := range target.Links {
 			link.ModelFindings = modelFindings[link.Model]
+			linked[link.Model] = true
+		}
+	}
+	if len(set.Workloads) > 0 {
+		for _, done := range all {
+			if m := done.target.Model; !linked[m] && len(m.Versions) == 0 {
+				unread(done.findings)
+			}
 		}
 	}
 	// The fields the API server rejects are read before the objects'
 	// documents are dropped (see workloadStage.lint).
 	rejected := append(rejectedFindings(set.Invalid, options.Rules, invalidAdvice, secrets),
 		rejectedFindings(set.Unknown, options.Rules, unknownAdvice, secrets)...)
+	rejected = append(rejected, rejectedFindings(refusedByCRDs, options.Rules, refusedAdvice, secrets)...)
 	// On every CPU, each target's rules in order on one goroutine; the
 	// results come back in target order, so the report does not depend on
 	// the schedule.
@@ -536,6 +549,7 @@ const (
 	invalidAdvice = ": the API server rejects the object, so nothing of it is deployed; " +
 		"fix the value (modellint does not check the rest of this object until then)"
 	unknownAdvice = "; remove it or move it where the API defines it"
+	refusedAdvice = ": the API server rejects the object; change the value to one the schema allows"
 )
 
 // rejectedFindings reports each problem the API server would reject the
@@ -574,4 +588,18 @@ func ruleByID(rules []*lint.Rule, id string) *lint.Rule {
 		}
 	}
 	return nil
+}
+
+// unread lowers the errors of a model dir with no version that no server
+// of the linted workloads reads (a sample config.pbtxt beside the docs) to
+// warnings: they fail no pod of these manifests. A model dir linted alone,
+// with no manifests, keeps them, and so does one with versions, which a
+// server whose path is not known (the image not read) may serve.
+func unread(findings []lint.Finding) {
+	for i := range findings {
+		if findings[i].Severity == lint.Error {
+			findings[i].Severity = lint.Warning
+			findings[i].Message += "; no server of the linted manifests reads this model dir, so it fails no pod of theirs"
+		}
+	}
 }

@@ -24,7 +24,7 @@ var instanceGPUCounts = map[string]int{
 	"g6e.12xlarge": 4, "g6e.24xlarge": 4, "g6e.48xlarge": 8,
 	"p3.2xlarge": 1, "p3.8xlarge": 4, "p3.16xlarge": 8, "p3dn.24xlarge": 8,
 	"p4d.24xlarge": 8, "p4de.24xlarge": 8, "p5.48xlarge": 8, "p5e.48xlarge": 8, "p5en.48xlarge": 8,
-	"p6-b200.48xlarge": 8,
+	"p6-b200.48xlarge":     8,
 	"standard_nc4as_t4_v3": 1, "standard_nc8as_t4_v3": 1, "standard_nc16as_t4_v3": 1, "standard_nc64as_t4_v3": 4,
 	"standard_nc6s_v3": 1, "standard_nc12s_v3": 2, "standard_nc24s_v3": 4, "standard_nc24rs_v3": 4,
 	"standard_nv36ads_a10_v5": 1, "standard_nv36adms_a10_v5": 1, "standard_nv72ads_a10_v5": 2,

@@ -30,12 +30,12 @@ var (
 var kindLine = lazyregexp.New(`^\s*(- )?kind:`)
 
 type want struct {
-	rule    string
+	rule string
 	// severity is the severity wanted, "" for any.
 	severity string
-	pattern *regexp.Regexp
-	where   string // the comment's FILE:LINE
-	met     bool
+	pattern  *regexp.Regexp
+	where    string // the comment's FILE:LINE
+	met      bool
 }
 
 // wants are a fixture's expectations.
