@@ -89,7 +89,7 @@ func valueActions(name, source string) (actions map[int][]string, ranges map[int
 			// tell (see markTemplateKeys).
 			body := in.inner()
 			body.dot = nil
-			if path, ok := pipeValues(n.Pipe, in); ok && path != "" {
+			if path, ok := pipeValues(n.Pipe, in); ok && path != "" && readsOnly(n.Pipe) {
 				if key, ok := keyOf(n.Pipe); ok {
 					ranges[int(n.Pipe.Pos)] = key
 					element := elementPath(path, int(n.Pipe.Pos))
@@ -208,6 +208,20 @@ func isRoot(pipe *parse.PipeNode) bool {
 	}
 	v, ok := pipe.Cmds[0].Args[0].(*parse.VariableNode)
 	return ok && len(v.Ident) == 1 && v.Ident[0] == "$"
+}
+
+// readsOnly reports whether a pipeline is one value, with no function
+// applied: a range over `int .Values.count` iterates a number (which takes
+// no key variable), over `until 3` a list that is not the values'.
+func readsOnly(pipe *parse.PipeNode) bool {
+	if len(pipe.Cmds) != 1 || len(pipe.Cmds[0].Args) != 1 {
+		return false
+	}
+	switch pipe.Cmds[0].Args[0].(type) {
+	case *parse.FieldNode, *parse.VariableNode, *parse.DotNode:
+		return true
+	}
+	return false
 }
 
 // rangeKey is how the marked render learns a range's element: the variable

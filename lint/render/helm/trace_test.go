@@ -101,6 +101,10 @@ func TestRangeKeys(t *testing.T) {
 	if _, ok := resolveElements("groups[@7].gpus", nil); ok {
 		t.Error("a path resolved without its key")
 	}
+	// A number takes no key variable: declaring one would fail the render.
+	if _, ranges := valueActions("t", "{{ range $n := int .Values.count }}{{ $n }}{{ end }}"); len(ranges) != 0 {
+		t.Errorf("a range over a number was given a key: %v", ranges)
+	}
 }
 
 func TestPassedThrough(t *testing.T) {
