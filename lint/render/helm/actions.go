@@ -17,15 +17,17 @@ import (
 // Control actions (if, range, end) and assignments write nothing and are left
 // out. Inside a range over values, the path goes through the range's element,
 // written with the range's placeholder (see elementPath), and ranges holds
-// those ranges by the offset of their pipeline. A template that does not parse
+// those ranges by the offset of their pipeline. Inside a helper (a define),
+// "." is the helper's argument, helperArg; args holds, per line that
+// includes one helper, the values path of its argument. A template that does not parse
 // yields nil: rendering already succeeded, so this only loses the values
 // lines, never the template lines.
-func valueActions(name, source string) (actions map[int][]string, ranges map[int]rangeKey) {
+func valueActions(name, source string) (actions map[int][]string, ranges map[int]rangeKey, args map[int]string) {
 	tree := parse.New(name)
 	tree.Mode = parse.SkipFuncCheck
 	treeSet := map[string]*parse.Tree{}
 	if _, err := tree.Parse(source, "{{", "}}", treeSet); err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	lineStarts := []int{0}
 	for i := range len(source) {
@@ -40,7 +42,7 @@ func valueActions(name, source string) (actions map[int][]string, ranges map[int
 		}
 		return line + 1
 	}
-	actions, ranges = map[int][]string{}, map[int]rangeKey{}
+	actions, ranges, args = map[int][]string{}, map[int]rangeKey{}, map[int]string{}
 	var walk func(node parse.Node, in scope)
 	walk = func(node parse.Node, in scope) {
 		switch n := node.(type) {
@@ -56,6 +58,9 @@ func valueActions(name, source string) (actions map[int][]string, ranges map[int
 				path, ok := pipeValues(n.Pipe, in)
 				if name, root := includeOfRoot(n.Pipe, in); !ok && root {
 					path = includePrefix + name
+				}
+				if arg, ok := includeArg(n.Pipe, in); ok {
+					args[lineOf(n.Pos)] = arg
 				}
 				actions[lineOf(n.Pos)] = append(actions[lineOf(n.Pos)], path)
 			} else if !n.Pipe.IsAssign && len(n.Pipe.Decl) == 1 {
@@ -103,10 +108,39 @@ func valueActions(name, source string) (actions map[int][]string, ranges map[int
 			walk(n.ElseList, in.inner())
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(treeSet)) { // defines parse into trees of their own
-		walk(treeSet[name].Root, scope{dot: &rootDot, vars: map[string]string{}})
+	for _, define := range slices.Sorted(maps.Keys(treeSet)) { // defines parse into trees of their own
+		dot := &rootDot
+		if define != name {
+			dot = &argDot
+		}
+		walk(treeSet[define].Root, scope{dot: dot, vars: map[string]string{}})
 	}
-	return actions, ranges
+	return actions, ranges, args
+}
+
+// rootObjects are the fields of the root context besides .Values.
+var rootObjects = map[string]bool{"Release": true, "Chart": true, "Capabilities": true, "Template": true, "Files": true, "Subcharts": true}
+
+// argDot is "." at the top of a helper: its argument, which the including
+// line names (see includeArg). A values path starting with helperArg goes
+// through it.
+const helperArg = "⟨arg⟩"
+
+var argDot = helperArg
+
+// includeArg finds the values path of what a pipeline passes to the helper
+// it includes: `include "x" $spec` in a range over values, `include "x"
+// .Values.resources`.
+func includeArg(pipe *parse.PipeNode, in scope) (string, bool) {
+	if pipe == nil || len(pipe.Cmds) == 0 || len(pipe.Cmds[0].Args) != 3 {
+		return "", false
+	}
+	if ident, ok := pipe.Cmds[0].Args[0].(*parse.IdentifierNode); !ok || ident.Ident != "include" {
+		return "", false
+	}
+	arg := &parse.PipeNode{Cmds: []*parse.CommandNode{{Args: pipe.Cmds[0].Args[2:]}}}
+	path, ok := pipeValues(arg, in)
+	return path, ok && path != "" && !strings.HasPrefix(path, helperArg)
 }
 
 // includePrefix starts the action path of `{{ include "NAME" . }}`: the
@@ -133,7 +167,7 @@ func includeOfRoot(pipe *parse.PipeNode, in scope) (string, bool) {
 	}
 	switch arg := args[2].(type) {
 	case *parse.DotNode:
-		return name.Text, in.dot != nil && *in.dot == ""
+		return name.Text, in.dot != nil && (*in.dot == "" || *in.dot == helperArg)
 	case *parse.VariableNode:
 		return name.Text, len(arg.Ident) == 1 && arg.Ident[0] == "$"
 	}
@@ -295,8 +329,11 @@ func pipeValues(pipe *parse.PipeNode, in scope) (string, bool) {
 	for _, arg := range pipe.Cmds[0].Args {
 		switch a := arg.(type) {
 		case *parse.FieldNode:
-			if dot != nil && *dot == "" && len(a.Ident) > 0 && a.Ident[0] == "Values" {
+			if dot != nil && (*dot == "" || *dot == helperArg) && len(a.Ident) > 0 && a.Ident[0] == "Values" {
 				return joinKeys("", a.Ident[1:]), true
+			}
+			if dot != nil && *dot == helperArg && len(a.Ident) > 0 && rootObjects[a.Ident[0]] {
+				continue // .Release.Name in a helper given the root
 			}
 			if dot != nil && *dot != "" {
 				return joinKeys(*dot, a.Ident), true

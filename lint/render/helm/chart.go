@@ -176,6 +176,7 @@ type templateFile struct {
 	literal []string
 	actions map[int][]string
 	ranges  map[int]rangeKey  // ranges over values, by their pipeline's offset
+	args    map[int]string    // what lines that include a helper pass it (see includeArg)
 	passes  map[string]string // helpers that pass one value through (see passedThrough)
 	calls   []int             // lines that call a helper
 	parsed  bool

@@ -219,10 +219,10 @@ func TestReadMarks(t *testing.T) {
 	literal := func(_, line int) bool { return line != 2 }
 	got := readMarks(marked, "x:\n  a: 1\n  b: 2\ny: 3", literal)
 	want := []lineOrigin{
-		{file: 0, line: 1, run: 0, lastFile: -1},
-		{file: 0, line: 2, generated: true, run: 1, lastFile: -1},
-		{file: 0, line: 2, generated: true, run: 1, lastFile: -1},
-		{file: 0, line: 3, run: 2, lastFile: -1},
+		{file: 0, line: 1, run: 0, lastFile: -1, secondFile: -1},
+		{file: 0, line: 2, generated: true, run: 1, lastFile: -1, secondFile: -1},
+		{file: 0, line: 2, generated: true, run: 1, lastFile: -1, secondFile: -1},
+		{file: 0, line: 3, run: 2, lastFile: -1, secondFile: -1},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("readMarks = %v, want %v", got, want)
@@ -330,13 +330,13 @@ func TestHelperCallLines(t *testing.T) {
 		line       int
 		calledFrom int // 0: not written by a helper
 	}
+	// The helpers are given each model's entry: what they pass through
+	// from it lands on its values line (see valuesOf), what they write
+	// themselves on their own lines, called from the template's.
 	want := map[string]placed{
-		"metadata.name": {template, 6, 0},
-		`metadata.labels["app.kubernetes.io/name"]`:                    {helpers, 2, 8},
-		`spec.selector.matchLabels["app.kubernetes.io/name"]`:          {helpers, 2, 14},
-		"spec.progressDeadlineSeconds":                                 {template, 11, 0},
-		"spec.template.spec":                                           {template, 19, 0},
-		"spec.template.spec.containers[0].image":                       {helpers, 9, 20},
+		"metadata.name":                {template, 6, 0},
+		"spec.progressDeadlineSeconds": {template, 11, 0},
+		"spec.template.spec":           {template, 19, 0},
 		"spec.template.spec.containers[0].securityContext.fsGroup":     {helpers, 15, 20},
 		"spec.template.spec.containers[0].readinessProbe.httpGet.port": {helpers, 24, 20},
 		"spec.template.spec.volumes[0].emptyDir":                       {helpers, 29, 20},
@@ -358,6 +358,20 @@ func TestHelperCallLines(t *testing.T) {
 				if got != w {
 					t.Errorf("%s %s: at %s:%d included from line %d, want %s:%d included from line %d",
 						object.ID(), path, got.file, got.line, got.calledFrom, w.file, w.line, w.calledFrom)
+				}
+			}
+		}
+	}
+	const values = "chart/values.yaml"
+	valuesOf := map[string]map[string]int{ // object → field → values line
+		"Deployment/release-name-llama": {`metadata.labels["app.kubernetes.io/name"]`: 2, "spec.template.spec.containers[0].image": 3},
+		"Deployment/release-name-qwen":  {`metadata.labels["app.kubernetes.io/name"]`: 6, "spec.template.spec.containers[0].image": 7},
+	}
+	for _, file := range files {
+		for _, object := range file.Objects {
+			for path, line := range valuesOf[object.ID()] {
+				if file, pos := object.Doc.Where(path); file != values || pos.Line != line {
+					t.Errorf("%s %s: at %s:%d, want %s:%d", object.ID(), path, file, pos.Line, values, line)
 				}
 			}
 		}

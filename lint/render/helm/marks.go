@@ -294,6 +294,11 @@ type lineOrigin struct {
 	// keys are the keys of the elements the line was written for, by the
 	// offset of their range's pipeline (see resolveElements).
 	keys map[int]any
+	// secondFile and secondKeys are the line's second mark, -1 for none: on
+	// a helper's last line, the including line's mark (a mark after it may
+	// start the range's next element).
+	secondFile int
+	secondKeys map[int]any
 }
 
 // rangeKeys reads the keys of a mark ("@17=MA==@40=ImEi").
@@ -356,7 +361,7 @@ func alignOrigins(origins []lineOrigin, marked, real []string) []lineOrigin {
 	if float64(count) < minAligned*float64(len(real)) {
 		return nil
 	}
-	previous := lineOrigin{file: -1}
+	previous := lineOrigin{file: -1, lastFile: -1, secondFile: -1}
 	for i := range aligned {
 		if matched[i] {
 			previous = aligned[i]
@@ -377,12 +382,16 @@ func markOrigins(marked string, literal func(file, line int) bool) []lineOrigin 
 		keys       map[int]any
 	}
 	own := make([]*found, len(lines))
+	second := make([]*found, len(lines))
 	last := make([]*found, len(lines))
 	for i, text := range lines {
 		marks := markPattern.FindAllStringSubmatch(text, -1)
 		for j, m := range marks {
 			file, _ := strconv.Atoi(m[1])
 			line, _ := strconv.Atoi(m[2])
+			if j == 1 {
+				second[i] = &found{file, line, rangeKeys(m[3])}
+			}
 			switch j {
 			case 0:
 				own[i] = &found{file, line, rangeKeys(m[3])}
@@ -405,6 +414,10 @@ func markOrigins(marked string, literal func(file, line int) bool) []lineOrigin 
 		origins[i].lastFile = -1
 		if last[i] != nil {
 			origins[i].lastFile, origins[i].lastLine = last[i].file, last[i].line
+		}
+		origins[i].secondFile = -1
+		if second[i] != nil {
+			origins[i].secondFile, origins[i].secondKeys = second[i].file, second[i].keys
 		}
 		origins[i].run = run
 		origins[i].generated = !first || origins[i].file < 0 || !literal(origins[i].file, origins[i].line)

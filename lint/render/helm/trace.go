@@ -83,7 +83,7 @@ func (t *templateFile) parse() {
 	if !t.parsed {
 		t.lines = strings.Split(string(t.source), "\n")
 		t.literal = literalLines(string(t.source))
-		t.actions, t.ranges = valueActions(t.name, string(t.source))
+		t.actions, t.ranges, t.args = valueActions(t.name, string(t.source))
 		t.passes = passedThrough(t.name, string(t.source))
 		t.calls = helperCalls(t.name, string(t.source))
 		t.parsed = true
@@ -127,6 +127,13 @@ func (r *renderer) helperPassing(helper string) string {
 		}
 	}
 	return ""
+}
+
+// argsAt is the values path a line passes to the helper it includes.
+func (t *templateFile) argsAt(line int) (string, bool) {
+	t.parse()
+	arg, ok := t.args[line]
+	return arg, ok
 }
 
 // rangesOver are the template's ranges over values (see valueActions).
@@ -258,7 +265,7 @@ func newDocTrace(r *renderer, self *templateFile, doc *manifest.Document, origin
 
 func (t *docTrace) origin(line int) lineOrigin {
 	if line < 1 || line > len(t.origins) {
-		return lineOrigin{file: -1}
+		return lineOrigin{file: -1, lastFile: -1, secondFile: -1}
 	}
 	return t.origins[line-1]
 }
@@ -273,7 +280,7 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 		// A helper's one-line output after the key the including line
 		// writes (`image: {{ include "x.image" . }}`): the including line
 		// passes the value through, or not.
-		inline := lineOrigin{file: origin.lastFile, line: origin.lastLine, lastFile: -1, keys: origin.keys}
+		inline := lineOrigin{file: origin.lastFile, line: origin.lastLine, lastFile: -1, secondFile: -1, keys: origin.secondKeys}
 		if file, pos, ok := t.passedValue(path, rendered, inline); ok {
 			return file, pos, true
 		}
@@ -294,7 +301,7 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 		t.recordCall(path, rendered.Line, origin)
 		return template.display, manifest.Position{Line: origin.line, Column: column}, true
 	}
-	if file, pos, ok := t.generatedValue(path, origin); ok {
+	if file, pos, ok := t.generatedValue(path, rendered.Line, origin); ok {
 		return file, pos, true
 	}
 	if file, pos, ok := t.packagedHelper(template, rendered.Line); ok {
@@ -337,6 +344,29 @@ func (t *docTrace) rangeElement(template *templateFile, origin lineOrigin) (stri
 		return file, pos, true
 	}
 	return template.values.locate(path)
+}
+
+// includedWith finds the values path a helper's rendered line was given as
+// its argument: the including line of the template (see helperCallLines)
+// and the range keys of the template's next mark, which ends the helper's
+// output (its second on the helper's last line).
+func (t *docTrace) includedWith(renderedLine int) (string, map[int]any, bool) {
+	if renderedLine < 1 || renderedLine > len(t.callLines) || t.callLines[renderedLine-1] == 0 {
+		return "", nil, false
+	}
+	arg, ok := t.self.argsAt(t.callLines[renderedLine-1])
+	if !ok {
+		return "", nil, false
+	}
+	for _, origin := range t.origins[renderedLine-1:] {
+		switch {
+		case origin.file == t.self.index:
+			return arg, origin.keys, true
+		case origin.secondFile == t.self.index:
+			return arg, origin.secondKeys, true
+		}
+	}
+	return "", nil, false
 }
 
 // packagedHelper places a field that a helper of a packaged chart (a library
@@ -430,7 +460,7 @@ func (t *docTrace) passedValue(path string, rendered manifest.Position, origin l
 		if len(actions) != 1 || actions[0] == "" || !keyOnly(template.literalAt(origin.line)) {
 			return "", manifest.Position{}, false
 		}
-		return t.findValue(template, actions[0], origin.keys, value)
+		return t.findValue(template, actions[0], rendered.Line, origin.keys, value)
 	}
 	first := t.origin(valueLines[0])
 	if first.file < 0 {
@@ -447,7 +477,7 @@ func (t *docTrace) passedValue(path string, rendered manifest.Position, origin l
 	if len(actions) != 1 || actions[0] == "" {
 		return "", manifest.Position{}, false
 	}
-	return t.findValue(generator, actions[0], first.keys, value)
+	return t.findValue(generator, actions[0], valueLines[0], first.keys, value)
 }
 
 // findValue finds where the value a template line read at the values path
@@ -455,11 +485,20 @@ func (t *docTrace) passedValue(path string, rendered manifest.Position, origin l
 // A helper reads the values of the context it is given, nearly always the
 // including template's, so those are looked up first: a library chart's
 // helpers read the parent chart's values, not the library's.
-func (t *docTrace) findValue(template *templateFile, path string, keys map[int]any, value any) (string, manifest.Position, bool) {
+func (t *docTrace) findValue(template *templateFile, path string, renderedLine int, keys map[int]any, value any) (string, manifest.Position, bool) {
 	if helper, ok := strings.CutPrefix(path, includePrefix); ok {
 		if path = t.r.helperPassing(helper); path == "" {
 			return "", manifest.Position{}, false
 		}
+	}
+	if rest, ok := strings.CutPrefix(path, helperArg); ok {
+		// The helper's argument: what the including line passed, in the
+		// element of the range that line was rendered for.
+		arg, argKeys, ok := t.includedWith(renderedLine)
+		if !ok {
+			return "", manifest.Position{}, false
+		}
+		path, keys = arg+rest, argKeys
 	}
 	path, ok := resolveElements(path, keys)
 	if !ok {
@@ -511,7 +550,7 @@ func isDescendant(path, ancestor string) bool {
 
 // generatedValue places a field an action generated (`toYaml .Values.x`)
 // at its line in the values file.
-func (t *docTrace) generatedValue(path string, origin lineOrigin) (string, manifest.Position, bool) {
+func (t *docTrace) generatedValue(path string, renderedLine int, origin lineOrigin) (string, manifest.Position, bool) {
 	template := t.r.byIndex[origin.file]
 	valuesPath, found := "", 0
 	for _, action := range template.actionsAt(origin.line) {
@@ -527,7 +566,7 @@ func (t *docTrace) generatedValue(path string, origin lineOrigin) (string, manif
 		return "", manifest.Position{}, false
 	}
 	value, _ := manifest.ValueAt(t.doc.Plain(), path)
-	return t.findValue(template, manifest.ConcatPath(valuesPath, strings.TrimPrefix(path, *root)), origin.keys, value)
+	return t.findValue(template, manifest.ConcatPath(valuesPath, strings.TrimPrefix(path, *root)), renderedLine, origin.keys, value)
 }
 
 // runRoot is the field path a run of generated lines was written under: the

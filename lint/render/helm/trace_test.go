@@ -72,7 +72,7 @@ spec:
 // element resolves with the keys read back from a render.
 func TestRangeKeys(t *testing.T) {
 	source := "{{- range .Values.models }}\nimage: {{ .image }}\n{{- else }}\nnone: true\n{{- end }}\n"
-	actions, ranges := valueActions("t", source)
+	actions, ranges, _ := valueActions("t", source)
 	if len(ranges) != 1 {
 		t.Fatalf("ranges %v, want the one over models", ranges)
 	}
@@ -102,7 +102,7 @@ func TestRangeKeys(t *testing.T) {
 		t.Error("a path resolved without its key")
 	}
 	// A number takes no key variable: declaring one would fail the render.
-	if _, ranges := valueActions("t", "{{ range $n := int .Values.count }}{{ $n }}{{ end }}"); len(ranges) != 0 {
+	if _, ranges, _ := valueActions("t", "{{ range $n := int .Values.count }}{{ $n }}{{ end }}"); len(ranges) != 0 {
 		t.Errorf("a range over a number was given a key: %v", ranges)
 	}
 }
