@@ -70,6 +70,7 @@ var registry = []*lint.Rule{
 	frameworkVersionMismatch, // MDL407
 	gpuMemoryBelowWeights,    // MDL408
 	ggufUnloadable,           // MDL409
+	engineLimitsExceeded,     // MDL410
 }
 
 // All returns every rule, in ID order. Callers may change the returned

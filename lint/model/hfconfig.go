@@ -29,6 +29,10 @@ type HFConfig struct {
 	// Quantization is the checkpoint's quantization_config; nil when the
 	// weights are not quantized.
 	Quantization *Quantization
+	// RopeScaling says the config scales its positions (rope_scaling or
+	// rope_parameters), so the context a server derives may exceed
+	// MaxPositionEmbeddings.
+	RopeScaling bool
 }
 
 // Quantization is a quantized checkpoint's method and bits per weight.
@@ -55,7 +59,9 @@ type hfConfigJSON struct {
 		LoadIn4bit  bool   `json:"load_in_4bit"`
 		LoadIn8bit  bool   `json:"load_in_8bit"`
 	} `json:"quantization_config"`
-	TextConfig *hfConfigJSON `json:"text_config"`
+	TextConfig     *hfConfigJSON   `json:"text_config"`
+	RopeScaling    json.RawMessage `json:"rope_scaling"`
+	RopeParameters json.RawMessage `json:"rope_parameters"`
 }
 
 // ParseHFConfig reads a config.json. Fields of unexpected types fail it.
@@ -77,6 +83,7 @@ func ParseHFConfig(data []byte) (*HFConfig, error) {
 		HiddenSize:            shape.HiddenSize,
 		MaxPositionEmbeddings: shape.MaxPositionEmbeddings,
 		KVLoraRank:            shape.KVLoraRank,
+		RopeScaling:           setJSON(shape.RopeScaling) || setJSON(shape.RopeParameters),
 	}
 	if q := raw.QuantizationConfig; q != nil {
 		config.Quantization = &Quantization{Method: q.QuantMethod, Bits: q.Bits}
@@ -89,6 +96,9 @@ func ParseHFConfig(data []byte) (*HFConfig, error) {
 	}
 	return config, nil
 }
+
+// setJSON reports whether a raw JSON field is written and not null.
+func setJSON(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 
 func firstSet(values ...string) string {
 	for _, value := range values {

@@ -29,7 +29,7 @@ func TestParseHFConfig(t *testing.T) {
 		want *HFConfig
 	}{
 		{"Llama 3.1", llama31Config, &HFConfig{TorchDtype: "bfloat16", NumHiddenLayers: 32, NumAttentionHeads: 32,
-			NumKeyValueHeads: 8, HeadDim: 128, HiddenSize: 4096, MaxPositionEmbeddings: 131072}},
+			NumKeyValueHeads: 8, HeadDim: 128, HiddenSize: 4096, MaxPositionEmbeddings: 131072, RopeScaling: true}},
 		{"AWQ", `{"torch_dtype": "float16", "num_hidden_layers": 48,
 			"quantization_config": {"bits": 4, "group_size": 128, "quant_method": "awq", "version": "gemm", "zero_point": true}}`,
 			&HFConfig{TorchDtype: "float16", NumHiddenLayers: 48, Quantization: &Quantization{Method: "awq", Bits: 4}}},
@@ -46,7 +46,9 @@ func TestParseHFConfig(t *testing.T) {
 				MaxPositionEmbeddings: 131072}},
 		{"latent attention", `{"num_hidden_layers": 61, "kv_lora_rank": 512, "torch_dtype": "bfloat16"}`,
 			&HFConfig{TorchDtype: "bfloat16", NumHiddenLayers: 61, KVLoraRank: 512}},
-		{"null fields are unset", `{"head_dim": null, "num_hidden_layers": 2}`, &HFConfig{NumHiddenLayers: 2}},
+		{"null fields are unset", `{"head_dim": null, "num_hidden_layers": 2, "rope_scaling": null}`, &HFConfig{NumHiddenLayers: 2}},
+		{"transformers 5's rope_parameters", `{"num_hidden_layers": 2, "rope_parameters": {"rope_type": "default"}}`,
+			&HFConfig{NumHiddenLayers: 2, RopeScaling: true}},
 	}
 	for _, test := range tests {
 		t.Run(test.name, func(t *testing.T) {
@@ -74,7 +76,7 @@ func TestLoadReadsHFConfig(t *testing.T) {
 	}{
 		{"a checkpoint", map[string]string{"config.json": llama31Config, "model.safetensors": safetensorsShard("lm_head")},
 			&HFConfig{TorchDtype: "bfloat16", NumHiddenLayers: 32, NumAttentionHeads: 32, NumKeyValueHeads: 8, HeadDim: 128,
-				HiddenSize: 4096, MaxPositionEmbeddings: 131072}},
+				HiddenSize: 4096, MaxPositionEmbeddings: 131072, RopeScaling: true}},
 		{"no config", map[string]string{"model.safetensors": safetensorsShard("lm_head")}, nil},
 		{"not a config", map[string]string{"config.json": "{", "model.safetensors": safetensorsShard("lm_head")}, nil},
 		{"too large to be one", map[string]string{"config.json": `{"x": "` + strings.Repeat("x", maxHFConfig) + `"}`}, nil},
