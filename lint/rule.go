@@ -44,9 +44,12 @@ type Rule struct {
 	ID       string // public and permanent, e.g. MDL205
 	Name     string // kebab-case, e.g. memory-limit-missing
 	Severity Severity
-	Artifact Artifact
-	Needs    []Fact
-	Doc      Doc
+	// SeverityConfigured says the user's config set Severity: every
+	// finding of the rule then has it, whatever the rule reports.
+	SeverityConfigured bool
+	Artifact           Artifact
+	Needs              []Fact
+	Doc                Doc
 	// Fixes says whether the rule's findings carry a fix, and how safe.
 	Fixes FixSafety
 	// Check inspects one target and reports through the pass. Rules never

@@ -60,6 +60,9 @@ func (r *reporter) report(d lint.Diagnostic) {
 	// megabytes) that must not become a report line of megabytes.
 	redactFinding(&finding, r.secrets)
 	finding.Message = message.Cap(finding.Message, message.MaxFinding)
+	if r.rule.SeverityConfigured {
+		finding.Severity = r.rule.Severity // a rule reports some findings above or below its default
+	}
 	severityKnown(&finding, workload)
 	r.findings = append(r.findings, finding)
 }

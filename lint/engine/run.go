@@ -564,7 +564,7 @@ func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, adv
 		object := problem.Object
 		file, pos := object.Where(problem.Path)
 		severity := rule.Severity
-		if problem.Unsure {
+		if problem.Unsure && !rule.SeverityConfigured {
 			severity = min(severity, lint.Warning)
 		}
 		finding := lint.Finding{

@@ -36,6 +36,7 @@ func SelectRules(all []*lint.Rule, config *lint.Config, enable, disable []string
 		}
 		if settings.Severity != "" {
 			rule.Severity, _ = lint.ParseSeverity(settings.Severity)
+			rule.SeverityConfigured = true
 		}
 		if settings.Disabled {
 			enabled[rule.ID] = false

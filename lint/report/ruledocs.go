@@ -164,7 +164,8 @@ const severityPolicy = "## Severity\n\n" +
 	"field the bundled types of a CRD do not know.\n" +
 	"- **info**: a note worth reading, such as a size that makes a controller add nodes.\n\n" +
 	"The table gives each rule's usual severity; a rule reports another where its consequence is more or less " +
-	"certain. modellint exits 1 on errors; `--fail-on warning` (or per-rule severities in .modellint.yaml) " +
+	"certain. modellint exits 1 on errors; `--fail-on warning`, or a per-rule severity in .modellint.yaml " +
+	"(which every finding of that rule then has), " +
 	"makes warnings fail a build too.\n\n"
 
 // RulesMarkdown writes docs/rules.md: an index of every rule, then one
