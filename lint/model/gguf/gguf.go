@@ -64,9 +64,24 @@ type File struct {
 	// when the head dim is not embedding_length / head_count.
 	KeyLength   int64
 	ValueLength int64
+	// SlidingWindow is attention.sliding_window: layers that attend to
+	// that many tokens, whose cache llama.cpp sizes by it, not the context.
+	SlidingWindow int64
+	// KVLoraRank is attention.kv_lora_rank: latent attention (DeepSeek),
+	// which caches a compressed KV.
+	KVLoraRank int64
 	// SplitCount is split.count of a model split over files
 	// (model-00001-of-00003.gguf); 0 when unsplit.
 	SplitCount int64
+}
+
+// ValueDim is the per-head size of values: attention.value_length, else
+// the keys' HeadDim.
+func (f *File) ValueDim() int64 {
+	if f.ValueLength > 0 {
+		return f.ValueLength
+	}
+	return f.HeadDim()
 }
 
 // HeadDim is the per-head size of keys: attention.key_length, else
@@ -452,6 +467,8 @@ func (f *File) setShape(numbers map[string]int64) {
 	f.HeadCountKV = numbers[prefix+"attention.head_count_kv"]
 	f.KeyLength = numbers[prefix+"attention.key_length"]
 	f.ValueLength = numbers[prefix+"attention.value_length"]
+	f.SlidingWindow = numbers[prefix+"attention.sliding_window"]
+	f.KVLoraRank = numbers[prefix+"attention.kv_lora_rank"]
 	if f.HeadCount < 0 || f.HeadCountKV < 0 {
 		f.HeadCount, f.HeadCountKV = 0, 0 // heads per layer: no single figure sizes the cache
 	}

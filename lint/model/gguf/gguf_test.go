@@ -160,6 +160,23 @@ func TestPerLayerHeads(t *testing.T) {
 	}
 }
 
+// TestAttentionKeys reads the keys that change what a KV cache holds:
+// a sliding window, latent attention, a value head size of its own.
+func TestAttentionKeys(t *testing.T) {
+	f := llama31(gguftest.Q4_K, gguftest.Q6_K).File()
+	f.Uint32s["llama.attention.sliding_window"] = 4096
+	f.Uint32s["llama.attention.kv_lora_rank"] = 512
+	f.Uint32s["llama.attention.value_length"] = 96
+	got, err := read(t, f)
+	if err != nil || got.SlidingWindow != 4096 || got.KVLoraRank != 512 || got.ValueDim() != 96 || got.HeadDim() != 128 {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	plain, err := read(t, llama31(gguftest.Q4_K, gguftest.Q6_K).File())
+	if err != nil || plain.SlidingWindow != 0 || plain.KVLoraRank != 0 || plain.ValueDim() != 128 {
+		t.Fatalf("got %+v, %v", plain, err)
+	}
+}
+
 func FuzzRead(f *testing.F) {
 	header, _ := llama31(gguftest.Q4_K, gguftest.Q6_K).File().Header()
 	f.Add(header[:4096])
