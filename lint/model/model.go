@@ -59,6 +59,9 @@ type Model struct {
 	Loose *SavedModelDir
 	// Triton holds config.pbtxt for the triton layout.
 	Triton *TritonModel
+	// OVMS holds the base paths (and a repository's config.json) of the
+	// ovms layout.
+	OVMS *OVMSModel
 
 	// ResidentVersions is how many versions the version policy keeps
 	// loaded (TF Serving's default: the latest 1), and ResidentBytes
@@ -272,6 +275,10 @@ func loadTree(t *tree, display string, options LoadOptions) (*Model, error) {
 		model.Bytes += file.Size
 	}
 	model.Layout = detectLayout(t)
+	repository := false
+	if model.Layout != LayoutTFServing && model.Layout != LayoutTriton && l.sniffOVMSConfig() {
+		model.Layout, repository = LayoutOVMS, true
+	}
 	if model.Layout == LayoutFiles && options.Expect != "" && options.Expect != LayoutFiles {
 		model.Layout, model.Expected = options.Expect, true
 		model.Found = findModels(t)
@@ -282,11 +289,13 @@ func loadTree(t *tree, display string, options LoadOptions) (*Model, error) {
 		err = l.readTFServing()
 	case LayoutTriton:
 		err = l.readTriton()
+	case LayoutOVMS:
+		err = l.readOVMS(repository)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if model.Layout != LayoutTFServing && model.Layout != LayoutTriton {
+	if model.Layout != LayoutTFServing && model.Layout != LayoutTriton && model.Layout != LayoutOVMS {
 		model.ResidentVersions, model.ResidentBytes = 1, model.Bytes
 	}
 	if err := l.readWeights(); err != nil {
@@ -339,6 +348,9 @@ func detectLayout(t *tree) Layout {
 			continue
 		}
 		subdirs, payload := t.children(name)
+		if ovmsPayload(payload) {
+			return LayoutOVMS // an OpenVINO IR or Paddle model, without Triton's config.pbtxt
+		}
 		for _, file := range append(payload, subdirs...) {
 			if tritonPayload[file] {
 				return LayoutTriton
@@ -412,7 +424,7 @@ func IsModelDirFS(fsys fs.FS) bool {
 	if err != nil {
 		return false
 	}
-	if holdsModel(entries, false) {
+	if holdsModel(entries, false) || holdsOVMSConfig(fsys, entries) {
 		return true
 	}
 	examined := 0
@@ -475,7 +487,7 @@ func holdsModel(entries []fs.DirEntry, versionDir bool) bool {
 		case ".safetensors", ".onnx", ".mar", ".gguf":
 			return true
 		}
-		if versionDir && (tfServingPayload[name] || tritonPayload[name]) {
+		if versionDir && (tfServingPayload[name] || tritonPayload[name] || ovmsPayload([]string{name})) {
 			return true
 		}
 	}
