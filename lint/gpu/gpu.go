@@ -5,9 +5,7 @@
 package gpu
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -16,44 +14,72 @@ import (
 	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
-// GPU is one GPU model and the memory a server on it can use.
+// GPU is one accelerator model (an NVIDIA GPU or one of its MIG slices, an
+// AMD Instinct GPU or GCD, an Intel Gaudi card, a Google TPU chip) and the
+// memory a server on one of them can use.
 type GPU struct {
 	Name        string // for messages: "NVIDIA L4"
 	MemoryBytes int64
+	// ComputeCapability is CUDA's, times ten (75 for 7.5): what decides
+	// whether the GPU computes in bfloat16 (8.0 and up). 0 when the device
+	// is not an NVIDIA GPU or its model is not known.
+	ComputeCapability int
 }
 
-const mib = 1 << 20
+// Capability writes a compute capability the way CUDA does: "7.5".
+func (g GPU) Capability() string {
+	return fmt.Sprintf("%d.%d", g.ComputeCapability/10, g.ComputeCapability%10)
+}
 
-// The GPUs, with the memory the driver reports as total (nvidia-smi's
-// "MiB" column, and what GPU Feature Discovery writes to
-// nvidia.com/gpu.memory): what a server's memory fraction multiplies. It
-// is a little less than the datasheet's "GB". Datasheets:
-// https://www.nvidia.com/en-us/data-center/tesla-t4/
-// https://www.nvidia.com/en-us/data-center/l4/
-// https://www.nvidia.com/en-us/data-center/products/a10-gpu/
-// https://www.nvidia.com/en-us/data-center/l40s/
-// https://www.nvidia.com/en-us/data-center/v100/
-// https://www.nvidia.com/en-us/data-center/a100/
-// https://www.nvidia.com/en-us/data-center/h100/
-// https://www.nvidia.com/en-us/data-center/h200/
-// https://www.nvidia.com/en-us/data-center/dgx-b200/
+const (
+	mib = 1 << 20
+	gib = 1 << 30
+)
+
+// The table of accelerators, one row each with its source. NVIDIA's rows
+// hold the memory the driver reports as total (nvidia-smi's "MiB" column,
+// and what GPU Feature Discovery writes to nvidia.com/gpu.memory): what a
+// server's memory fraction multiplies, a little less than the datasheet's
+// "GB". Compute capabilities: https://developer.nvidia.com/cuda-gpus
 var (
-	p4      = GPU{"NVIDIA P4", 7680 * mib}
-	t4      = GPU{"NVIDIA T4", 15360 * mib}
-	p100    = GPU{"NVIDIA P100", 16280 * mib}
-	v100    = GPU{"NVIDIA V100 16GB", 16384 * mib}
-	v100x32 = GPU{"NVIDIA V100 32GB", 32768 * mib}
-	a10     = GPU{"NVIDIA A10", 23028 * mib}
-	a10g    = GPU{"NVIDIA A10G", 23028 * mib}
-	l4      = GPU{"NVIDIA L4", 23034 * mib}
-	l40     = GPU{"NVIDIA L40", 46068 * mib}
-	l40s    = GPU{"NVIDIA L40S", 46068 * mib}
-	a100x40 = GPU{"NVIDIA A100 40GB", 40960 * mib}
-	a100x80 = GPU{"NVIDIA A100 80GB", 81920 * mib}
-	h100    = GPU{"NVIDIA H100 80GB", 81559 * mib}
-	h100nvl = GPU{"NVIDIA H100 NVL", 95830 * mib}
-	h200    = GPU{"NVIDIA H200", 143771 * mib}
-	b200    = GPU{"NVIDIA B200", 183359 * mib}
+	p4      = GPU{"NVIDIA P4", 7680 * mib, 61}         // https://www.nvidia.com/en-us/data-center/tesla-p4/
+	t4      = GPU{"NVIDIA T4", 15360 * mib, 75}        // https://www.nvidia.com/en-us/data-center/tesla-t4/
+	p100    = GPU{"NVIDIA P100", 16280 * mib, 60}      // https://www.nvidia.com/en-us/data-center/tesla-p100/
+	v100    = GPU{"NVIDIA V100 16GB", 16384 * mib, 70} // https://www.nvidia.com/en-us/data-center/v100/
+	v100x32 = GPU{"NVIDIA V100 32GB", 32768 * mib, 70} // https://www.nvidia.com/en-us/data-center/v100/
+	a10     = GPU{"NVIDIA A10", 23028 * mib, 86}       // https://www.nvidia.com/en-us/data-center/products/a10-gpu/
+	a10g    = GPU{"NVIDIA A10G", 23028 * mib, 86}      // https://aws.amazon.com/ec2/instance-types/g5/
+	a30     = GPU{"NVIDIA A30", 24576 * mib, 80}       // https://www.nvidia.com/en-us/data-center/products/a30-gpu/
+	l4      = GPU{"NVIDIA L4", 23034 * mib, 89}        // https://www.nvidia.com/en-us/data-center/l4/
+	l40     = GPU{"NVIDIA L40", 46068 * mib, 89}       // https://www.nvidia.com/en-us/data-center/l40/
+	l40s    = GPU{"NVIDIA L40S", 46068 * mib, 89}      // https://www.nvidia.com/en-us/data-center/l40s/
+	a100x40 = GPU{"NVIDIA A100 40GB", 40960 * mib, 80} // https://www.nvidia.com/en-us/data-center/a100/
+	a100x80 = GPU{"NVIDIA A100 80GB", 81920 * mib, 80} // https://www.nvidia.com/en-us/data-center/a100/
+	h100    = GPU{"NVIDIA H100 80GB", 81559 * mib, 90} // https://www.nvidia.com/en-us/data-center/h100/
+	h100nvl = GPU{"NVIDIA H100 NVL", 95830 * mib, 90}  // https://www.nvidia.com/en-us/data-center/h100/
+	h200    = GPU{"NVIDIA H200", 143771 * mib, 90}     // https://www.nvidia.com/en-us/data-center/h200/
+	b200    = GPU{"NVIDIA B200", 183359 * mib, 100}    // https://www.nvidia.com/en-us/data-center/dgx-b200/
+
+	// AMD Instinct: the HBM of one device the ROCm device plugin hands out
+	// as amd.com/gpu. An MI250 or MI250X is two GCDs of 64 GB, each its
+	// own device. https://www.amd.com/en/products/accelerators/instinct.html
+	mi210  = GPU{Name: "AMD Instinct MI210", MemoryBytes: 64 * gib}                // https://www.amd.com/en/products/accelerators/instinct/mi200/mi210.html
+	mi250  = GPU{Name: "one GCD of an AMD Instinct MI250", MemoryBytes: 64 * gib}  // https://www.amd.com/en/products/accelerators/instinct/mi200/mi250.html
+	mi250x = GPU{Name: "one GCD of an AMD Instinct MI250X", MemoryBytes: 64 * gib} // https://www.amd.com/en/products/accelerators/instinct/mi200/mi250x.html
+	mi300x = GPU{Name: "AMD Instinct MI300X", MemoryBytes: 192 * gib}              // https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html
+	mi325x = GPU{Name: "AMD Instinct MI325X", MemoryBytes: 256 * gib}              // https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html
+
+	// Intel Gaudi, the HBM of one card (habana.ai/gaudi).
+	gaudi  = GPU{Name: "Intel Gaudi", MemoryBytes: 32 * gib}    // https://aws.amazon.com/ec2/instance-types/dl1/
+	gaudi2 = GPU{Name: "Intel Gaudi 2", MemoryBytes: 96 * gib}  // https://www.intel.com/content/www/us/en/products/details/processors/ai-accelerators/gaudi2.html
+	gaudi3 = GPU{Name: "Intel Gaudi 3", MemoryBytes: 128 * gib} // https://www.intel.com/content/www/us/en/products/details/processors/ai-accelerators/gaudi.html
+
+	// Google TPU, the HBM of one chip (google.com/tpu).
+	// https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus
+	tpuV4  = GPU{Name: "Google TPU v4 chip", MemoryBytes: 32 * gib}  // https://cloud.google.com/tpu/docs/v4
+	tpuV5e = GPU{Name: "Google TPU v5e chip", MemoryBytes: 16 * gib} // https://cloud.google.com/tpu/docs/v5e
+	tpuV5p = GPU{Name: "Google TPU v5p chip", MemoryBytes: 95 * gib} // https://cloud.google.com/tpu/docs/v5p
+	tpuV6e = GPU{Name: "Google TPU v6e chip", MemoryBytes: 32 * gib} // https://cloud.google.com/tpu/docs/v6e
 )
 
 // The node labels that say which GPU a node has, in the order they are
@@ -86,7 +112,7 @@ var gkeAccelerators = map[string]GPU{
 // name with dashes), upper case and without the "NVIDIA-" or "Tesla-"
 // that drivers put before some of them.
 var gfdProducts = map[string]GPU{
-	"P4": p4, "T4": t4, "P100-PCIE-16GB": p100, "P100-SXM2-16GB": p100, "A10": a10, "A10G": a10g,
+	"P4": p4, "T4": t4, "A30": a30, "A30-24GB": a30, "P100-PCIE-16GB": p100, "P100-SXM2-16GB": p100, "A10": a10, "A10G": a10g,
 	"V100-SXM2-16GB": v100, "V100-PCIE-16GB": v100, "V100-SXM2-32GB": v100x32, "V100-PCIE-32GB": v100x32,
 	"V100S-PCIE-32GB": v100x32, "L4": l4, "L40": l40, "L40S": l40s, "H200": h200, "H200-NVL": h200, "B200": b200,
 	"A100-SXM4-40GB": a100x40, "A100-PCIE-40GB": a100x40, "A100-SXM4-80GB": a100x80, "A100-80GB-PCIE": a100x80,
@@ -136,9 +162,9 @@ var instanceTypes = []struct {
 	// NVadsA10 v5 share one A10 among up to six VMs: 1/6 (4 GiB), 1/3,
 	// 1/2, then whole A10s; NV72ads has two.
 	// https://learn.microsoft.com/azure/virtual-machines/nva10v5-series
-	{lazyregexp.New(`(?i)^standard_nv6ads_a10_v5$`), GPU{"1/6 of an NVIDIA A10", 4096 * mib}},
-	{lazyregexp.New(`(?i)^standard_nv12ads_a10_v5$`), GPU{"1/3 of an NVIDIA A10", 8192 * mib}},
-	{lazyregexp.New(`(?i)^standard_nv18ads_a10_v5$`), GPU{"1/2 of an NVIDIA A10", 12288 * mib}},
+	{lazyregexp.New(`(?i)^standard_nv6ads_a10_v5$`), GPU{"1/6 of an NVIDIA A10", 4096 * mib, 86}},
+	{lazyregexp.New(`(?i)^standard_nv12ads_a10_v5$`), GPU{"1/3 of an NVIDIA A10", 8192 * mib, 86}},
+	{lazyregexp.New(`(?i)^standard_nv18ads_a10_v5$`), GPU{"1/2 of an NVIDIA A10", 12288 * mib, 86}},
 	{lazyregexp.New(`(?i)^standard_nv(36ads|36adms|72ads)_a10_v5$`), a10},
 	{lazyregexp.New(`(?i)^standard_nd96isr_h100_v5$`), h100},
 	{lazyregexp.New(`(?i)^standard_nd96isr_h200_v5$`), h200},
@@ -189,59 +215,7 @@ func gfdProduct(value string) string {
 // them, where the pod may be scheduled. ok is false when the pod does not
 // pin a GPU that the table knows.
 func ForPod(spec *corev1.PodSpec) (gpu GPU, how string, ok bool) {
-	for _, key := range Labels {
-		if value, set := spec.NodeSelector[key]; set {
-			if gpu, ok := ForLabel(key, value); ok {
-				return gpu, fmt.Sprintf("nodeSelector %s=%s", key, value), true
-			}
-		}
-	}
-	return forAffinity(spec.Affinity)
-}
-
-// forAffinity reads requiredDuringSchedulingIgnoredDuringExecution: each
-// term must pin a GPU, or the pod may land on a node of any GPU.
-func forAffinity(affinity *corev1.Affinity) (GPU, string, bool) {
-	if affinity == nil || affinity.NodeAffinity == nil || affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return GPU{}, "", false
-	}
-	terms := affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-	var smallest GPU
-	var how string
-	for _, term := range terms {
-		gpu, termHow, ok := forTerm(term)
-		if !ok {
-			return GPU{}, "", false
-		}
-		if how == "" || gpu.MemoryBytes < smallest.MemoryBytes {
-			smallest, how = gpu, termHow
-		}
-	}
-	return smallest, how, how != ""
-}
-
-// forTerm finds the first known label a term pins with operator In, and
-// the smallest GPU among its values (all of which must be known).
-func forTerm(term corev1.NodeSelectorTerm) (GPU, string, bool) {
-	for _, key := range Labels {
-		for _, expression := range term.MatchExpressions {
-			if expression.Key != key || expression.Operator != corev1.NodeSelectorOpIn || len(expression.Values) == 0 {
-				continue
-			}
-			gpus := make([]GPU, 0, len(expression.Values))
-			for _, value := range expression.Values {
-				if gpu, ok := ForLabel(key, value); ok {
-					gpus = append(gpus, gpu)
-				}
-			}
-			if len(gpus) < len(expression.Values) {
-				continue
-			}
-			smallest := slices.MinFunc(gpus, func(a, b GPU) int { return cmp.Compare(a.MemoryBytes, b.MemoryBytes) })
-			return smallest, fmt.Sprintf("node affinity %s in (%s)", key, strings.Join(expression.Values, ", ")), true
-		}
-	}
-	return GPU{}, "", false
+	return forSpec(spec, Labels, ForLabel)
 }
 
 // ForNode returns the GPU a node's labels name, read in the order of

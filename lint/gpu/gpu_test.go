@@ -28,12 +28,12 @@ func TestForLabel(t *testing.T) {
 		{LabelGFDProduct, "Tesla-V100-SXM2-32GB", v100x32, true},
 		{LabelGFDProduct, "NVIDIA-L4-SHARED", l4, true},                     // time-slicing shares the whole GPU
 		{LabelGFDProduct, "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", GPU{}, false}, // a MIG slice is not the GPU
-		{LabelGFDMemory, "40960", GPU{"a GPU of 40960 MiB", 40960 * mib}, true},
+		{LabelGFDMemory, "40960", GPU{Name: "a GPU of 40960 MiB", MemoryBytes: 40960 * mib}, true},
 		{LabelGFDMemory, "lots", GPU{}, false},
 		{LabelKarpenterGPUName, "l4", l4, true},
 		{LabelKarpenterGPUName, "a10g", a10g, true},
 		{LabelKarpenterGPUName, "h100", h100, true},
-		{LabelKarpenterGPUMemory, "22888", GPU{"a GPU of 22888 MiB", 22888 * mib}, true},
+		{LabelKarpenterGPUMemory, "22888", GPU{Name: "a GPU of 22888 MiB", MemoryBytes: 22888 * mib}, true},
 		{LabelInstanceType, "g5.2xlarge", a10g, true},
 		{LabelInstanceType, "g6.xlarge", l4, true},
 		{LabelInstanceType, "g6e.12xlarge", l40s, true},
@@ -52,7 +52,7 @@ func TestForLabel(t *testing.T) {
 		{LabelInstanceType, "Standard_NC40ads_H100_v5", h100nvl, true},
 		{LabelInstanceType, "Standard_NV36ads_A10_v5", a10, true},
 		{LabelInstanceType, "standard_nv72ads_a10_v5", a10, true},
-		{LabelInstanceType, "Standard_NV12ads_A10_v5", GPU{"1/3 of an NVIDIA A10", 8192 * mib}, true},
+		{LabelInstanceType, "Standard_NV12ads_A10_v5", GPU{"1/3 of an NVIDIA A10", 8192 * mib, 86}, true},
 		{LabelInstanceType, "m5.xlarge", GPU{}, false},
 		{LabelInstanceType, "n2-standard-8", GPU{}, false},
 		{"kubernetes.io/arch", "amd64", GPU{}, false},
