@@ -33,7 +33,36 @@ type HFConfig struct {
 	// rope_parameters), so the context a server derives may exceed
 	// MaxPositionEmbeddings.
 	RopeScaling bool
+	// ModelType is the model_type of the config that holds the shape.
+	ModelType string
+	// Rope is what rope_scaling (or, without it, rope_parameters) says of
+	// the scaling; nil when the config sets neither.
+	Rope *Rope
+	// LengthKeys are the other keys that bound a sequence's length that
+	// the config sets (n_positions, max_seq_len, seq_length,
+	// model_max_length, max_target_positions, max_sequence_length,
+	// max_seq_length, seq_len), as positive integers.
+	LengthKeys map[string]int64
 }
+
+// Rope is a config's RoPE scaling.
+type Rope struct {
+	// Type is rope_type, else the older type key ("linear", "dynamic",
+	// "yarn", "llama3", "longrope", "su", "mrope", "default").
+	Type string
+	// Factor is the scaling factor, 0 when unset.
+	Factor float64
+	// OriginalMaxPositionEmbeddings is YaRN's original length, 0 when unset.
+	OriginalMaxPositionEmbeddings int64
+	// Mixed says the per-layer-type parameters (transformers 5's nested
+	// rope_parameters) disagree in type or factor.
+	Mixed bool
+}
+
+// lengthKeys are the keys besides max_position_embeddings that vLLM's
+// _get_and_verify_max_len (vllm/config/model.py) reads as a bound.
+var lengthKeys = []string{"n_positions", "max_seq_len", "seq_length", "model_max_length", "max_target_positions",
+	"max_sequence_length", "max_seq_length", "seq_len"}
 
 // Quantization is a quantized checkpoint's method and bits per weight.
 type Quantization struct {
@@ -44,24 +73,29 @@ type Quantization struct {
 // hfConfigJSON is config.json as transformers writes it. Multimodal models
 // keep the language model's shape under text_config.
 type hfConfigJSON struct {
-	TorchDtype            string `json:"torch_dtype"`
-	Dtype                 string `json:"dtype"` // the name transformers 4.56 and later write
-	NumHiddenLayers       int64  `json:"num_hidden_layers"`
-	NumAttentionHeads     int64  `json:"num_attention_heads"`
-	NumKeyValueHeads      int64  `json:"num_key_value_heads"`
-	HeadDim               int64  `json:"head_dim"`
-	HiddenSize            int64  `json:"hidden_size"`
-	MaxPositionEmbeddings int64  `json:"max_position_embeddings"`
-	KVLoraRank            int64  `json:"kv_lora_rank"`
-	QuantizationConfig    *struct {
-		QuantMethod string `json:"quant_method"`
-		Bits        int64  `json:"bits"`
-		LoadIn4bit  bool   `json:"load_in_4bit"`
-		LoadIn8bit  bool   `json:"load_in_8bit"`
-	} `json:"quantization_config"`
-	TextConfig     *hfConfigJSON   `json:"text_config"`
-	RopeScaling    json.RawMessage `json:"rope_scaling"`
-	RopeParameters json.RawMessage `json:"rope_parameters"`
+	TorchDtype            string            `json:"torch_dtype"`
+	Dtype                 string            `json:"dtype"` // the name transformers 4.56 and later write
+	NumHiddenLayers       int64             `json:"num_hidden_layers"`
+	NumAttentionHeads     int64             `json:"num_attention_heads"`
+	NumKeyValueHeads      int64             `json:"num_key_value_heads"`
+	HeadDim               int64             `json:"head_dim"`
+	HiddenSize            int64             `json:"hidden_size"`
+	MaxPositionEmbeddings int64             `json:"max_position_embeddings"`
+	KVLoraRank            int64             `json:"kv_lora_rank"`
+	QuantizationConfig    *quantizationJSON `json:"quantization_config"`
+	// CompressionConfig is the older key of compressed-tensors
+	// checkpoints, which vLLM reads when quantization_config is not set.
+	CompressionConfig *quantizationJSON `json:"compression_config"`
+	TextConfig        *hfConfigJSON     `json:"text_config"`
+	RopeScaling       json.RawMessage   `json:"rope_scaling"`
+	RopeParameters    json.RawMessage   `json:"rope_parameters"`
+}
+
+type quantizationJSON struct {
+	QuantMethod string `json:"quant_method"`
+	Bits        int64  `json:"bits"`
+	LoadIn4bit  bool   `json:"load_in_4bit"`
+	LoadIn8bit  bool   `json:"load_in_8bit"`
 }
 
 // ParseHFConfig reads a config.json. Fields of unexpected types fail it.
@@ -85,6 +119,11 @@ func ParseHFConfig(data []byte) (*HFConfig, error) {
 		KVLoraRank:            shape.KVLoraRank,
 		RopeScaling:           setJSON(shape.RopeScaling) || setJSON(shape.RopeParameters),
 	}
+	readLengths(data, config, shape == raw.TextConfig)
+	if raw.QuantizationConfig == nil && raw.CompressionConfig != nil {
+		raw.QuantizationConfig = raw.CompressionConfig
+		raw.QuantizationConfig.QuantMethod = firstSet(raw.QuantizationConfig.QuantMethod, "compressed-tensors")
+	}
 	if q := raw.QuantizationConfig; q != nil {
 		config.Quantization = &Quantization{Method: q.QuantMethod, Bits: q.Bits}
 		switch {
@@ -95,6 +134,82 @@ func ParseHFConfig(data []byte) (*HFConfig, error) {
 		}
 	}
 	return config, nil
+}
+
+// readLengths reads the model type, the rope scaling and the length keys
+// of the config that holds the shape, leniently: a field of an unexpected
+// type is left unset.
+func readLengths(data []byte, config *HFConfig, fromTextConfig bool) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return
+	}
+	top := fields
+	if fromTextConfig {
+		fields = nil
+		if json.Unmarshal(top["text_config"], &fields) != nil {
+			return
+		}
+	}
+	for _, source := range []map[string]json.RawMessage{fields, top} {
+		if config.ModelType == "" {
+			_ = json.Unmarshal(source["model_type"], &config.ModelType)
+		}
+	}
+	for _, key := range lengthKeys {
+		var n float64
+		if json.Unmarshal(fields[key], &n) == nil && n >= 1 && n <= 1<<40 && n == float64(int64(n)) {
+			if config.LengthKeys == nil {
+				config.LengthKeys = map[string]int64{}
+			}
+			config.LengthKeys[key] = int64(n)
+		}
+	}
+	raw := fields["rope_scaling"]
+	if !setJSON(raw) {
+		raw = fields["rope_parameters"]
+	}
+	if setJSON(raw) {
+		config.Rope = parseRope(raw)
+	}
+}
+
+// ropeJSON is one set of RoPE parameters.
+type ropeJSON struct {
+	RopeType                      string  `json:"rope_type"`
+	Type                          string  `json:"type"`
+	Factor                        float64 `json:"factor"`
+	OriginalMaxPositionEmbeddings float64 `json:"original_max_position_embeddings"`
+}
+
+// parseRope reads rope_scaling or rope_parameters: one set of parameters,
+// or one per layer type (transformers 5), which vLLM takes to agree.
+func parseRope(raw json.RawMessage) *Rope {
+	var flat ropeJSON
+	if json.Unmarshal(raw, &flat) == nil && (flat.RopeType != "" || flat.Type != "" || flat.Factor != 0) {
+		return flat.rope()
+	}
+	var layers map[string]ropeJSON
+	if json.Unmarshal(raw, &layers) != nil || len(layers) == 0 {
+		return &Rope{Mixed: true} // not parameters this reader knows
+	}
+	var rope *Rope
+	for _, layer := range layers {
+		this := layer.rope()
+		if rope != nil && (this.Type != rope.Type || this.Factor != rope.Factor) {
+			return &Rope{Mixed: true}
+		}
+		rope = this
+	}
+	return rope
+}
+
+func (r ropeJSON) rope() *Rope {
+	rope := &Rope{Type: firstSet(r.RopeType, r.Type), Factor: r.Factor}
+	if r.OriginalMaxPositionEmbeddings >= 1 && r.OriginalMaxPositionEmbeddings <= 1<<40 {
+		rope.OriginalMaxPositionEmbeddings = int64(r.OriginalMaxPositionEmbeddings)
+	}
+	return rope
 }
 
 // setJSON reports whether a raw JSON field is written and not null.
