@@ -77,7 +77,18 @@ var memoryBelowModel = &lint.Rule{
 			"server without a model). Model bytes are the resident version dirs for TF Serving and Triton, else the " +
 			"exact weight bytes from safetensors/ONNX headers, else all files. A limit that holds the model but not a " +
 			"version swap (one more version) is a warning. Tune `estimates:` in .modellint.yaml. vLLM and TGI with a " +
-			"GPU request are not checked: their weights live in GPU memory.",
+			"GPU request are not checked: their weights live in GPU memory.\n\n" +
+			"LLM servers on the CPU hold a KV cache beside the weights, added to the estimate. llama.cpp (no GPU " +
+			"requested, -c set; -c 0 is the GGUF header's context_length) allocates 2 × layers × KV heads × head dim × " +
+			"bytes of --cache-type-k/-v (f16: 2, q8_0: 34 per 32) × -c tokens, which the -np slots share, and writes all " +
+			"of it at start. It memory-maps the weights: page cache, charged to the container but reclaimed at the limit, " +
+			"so a limit below weights + cache makes the server re-read the weights from disk for every token (a warning); " +
+			"with --no-mmap (or LLAMA_ARG_MMAP=false) it reads them into its own memory. A limit below what the server " +
+			"certainly holds once started, the cache and the weights read with --no-mmap, is an error: it is OOMKilled as it " +
+			"starts. Without -c the cache is not counted (the default was 512, then 4096, now the model's, which --fit may " +
+			"lower), nor for sliding-window or latent-attention models. vLLM's CPU backend (no GPU requested) allocates " +
+			"VLLM_CPU_KVCACHE_SPACE GiB (4 when unset) per tensor-parallel worker. Ollama is not checked: it pulls its " +
+			"models at run time.",
 		Bad:  "# models/resnet/2 holds 2.0 GiB\nresources:\n  limits:\n    memory: 1Gi",
 		Good: "resources:\n  limits:\n    memory: 6Gi   # 2.0GiB × 1.2 = 2.4GiB, twice during a version swap, + baseline",
 		Fix:  "Raise resources.limits.memory (and requests.memory) to at least the estimate, or serve a smaller model.",
@@ -85,6 +96,11 @@ var memoryBelowModel = &lint.Rule{
 			"https://github.com/tensorflow/serving/blob/master/tensorflow_serving/servables/tensorflow/util.cc",
 			"https://github.com/tensorflow/serving/issues/2017",
 			"https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/",
+			"https://github.com/ggml-org/llama.cpp/blob/master/src/llama-kv-cache.cpp",
+			"https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp",
+			"https://github.com/ggml-org/llama.cpp/blob/master/common/arg.cpp",
+			"https://github.com/vllm-project/vllm/blob/main/vllm/platforms/cpu.py",
+			"https://docs.kernel.org/admin-guide/cgroup-v2.html#memory-interface-files",
 		},
 	},
 	Check: checkMemoryBelowModel,
@@ -99,30 +115,44 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 		if !ok {
 			continue // no limit at all is MDL205
 		}
-		bytes, what, judged := hostModelBytes(pass, link, gpu)
+		need, judged := servingMemory(pass, link, gpu)
 		if !judged {
 			continue
 		}
-		copies := link.Invocation.CopiesCount()
-		need := estimateMemory(estimates, bytes, 1, copies)
+		bytes, what, copies := need.model, need.what, need.copies
 		field := c.Path + ".resources.limits.memory"
 		if limit.Value() < need.Bytes {
 			// The fix covers a version swap too, which would be the next finding.
 			fix := fixMemoryLimit(pass, c, limit, max(need.Bytes, swapBytes(estimates, link.Model, c, bytes, copies)))
-			if limit.Value() < bytes*int64(copies) {
+			switch {
+			case limit.Value() < need.certain && need.kv.certain:
+				// What llama.cpp writes at start is no estimate.
+				reportFixed(pass, fix, field, "%s: memory limit %s is below the %s the server holds in its own memory "+
+					"once started: %s; the server is OOMKilled (exit 137) as it starts, and restarts forever; raise "+
+					"limits.memory to at least %s (%s)%s", describe(c), limit.String(), humanBytes(need.certain),
+					need.certainText(), quantityCeil(need.Bytes), need.briefFormula(), need.smallerKV())
+			case limit.Value() < need.certain:
 				// Below the model's own bytes no estimate is involved.
 				reportFixed(pass, fix, field, "%s: memory limit %s is below the %s model itself (%s%s): the server is "+
 					"OOMKilled (exit 137) while it loads the model, and restarts forever; raise limits.memory to at least "+
 					"%s (%s)", describe(c), limit.String(), humanBytes(bytes), what, copiesText(copies),
 					quantityCeil(need.Bytes), need.Formula())
-				continue
+			case need.mapped && limit.Value() < need.certain+bytes:
+				pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Fix: fix, Message: fmt.Sprintf(
+					"%s: memory limit %s is below the %s model the server memory-maps (%s) with the %s it holds beside "+
+						"it: the mapped weights are page cache, which the kernel reclaims at the limit rather than "+
+						"killing the server, so it likely runs but reads the weights from disk again for every token "+
+						"(thrashing), and is OOMKilled (exit 137) once its own buffers reach the limit; raise "+
+						"limits.memory to at least %s (%s)", describe(c), limit.String(), humanBytes(bytes), what,
+					need.besideText(), quantityCeil(need.Bytes), need.Formula())})
+			default:
+				pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Fix: fix, Message: fmt.Sprintf(
+					"%s: memory limit %s holds the %s model (%s) but is below the estimated %s the server needs with it "+
+						"(%s, the server's overhead and buffers assumed; tune them under estimates: in .modellint.yaml): the "+
+						"server is likely OOMKilled (exit 137) while it loads the model or under load; raise limits.memory to "+
+						"at least %s", describe(c), limit.String(), humanBytes(bytes), what, humanBytes(need.Bytes),
+					need.Formula(), quantityCeil(need.Bytes))})
 			}
-			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Fix: fix, Message: fmt.Sprintf(
-				"%s: memory limit %s holds the %s model (%s) but is below the estimated %s the server needs with it "+
-					"(%s, the server's overhead and buffers assumed; tune them under estimates: in .modellint.yaml): the "+
-					"server is likely OOMKilled (exit 137) while it loads the model or under load; raise limits.memory to "+
-					"at least %s", describe(c), limit.String(), humanBytes(bytes), what, humanBytes(need.Bytes),
-				need.Formula(), quantityCeil(need.Bytes))})
 			continue
 		}
 		if swap := swapBytes(estimates, link.Model, c, bytes, copies); limit.Value() < swap {
@@ -132,6 +162,118 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 				"versions with a rollout instead of in place", describe(c), limit.String(), humanBytes(bytes), humanBytes(need.Bytes), humanBytes(swap), estimateMemory(estimates, bytes+largestResidentVersion(link.Model), 1, copies).Formula(), quantityCeil(swap))})
 		}
 	}
+}
+
+// hostMemoryNeed is what a serving container needs in host memory for its
+// linked model: the estimate (weights × factor × copies + baseline) plus a
+// KV cache when the server serves from the CPU, and the part of it the
+// server certainly holds in its own, unreclaimable memory once started.
+type hostMemoryNeed struct {
+	memoryEstimate
+	model  int64  // the weights' bytes
+	what   string // where they come from
+	copies int
+	kv     hostKV
+	// mapped says the weights are page cache of a memory-mapped file;
+	// unmappedBy is the setting that read them into memory instead.
+	mapped     bool
+	unmappedBy string
+	// certain is the weights' bytes (unless mapped) plus the KV cache when
+	// the server writes it at start.
+	certain int64
+}
+
+// servingMemory computes a container's need for its linked model; false
+// when MDL401 does not judge it (its weights go to a GPU).
+func servingMemory(pass *lint.Pass, link *lint.Link, gpu string) (hostMemoryNeed, bool) {
+	c := link.Container
+	bytes, what, judged := hostModelBytes(pass, link, gpu)
+	if !judged {
+		return hostMemoryNeed{}, false
+	}
+	need := hostMemoryNeed{model: bytes, what: what, copies: link.Invocation.CopiesCount()}
+	need.memoryEstimate = estimateMemory(pass.Config.Estimates(), bytes, 1, need.copies)
+	need.certain = bytes * int64(need.copies)
+	host := c.Runtime.Host
+	if host == nil || requestsGPU(c, gpu) {
+		// With a GPU the cache goes there, with the layers offloaded to it.
+		return need, true
+	}
+	args := serverArgs(pass, c)
+	if host.MapsWeights {
+		need.mapped, need.unmappedBy = weightsMapped(host, args)
+		if need.mapped {
+			need.certain = 0
+		}
+	}
+	var kv hostKV
+	var sized bool
+	if host.ContextLength.Name() != "" {
+		if ggufs, problem := ggufFor(link); problem.kind == ggufFine && len(ggufs) > 0 {
+			kv, sized = llamaCPUKV(host, args, ggufs[0].Header, path.Base(ggufs[0].Path))
+		}
+	} else if host.KVCacheGiB.Name() != "" {
+		workers := int64(1)
+		if c.Runtime.GPU != nil {
+			if value, ok := args.Value(c.Runtime.GPU.TensorParallel); ok {
+				if n, err := strconv.ParseInt(value.Value, 10, 64); err == nil && n > 1 {
+					workers = n
+				}
+			}
+		}
+		kv, sized = fixedKV(host, args, workers)
+	}
+	if sized {
+		need.kv = kv
+		need.KV, need.KVFormula = kv.bytes, kv.formula
+		need.Bytes += kv.bytes
+		if kv.certain {
+			need.certain += kv.bytes
+		}
+	}
+	return need, true
+}
+
+// certainText says what the server certainly holds: the weights read into
+// memory and the KV cache written at start.
+func (n hostMemoryNeed) certainText() string {
+	var parts []string
+	if !n.mapped {
+		read := "read into memory"
+		if n.unmappedBy != "" {
+			read = "that " + n.unmappedBy + " reads into memory instead of mapping them"
+		}
+		parts = append(parts, fmt.Sprintf("the %s of weights %s (%s)", humanBytes(n.model), read, n.what))
+	}
+	if n.kv.certain {
+		parts = append(parts, fmt.Sprintf("the %s KV cache it allocates and writes in full at start (%s)",
+			humanBytes(n.kv.bytes), n.kv.formula))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// briefFormula is the estimate's arithmetic without the KV cache's, for
+// a message that gives that already.
+func (n hostMemoryNeed) briefFormula() string {
+	brief := n.memoryEstimate
+	brief.KVFormula = "above"
+	return brief.Formula()
+}
+
+// besideText names what a server holds besides its mapped weights.
+func (n hostMemoryNeed) besideText() string {
+	if n.kv.bytes > 0 {
+		return fmt.Sprintf("%s KV cache (%s)", humanBytes(n.kv.bytes), n.kv.formula)
+	}
+	return "memory"
+}
+
+// smallerKV suggests a smaller llama.cpp KV cache when it is 16-bit.
+func (n hostMemoryNeed) smallerKV() string {
+	if !n.kv.certain || !strings.HasPrefix(n.kv.formula, "f16 K/V") {
+		return ""
+	}
+	return ", or shrink the KV cache: a smaller -c, or --cache-type-k q8_0 --cache-type-v q8_0 (about half)"
 }
 
 // swapBytes is what TF Serving needs while it loads a new version beside
@@ -174,12 +316,11 @@ func modelMemoryNeed(pass *lint.Pass, c *manifest.Container) (int64, bool) {
 		if link.Container != c {
 			continue
 		}
-		bytes, _, judged := hostModelBytes(pass, link, gpu)
+		need, judged := servingMemory(pass, link, gpu)
 		if !judged {
 			return 0, false
 		}
-		copies := link.Invocation.CopiesCount()
-		return max(estimateMemory(estimates, bytes, 1, copies).Bytes, swapBytes(estimates, link.Model, c, bytes, copies)), true
+		return max(need.Bytes, swapBytes(estimates, link.Model, c, need.model, need.copies)), true
 	}
 	return 0, false
 }
@@ -366,13 +507,12 @@ func checkModelPath(pass *lint.Pass) {
 		}
 		coverage.Checked()
 		c := link.Container
-		field := linkField(link)
 		if link.Mount == nil && !c.FromServingRuntime && pass.Workload().Platform != "kserve" {
 			img := pass.Target.Images[c.Image]
 			switch {
 			case img == nil || img.FS() == nil:
 				if link.Model != nil {
-					pass.Reportf(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it, while "+
+					reportAtLink(pass, link, "%s: the server reads its model from %s (%s) but no volumeMount covers it, while "+
 						"model dir %s is linked to it (%s): mount the model's volume at %s, or bake the model into the image",
 						describe(c), link.ServerPath.Value, link.ServerPath.From, link.Model.Dir, link.How, link.ServerPath.Value)
 				} else {
@@ -380,7 +520,7 @@ func checkModelPath(pass *lint.Pass) {
 				}
 			default:
 				if _, err := img.FS().Stat(link.ServerPath.Value); err != nil {
-					pass.Reportf(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it and image "+
+					reportAtLink(pass, link, "%s: the server reads its model from %s (%s) but no volumeMount covers it and image "+
 						"%s does not contain it: the server finds no model and never becomes Ready; mount the model "+
 						"volume at %s (volumeMounts[].mountPath) or point the flag at the mount", describe(c),
 						link.ServerPath.Value, link.ServerPath.From, img.Reference, link.ServerPath.Value)
@@ -391,7 +531,7 @@ func checkModelPath(pass *lint.Pass) {
 			continue
 		}
 		if layout := c.Runtime.Model.Layout; layout != "" && string(link.Model.Layout) != layout {
-			pass.Reportf(field, "%s: %s points %s at model dir %s (%s), which is a %s layout, not a TF Serving "+
+			reportAtLink(pass, link, "%s: %s points %s at model dir %s (%s), which is a %s layout, not a TF Serving "+
 				"base path (<base>/<version>/saved_model.pb): the server finds no versions and never becomes Ready",
 				describe(c), link.ServerPath.From, c.Runtime.Title, link.Model.Dir, link.How, link.Model.Layout)
 		}
@@ -399,7 +539,7 @@ func checkModelPath(pass *lint.Pass) {
 			if finding.Severity != lint.Error || finding.Suppressed() {
 				continue
 			}
-			pass.Reportf(field, "%s: the model at %s (%s, linked by %s) fails %s %s: %s", describe(c),
+			reportAtLink(pass, link, "%s: the model at %s (%s, linked by %s) fails %s %s: %s", describe(c),
 				link.ServerPath.Value, finding.Location.File, link.How, finding.RuleID, finding.RuleName, finding.Message)
 		}
 	}

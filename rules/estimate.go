@@ -3,9 +3,13 @@ package rules
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/model/gguf"
+	"github.com/modellint/modellint/lint/server"
 )
 
 // The arithmetic of the memory and load-time rules (MDL401, MDL402); the
@@ -18,7 +22,11 @@ type memoryEstimate struct {
 	Versions   int // resident at once
 	Copies     int
 	Baseline   int64
-	Bytes      int64
+	// KV is a KV cache held beside the weights when the server serves
+	// from the CPU, with its arithmetic; Bytes includes it.
+	KV        int64
+	KVFormula string
+	Bytes     int64
 }
 
 // estimateMemory computes modelBytes × factor × versions × copies + baseline.
@@ -39,7 +47,11 @@ func (m memoryEstimate) Formula() string {
 	if m.Copies > 1 {
 		parts = append(parts, fmt.Sprintf("%d copies", m.Copies))
 	}
-	return strings.Join(parts, " × ") + " + " + humanBytes(m.Baseline) + " baseline"
+	formula := strings.Join(parts, " × ")
+	if m.KV > 0 {
+		formula += " + " + humanBytes(m.KV) + " KV cache (" + m.KVFormula + ")"
+	}
+	return formula + " + " + humanBytes(m.Baseline) + " baseline"
 }
 
 // estimateLoadSeconds computes modelBytes ÷ throughput + start-up.
@@ -59,4 +71,132 @@ const (
 // fastestLoadSeconds is the load time at fastLoadMiBPerSecond.
 func fastestLoadSeconds(e lint.EstimateConfig, modelBytes int64) float64 {
 	return float64(modelBytes)/(fastLoadMiBPerSecond*(1<<20)) + e.StartupSeconds
+}
+
+// hostKV is a KV cache a server holds in host memory when it serves from
+// the CPU, with the arithmetic and the assumption behind it.
+type hostKV struct {
+	bytes   int64
+	formula string
+	// certain says the server writes all of it when it starts (llama.cpp
+	// clears its buffer), so that it is resident before the first request.
+	certain bool
+}
+
+// ggmlCacheTypes are the types llama.cpp's --cache-type-k/-v accept, as
+// elements per block and bytes per block (ggml's type_traits).
+var ggmlCacheTypes = map[string][2]int64{
+	"f32": {1, 4}, "f16": {1, 2}, "bf16": {1, 2}, "q8_0": {32, 34},
+	"q4_0": {32, 18}, "q4_1": {32, 20}, "iq4_nl": {32, 18}, "q5_0": {32, 22}, "q5_1": {32, 24},
+}
+
+// llamaCPUKV sizes llama.cpp's KV cache as llama_kv_cache allocates it:
+// per layer a K tensor of n_embd_k_gqa × kv_size and a V tensor of
+// n_embd_v_gqa × kv_size, in the cache types' ggml row sizes. kv_size
+// summed over the streams is the context, -c tokens (0: the model's
+// context_length): with -np slots the context is shared, each slot gets
+// its part, and the total stays -c. False when -c is not set (its default
+// has been 512, 4096 and the model's, and --fit may lower it), or the
+// header does not size the cache: sliding-window or latent attention,
+// per-layer head counts, a cache type not known.
+func llamaCPUKV(host *server.HostMemory, args server.Args, header *gguf.File, file string) (hostKV, bool) {
+	context, ok := args.Value(host.ContextLength)
+	if !ok || header == nil || header.SlidingWindow > 0 || header.KVLoraRank > 0 {
+		return hostKV{}, false
+	}
+	tokens, err := strconv.ParseInt(strings.TrimSpace(context.Value), 10, 64)
+	from := context.From
+	if err == nil && tokens == 0 && header.ContextLength > 0 {
+		tokens = header.ContextLength
+		from = fmt.Sprintf("%s 0: %s.context_length in the GGUF header of %s", context.From, header.Architecture, file)
+	}
+	kvHeads := header.HeadCountKV
+	if kvHeads == 0 {
+		kvHeads = header.HeadCount
+	}
+	keyDim, valueDim := header.HeadDim(), header.ValueDim()
+	if err != nil || tokens <= 0 || header.BlockCount <= 0 || kvHeads <= 0 || keyDim <= 0 || valueDim <= 0 {
+		return hostKV{}, false
+	}
+	cacheType := func(s server.Setting) (string, [2]int64, bool) {
+		name := "f16"
+		if value, ok := args.Value(s); ok {
+			name = strings.ToLower(value.Value)
+		}
+		block, ok := ggmlCacheTypes[name]
+		return name, block, ok && kvHeads*keyDim%block[0] == 0 && kvHeads*valueDim%block[0] == 0
+	}
+	keyType, keyBlock, keyOK := cacheType(host.CacheTypeK)
+	valueType, valueBlock, valueOK := cacheType(host.CacheTypeV)
+	if !keyOK || !valueOK {
+		return hostKV{}, false
+	}
+	perToken := kvHeads*keyDim/keyBlock[0]*keyBlock[1] + kvHeads*valueDim/valueBlock[0]*valueBlock[1]
+	elementBytes := func(block [2]int64) string {
+		return strconv.FormatFloat(float64(block[1])/float64(block[0]), 'f', -1, 64)
+	}
+	var formula string
+	if keyType == valueType && keyDim == valueDim {
+		formula = fmt.Sprintf("%s K/V: 2 × %d layers × %d KV heads × %d head dim × %s bytes", keyType, header.BlockCount,
+			kvHeads, keyDim, elementBytes(keyBlock))
+	} else {
+		formula = fmt.Sprintf("%s K, %s V: %d layers × %d KV heads × (%d × %s + %d × %s bytes)", keyType, valueType,
+			header.BlockCount, kvHeads, keyDim, elementBytes(keyBlock), valueDim, elementBytes(valueBlock))
+	}
+	slots := "shared by every slot"
+	if parallel, ok := args.Value(host.Parallel); ok {
+		if n, err := strconv.Atoi(parallel.Value); err == nil && n > 1 {
+			slots = fmt.Sprintf("shared by the %d slots of %s", n, parallel.From)
+		}
+	}
+	return hostKV{bytes: header.BlockCount * tokens * perToken, certain: host.KVClearedAtStart,
+		formula: fmt.Sprintf("%s × %d tokens (%s), %s", formula, tokens, from, slots)}, true
+}
+
+// fixedKV is a KV cache of a size the server is given in GiB (vLLM's
+// VLLM_CPU_KVCACHE_SPACE), one per tensor-parallel worker.
+func fixedKV(host *server.HostMemory, args server.Args, workers int64) (hostKV, bool) {
+	gib, from := host.DefaultKVCacheGiB, host.KVCacheGiB.Name()+" unset: the default"
+	if value, ok := args.Value(host.KVCacheGiB); ok {
+		if n, err := strconv.ParseFloat(strings.TrimSpace(value.Value), 64); err == nil && n > 0 {
+			gib, from = n, value.From
+		} else if err == nil && n == 0 {
+			from = value.From + " 0: the default"
+		}
+	}
+	if gib <= 0 {
+		return hostKV{}, false
+	}
+	formula := fmt.Sprintf("%s GiB (%s)", strconv.FormatFloat(gib, 'f', -1, 64), from)
+	if workers > 1 {
+		formula += fmt.Sprintf(" × %d tensor-parallel workers", workers)
+	}
+	return hostKV{bytes: int64(gib*(1<<30)) * max(workers, 1), formula: formula}, true
+}
+
+// truthy and falsy are how llama.cpp reads a boolean env var.
+func truthy(value string) bool {
+	return slices.Contains([]string{"1", "true", "on", "enabled"}, strings.ToLower(strings.TrimSpace(value)))
+}
+
+func falsy(value string) bool {
+	return slices.Contains([]string{"0", "false", "off", "disabled"}, strings.ToLower(strings.TrimSpace(value)))
+}
+
+// weightsMapped says whether the server memory-maps its weights, and the
+// setting that turned it off when it does not.
+func weightsMapped(host *server.HostMemory, args server.Args) (bool, string) {
+	if !host.MapsWeights {
+		return false, ""
+	}
+	if value, enabled, ok := args.Switch(host.Mmap, host.NoMmap); ok {
+		return enabled, value.From
+	}
+	if value, ok := args.Env(host.NoMmapEnv); ok && host.NoMmapEnv != "" && truthy(value.Value) {
+		return false, value.From + "=" + value.Value
+	}
+	if value, ok := args.Env(host.MmapEnv); ok && host.MmapEnv != "" && falsy(value.Value) {
+		return false, value.From + "=" + value.Value
+	}
+	return true, ""
 }

@@ -20,6 +20,7 @@ var registry = []*lint.Rule{
 	unsafeGraphOp,           // MDL110
 	tritonLayout,            // MDL120
 	tritonConfigMismatch,    // MDL121
+	ovmsLayout,              // MDL122
 	safetensorsInvalid,      // MDL130
 	onnxExternalDataMissing, // MDL131
 	onnxInvalid,             // MDL132

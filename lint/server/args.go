@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -133,4 +134,24 @@ func (a Args) Positional(subcommand string) (Value, bool) {
 		}
 	}
 	return Value{}, false
+}
+
+// Switch reads a pair of value-less flags that turn one setting on and off
+// (--mmap and --no-mmap): the last of them given decides. ok is false when
+// none is given.
+func (a Args) Switch(on, off []string) (value Value, enabled, ok bool) {
+	for _, word := range a.words {
+		switch {
+		case slices.Contains(on, word.Text):
+			value, enabled, ok = Value{Value: word.Text, From: word.Text, Field: word.Field}, true, true
+		case slices.Contains(off, word.Text):
+			value, enabled, ok = Value{Value: word.Text, From: word.Text, Field: word.Field}, false, true
+		}
+	}
+	return value, enabled, ok
+}
+
+// Env is an env var's value, and whether it is set.
+func (a Args) Env(name string) (Value, bool) {
+	return a.Value(Setting{Env: []string{name}})
 }

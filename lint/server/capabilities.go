@@ -69,3 +69,30 @@ type GPUMemory struct {
 	// SmallerKVCache is the 8-bit value of KVCacheDtype; "" is fp8.
 	SmallerKVCache string
 }
+
+// HostMemory is what a server serving from the CPU holds in host memory
+// besides the bytes of its weights: a KV cache, and the weights themselves
+// either as page cache of a memory-mapped file, which the kernel reclaims
+// when the container reaches its memory limit, or read into the process's
+// own memory, which it cannot reclaim.
+type HostMemory struct {
+	// ContextLength is the KV cache's tokens, shared by every slot
+	// (llama.cpp -c); 0 means the model's context_length. CacheTypeK and
+	// CacheTypeV are its ggml types, F16 when unset.
+	ContextLength, CacheTypeK, CacheTypeV Setting
+	// Parallel is the number of slots the context is shared by.
+	Parallel Setting
+	// KVClearedAtStart says the server writes the whole KV cache when it
+	// starts, so that all of it is resident before the first request.
+	KVClearedAtStart bool
+	// MapsWeights says the weights are memory-mapped unless a switch of
+	// NoMmap (against Mmap, the last given wins) or the env vars turn it off:
+	// NoMmapEnv set to a true value, or MmapEnv to a false one.
+	MapsWeights        bool
+	NoMmap, Mmap       []string
+	NoMmapEnv, MmapEnv string
+	// KVCacheGiB is a KV cache of a fixed size in GiB (vLLM's
+	// VLLM_CPU_KVCACHE_SPACE), DefaultKVCacheGiB when it is unset or 0.
+	KVCacheGiB        Setting
+	DefaultKVCacheGiB float64
+}

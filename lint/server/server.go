@@ -57,6 +57,9 @@ type Runtime struct {
 	// GPU says how the server uses GPU memory; nil for servers whose
 	// weights stay in host memory.
 	GPU *GPUMemory
+	// Host says what the server holds in host memory besides its weights'
+	// bytes when it serves from the CPU; nil when that is only the weights.
+	Host *HostMemory
 	// VersionSwap says the server loads a new model version beside the one
 	// it serves before it unloads that one (TF Serving's default policy).
 	VersionSwap bool
@@ -192,6 +195,10 @@ var Runtimes = []*Runtime{
 			KVFailure: "vLLM refuses to start: \"The model's max seq len … is larger than the maximum number of tokens " +
 				"that can be stored in KV cache\"",
 		},
+		// Without a GPU, vLLM's CPU backend allocates a KV cache of
+		// VLLM_CPU_KVCACHE_SPACE GiB beside the weights, 4 when unset or 0
+		// (check_and_update_config in vllm/platforms/cpu.py).
+		Host: &HostMemory{KVCacheGiB: Setting{Env: []string{"VLLM_CPU_KVCACHE_SPACE"}}, DefaultKVCacheGiB: 4},
 	},
 	{
 		Name: "tgi", Title: "Text Generation Inference",
@@ -420,6 +427,21 @@ var Runtimes = []*Runtime{
 			SmallerKVCache:     "q8_0",
 			KVFailure: "llama.cpp cannot allocate its KV cache on the GPU and exits (\"failed to allocate buffer for kv " +
 				"cache\", \"cudaMalloc failed: out of memory\")",
+		},
+		// On the CPU: the KV cache of -c tokens, shared by the -np slots
+		// (llama_context in src/llama-context.cpp), allocated and cleared
+		// at start (llama_kv_cache in src/llama-kv-cache.cpp); the weights
+		// memory-mapped unless --no-mmap (common/arg.cpp, LLAMA_ARG_MMAP;
+		// LLAMA_ARG_NO_MMAP in older releases).
+		Host: &HostMemory{
+			ContextLength:    Setting{Flags: []string{"--ctx-size", "-c"}, Env: []string{"LLAMA_ARG_CTX_SIZE"}},
+			CacheTypeK:       Setting{Flags: []string{"--cache-type-k", "-ctk"}, Env: []string{"LLAMA_ARG_CACHE_TYPE_K"}},
+			CacheTypeV:       Setting{Flags: []string{"--cache-type-v", "-ctv"}, Env: []string{"LLAMA_ARG_CACHE_TYPE_V"}},
+			Parallel:         Setting{Flags: []string{"--parallel", "-np"}, Env: []string{"LLAMA_ARG_N_PARALLEL"}},
+			KVClearedAtStart: true,
+			MapsWeights:      true,
+			NoMmap:           []string{"--no-mmap"}, Mmap: []string{"--mmap"},
+			NoMmapEnv: "LLAMA_ARG_NO_MMAP", MmapEnv: "LLAMA_ARG_MMAP",
 		},
 	},
 	{
