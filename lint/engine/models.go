@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/model"
@@ -141,6 +142,39 @@ func expectLayouts(targets []*lint.Target) error {
 		}
 	}
 	return nil
+}
+
+// joinRepositories gives each Triton model the model repository it is in,
+// when the run read that repository whole: a dir PATH, or a linked model
+// dir, is it or holds it, so that each model dir in it was discovered. A
+// model dir linted on its own leaves its repository unknown: reading its
+// parent would read outside the tree linted.
+func joinRepositories(targets []*lint.Target, paths []string, mappings []namedMapping) {
+	var roots []string
+	for _, p := range paths {
+		if info, err := os.Stat(p); p != "-" && err == nil && info.IsDir() {
+			roots = append(roots, displayPath(p))
+		}
+	}
+	for _, mapping := range mappings {
+		roots = append(roots, path.Clean(mapping.Path))
+	}
+	models := make([]*model.Model, 0, len(targets))
+	for _, target := range targets {
+		models = append(models, target.Model)
+	}
+	model.JoinTritonRepositories(models, func(dir string) bool {
+		return slices.ContainsFunc(roots, func(root string) bool { return within(dir, root) })
+	})
+}
+
+// within says dir is root or below it, both as displayPath writes them.
+func within(dir, root string) bool {
+	if root == "." {
+		return !path.IsAbs(dir) && dir != ".." && !strings.HasPrefix(dir, "../")
+	}
+	_, ok := under(dir, root)
+	return ok
 }
 
 // loadModels reads each model directory into a target of its own.

@@ -128,6 +128,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	}
 	modelTargets, modelErrors := loadModels(dirs)
 	result.InputErrors = append(result.InputErrors, modelErrors...)
+	joinRepositories(modelTargets, options.Paths, linker.mappings)
 	for _, target := range modelTargets {
 		if m := target.Model; m.UnreadVersions > 0 {
 			result.Notes = append(result.Notes, fmt.Sprintf("%s: %d versions, more than the %d whose SavedModels are read: "+

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modellint/modellint/lint/model/jsonpos"
 	"github.com/modellint/modellint/lint/model/modelfile"
 	"github.com/modellint/modellint/lint/model/ovms"
 )
@@ -28,8 +29,9 @@ type OVMSModel struct {
 	ConfigFile string
 	Config     *ovms.Config
 	// ConfigError says why config.json cannot be read as JSON: OVMS does
-	// not start.
+	// not start; ConfigLine is the line it fails on (0 when not at one).
 	ConfigError string
+	ConfigLine  int
 	// ConfigUnread says config.json's content was not available.
 	ConfigUnread bool
 	// Bases are the base paths OVMS reads versions from: the dir itself,
@@ -47,8 +49,9 @@ type OVMSBase struct {
 	Entry *ovms.Entry
 	// Missing says the entry's base_path names nothing in the dir;
 	// Escapes says it goes up with .., which OVMS forbids; File says it
-	// names a single model file, which OVMS serves as version 1.
-	Missing, Escapes, File bool
+	// names a single model file, which OVMS serves as version 1; Outside
+	// says it is absolute or a cloud URL, not read here.
+	Missing, Escapes, File, Outside bool
 	// Versions are the dirs OVMS reads as versions (numbers above 0), by
 	// number; Ignored the subdirectories it skips.
 	Versions []Version
@@ -163,7 +166,7 @@ func (l *loader) readOVMS(repository bool) error {
 	m.OVMS = &OVMSModel{}
 	om := m.OVMS
 	if !repository {
-		base := l.readOVMSBase("", path.Base(m.Dir))
+		base := l.readOVMSBase("", path.Base(m.Dir), ovms.VersionPolicy{Kind: "latest", NumVersions: 1})
 		om.Bases = append(om.Bases, base)
 		m.Versions, m.Ignored = base.Versions, base.Ignored
 		for _, version := range base.Versions {
@@ -223,6 +226,10 @@ func (l *loader) readOVMSConfig(file *File) error {
 			return l.fileError(file.Path, err)
 		}
 		om.ConfigError = modelfile.Reason(err)
+		var syntax *jsonpos.Error
+		if errors.As(err, &syntax) {
+			om.ConfigLine = syntax.Line
+		}
 		return nil
 	}
 	om.Config = config
@@ -238,7 +245,8 @@ func (l *loader) ovmsEntryBase(entry *ovms.Entry) OVMSBase {
 	case !entry.HasBasePath || written == "":
 		// OVMS reads the model from the config file's dir.
 	case strings.Contains(written, "://"), path.IsAbs(written):
-		return base // a cloud or absolute path: not in the dir
+		base.Outside = true
+		return base
 	case strings.HasPrefix(written, "../") || strings.HasSuffix(written, "/..") || strings.Contains(written, "/../") || written == "..":
 		base.Escapes = true
 		return base
@@ -250,7 +258,7 @@ func (l *loader) ovmsEntryBase(entry *ovms.Entry) OVMSBase {
 	base.Dir = dir
 	switch {
 	case dir == "" || l.tree.isDir(dir):
-		read := l.readOVMSBase(dir, entry.Name)
+		read := l.readOVMSBase(dir, entry.Name, entry.Policy)
 		read.Entry = entry
 		return read
 	case l.tree.file(dir) != nil:
@@ -262,8 +270,8 @@ func (l *loader) ovmsEntryBase(entry *ovms.Entry) OVMSBase {
 }
 
 // readOVMSBase reads the version dirs of a base path as OVMS lists them,
-// with the default version policy (the latest version).
-func (l *loader) readOVMSBase(dir, name string) OVMSBase {
+// marking those the version policy serves.
+func (l *loader) readOVMSBase(dir, name string, policy ovms.VersionPolicy) OVMSBase {
 	base := OVMSBase{Name: name, Dir: dir}
 	dirs, _ := l.tree.children(dir)
 	for _, child := range dirs {
@@ -278,12 +286,7 @@ func (l *loader) readOVMSBase(dir, name string) OVMSBase {
 		base.Versions = append(base.Versions, version)
 	}
 	sortVersions(base.Versions)
-	if n := len(base.Versions); n > 0 {
-		latest := base.Versions[n-1].Number
-		for i := range base.Versions {
-			base.Versions[i].Resident = base.Versions[i].Number == latest
-		}
-	}
+	selectOVMSVersions(base.Versions, policy)
 	for i := range base.Versions {
 		version := &base.Versions[i]
 		opened := path.Join(dir, strconv.FormatInt(version.Number, 10))
@@ -304,6 +307,29 @@ func (l *loader) readOVMSBase(dir, name string) OVMSBase {
 		}
 	}
 	return base
+}
+
+// selectOVMSVersions marks the versions a policy serves: the NumVersions
+// highest numbers, all, or the listed ones.
+func selectOVMSVersions(versions []Version, policy ovms.VersionPolicy) {
+	served := map[int64]bool{}
+	switch policy.Kind {
+	case "all":
+		for _, version := range versions {
+			served[version.Number] = true
+		}
+	case "specific":
+		for _, n := range policy.Versions {
+			served[n] = true
+		}
+	default:
+		for i := len(versions) - 1; i >= 0 && int64(len(served)) < policy.NumVersions; i-- {
+			served[versions[i].Number] = true
+		}
+	}
+	for i := range versions {
+		versions[i].Resident = served[versions[i].Number]
+	}
 }
 
 // ovmsModelFile finds the file OVMS loads from a version dir, trying

@@ -1,9 +1,12 @@
 package model
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -29,6 +32,93 @@ type TritonModel struct {
 	// MissingSpecific are versions a specific version policy asks for
 	// that have no dir.
 	MissingSpecific []int64
+	// PythonAutoComplete says a resident version's model.py defines
+	// auto_complete_config, with which the Python backend adds inputs and
+	// outputs to the configuration when it loads the model; also set when
+	// such a model.py could not be read.
+	PythonAutoComplete bool
+	// Repository is the model repository the model dir is in, nil when
+	// modellint did not read all of it (the dir linted is the model's own).
+	Repository *TritonRepository
+}
+
+// TritonRepository is a Triton model repository read whole: the dir whose
+// subdirectories are the models one --model-repository loads.
+type TritonRepository struct {
+	Dir string
+	// Entries are the names of its subdirectories, sorted: the models
+	// Triton finds there, whether or not modellint reads them as models.
+	Entries []string
+	// Models are the entries read as Triton models, by name.
+	Models map[string]*Model
+}
+
+// Has says the repository holds a model dir of that name.
+func (r *TritonRepository) Has(name string) bool {
+	i := sort.SearchStrings(r.Entries, name)
+	return i < len(r.Entries) && r.Entries[i] == name
+}
+
+// MaxRepositoryEntries bounds the entries of a repository dir listed; a
+// larger one is not joined.
+const MaxRepositoryEntries = 10_000
+
+// JoinTritonRepositories sets the Repository of each Triton model whose
+// parent dir whole says modellint read entirely (every model dir in it was
+// discovered and loaded among models). Model dirs are as Load displays
+// them, relative to the working directory. A repository dir that cannot be
+// listed is left unknown.
+func JoinTritonRepositories(models []*Model, whole func(dir string) bool) {
+	byParent := map[string][]*Model{}
+	var parents []string
+	for _, m := range models {
+		if m.Layout != LayoutTriton || m.Triton == nil {
+			continue
+		}
+		parent := path.Dir(m.Dir)
+		if _, ok := byParent[parent]; !ok {
+			parents = append(parents, parent)
+		}
+		byParent[parent] = append(byParent[parent], m)
+	}
+	for _, parent := range parents {
+		if !whole(parent) {
+			continue
+		}
+		entries := subdirs(parent)
+		if entries == nil {
+			continue
+		}
+		repository := &TritonRepository{Dir: parent, Entries: entries, Models: map[string]*Model{}}
+		for _, m := range byParent[parent] {
+			repository.Models[path.Base(m.Dir)] = m
+			m.Triton.Repository = repository
+		}
+	}
+}
+
+// subdirs lists the subdirectories of dir and its symlinks, sorted; nil
+// when dir cannot be listed or has more than MaxRepositoryEntries entries.
+func subdirs(dir string) []string {
+	f, err := os.Open(filepath.FromSlash(dir))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(MaxRepositoryEntries + 1)
+	if err != nil && !errors.Is(err, io.EOF) || len(entries) > MaxRepositoryEntries {
+		return nil
+	}
+	names := []string{}
+	for _, entry := range entries {
+		// A symlink is not followed (it may lead out of the tree linted):
+		// it may be a model dir, so it counts as one.
+		if entry.IsDir() || entry.Type()&os.ModeSymlink != 0 {
+			names = append(names, entry.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // tritonModelFiles maps a platform or backend to the default model file
@@ -105,7 +195,34 @@ func (l *loader) readTriton() error {
 	if config != nil {
 		l.selectTritonVersions(config.VersionPolicy)
 	}
+	for _, version := range m.Resident() {
+		if path.Base(version.ModelFile) == "model.py" && l.tree.file(version.ModelFile) != nil {
+			tm.PythonAutoComplete = tm.PythonAutoComplete || l.definesAutoComplete(version.ModelFile)
+		}
+	}
 	return nil
+}
+
+// maxPythonModel bounds the model.py read for auto_complete_config.
+const maxPythonModel = 1 << 20
+
+// definesAutoComplete says a model.py defines auto_complete_config, or
+// cannot be read to tell.
+func (l *loader) definesAutoComplete(rel string) bool {
+	file := l.tree.file(rel)
+	if file.LFSPointer || file.Size > maxPythonModel {
+		return true
+	}
+	f, err := l.tree.open(rel)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	text, err := io.ReadAll(io.LimitReader(f, maxPythonModel))
+	if err != nil || l.unread(f) {
+		return true
+	}
+	return bytes.Contains(text, []byte("auto_complete_config"))
 }
 
 func (l *loader) readTritonConfig(file *File) error {

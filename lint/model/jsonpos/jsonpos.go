@@ -75,6 +75,23 @@ func (v *Value) Get(key string) *Value {
 	return nil
 }
 
+// List returns an array's elements; nil for any other value (nil too).
+func (v *Value) List() []*Value {
+	if v == nil || v.Kind != Array {
+		return nil
+	}
+	return v.Items
+}
+
+// Literal returns a string's or a number's Text; "" for any other value
+// (nil too).
+func (v *Value) Literal() string {
+	if v == nil || v.Kind != String && v.Kind != Number {
+		return ""
+	}
+	return v.Text
+}
+
 // GetLast returns the value of the last member named key: what a parser
 // that keeps the last of duplicate keys (Python's json) reads.
 func (v *Value) GetLast(key string) *Value {

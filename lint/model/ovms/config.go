@@ -6,6 +6,7 @@ package ovms
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/modellint/modellint/lint/model/jsonpos"
 	"github.com/modellint/modellint/lint/model/modelfile"
@@ -46,6 +47,17 @@ type Entry struct {
 	HasBasePath bool
 	// Line is the entry's line, BasePathLine base_path's (Line without it).
 	Line, BasePathLine int
+	// Policy is model_version_policy; OVMS's default serves the latest
+	// version.
+	Policy VersionPolicy
+}
+
+// VersionPolicy says which versions OVMS serves: Kind "latest" (the
+// NumVersions highest), "all", or "specific" (Versions).
+type VersionPolicy struct {
+	Kind        string
+	NumVersions int64
+	Versions    []int64
 }
 
 // Problem is a part of the file OVMS's schema refuses, at its line.
@@ -112,7 +124,7 @@ func (c *Config) entries(list *jsonpos.Value, field string, wrapped bool) []Entr
 			c.problem(object.Line, "%s is %s, not an object", where, object.Kind)
 			continue
 		}
-		entry := Entry{Line: object.Line, BasePathLine: object.Line}
+		entry := Entry{Line: object.Line, BasePathLine: object.Line, Policy: VersionPolicy{Kind: "latest", NumVersions: 1}}
 		name := object.Get("name")
 		switch {
 		case name == nil:
@@ -130,9 +142,35 @@ func (c *Config) entries(list *jsonpos.Value, field string, wrapped bool) []Entr
 			}
 			entry.BasePath, entry.HasBasePath, entry.BasePathLine = base.Text, true, base.Line
 		}
+		if policy := object.Get("model_version_policy"); wrapped && policy != nil {
+			entry.Policy = readPolicy(policy, entry.Policy)
+		}
 		entries = append(entries, entry)
 	}
 	return entries
+}
+
+// readPolicy reads model_version_policy; a policy the schema refuses
+// leaves the default (the config then fails as a whole anyway).
+func readPolicy(policy *jsonpos.Value, fallback VersionPolicy) VersionPolicy {
+	if all := policy.Get("all"); all != nil && all.Kind == jsonpos.Object {
+		return VersionPolicy{Kind: "all"}
+	}
+	if specific := policy.Get("specific"); specific != nil {
+		read := VersionPolicy{Kind: "specific"}
+		for _, item := range specific.Get("versions").List() {
+			if n, err := strconv.ParseInt(item.Text, 10, 64); item.Kind == jsonpos.Number && err == nil {
+				read.Versions = append(read.Versions, n)
+			}
+		}
+		return read
+	}
+	if latest := policy.Get("latest"); latest != nil {
+		if n, err := strconv.ParseInt(latest.Get("num_versions").Literal(), 10, 64); err == nil && n > 0 {
+			return VersionPolicy{Kind: "latest", NumVersions: n}
+		}
+	}
+	return fallback
 }
 
 // LooksLikeConfig reports whether a document is meant as an OVMS config

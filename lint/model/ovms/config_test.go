@@ -2,6 +2,7 @@ package ovms
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ func TestParse(t *testing.T) {
       "config": {
         "name": "face",
         "base_path": "/models/face",
+        "model_version_policy": {"specific": {"versions": [1, 3]}},
         "target_device": "CPU"
       }
     },
@@ -34,20 +36,24 @@ func TestParse(t *testing.T) {
 	want := []Entry{
 		{Name: "resnet", BasePath: "resnet", HasBasePath: true, Line: 3, BasePathLine: 3},
 		{Name: "face", BasePath: "/models/face", HasBasePath: true, Line: 5, BasePathLine: 7},
-		{Name: "plain", Line: 12, BasePathLine: 12},
+		{Name: "plain", Line: 13, BasePathLine: 13},
 	}
 	if len(config.Models) != len(want) {
 		t.Fatalf("models = %+v", config.Models)
 	}
 	for i := range want {
-		if config.Models[i] != want[i] {
+		want[i].Policy = VersionPolicy{Kind: "latest", NumVersions: 1}
+		if i == 1 {
+			want[i].Policy = VersionPolicy{Kind: "specific", Versions: []int64{1, 3}}
+		}
+		if !reflect.DeepEqual(config.Models[i], want[i]) {
 			t.Errorf("model %d = %+v, want %+v", i, config.Models[i], want[i])
 		}
 	}
-	if len(config.Problems) != 1 || config.Problems[0].Line != 11 || !strings.Contains(config.Problems[0].Reason, "model_config_list[2].config has no name") {
+	if len(config.Problems) != 1 || config.Problems[0].Line != 12 || !strings.Contains(config.Problems[0].Reason, "model_config_list[2].config has no name") {
 		t.Errorf("problems = %+v", config.Problems)
 	}
-	if len(config.Graphs) != 1 || config.Graphs[0].Name != "graph" || config.Graphs[0].Line != 14 {
+	if len(config.Graphs) != 1 || config.Graphs[0].Name != "graph" || config.Graphs[0].Line != 15 {
 		t.Errorf("graphs = %+v", config.Graphs)
 	}
 }

@@ -1,7 +1,8 @@
 // Package triton reads a Triton model configuration (config.pbtxt) with the
 // real text-format parser, against the part of Triton's model_config.proto
 // that layout checks need: name, platform and backend, version policy,
-// batching, model file names, and the inputs and outputs.
+// batching, model file names, instance groups, the inputs and outputs, and
+// an ensemble's steps.
 package triton
 
 import (
@@ -44,6 +45,20 @@ type Config struct {
 	SequenceBatching bool
 	BatchInputs      bool
 	Ensemble         bool
+	// Scheduling is ensemble_scheduling, nil when the config has none.
+	Scheduling *Ensemble
+	// InstanceGroups are instance_group as written; Triton fills in what
+	// they leave out (see InstanceGroup).
+	InstanceGroups []InstanceGroup
+}
+
+// InstanceGroup is one instance_group. Triton makes Count instances
+// (1 when unset) on each GPU of a KIND_GPU group: those in GPUs, every GPU
+// it sees when GPUs is empty. KIND_AUTO is KIND_GPU when there is a GPU.
+type InstanceGroup struct {
+	Kind  string // KIND_AUTO (also when unset), KIND_GPU, KIND_CPU or KIND_MODEL
+	Count int64  // 0 when unset
+	GPUs  []int64
 }
 
 // VersionPolicy is version_policy: Kind is "latest" (the default), "all"
@@ -65,19 +80,23 @@ type Tensor struct {
 	Optional   bool
 }
 
+var instanceKinds = map[string]int32{"KIND_AUTO": 0, "KIND_GPU": 1, "KIND_CPU": 2, "KIND_MODEL": 3}
+
 var dataTypes = map[string]int32{
 	"TYPE_INVALID": 0, "TYPE_BOOL": 1, "TYPE_UINT8": 2, "TYPE_UINT16": 3, "TYPE_UINT32": 4,
 	"TYPE_UINT64": 5, "TYPE_INT8": 6, "TYPE_INT16": 7, "TYPE_INT32": 8, "TYPE_INT64": 9,
 	"TYPE_FP16": 10, "TYPE_FP32": 11, "TYPE_FP64": 12, "TYPE_STRING": 13, "TYPE_BF16": 14,
 }
 
-func dataTypeName(number uint64) string {
-	for name, n := range dataTypes {
+func dataTypeName(number uint64) string { return enumName(dataTypes, "DataType", number) }
+
+func enumName(values map[string]int32, enum string, number uint64) string {
+	for name, n := range values {
 		if uint64(n) == number {
 			return name
 		}
 	}
-	return fmt.Sprintf("DataType(%d)", number)
+	return fmt.Sprintf("%s(%d)", enum, number)
 }
 
 // schema declares the fields of inference.ModelConfig (triton common's
@@ -86,7 +105,7 @@ func dataTypeName(number uint64) string {
 // Built when first used: at package init every run paid for it.
 var schema = sync.OnceValue(func() *textproto.Schema {
 	return textproto.MustSchema("inference",
-		[]textproto.Enum{{Name: "DataType", Values: dataTypes}},
+		[]textproto.Enum{{Name: "DataType", Values: dataTypes}, {Name: "Kind", Values: instanceKinds}},
 		[]textproto.Message{
 			{Name: "ModelConfig", Fields: []textproto.Field{
 				textproto.String("name", 1),
@@ -95,14 +114,31 @@ var schema = sync.OnceValue(func() *textproto.Schema {
 				textproto.Int32("max_batch_size", 4),
 				textproto.Repeated(textproto.MessageField("input", 5, "ModelInput")),
 				textproto.Repeated(textproto.MessageField("output", 6, "ModelOutput")),
+				textproto.Repeated(textproto.MessageField("instance_group", 7, "ModelInstanceGroup")),
 				textproto.String("default_model_filename", 8),
 				textproto.Repeated(textproto.MessageField("cc_model_filenames", 9, "StringPair")),
 				textproto.MessageField("sequence_batching", 13, "Opaque"),
-				textproto.MessageField("ensemble_scheduling", 15, "Opaque"),
+				textproto.MessageField("ensemble_scheduling", 15, "ModelEnsembling"),
 				textproto.String("backend", 17),
 				textproto.Repeated(textproto.MessageField("batch_input", 20, "Opaque")),
 			}},
 			{Name: "Opaque"},
+			{Name: "ModelInstanceGroup", Fields: []textproto.Field{
+				textproto.Int32("count", 2),
+				textproto.Repeated(textproto.Int32("gpus", 3)),
+				textproto.EnumField("kind", 4, "Kind"),
+			}},
+			{Name: "ModelEnsembling", Fields: []textproto.Field{
+				textproto.Repeated(textproto.MessageField("step", 1, "Step")),
+			}},
+			// Step's maps are read as the repeated entry messages they are
+			// on the wire, so that entries keep the order they are written in.
+			{Name: "Step", Fields: []textproto.Field{
+				textproto.String("model_name", 1),
+				textproto.Int64("model_version", 2),
+				textproto.Repeated(textproto.MessageField("input_map", 3, "StringPair")),
+				textproto.Repeated(textproto.MessageField("output_map", 4, "StringPair")),
+			}},
 			{Name: "StringPair", Fields: []textproto.Field{textproto.String("key", 1), textproto.String("value", 2)}},
 			{Name: "ModelVersionPolicy", Fields: []textproto.Field{
 				textproto.MessageField("latest", 1, "Latest"),
@@ -180,8 +216,14 @@ func Read(text []byte) (*Config, error) {
 			config.CCModelFilenames[key] = value
 		case 13:
 			config.SequenceBatching = true
+		case 7:
+			var group InstanceGroup
+			if group, err = readInstanceGroup(f.Message()); err == nil {
+				config.InstanceGroups = append(config.InstanceGroups, group)
+			}
 		case 15:
 			config.Ensemble = true
+			config.Scheduling, err = readEnsemble(f.Message())
 		case 20:
 			config.BatchInputs = true
 		}
@@ -190,7 +232,30 @@ func Read(text []byte) (*Config, error) {
 	if err != nil {
 		return nil, modelfile.Invalidf(FormatName, "%w", err)
 	}
+	if config.Scheduling != nil {
+		placeSteps(text, config.Scheduling)
+	}
 	return config, nil
+}
+
+func readInstanceGroup(m wire.Message) (InstanceGroup, error) {
+	group := InstanceGroup{Kind: "KIND_AUTO"}
+	err := m.Range(func(f wire.Field) error {
+		switch f.Number {
+		case 2:
+			group.Count = int64(int32(f.Varint))
+		case 3:
+			gpus, err := packedInt64s(f)
+			for _, gpu := range gpus {
+				group.GPUs = append(group.GPUs, int64(int32(gpu)))
+			}
+			return err
+		case 4:
+			group.Kind = enumName(instanceKinds, "Kind", f.Varint)
+		}
+		return nil
+	})
+	return group, err
 }
 
 func (config *Config) readPolicy(m wire.Message) error {
