@@ -507,12 +507,13 @@ func checkModelPath(pass *lint.Pass) {
 		}
 		coverage.Checked()
 		c := link.Container
+		field := linkField(link)
 		if link.Mount == nil && !c.FromServingRuntime && pass.Workload().Platform != "kserve" {
 			img := pass.Target.Images[c.Image]
 			switch {
 			case img == nil || img.FS() == nil:
 				if link.Model != nil {
-					reportAtLink(pass, link, "%s: the server reads its model from %s (%s) but no volumeMount covers it, while "+
+					pass.Reportf(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it, while "+
 						"model dir %s is linked to it (%s): mount the model's volume at %s, or bake the model into the image",
 						describe(c), link.ServerPath.Value, link.ServerPath.From, link.Model.Dir, link.How, link.ServerPath.Value)
 				} else {
@@ -520,7 +521,7 @@ func checkModelPath(pass *lint.Pass) {
 				}
 			default:
 				if _, err := img.FS().Stat(link.ServerPath.Value); err != nil {
-					reportAtLink(pass, link, "%s: the server reads its model from %s (%s) but no volumeMount covers it and image "+
+					pass.Reportf(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it and image "+
 						"%s does not contain it: the server finds no model and never becomes Ready; mount the model "+
 						"volume at %s (volumeMounts[].mountPath) or point the flag at the mount", describe(c),
 						link.ServerPath.Value, link.ServerPath.From, img.Reference, link.ServerPath.Value)
@@ -531,7 +532,7 @@ func checkModelPath(pass *lint.Pass) {
 			continue
 		}
 		if layout := c.Runtime.Model.Layout; layout != "" && string(link.Model.Layout) != layout {
-			reportAtLink(pass, link, "%s: %s points %s at model dir %s (%s), which is a %s layout, not a TF Serving "+
+			pass.Reportf(field, "%s: %s points %s at model dir %s (%s), which is a %s layout, not a TF Serving "+
 				"base path (<base>/<version>/saved_model.pb): the server finds no versions and never becomes Ready",
 				describe(c), link.ServerPath.From, c.Runtime.Title, link.Model.Dir, link.How, link.Model.Layout)
 		}
@@ -539,7 +540,7 @@ func checkModelPath(pass *lint.Pass) {
 			if finding.Severity != lint.Error || finding.Suppressed() {
 				continue
 			}
-			reportAtLink(pass, link, "%s: the model at %s (%s, linked by %s) fails %s %s: %s", describe(c),
+			pass.Reportf(field, "%s: the model at %s (%s, linked by %s) fails %s %s: %s", describe(c),
 				link.ServerPath.Value, finding.Location.File, link.How, finding.RuleID, finding.RuleName, finding.Message)
 		}
 	}
