@@ -115,6 +115,8 @@ type Analysis struct {
 	// interpreters' installed packages; noted are the Unchecked, as a set.
 	imported map[string]bool
 	noted    map[Unchecked]bool
+	// importers are the Python programs of the start, for FindModule.
+	importers []importer
 }
 
 // Unchecked is one thing a check could not decide; Kind 0 concerns every
@@ -411,6 +413,7 @@ func (c *checker) checkPython() {
 		c.unchecked(0, "%s", reason)
 		return
 	}
+	c.analysis.importers = append(c.analysis.importers, importer{program: c.programName(), checker: c, in: in, scriptDir: scriptDir})
 	before := len(c.analysis.Problems)
 	c.frameworks(in)
 	c.wheels(in)

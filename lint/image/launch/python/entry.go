@@ -133,6 +133,13 @@ func ParseEntry(argv []string) (Entry, bool) {
 		entry.Python = true
 		entry.Targets = append(entry.Targets, Target{Kind: Module, Word: -1, Name: "ray"})
 		return entry, true
+	case tool == "mlserver":
+		// MLServer's CLI (mlserver start FOLDER), a console script whose
+		// entry point is mlserver.cli:main; the models' runtimes it imports
+		// are named by their model-settings.json, checked by FindModule.
+		entry.Python = true
+		entry.Targets = append(entry.Targets, Target{Kind: Module, Word: -1, Name: "mlserver"})
+		return entry, true
 	case tool == "torchserve":
 		entry.parseTorchServe(args, at)
 		return entry, len(entry.Targets) > 0
