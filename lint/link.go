@@ -3,6 +3,7 @@ package lint
 import (
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
+	"github.com/modellint/modellint/lint/model/serverconfig"
 	"github.com/modellint/modellint/lint/server"
 )
 
@@ -27,6 +28,51 @@ type Link struct {
 	// ModelFindings are the findings on the linked model dir, which cross
 	// rules repeat where the manifest points the server at it (MDL403).
 	ModelFindings []Finding
+	// Listed is the server config file entry that names the path, nil for
+	// a path from a flag or env var.
+	Listed *Listing
+}
+
+// ServerFile is a file a serving container reads its models from besides
+// its flags (TF Serving's --model_config_file, TorchServe's
+// config.properties), as the pod gives it to the container.
+type ServerFile struct {
+	Container *manifest.Container
+	// Setting is the flag, env var or image default that names the file.
+	Setting server.Value
+	// From says where the file comes from: "ConfigMap tfs-config key
+	// models.config", "image tensorflow/serving:2.14.1", "file conf/models.config".
+	From string
+	// File and Line place the file in the linted files (the ConfigMap's
+	// manifest, or the file itself); File is "" for a file in an image.
+	// Exact says each line of the content is a line of File from Line on
+	// (a file, a literal block), not only written at Line.
+	File  string
+	Line  int
+	Exact bool
+	// Err is why the server refuses the file; nil when it parsed.
+	Err error
+	// Models is how many models it lists (TF Serving).
+	Models int
+	// Properties are a TorchServe config.properties' keys.
+	Properties serverconfig.Properties
+}
+
+// Listing is an entry of a ServerFile.
+type Listing struct {
+	File *ServerFile
+	Name string // the model's name, "" when the entry has none
+	// Line is the entry's line in File.File; 0 when not known.
+	Line int
+}
+
+// At places a finding about a line (1-based) of the file in the linted
+// files: on that line when the lines are known, else where the file is.
+func (f *ServerFile) At(line int) (file string, at int) {
+	if !f.Exact || line <= 0 {
+		return f.File, f.Line
+	}
+	return f.File, f.Line + line - 1
 }
 
 // MountedPath is a volumeMount that holds the server's model path.

@@ -40,6 +40,12 @@ type Diagnostic struct {
 	// File, when set, is the file or directory the finding is about
 	// instead of a field: a model file, a version dir, a path in an image.
 	File string
+	// Line places a File finding on a line of it (an entry of a server's
+	// model config file); 0 for the file as a whole.
+	Line int
+	// Cause is a field of the target's object that made the server read
+	// File (the flag naming a config file), shown as a related location.
+	Cause *Cause
 	// Message says what is wrong, the numbers behind it and what to do.
 	Message string
 	// Image locates the finding inside an image (reference, layer,
@@ -47,6 +53,12 @@ type Diagnostic struct {
 	Image ImageLocation
 	// Fix resolves the finding (see EditFix and MoveFix).
 	Fix *Fix
+}
+
+// Cause is a field a File finding relates to, and what it is.
+type Cause struct {
+	Path    string
+	Message string
 }
 
 // Workload is the target's workload.

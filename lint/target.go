@@ -29,6 +29,9 @@ type Target struct {
 	Bundles []*Bundle
 	// Links tie the workload's serving containers to model dirs (link.go).
 	Links []*Link
+	// ServerFiles are the config files the serving containers read their
+	// models from, besides flags.
+	ServerFiles []*ServerFile
 	// ImagesMissing says why some of the workload's images have no facts
 	// (--offline, registry unreachable), for the rules' skip reasons.
 	ImagesMissing string

@@ -372,12 +372,19 @@ var startupBudgetBelowLoad = &lint.Rule{
 			"never serves.\n\nThe load time is estimated as model bytes ÷ loadMiBPerSecond (100 MiB/s) + startupSeconds " +
 			"(10 s); tune both under `estimates:` in .modellint.yaml. The rate is an assumption, so a budget below the " +
 			"estimate is a warning; one below the load at 2 GiB/s (a local NVMe disk), which no volume beats, is an error. Containers with neither probe are not checked " +
-			"(nothing kills them while they load).",
+			"(nothing kills them while they load).\n\nA CPU limit below one core stretches the CPU-bound share of the load: " +
+			"the kernel's CFS quota lets the loader run limit × 100 ms of each 100 ms. That share is the model bytes at the rate " +
+			"one core deserialises its format (MiB per CPU-second: 3500 read into memory, as TF's tensor bundle, ONNX, " +
+			"safetensors copied into tensors and llama.cpp --no-mmap; 1600 for torch.load of .bin, .pt and .mar; 40000 " +
+			"memory-mapped GGUF), taking 1/limit as long; a limit of a core or more changes nothing, as loaders " +
+			"deserialise on one core. docs/performance.md gives the rates and what they rest on.",
 		Bad:  "# models/llm holds 20 GiB\nlivenessProbe:\n  tcpSocket: {port: 8500}\n  initialDelaySeconds: 5\n  periodSeconds: 10\n  failureThreshold: 3",
 		Good: "startupProbe:\n  tcpSocket: {port: 8500}\n  periodSeconds: 10\n  failureThreshold: 30   # 300s ≥ 215s estimated\nlivenessProbe:\n  tcpSocket: {port: 8500}",
 		Fix:  "Add a startupProbe (or raise its failureThreshold) so that periodSeconds × failureThreshold covers the load time.",
 		References: []string{
 			"https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/",
+			"https://docs.kernel.org/scheduler/sched-bwc.html",
+			"https://huggingface.co/docs/safetensors/speed",
 		},
 	},
 	Check: checkStartupBudget,
@@ -395,7 +402,8 @@ func checkStartupBudget(pass *lint.Pass) {
 			continue
 		}
 		bytes, what := servedBytes(link.Model)
-		load := estimateLoadSeconds(estimates, bytes)
+		estimate := estimateLoad(pass, link, bytes)
+		load := estimate.Seconds
 		budget := float64(probeBudget(probe))
 		if budget >= load {
 			continue
@@ -412,11 +420,11 @@ func checkStartupBudget(pass *lint.Pass) {
 		}
 		pass.Report(lint.Diagnostic{Severity: severity, Path: field, Fix: fixStartupBudget(pass, c, kind, probe, load),
 			Message: fmt.Sprintf("%s: %s allows %.0fs (initialDelaySeconds %d + periodSeconds %d × failureThreshold %d) but "+
-				"loading the %s model (%s) takes an estimated %.0fs at an assumed %g MiB/s from its volume (%.0fs even at "+
+				"loading the %s model (%s) takes an estimated %.0fs at an assumed %g MiB/s from its volume%s (%.0fs even at "+
 				"%d MiB/s from a local disk; %.0fs start-up each): %s; %s",
 				describe(c), kind, budget, probe.InitialDelaySeconds, period, orDefault(probe.FailureThreshold, defaultFailureThreshold),
-				humanBytes(bytes), what, load, estimates.LoadMiBPerSecond, fastest, fastLoadMiBPerSecond, estimates.StartupSeconds,
-				kills, budgetFix(kind, threshold))})
+				humanBytes(bytes), what, load, estimates.LoadMiBPerSecond, estimate.throttleText(), fastest, fastLoadMiBPerSecond,
+				estimates.StartupSeconds, kills, budgetFix(kind, threshold))})
 	}
 }
 
@@ -507,13 +515,12 @@ func checkModelPath(pass *lint.Pass) {
 		}
 		coverage.Checked()
 		c := link.Container
-		field := linkField(link)
 		if link.Mount == nil && !c.FromServingRuntime && pass.Workload().Platform != "kserve" {
 			img := pass.Target.Images[c.Image]
 			switch {
 			case img == nil || img.FS() == nil:
 				if link.Model != nil {
-					pass.Reportf(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it, while "+
+					reportAtLink(pass, link, "%s: the server reads its model from %s (%s) but no volumeMount covers it, while "+
 						"model dir %s is linked to it (%s): mount the model's volume at %s, or bake the model into the image",
 						describe(c), link.ServerPath.Value, link.ServerPath.From, link.Model.Dir, link.How, link.ServerPath.Value)
 				} else {
@@ -521,7 +528,7 @@ func checkModelPath(pass *lint.Pass) {
 				}
 			default:
 				if _, err := img.FS().Stat(link.ServerPath.Value); err != nil {
-					pass.Reportf(field, "%s: the server reads its model from %s (%s) but no volumeMount covers it and image "+
+					reportAtLink(pass, link, "%s: the server reads its model from %s (%s) but no volumeMount covers it and image "+
 						"%s does not contain it: the server finds no model and never becomes Ready; mount the model "+
 						"volume at %s (volumeMounts[].mountPath) or point the flag at the mount", describe(c),
 						link.ServerPath.Value, link.ServerPath.From, img.Reference, link.ServerPath.Value)
@@ -532,7 +539,7 @@ func checkModelPath(pass *lint.Pass) {
 			continue
 		}
 		if layout := c.Runtime.Model.Layout; layout != "" && string(link.Model.Layout) != layout {
-			pass.Reportf(field, "%s: %s points %s at model dir %s (%s), which is a %s layout, not a TF Serving "+
+			reportAtLink(pass, link, "%s: %s points %s at model dir %s (%s), which is a %s layout, not a TF Serving "+
 				"base path (<base>/<version>/saved_model.pb): the server finds no versions and never becomes Ready",
 				describe(c), link.ServerPath.From, c.Runtime.Title, link.Model.Dir, link.How, link.Model.Layout)
 		}
@@ -540,7 +547,7 @@ func checkModelPath(pass *lint.Pass) {
 			if finding.Severity != lint.Error || finding.Suppressed() {
 				continue
 			}
-			pass.Reportf(field, "%s: the model at %s (%s, linked by %s) fails %s %s: %s", describe(c),
+			reportAtLink(pass, link, "%s: the model at %s (%s, linked by %s) fails %s %s: %s", describe(c),
 				link.ServerPath.Value, finding.Location.File, link.How, finding.RuleID, finding.RuleName, finding.Message)
 		}
 	}

@@ -72,6 +72,7 @@ var registry = []*lint.Rule{
 	gpuMemoryBelowWeights,    // MDL408
 	ggufUnloadable,           // MDL409
 	engineLimitsExceeded,     // MDL410
+	serverConfigInvalid,      // MDL412
 }
 
 // All returns every rule, in ID order. Callers may change the returned

@@ -6,9 +6,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
+	"github.com/modellint/modellint/lint/model/serverconfig"
 	"github.com/modellint/modellint/lint/server"
 )
 
@@ -17,6 +19,9 @@ const kserveModelPath = "/mnt/models"
 
 // linker links workload targets to model targets.
 type linker struct {
+	// objects are the manifest objects, for the ConfigMaps a server's
+	// config file may come from.
+	objects  *manifest.Set
 	models   []*model.Model
 	byDir    map[string]*model.Model
 	mappings []namedMapping
@@ -89,6 +94,11 @@ func (l *linker) link(target *lint.Target) {
 			paths = []server.Value{{Value: kserveModelPath, From: "storageUri " + uri, Field: "storageUri"}}
 			nameFrom = path.Base(strings.TrimRight(uri, "/"))
 		}
+		if _, ok := configFilePath(container); ok && container.Runtime.Name == "tensorflow-serving" && !container.FromServingRuntime {
+			// TF Serving reads its models from the config file alone; its
+			// --model_name and --model_base_path are then ignored.
+			paths = nil
+		}
 		for _, serverPath := range paths {
 			name := path.Base(serverPath.Value)
 			if nameFrom != "" {
@@ -98,24 +108,80 @@ func (l *linker) link(target *lint.Target) {
 				// the storageUri's dir lands.
 				name = path.Base(strings.TrimRight(uri, "/"))
 			}
-			models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository, workload.Object.File.Unit)
-			if dir := path.Dir(serverPath.Value); len(models) == 0 && isModelFile(serverPath.Value) && nameFrom == "" {
-				// llama.cpp's -m names a .gguf file: its dir is the model dir.
-				models, how = l.find(dir, path.Base(dir), annotated, false, workload.Object.File.Unit)
-			}
-			if len(models) == 0 {
-				models = []*model.Model{nil}
-			}
-			// A repository path links each model in it.
-			for _, m := range models {
-				link := &lint.Link{Container: container, Invocation: invocation, ServerPath: serverPath,
-					Mount: mountFor(container, serverPath.Value), Model: m, How: how}
-				target.Links = append(target.Links, link)
-				if target.Model == nil && m != nil {
-					target.Model = m
-				}
-			}
+			l.addLinks(target, container, invocation, serverPath, name, annotated, nameFrom == "", nil)
 		}
+		l.linkServerFile(target, container, invocation, annotated)
+	}
+}
+
+// addLinks links a server path of a container to the model dirs it finds;
+// byFile says a path naming a .gguf file may link the file's dir.
+func (l *linker) addLinks(target *lint.Target, container *manifest.Container, invocation *server.Invocation,
+	serverPath server.Value, name, annotated string, byFile bool, listed *lint.Listing) {
+	workload := target.Workload
+	models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository, workload.Object.File.Unit)
+	if dir := path.Dir(serverPath.Value); len(models) == 0 && isModelFile(serverPath.Value) && byFile {
+		// llama.cpp's -m names a .gguf file: its dir is the model dir.
+		models, how = l.find(dir, path.Base(dir), annotated, false, workload.Object.File.Unit)
+	}
+	if len(models) == 0 {
+		models = []*model.Model{nil}
+	}
+	// A repository path links each model in it.
+	for _, m := range models {
+		link := &lint.Link{Container: container, Invocation: invocation, ServerPath: serverPath,
+			Mount: mountFor(container, serverPath.Value), Model: m, How: how, Listed: listed}
+		target.Links = append(target.Links, link)
+		if target.Model == nil && m != nil {
+			target.Model = m
+		}
+	}
+}
+
+// linkServerFile reads the config file a container names and links the
+// model paths it lists: TF Serving's models' base paths, TorchServe's
+// model_store when no --model-store flag sets it.
+func (l *linker) linkServerFile(target *lint.Target, c *manifest.Container, invocation *server.Invocation, annotated string) {
+	setting, ok := configFilePath(c)
+	if !ok {
+		return
+	}
+	file, data, ok := l.serverFile(target, c, setting, target.Links)
+	if !ok {
+		return
+	}
+	target.ServerFiles = append(target.ServerFiles, file)
+	if file.Err != nil {
+		return
+	}
+	switch c.Runtime.Name {
+	case "tensorflow-serving":
+		config, err := serverconfig.TFServing(data)
+		if err != nil {
+			file.Err = err
+			return
+		}
+		file.Models = len(config.Entries)
+		for _, entry := range config.Entries {
+			serverPath := server.Value{Value: entry.BasePath, Field: setting.Field,
+				From: fmt.Sprintf("base_path of model %s in %s", message.Quote(entry.Name), setting.Value)}
+			l.addLinks(target, c, invocation, serverPath, path.Base(entry.BasePath), annotated, false,
+				&lint.Listing{File: file, Name: entry.Name, Line: entry.Line})
+		}
+	case "torchserve":
+		properties, err := serverconfig.ParseProperties(data)
+		if err != nil {
+			file.Err = err
+			return
+		}
+		file.Properties = properties
+		store, ok := properties.Get("model_store")
+		if !ok || len(invocation.ModelPaths) > 0 {
+			return // the --model-store flag wins over the file
+		}
+		serverPath := server.Value{Value: store.Value, Field: setting.Field, From: "model_store in " + setting.Value}
+		l.addLinks(target, c, invocation, serverPath, path.Base(store.Value), annotated, false,
+			&lint.Listing{File: file, Line: store.Line})
 	}
 }
 

@@ -47,7 +47,14 @@ func (r *reporter) report(d lint.Diagnostic) {
 			finding.Related = append(helperCall(source.Object, source.Path), composedInto(workload, d.Path))
 		}
 	case d.File != "":
-		finding.Location = lint.Location{File: d.File}
+		finding.Location = lint.Location{File: d.File, Line: d.Line}
+		if d.Cause != nil && workload != nil {
+			file, pos := workload.Object.Where(d.Cause.Path)
+			finding.Related = append(finding.Related, lint.RelatedLocation{
+				Location: lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: workload.Object.FullPath(d.Cause.Path)},
+				Message:  d.Cause.Message,
+			})
+		}
 	default:
 		finding.Location = lint.Location{File: r.target.File()}
 	}

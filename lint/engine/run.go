@@ -121,6 +121,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 		targets = append(targets, &lint.Target{Workload: workload})
 	}
 	linker := newLinker(config, options.Models)
+	linker.objects = set
 	linker.units = found.modelUnits
 	dirs, err := modelDirs(found.modelDirs, linker.mappings)
 	if err != nil {

@@ -63,6 +63,7 @@ func (plan startPlan) needs(img *image.Image) []*rootfs.Node {
 	for _, s := range plan {
 		s.replay(img)
 		needs = append(append(needs, s.path.Needs...), s.program.Needs...)
+		needs = append(needs, configFileNeeds(s.container, img)...)
 	}
 	return needs
 }

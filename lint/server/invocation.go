@@ -22,9 +22,14 @@ type ModelSettings struct {
 	// PositionalAfter is the subcommand whose first argument is the model
 	// path ("vllm serve MODEL", "mlserver start DIR").
 	PositionalAfter string
-	// ConfigFileFlags name a file that lists models (TF Serving's
-	// --model_config_file), instead of a path on the command line.
-	ConfigFileFlags []string
+	// ConfigFileFlags and ConfigFileEnv name a file that lists models or
+	// the model store (TF Serving's --model_config_file, TorchServe's
+	// --ts-config), besides or instead of a path on the command line; the
+	// env var wins. DefaultConfigFile is the one the image's own start
+	// passes.
+	ConfigFileFlags   []string
+	ConfigFileEnv     []string
+	DefaultConfigFile string
 	// CopiesFlags and CopiesEnv set how many copies of the model the server
 	// loads (workers); one when unset.
 	CopiesFlags []string
@@ -101,7 +106,10 @@ func (r *Runtime) parse(args Args, c Container, fromImage bool) *Invocation {
 			inv.ModelPaths = append(inv.ModelPaths, v)
 		}
 	}
-	if v, ok := args.Value(Flags(settings.ConfigFileFlags...)); ok {
+	// TorchServe reads TS_CONFIG_FILE before its --ts-config flag.
+	if v, ok := args.Value(Setting{Env: settings.ConfigFileEnv}); ok && len(settings.ConfigFileEnv) > 0 {
+		inv.ModelConfigFile = v
+	} else if v, ok := args.Value(Flags(settings.ConfigFileFlags...)); ok {
 		inv.ModelConfigFile = v
 	}
 	if v, ok := args.Value(Setting{Flags: settings.CopiesFlags, Env: settings.CopiesEnv}); ok {
@@ -121,6 +129,9 @@ func (r *Runtime) parse(args Args, c Container, fromImage bool) *Invocation {
 		}
 		if len(inv.ModelPaths) == 0 && settings.DefaultPath != "" && inv.ModelConfigFile.Value == "" {
 			inv.ModelPaths = []Value{{Value: kubevar.Expand(settings.DefaultPath, lookup), From: "image default"}}
+		}
+		if inv.ModelConfigFile.Value == "" && settings.DefaultConfigFile != "" {
+			inv.ModelConfigFile = Value{Value: settings.DefaultConfigFile, From: "image default"}
 		}
 	}
 	return inv

@@ -151,6 +151,12 @@ var Runtimes = []*Runtime{
 		Model: ModelSettings{
 			PathFlags: []string{"--model-store"}, Repository: true, NameFlags: []string{"--models"},
 			CopiesEnv: []string{"TS_DEFAULT_WORKERS_PER_MODEL"},
+			// The image's dockerd-entrypoint.sh starts `torchserve --start
+			// --ts-config /home/model-server/config.properties`; the server
+			// reads TS_CONFIG_FILE when the flag is not given.
+			// https://github.com/pytorch/serve/blob/master/docker/dockerd-entrypoint.sh
+			ConfigFileFlags: []string{"--ts-config"}, ConfigFileEnv: []string{"TS_CONFIG_FILE"},
+			DefaultConfigFile: "/home/model-server/config.properties",
 		},
 		Readiness: ProbeHint{Path: "/ping"},
 		Liveness:  ProbeHint{Path: "/ping"},
