@@ -62,6 +62,9 @@ type Model struct {
 	// OVMS holds the base paths (and a repository's config.json) of the
 	// ovms layout.
 	OVMS *OVMSModel
+	// MLServer holds the dir's model-settings.json, in any layout (nil
+	// without one); a dir of no other layout is LayoutMLServer.
+	MLServer *MLServerModel
 
 	// ResidentVersions is how many versions the version policy keeps
 	// loaded (TF Serving's default: the latest 1), and ResidentBytes
@@ -279,6 +282,9 @@ func loadTree(t *tree, display string, options LoadOptions) (*Model, error) {
 	if model.Layout != LayoutTFServing && model.Layout != LayoutTriton && l.sniffOVMSConfig() {
 		model.Layout, repository = LayoutOVMS, true
 	}
+	if model.Layout == LayoutFiles && t.file(mlserverSettingsFile) != nil {
+		model.Layout = LayoutMLServer
+	}
 	if model.Layout == LayoutFiles && options.Expect != "" && options.Expect != LayoutFiles {
 		model.Layout, model.Expected = options.Expect, true
 		model.Found = findModels(t)
@@ -302,6 +308,9 @@ func loadTree(t *tree, display string, options LoadOptions) (*Model, error) {
 		return nil, err
 	}
 	if err := l.readHFConfig(); err != nil {
+		return nil, err
+	}
+	if err := l.readMLServer(); err != nil {
 		return nil, err
 	}
 	l.sumWeights()
@@ -479,6 +488,8 @@ func holdsModel(entries []fs.DirEntry, versionDir bool) bool {
 		name := entry.Name()
 		switch {
 		case name == "config.pbtxt" || name == "saved_model.pb" || name == "saved_model.pbtxt" || name == "saved_model.cpb":
+			return true
+		case name == mlserverSettingsFile && !versionDir:
 			return true
 		case isHuggingFaceFile(name):
 			return true
