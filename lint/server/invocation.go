@@ -58,7 +58,12 @@ type Value struct {
 
 // Invocation is what a container tells its server through command, args and env.
 type Invocation struct {
-	Runtime         *Runtime
+	Runtime *Runtime
+	// Engine is the runtime whose engine serves the model: Runtime itself,
+	// or the engine a wrapping server starts (KServe's Hugging Face server
+	// starts vLLM's); Backend is the setting that chose it.
+	Engine          *Runtime
+	Backend         Value
 	ModelName       Value
 	ModelPaths      []Value // several for repeated --model-repository
 	ModelConfigFile Value
@@ -84,7 +89,20 @@ func (r *Runtime) Parse(c Container) *Invocation {
 // parse reads the model settings from a command line; fromImage says the
 // image's own entrypoint starts the server, with its defaults.
 func (r *Runtime) parse(args Args, c Container, fromImage bool) *Invocation {
-	inv := &Invocation{Runtime: r, Copies: Value{Value: "1", From: "default"}}
+	inv := &Invocation{Runtime: r, Engine: r, Copies: Value{Value: "1", From: "default"}}
+	if b := r.Backend; b != nil {
+		inv.Backend = Value{Value: b.Default, From: "default " + b.Flag}
+		engine := b.Default
+		if v, ok := args.Value(Flags(b.Flag)); ok {
+			inv.Backend = v
+			if name, known := b.Engines[v.Value]; known {
+				engine = name
+			}
+		}
+		if named := Named(engine); named != nil {
+			inv.Engine = named
+		}
+	}
 	settings := r.Model
 	if v, ok := args.Value(Flags(settings.NameFlags...)); ok {
 		inv.ModelName = v

@@ -122,3 +122,25 @@ func TestParse(t *testing.T) {
 		})
 	}
 }
+
+func TestEngine(t *testing.T) {
+	hf := runtimeNamed(t, "kserve-huggingface")
+	for _, c := range []struct {
+		args   []string
+		engine string
+	}{
+		{nil, "vllm"},
+		{[]string{"--backend=auto"}, "vllm"},
+		{[]string{"--backend", "vllm", "--tensor-parallel-size=2"}, "vllm"},
+		{[]string{"--backend=huggingface"}, "kserve-huggingface"},
+		{[]string{"--backend=onnx"}, "vllm"},
+	} {
+		inv := hf.Parse(Container{Command: []string{"python", "-m", "huggingfaceserver"}, Args: c.args})
+		if inv.Engine.Name != c.engine {
+			t.Errorf("%v: engine %s, want %s", c.args, inv.Engine.Name, c.engine)
+		}
+	}
+	if vllm := runtimeNamed(t, "vllm"); vllm.Parse(Container{}).Engine != vllm {
+		t.Error("vLLM's engine is not its own")
+	}
+}

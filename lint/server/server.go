@@ -70,6 +70,29 @@ type Runtime struct {
 	// quantized GGUF of the repo (llama.cpp -hf REPO[:QUANT], Q4_K_M unless
 	// the tag names another), not every weight.
 	HubQuantizedFiles bool
+	// Backend says which engine a wrapping server starts, nil for a
+	// server that is its own engine.
+	Backend *Backend
+}
+
+// Backend is the choice of engine of a server that wraps others.
+type Backend struct {
+	Flag string // "--backend"
+	// Default is the engine's runtime Name when the flag is not given,
+	// and Engines the runtime Name of each flag value ("" for the
+	// server's own engine).
+	Default string
+	Engines map[string]string
+}
+
+// Named returns the runtime of a Name, nil when there is none.
+func Named(name string) *Runtime {
+	for _, r := range Runtimes {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
 }
 
 // Port is a listening port and the flags or env vars that set it.
@@ -292,6 +315,10 @@ var Runtimes = []*Runtime{
 		Model: ModelSettings{
 			NameFlags: []string{"--model_name"}, PathFlags: []string{"--model_dir"}, DefaultPath: "/mnt/models",
 		},
+		// --backend auto (the default) and vllm start vLLM's engine with the
+		// vLLM args given; huggingface runs the model with transformers.
+		Backend: &Backend{Flag: "--backend", Default: "vllm",
+			Engines: map[string]string{"auto": "vllm", "vllm": "vllm", "huggingface": ""}},
 		Readiness: ProbeHint{Path: "/v2/health/ready"},
 		Liveness:  ProbeHint{Path: "/v2/health/live"},
 		GPU:       &GPUMemory{TensorParallel: Flags("--tensor-parallel-size", "-tp"), Sharding: true},
