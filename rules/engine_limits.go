@@ -13,26 +13,56 @@ var engineLimitsExceeded = &lint.Rule{
 	ID: "MDL410", Name: "engine-limits-exceeded", Severity: lint.Error,
 	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactModel},
 	Doc: lint.Doc{
-		Summary: "vLLM is told a tensor-parallel size that does not fit the linked model's attention or key-value " +
-			"heads, or a --max-model-len beyond its max_position_embeddings.",
-		Why: "vLLM checks the engine's arguments against the model's config.json before it loads a weight, and refuses " +
-			"to start: \"Total number of attention heads (32) must be divisible by tensor parallel size (3)\" " +
-			"(ModelConfig.verify_with_parallel_config), and \"User-specified max_model_len (65536) is greater than the " +
-			"derived max_model_len (max_position_embeddings=32768 …)\" (_get_and_verify_max_len) unless " +
-			"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. The key-value heads are split over the ranks, or replicated when there " +
-			"are fewer than the ranks (QKVParallelLinear), so one of the two must divide the other, or the model " +
-			"fails to build. The pod restarts forever.\n\n" +
-			"Checked: vLLM containers with a linked model whose config.json gives num_attention_heads (the language " +
-			"model's, for multimodal configs) and max_position_embeddings. A config that scales its positions " +
-			"(rope_scaling, rope_parameters) is not checked for the length, because vLLM derives a longer one from it.",
+		Summary: "vLLM is told engine arguments that the linked model's config.json or the pod's GPUs refuse: a " +
+			"tensor-parallel size that does not fit the heads, a --max-model-len beyond the length vLLM derives, a world " +
+			"size beyond the GPUs, a --quantization the checkpoint is not, or bfloat16 on a GPU without it.",
+		Why: "vLLM checks its arguments against the model's config.json and the GPUs before it serves, and refuses to " +
+			"start; the pod restarts forever.\n\n" +
+			"Heads: \"Total number of attention heads (32) must be divisible by tensor parallel size (3)\" " +
+			"(ModelConfig.verify_with_parallel_config); the key-value heads are split over the ranks, or replicated when " +
+			"there are fewer than the ranks (QKVParallelLinear), so one of the two must divide the other.\n\n" +
+			"Length: \"User-specified max_model_len (65536) is greater than the derived max_model_len\" " +
+			"(_get_and_verify_max_len in vllm/config/model.py) unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. The derived length " +
+			"is the smallest of max_position_embeddings and the other length keys (n_positions, max_seq_len, seq_length, " +
+			"max_target_positions, max_sequence_length, max_seq_length, seq_len), or model_max_length when set, times " +
+			"the rope scaling factor (rope_scaling, else rope_parameters) unless the rope type is llama3, longrope or su, " +
+			"whose max_position_embeddings is already the scaled length, or the model is a Gemma 3; YaRN scales its " +
+			"original_max_position_embeddings. A --max-model-len up to model_max_length passes.\n\n" +
+			"World size: tensor × pipeline parallel must not exceed the GPUs. In one pod, vLLM refuses to start " +
+			"(\"World size (8) is larger than the number of available GPUs (4) in this node\", ParallelConfig in " +
+			"vllm/config/parallel.py; older releases fall back to Ray instead, which waits 30 minutes for a placement " +
+			"group of that many GPUs, then fails); a CUDA process sees one MIG slice however many it gets. With " +
+			"--distributed-executor-backend ray or RAY_ADDRESS the Ray cluster may hold other GPUs, so it is a warning: " +
+			"without them vLLM hangs 30 minutes, then fails. A LeaderWorkerSet group has the leader's GPUs and size − 1 " +
+			"workers' (from their templates): over Ray the placement group never fills, a hang then a failure; with " +
+			"--nnodes each node fails at start-up.\n\n" +
+			"Quantization: an AWQ, GPTQ or Marlin --quantization on a checkpoint without quantization_config (nor " +
+			"quant_config.json or quantize_config.json) fails with \"Cannot find the config file for awq\" " +
+			"(get_quant_config); a quantization_config whose quant_method differs from --quantization fails with " +
+			"\"Quantization method specified in the model config (gptq) does not match the quantization method " +
+			"specified in the `quantization` argument (awq)\" (ModelConfig._verify_quantization), except for the " +
+			"kernels of the same checkpoints (awq_marlin for awq, gptq_marlin for gptq, …).\n\n" +
+			"Dtype: where the GPU is known (MDL408's sources), --dtype bfloat16 on compute capability below 8.0 (T4, " +
+			"V100) fails with \"Bfloat16 is only supported on GPUs with compute capability of at least 8.0\"; --dtype " +
+			"auto on bfloat16 weights falls back to float16 with a warning (a warning here: a model trained in " +
+			"bfloat16 may overflow in float16).\n\n" +
+			"Checked: vLLM containers with a linked model that has a config.json.",
 		Bad: "# models/qwen2.5-7b/config.json: num_attention_heads 28, max_position_embeddings 32768\n" +
-			"args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=8, --max-model-len=65536]",
-		Good: "args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=4, --max-model-len=32768]",
-		Fix: "Use a tensor-parallel size that divides the attention heads (and request that many GPUs), and a " +
-			"--max-model-len within max_position_embeddings.",
+			"args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=8, --max-model-len=65536, --quantization=awq]\n" +
+			"resources:\n  limits: {nvidia.com/gpu: 4}",
+		Good: "args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=4, --max-model-len=32768]\n" +
+			"resources:\n  limits: {nvidia.com/gpu: 4}",
+		Fix: "Use a tensor-parallel size that divides the attention heads and request as many GPUs as tensor × pipeline " +
+			"parallel, keep --max-model-len within the length the config gives, drop a --quantization the checkpoint " +
+			"does not have, and use --dtype half on GPUs older than Ampere.",
 		References: []string{
 			"https://docs.vllm.ai/en/latest/configuration/engine_args.html",
 			"https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
+			"https://github.com/vllm-project/vllm/blob/main/vllm/config/model.py",
+			"https://github.com/vllm-project/vllm/blob/main/vllm/config/parallel.py",
+			"https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/model_loader/weight_utils.py",
+			"https://github.com/vllm-project/vllm/blob/main/vllm/platforms/cuda.py",
+			"https://docs.nvidia.com/datacenter/tesla/mig-user-guide/",
 		},
 	},
 	Check: checkEngineLimits,
@@ -72,18 +102,10 @@ func checkEngineLimits(pass *lint.Pass) {
 					link.Model.Dir, fittingSizes(heads, kvHeads, tp))
 			}
 		}
-		value, ok := args.Value(srv.ContextLength)
-		if !ok || config.RopeScaling || config.MaxPositionEmbeddings <= 0 {
-			continue
-		}
-		length, err := strconv.ParseInt(value.Value, 10, 64)
-		if err != nil || length <= config.MaxPositionEmbeddings || allowsLongLength(args) {
-			continue
-		}
-		pass.Reportf(fieldOf(c.Path, value.Field), "%s: %s %d is beyond the %d positions of model %s (config.json "+
-			"max_position_embeddings, no rope scaling): vLLM refuses to start with \"User-specified max_model_len (%d) is "+
-			"greater than the derived max_model_len\"; set %s to at most %d", describe(c), value.From, length,
-			config.MaxPositionEmbeddings, link.Model.Dir, length, value.From, config.MaxPositionEmbeddings)
+		checkMaxModelLen(pass, link.Model, c, args)
+		checkWorldSize(pass, c, args)
+		checkQuantizationArgument(pass, link.Model, c, args)
+		checkDtypeCapability(pass, config, c, args)
 	}
 	coverage.SkipIfNone(pass, "")
 }

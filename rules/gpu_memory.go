@@ -32,7 +32,7 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"(vLLM --max-model-len, SGLang --context-length, by default the model's max_position_embeddings), vLLM " +
 			"refuses to start with \"No available memory for the cache blocks\" or \"The model's max seq len … is " +
 			"larger than the maximum number of tokens that can be stored in KV cache\" (a warning). A tensor-parallel " +
-			"degree above the GPUs the container requests fails at start-up too (a warning).\n\n" +
+			"degree above the GPUs the container requests fails at start-up too (a warning; vLLM's is MDL410's).\n\n" +
 			"Checked: vLLM, SGLang, TGI, NVIDIA NIM, Triton and llama.cpp (when --n-gpu-layers puts every layer on the " +
 			"GPU) containers that request GPUs, each linked model on its own. Weight bytes are exact from the " +
 			"safetensors, GGUF (the file -m names, with its splits; ggml's quantized blocks counted as they are " +
@@ -45,7 +45,13 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"cloud.google.com/gke-accelerator, nvidia.com/gpu.product or nvidia.com/gpu.memory (GPU Feature " +
 			"Discovery), karpenter.k8s.aws/instance-gpu-name or instance-gpu-memory, or node.kubernetes.io/instance-type " +
 			"(AWS, GCP and Azure GPU instances), or a KAITO Workspace's resource.instanceType; else the smallest GPU of the --cluster nodes the pod may land on, " +
-			"from the same labels on them; without one the rule is skipped. Activations, CUDA graphs and the " +
+			"from the same labels on them; without one the rule is skipped. A MIG slice (nvidia.com/mig-<profile>, GKE's " +
+			"cloud.google.com/gke-gpu-partition-size, or a GPU Feature Discovery product name of the single strategy) has " +
+			"the memory NVIDIA's MIG user guide gives its profile; a GPU shared by MPS (nvidia.com/gpu.sharing-strategy=mps, " +
+			"nvidia.com/gpu.replicas) gives each pod its fraction, a time-sliced one all of it, shared. AMD GPUs " +
+			"(amd.com/gpu: the ROCm labeller's amd.com/gpu.product-name, device-id or vram), Intel Gaudi (habana.ai/gaudi: " +
+			"habana.ai/device.type) and Google TPU chips (google.com/tpu: cloud.google.com/gke-tpu-accelerator) are sized " +
+			"by their HBM. Activations, CUDA graphs and the " +
 			"CUDA context take memory this estimate leaves out, so it errs on the side of passing.\n\n" +
 			"A KAITO Workspace with a preset model is judged by KAITO's own sizing: the preset's weights (KAITO's model " +
 			"catalog) against the GPUs of resource.instanceType, 84% of each less 2.3 GiB. Weights that need more nodes than " +
@@ -67,6 +73,10 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"https://huggingface.co/docs/text-generation-inference/reference/launcher",
 			"https://cloud.google.com/kubernetes-engine/docs/how-to/gpus",
 			"https://github.com/NVIDIA/k8s-device-plugin/blob/main/docs/gpu-feature-discovery/README.md",
+			"https://docs.nvidia.com/datacenter/tesla/mig-user-guide/",
+			"https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus",
+			"https://github.com/ROCm/k8s-device-plugin/tree/master/cmd/k8s-node-labeller",
+			"https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
 		},
 	},
 	Check: checkGPUMemory,
@@ -97,24 +107,16 @@ func checkGPUMemory(pass *lint.Pass) {
 	for _, link := range linkedModels(pass) {
 		c := link.Container
 		srv := c.Runtime.GPU
-		gpus := gpuCount(c, gpuResource)
+		device, requested, known := containerDevice(pass, c)
 		switch {
 		case srv == nil:
 			coverage.Missed("no vLLM, SGLang, TGI, Triton, llama.cpp or NIM container serves a linked model")
 			continue
-		case gpus == 0:
-			coverage.Missed(fmt.Sprintf("no container that serves a linked model requests %s", gpuResource))
+		case !requested:
+			coverage.Missed(fmt.Sprintf("no container that serves a linked model requests %s (or a MIG slice, %s, %s or %s)",
+				gpuResource, gpu.ResourceAMD, gpu.ResourceGaudi, gpu.ResourceTPU))
 			continue
-		}
-		device, how, ok := gpu.ForPod(pass.Workload().Spec)
-		if instanceType := pass.Workload().InstanceType; !ok && instanceType != "" {
-			device, ok = gpu.ForLabel(gpu.LabelInstanceType, instanceType)
-			how = "resource.instanceType " + instanceType
-		}
-		if !ok && pass.Cluster != nil {
-			device, how, ok = clusterGPU(pass, gpuResource)
-		}
-		if !ok {
+		case !known:
 			coverage.Missed(skipGPUTypeUnknown)
 			continue
 		}
@@ -137,8 +139,8 @@ func checkGPUMemory(pass *lint.Pass) {
 			continue
 		}
 		coverage.Checked()
-		gpuCheck{pass: pass, c: c, srv: srv, args: args, gpuResource: gpuResource, gpus: gpus,
-			device: device, how: how, weights: weights, m: link.Model, shape: shapeOf(link.Model, ggufs)}.run()
+		gpuCheck{pass: pass, c: c, srv: srv, args: args, gpuResource: device.Resource, gpus: device.Count,
+			device: device.GPU, how: device.How, weights: weights, m: link.Model, shape: shapeOf(link.Model, ggufs)}.run()
 	}
 	coverage.SkipIfNone(pass, "")
 }
@@ -166,7 +168,9 @@ func (g gpuCheck) run() {
 	}
 	shards := tp * pp
 	field := g.gpuField()
-	if available, requested, fix := g.groupGPUs(shards); shards > available {
+	// vLLM's world size against the GPUs is MDL410's, which knows how
+	// vLLM fails.
+	if available, requested, fix := g.groupGPUs(shards); shards > available && g.c.Runtime.Name != "vllm" {
 		at := field
 		if tpValue.Field != "" {
 			at = g.c.Path + "." + tpValue.Field
@@ -188,8 +192,12 @@ func (g gpuCheck) run() {
 	gpuText := fmt.Sprintf("%s (%s) has %s × %s = %s", g.device.Name, g.how, humanBytes(g.device.MemoryBytes),
 		fractionText, humanBytes(budget))
 	if perGPU > budget {
-		g.pass.Reportf(field, "%s: %s, but %s: the server fails to load the model with \"CUDA out of memory\" and "+
-			"restarts forever; %s", describe(g.c), weightsText, gpuText, g.weightsFix(budget))
+		failure := `with "CUDA out of memory"`
+		if resource := string(g.gpuResource); resource == gpu.ResourceAMD || resource == gpu.ResourceGaudi || resource == gpu.ResourceTPU {
+			failure = "out of device memory"
+		}
+		g.pass.Reportf(field, "%s: %s, but %s: the server fails to load the model %s and restarts forever; %s",
+			describe(g.c), weightsText, gpuText, failure, g.weightsFix(budget))
 		return
 	}
 	kv, ok := g.kvCache(shards)
@@ -514,6 +522,24 @@ func allLayers(value string) bool {
 	}
 	n, err := strconv.Atoi(value)
 	return err == nil && (n < 0 || n >= 99)
+}
+
+// containerDevice is the accelerator a container gets (gpu.ForContainer):
+// requested says it requests one, known that its model is known.
+func containerDevice(pass *lint.Pass, c *manifest.Container) (device gpu.Device, requested, known bool) {
+	gpuResource := corev1.ResourceName(pass.Config.GPUResourceName())
+	if _, _, requested = gpu.Requested(c.Resources, gpuResource); !requested {
+		return gpu.Device{}, false, false
+	}
+	w := pass.Workload()
+	where := gpu.Placement{Spec: w.Spec, InstanceType: w.InstanceType}
+	if pass.Cluster != nil {
+		for _, node := range podNodes(pass) {
+			where.Nodes = append(where.Nodes, gpu.Node{Name: node.Name, Labels: node.Labels, Allocatable: node.Allocatable})
+		}
+	}
+	device, known = gpu.ForContainer(c.Resources, gpuResource, where)
+	return device, true, known
 }
 
 func gpuCount(c *manifest.Container, resource corev1.ResourceName) int64 {

@@ -65,6 +65,7 @@ type gpuCase struct {
 	container string // container lines after name and image
 	image     string
 	gpus      int
+	resource  string // what the container requests gpus of; nvidia.com/gpu when ""
 	tensors   []tensor
 	config    string
 	gguf      int64 // a GGUF file of this many weight bytes instead of safetensors
@@ -104,9 +105,11 @@ func TestGPUMemoryBelowWeights(t *testing.T) {
 			want:      []string{`33.0 GiB (the weights' headers) / TP 1 = 33.0 GiB of weights per GPU`, `or serve a smaller model`}},
 		{name: "CPU offload", placement: onL4, image: vllm, gpus: 1, tensors: []tensor{bf16(qwen14B)},
 			container: `args: [--model=/models/m, --cpu-offload-gb=10]`},
-		{name: "vLLM asks for more GPUs than it has", placement: onA100, image: vllm, gpus: 2, tensors: []tensor{bf16(llama8B)},
-			container: `args: [--model=/models/m, -tp, "4"]`,
-			want:      []string{`warning: container server (vLLM): TP 4 needs 4 GPUs but the container requests nvidia.com/gpu: 2`}},
+		{name: "SGLang asks for more GPUs than it has", placement: onA100, image: sglang, gpus: 2, tensors: []tensor{bf16(llama8B)},
+			container: "command: [python3, -m, sglang.launch_server]\nargs: [--model-path=/models/m, --tp, \"4\"]",
+			want:      []string{`warning: container server (SGLang): TP 4 needs 4 GPUs but the container requests nvidia.com/gpu: 2`}},
+		{name: "vLLM's world size is MDL410's", placement: onA100, image: vllm, gpus: 2, tensors: []tensor{bf16(llama8B)},
+			container: `args: [--model=/models/m, -tp, "4"]`},
 		{name: "tensor and pipeline parallel", placement: onL4, image: vllm, gpus: 4, tensors: []tensor{bf16(2 * qwen14B)},
 			container: `args: [--model=/models/m, --tensor-parallel-size=2, --pipeline-parallel-size=2]`},
 		{name: "KV cache for the model's context", placement: onL4, image: vllm, gpus: 1, tensors: []tensor{bf16(llama8B)},
@@ -140,6 +143,31 @@ func TestGPUMemoryBelowWeights(t *testing.T) {
 		{name: "llama.cpp keeps layers in host memory", placement: onL4, image: llamaCpp, gpus: 1, gguf: 40 << 30,
 			container: `args: [-m, /models/m/model.gguf, -ngl, "20"]`,
 			skip:      `container server (llama.cpp server) does not put every layer on the GPU (--n-gpu-layers)`},
+		{name: "a MIG slice of 10 GB", image: vllm, gpus: 1, resource: "nvidia.com/mig-1g.10gb", tensors: []tensor{bf16(llama8B)},
+			container: `args: [--model=/models/m]`,
+			want: []string{`15.0 GiB of weights per GPU, but MIG 1g.10gb slice (resource nvidia.com/mig-1g.10gb; usable memory as ` +
+				`nvidia-smi mig -lgip lists it, NVIDIA's MIG user guide; the GPU is not named: the smallest 1g.10gb of NVIDIA ` +
+				`A100 40GB, NVIDIA A100 80GB, NVIDIA H100 80GB) has 9.5 GiB × 0.90`, `"CUDA out of memory"`}},
+		{name: "a MIG slice of 40 GB holds it", image: vllm, gpus: 1, resource: "nvidia.com/mig-3g.40gb",
+			placement: "nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", tensors: []tensor{bf16(llama8B)},
+			container: `args: [--model=/models/m, --max-model-len=8192]`},
+		{name: "MPS gives each pod a share", image: vllm, gpus: 1, tensors: []tensor{bf16(llama8B)},
+			placement: "nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4, nvidia.com/gpu.sharing-strategy: mps, nvidia.com/gpu.replicas: \"2\"}",
+			container: `args: [--model=/models/m]`,
+			want:      []string{`but 1/2 of an NVIDIA L4 (nodeSelector cloud.google.com/gke-accelerator=nvidia-l4; shared 2 ways by MPS, which limits each pod to 1/2 of the memory) has 11.2 GiB`}},
+		{name: "an AMD MI210", image: vllm, gpus: 1, resource: "amd.com/gpu", tensors: []tensor{bf16(5 * llama8B)},
+			placement: "nodeSelector: {amd.com/gpu.product-name: AMD_Instinct_MI210}", container: `args: [--model=/models/m]`,
+			want: []string{`but AMD Instinct MI210 (nodeSelector amd.com/gpu.product-name=AMD_Instinct_MI210) has 64.0 GiB × 0.90`,
+				`fails to load the model out of device memory`}},
+		{name: "an AMD MI300X holds it", image: vllm, gpus: 1, resource: "amd.com/gpu", tensors: []tensor{bf16(5 * llama8B)},
+			placement: "nodeSelector: {amd.com/gpu.product-name: AMD_Instinct_MI300X}", container: `args: [--model=/models/m, --max-model-len=8192]`},
+		{name: "a Gaudi 2", image: vllm, gpus: 1, resource: "habana.ai/gaudi", tensors: []tensor{bf16(7 * llama8B)},
+			placement: "nodeSelector: {habana.ai/device.type: GAUDI2}", container: `args: [--model=/models/m]`,
+			want: []string{`but Intel Gaudi 2 (nodeSelector habana.ai/device.type=GAUDI2) has 96.0 GiB × 0.90`}},
+		{name: "a TPU v5e chip", image: vllm, gpus: 1, resource: "google.com/tpu", tensors: []tensor{bf16(llama8B)},
+			placement: "nodeSelector: {cloud.google.com/gke-tpu-accelerator: tpu-v5-lite-podslice, cloud.google.com/gke-tpu-topology: 1x1}",
+			container: `args: [--model=/models/m]`,
+			want:      []string{`15.0 GiB of weights per GPU, but Google TPU v5e chip (nodeSelector cloud.google.com/gke-tpu-accelerator=tpu-v5-lite-podslice, topology 1x1 (1 chip in the slice)) has 16.0 GiB × 0.90`}},
 		{name: "no GPU type", image: vllm, gpus: 1, tensors: []tensor{bf16(llama8B)}, container: `args: [--model=/models/m]`,
 			skip: `the pod's GPU type is not known: set a nodeSelector such as cloud.google.com/gke-accelerator`},
 		{name: "no GPU", placement: onL4, image: vllm, tensors: []tensor{bf16(llama8B)}, container: `args: [--model=/models/m]`,
@@ -198,7 +226,11 @@ func lintGPUCase(t *testing.T, rule *lint.Rule, c gpuCase) ([]string, string) {
 	}
 	gpuLimit := ""
 	if c.gpus > 0 {
-		gpuLimit = fmt.Sprintf("\n            limits: {nvidia.com/gpu: %d}", c.gpus)
+		resource := c.resource
+		if resource == "" {
+			resource = "nvidia.com/gpu"
+		}
+		gpuLimit = fmt.Sprintf("\n            limits: {%s: %d}", resource, c.gpus)
 	}
 	deployment := fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment

@@ -400,7 +400,11 @@ func topology(labels map[string]string) string {
 		}
 		chips *= n
 	}
-	return fmt.Sprintf(", topology %s (%d chips in the slice)", value, chips)
+	unit := "chips"
+	if chips == 1 {
+		unit = "chip"
+	}
+	return fmt.Sprintf(", topology %s (%d %s in the slice)", value, chips, unit)
 }
 
 // forSpec reads the nodeSelector, then the required node affinity: a term
