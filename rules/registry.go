@@ -21,6 +21,7 @@ var registry = []*lint.Rule{
 	tritonLayout,            // MDL120
 	tritonConfigMismatch,    // MDL121
 	ovmsLayout,              // MDL122
+	mlserverSettings,        // MDL123
 	safetensorsInvalid,      // MDL130
 	onnxExternalDataMissing, // MDL131
 	onnxInvalid,             // MDL132
