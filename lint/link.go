@@ -52,10 +52,19 @@ type ServerFile struct {
 	Exact bool
 	// Err is why the server refuses the file; nil when it parsed.
 	Err error
-	// Models is how many models it lists (TF Serving).
+	// Models is how many models it lists (TF Serving, OVMS).
 	Models int
+	// Refusals are the parts of the file the server's schema refuses, at
+	// their lines (OVMS's config.json): the server does not start.
+	Refusals []Refusal
 	// Properties are a TorchServe config.properties' keys.
 	Properties serverconfig.Properties
+}
+
+// Refusal is a part of a ServerFile the server refuses, at its line.
+type Refusal struct {
+	Line   int
+	Reason string
 }
 
 // Listing is an entry of a ServerFile.

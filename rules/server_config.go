@@ -20,7 +20,9 @@ var serverConfigInvalid = &lint.Rule{
 		Why: "TF Serving started with --model_config_file reads its models from that file alone (its --model_name and " +
 			"--model_base_path are then ignored): a file that is not in the container or is not a ModelServerConfig in " +
 			"protobuf text format stops the server at start; a file that lists no model starts a server that serves " +
-			"nothing (a warning). TorchServe reads config.properties (TS_CONFIG_FILE, else --ts-config, else the image's " +
+			"nothing (a warning). OpenVINO Model Server started with --config_path refuses a config.json its schema " +
+			"refuses (model_config_list not an array, an entry without config.name) and does not start; a relative " +
+			"base_path is the config file's dir's. TorchServe reads config.properties (TS_CONFIG_FILE, else --ts-config, else the image's " +
 			"/home/model-server/config.properties) and skips one that is not there, starting with its defaults (a warning). " +
 			"Its service_envelope names a module of ts.torch_handler.request_envelope (body, json, kserve, kservev2) that " +
 			"each model's worker imports: KServe v1's `kfserving` was renamed `kserve` in TorchServe 0.6, and an envelope " +
@@ -42,6 +44,7 @@ var serverConfigInvalid = &lint.Rule{
 			"https://github.com/pytorch/serve/blob/master/frontend/server/src/main/java/org/pytorch/serve/util/ConfigManager.java",
 			"https://github.com/pytorch/serve/blob/master/ts/model_loader.py",
 			"https://github.com/kserve/kserve/issues/2441",
+			"https://docs.openvino.ai/2025/model-server/ovms_docs_serving_model.html",
 		},
 	},
 	Check: checkServerConfig,
@@ -66,6 +69,11 @@ func checkServerConfig(pass *lint.Pass) {
 		case file.Err != nil:
 			reportInFile(pass, file, 0, lint.Error, "%s: %v: %s stops at start; mount the file there (a ConfigMap key, "+
 				"with items or subPath) and keep it a ModelServerConfig in protobuf text format", where, file.Err, c.Runtime.Title)
+		case len(file.Refusals) > 0:
+			for _, refusal := range file.Refusals {
+				reportInFile(pass, file, refusal.Line, lint.Error, "%s: %s: %s refuses the file (\"Configuration file "+
+					"is not in valid configuration format\") and does not start", where, refusal.Reason, c.Runtime.Title)
+			}
 		case !torchServe && file.Models == 0:
 			reportInFile(pass, file, 0, lint.Warning, "%s: the file lists no model (model_config_list is empty or "+
 				"absent), so the server starts and serves nothing; list each model with its name and base_path", where)

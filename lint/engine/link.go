@@ -10,6 +10,7 @@ import (
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
+	"github.com/modellint/modellint/lint/model/ovms"
 	"github.com/modellint/modellint/lint/model/serverconfig"
 	"github.com/modellint/modellint/lint/server"
 )
@@ -168,6 +169,8 @@ func (l *linker) linkServerFile(target *lint.Target, c *manifest.Container, invo
 			l.addLinks(target, c, invocation, serverPath, path.Base(entry.BasePath), annotated, false,
 				&lint.Listing{File: file, Name: entry.Name, Line: entry.Line})
 		}
+	case "openvino":
+		l.linkOVMSConfig(target, c, invocation, annotated, file, data)
 	case "torchserve":
 		properties, err := serverconfig.ParseProperties(data)
 		if err != nil {
@@ -182,6 +185,43 @@ func (l *linker) linkServerFile(target *lint.Target, c *manifest.Container, invo
 		serverPath := server.Value{Value: store.Value, Field: setting.Field, From: "model_store in " + setting.Value}
 		l.addLinks(target, c, invocation, serverPath, path.Base(store.Value), annotated, false,
 			&lint.Listing{File: file, Line: store.Line})
+	}
+}
+
+// linkOVMSConfig links the models of an OpenVINO Model Server
+// config.json (--config_path): a relative base_path is the config file's
+// dir's, and an entry without one reads that dir itself.
+func (l *linker) linkOVMSConfig(target *lint.Target, c *manifest.Container, invocation *server.Invocation,
+	annotated string, file *lint.ServerFile, data []byte) {
+	config, err := ovms.Parse(data)
+	if err != nil {
+		file.Err = err
+		return
+	}
+	if !config.ModelList && len(config.Problems) == 0 {
+		file.Refusals = append(file.Refusals, lint.Refusal{Line: config.ModelListLine, Reason: "it has no model_config_list array"})
+	}
+	for _, problem := range config.Problems {
+		file.Refusals = append(file.Refusals, lint.Refusal{Line: problem.Line, Reason: problem.Reason})
+	}
+	file.Models = len(config.Models) + len(config.Graphs)
+	dir := path.Dir(path.Clean(file.Setting.Value))
+	for _, entry := range config.Models {
+		base := entry.BasePath
+		switch {
+		case !entry.HasBasePath:
+			base = dir
+		case !strings.HasPrefix(base, "/") && !strings.Contains(base, "://"):
+			base = path.Join(dir, base)
+		}
+		line := entry.BasePathLine
+		if line == 0 {
+			line = entry.Line
+		}
+		serverPath := server.Value{Value: base, Field: file.Setting.Field,
+			From: fmt.Sprintf("base_path of model %s in %s", message.Quote(entry.Name), file.Setting.Value)}
+		l.addLinks(target, c, invocation, serverPath, path.Base(base), annotated, false,
+			&lint.Listing{File: file, Name: entry.Name, Line: line})
 	}
 }
 

@@ -35,7 +35,7 @@ func configFilePath(c *manifest.Container) (server.Value, bool) {
 
 // configFileFormat says modellint reads the runtime's config file.
 func configFileFormat(r *server.Runtime) bool {
-	return r.Name == "tensorflow-serving" || r.Name == "torchserve"
+	return r.Name == "tensorflow-serving" || r.Name == "torchserve" || r.Name == "openvino"
 }
 
 func localPath(p string) bool {
