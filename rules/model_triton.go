@@ -16,7 +16,7 @@ var tritonLayout = &lint.Rule{
 	ID: "MDL120", Name: "triton-layout", Severity: lint.Error,
 	Artifact: lint.ArtifactModel, Needs: []lint.Fact{lint.FactModel},
 	Doc: lint.Doc{
-		Summary: "A Triton model directory Triton cannot load: config.pbtxt unparseable or naming another model, no version Triton loads, or a version without the platform's model file.",
+		Summary: "A Triton model directory Triton cannot load: config.pbtxt unparseable or naming another model, no version Triton loads, a version without the platform's model file, or an ensemble whose steps do not fit together or with their models.",
 		Why: "Triton loads <repository>/<model>/config.pbtxt and the version directories its version policy selects. " +
 			"It refuses a config whose name differs from the directory (\"unexpected directory name '<dir>' for model '<name>', " +
 			"directory name must equal model name\"), ignores version directories with leading zeros (TF Serving's 00000123 layout), " +
@@ -24,7 +24,16 @@ var tritonLayout = &lint.Rule{
 			"`at least one version must be available under the version policy of model '<name>'` " +
 			"(\"failed to load '<name>', no version is available\"). A version without the file the backend loads (model.onnx, " +
 			"model.plan, model.pt, model.savedmodel/, model.py, or default_model_filename) fails with \"unable to find " +
-			"'<path>' for model instance '<name>'\". With --exit-on-error (the default) one such model stops the whole server.",
+			"'<path>' for model instance '<name>'\". " +
+			"An ensemble (platform: \"ensemble\") is refused when a step lacks model_name, input_map or output_map, when an ensemble " +
+			"input is read by no step, an output is not written from the inputs (\"output '<o>' for ensemble '<name>' is not written: at least " +
+			"one of its depending tensors, '<t>', is not connected\") or a tensor is written and never read (\"ensemble tensor '<t>' is unused\"). " +
+			"When the model repository is linted whole, each step is checked against the model it names: a model not in the repository " +
+			"(\"ensemble '<name>' contains models that are not available or ambiguous\"), a model_version the model does not load (a step " +
+			"without model_version asks for version 0), input_map and output_map keys the model's config.pbtxt does not declare, inputs left " +
+			"unmapped, a max_batch_size above the model's, and a tensor whose data type or shape differs between two models. Models whose " +
+			"inputs and outputs are completed at load (none written, or a model.py with auto_complete_config) are not judged, nor models in " +
+			"another --model-repository. With --exit-on-error (the default) one such model stops the whole server.",
 		Bad:  "models/\n  resnet/\n    config.pbtxt      # name: \"resnet50\", platform: \"onnxruntime_onnx\"\n    00000001/\n      model.onnx",
 		Good: "models/\n  resnet/\n    config.pbtxt      # name: \"resnet\", platform: \"onnxruntime_onnx\"\n    1/\n      model.onnx",
 		Fix:  "Name the directory as config.pbtxt's name, use plain version numbers (1, 2), and put the platform's default file (or default_model_filename) in each version directory.",
@@ -32,6 +41,10 @@ var tritonLayout = &lint.Rule{
 			tritonRepoDoc,
 			"https://github.com/triton-inference-server/server/blob/main/docs/user_guide/model_configuration.md",
 			"https://github.com/triton-inference-server/server/issues/3687",
+			"https://github.com/triton-inference-server/server/blob/main/docs/user_guide/ensemble_models.md",
+			"https://github.com/triton-inference-server/core/blob/main/src/model_config_utils.cc",
+			"https://github.com/triton-inference-server/core/blob/main/src/ensemble_scheduler/ensemble_utils.cc",
+			"https://github.com/triton-inference-server/server/issues/5474",
 		},
 	},
 	Check: checkTritonLayout,
@@ -62,6 +75,9 @@ func checkTritonLayout(pass *lint.Pass) {
 		pass.ReportFilef(configFile,
 			"%s sets neither platform nor backend, and no version holds a model file Triton can recognize: Triton cannot tell which "+
 				"backend loads model '%s'; set platform (e.g. onnxruntime_onnx) or backend (e.g. python)", configFile, name)
+	}
+	if config != nil {
+		checkEnsemble(pass, m)
 	}
 	resident := m.Resident()
 	if len(resident) == 0 {
