@@ -73,6 +73,7 @@ var registry = []*lint.Rule{
 	gpuMemoryBelowWeights,    // MDL408
 	ggufUnloadable,           // MDL409
 	engineLimitsExceeded,     // MDL410
+	mlserverRuntimeMissing,   // MDL411
 	serverConfigInvalid,      // MDL412
 }
 

@@ -1,0 +1,2 @@
+class CustomRuntime:
+    pass
