@@ -15,7 +15,8 @@ var engineLimitsExceeded = &lint.Rule{
 	Doc: lint.Doc{
 		Summary: "vLLM is told engine arguments that the linked model's config.json or the pod's GPUs refuse: a " +
 			"tensor-parallel size that does not fit the heads, a --max-model-len beyond the length vLLM derives, a world " +
-			"size beyond the GPUs, a --quantization the checkpoint is not, or bfloat16 on a GPU without it.",
+			"size beyond the GPUs, a --quantization the checkpoint is not, or bfloat16 on a GPU without it; or SGLang a " +
+			"--context-length beyond the length it derives.",
 		Why: "vLLM checks its arguments against the model's config.json and the GPUs before it serves, and refuses to " +
 			"start; the pod restarts forever.\n\n" +
 			"Heads: \"Total number of attention heads (32) must be divisible by tensor parallel size (3)\" " +
@@ -46,7 +47,13 @@ var engineLimitsExceeded = &lint.Rule{
 			"V100) fails with \"Bfloat16 is only supported on GPUs with compute capability of at least 8.0\"; --dtype " +
 			"auto on bfloat16 weights falls back to float16 with a warning (a warning here: a model trained in " +
 			"bfloat16 may overflow in float16).\n\n" +
-			"Checked: vLLM containers with a linked model that has a config.json.",
+			"SGLang: a --context-length beyond the length get_context_length derives (the first of " +
+			"max_sequence_length, seq_length, max_seq_len, model_max_length and max_position_embeddings, times " +
+			"rope_scaling's factor unless rope_scaling has an original_max_position_embeddings or is llama3's, so a YaRN " +
+			"model's length is not scaled) fails with \"User-specified context_length (131072) is greater than the " +
+			"derived context_length (32768)\" (ModelConfig in sglang/srt/configs/model_config.py) unless " +
+			"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1.\n\n" +
+			"Checked: vLLM containers, and SGLang containers for the length, with a linked model that has a config.json.",
 		Bad: "# models/qwen2.5-7b/config.json: num_attention_heads 28, max_position_embeddings 32768\n" +
 			"args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=8, --max-model-len=65536, --quantization=awq]\n" +
 			"resources:\n  limits: {nvidia.com/gpu: 4}",
@@ -63,6 +70,7 @@ var engineLimitsExceeded = &lint.Rule{
 			"https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/model_loader/weight_utils.py",
 			"https://github.com/vllm-project/vllm/blob/main/vllm/platforms/cuda.py",
 			"https://docs.nvidia.com/datacenter/tesla/mig-user-guide/",
+			"https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/model_config.py",
 		},
 	},
 	Check: checkEngineLimits,
@@ -73,8 +81,8 @@ func checkEngineLimits(pass *lint.Pass) {
 	for _, link := range linkedModels(pass) {
 		c, config := link.Container, link.Model.HFConfig
 		switch {
-		case c.Runtime == nil || c.Runtime.Name != "vllm":
-			coverage.Missed("no vLLM container serves a linked model")
+		case c.Runtime == nil || (c.Runtime.Name != "vllm" && c.Runtime.Name != "sglang"):
+			coverage.Missed("no vLLM or SGLang container serves a linked model")
 			continue
 		case config == nil:
 			coverage.Missed(fmt.Sprintf("model %s has no config.json", link.Model.Dir))
@@ -82,6 +90,10 @@ func checkEngineLimits(pass *lint.Pass) {
 		}
 		coverage.Checked()
 		args := serverArgs(pass, c)
+		if c.Runtime.Name == "sglang" {
+			checkContextLength(pass, link.Model, c, args)
+			continue
+		}
 		srv := c.Runtime.GPU
 		if value, ok := args.Value(srv.TensorParallel); ok {
 			tp, err := strconv.ParseInt(value.Value, 10, 64)

@@ -122,6 +122,69 @@ func checkMaxModelLen(pass *lint.Pass, m *model.Model, c *manifest.Container, ar
 		"most %d", describe(c), value.From, length, derived.tokens, m.Dir, derived.how, length, value.From, derived.tokens)
 }
 
+// sglangLengthKeys are the keys SGLang's get_context_length
+// (sglang/srt/utils/hf_transformers_utils.py) reads, the first set wins.
+var sglangLengthKeys = []string{"max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings"}
+
+// sglangContextLength derives the context SGLang accepts: the first
+// length key set, times rope_scaling's factor unless rope_scaling has an
+// original_max_position_embeddings or is llama3's.
+func sglangContextLength(config *model.HFConfig) (derivedLength, bool) {
+	for _, key := range sglangLengthKeys {
+		value := config.LengthKeys[key]
+		if key == "max_position_embeddings" {
+			value = config.MaxPositionEmbeddings
+		}
+		if value <= 0 {
+			continue
+		}
+		derived := derivedLength{tokens: value, how: fmt.Sprintf("config.json %s %d", key, value)}
+		rope := config.Rope
+		switch {
+		case rope == nil || rope.Key != "rope_scaling":
+			derived.how += ", no rope_scaling"
+		case rope.Mixed:
+			return derivedLength{}, false
+		case rope.OriginalMaxPositionEmbeddings > 0:
+			derived.how += ", rope_scaling with original_max_position_embeddings, which SGLang does not scale"
+		case rope.Type == "llama3":
+			derived.how += ", rope_scaling llama3, which SGLang does not scale"
+		case rope.Factor > 0 && rope.Factor*float64(value) < math.MaxInt32*1024:
+			derived.tokens = int64(rope.Factor * float64(value))
+			derived.how += fmt.Sprintf(" × rope_scaling factor %s", strconv.FormatFloat(rope.Factor, 'g', -1, 64))
+		}
+		return derived, true
+	}
+	return derivedLength{}, false
+}
+
+// checkContextLength holds SGLang's --context-length to the length it
+// derives: ModelConfig._derive_context_length (sglang/srt/configs/
+// model_config.py) raises unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN
+// is set.
+func checkContextLength(pass *lint.Pass, m *model.Model, c *manifest.Container, args server.Args) {
+	value, ok := args.Value(c.Runtime.GPU.ContextLength)
+	if !ok || m.HFConfig == nil {
+		return
+	}
+	length, err := strconv.ParseInt(value.Value, 10, 64)
+	derived, known := sglangContextLength(m.HFConfig)
+	allow, allowed := args.Env("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN")
+	if err != nil || !known || length <= derived.tokens || (allowed && envTrue(allow.Value)) {
+		return
+	}
+	pass.Reportf(fieldOf(c.Path, value.Field), "%s: %s %d is beyond the %d tokens SGLang derives for model %s (%s): "+
+		"SGLang refuses to start with \"User-specified context_length (%d) is greater than the derived context_length "+
+		"(%d)\"; set %s to at most %d, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 if the model was trained "+
+		"for longer", describe(c), value.From, length, derived.tokens, m.Dir, derived.how, length, derived.tokens,
+		value.From, derived.tokens)
+}
+
+// envTrue reads a boolean env var as SGLang does (get_bool_env_var): 1 or true.
+func envTrue(value string) bool {
+	return slices.Contains([]string{"1", "true"}, strings.ToLower(strings.TrimSpace(value)))
+}
+
 // distributedBackend is vLLM's --distributed-executor-backend.
 var distributedBackend = server.Flags("--distributed-executor-backend")
 
@@ -160,7 +223,10 @@ func checkWorldSize(pass *lint.Pass, c *manifest.Container, args server.Args) {
 		if world <= perPod {
 			return
 		}
-		if backend.Value == "ray" || rayAddress {
+		// A pod of a Ray cluster (KubeRay, AIBrix) places workers on the
+		// cluster's other nodes.
+		rayCluster := slices.Contains([]string{"ray.io", "orchestration.aibrix.ai"}, pass.Workload().Object.Group())
+		if backend.Value == "ray" || rayAddress || rayCluster {
 			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s: %s = %d GPUs, but "+
 				"the container requests %s: %d: with Ray, vLLM waits for a placement group of %d GPUs, which only a Ray "+
 				"cluster with other GPU nodes fills; without them it hangs for 30 minutes, then fails (\"Cannot provide a "+

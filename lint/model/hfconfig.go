@@ -47,6 +47,8 @@ type HFConfig struct {
 
 // Rope is a config's RoPE scaling.
 type Rope struct {
+	// Key is the key that set it: rope_scaling or rope_parameters.
+	Key string
 	// Type is rope_type, else the older type key ("linear", "dynamic",
 	// "yarn", "llama3", "longrope", "su", "mrope", "default").
 	Type string
@@ -165,12 +167,13 @@ func readLengths(data []byte, config *HFConfig, fromTextConfig bool) {
 			config.LengthKeys[key] = int64(n)
 		}
 	}
-	raw := fields["rope_scaling"]
-	if !setJSON(raw) {
-		raw = fields["rope_parameters"]
+	key := "rope_scaling"
+	if !setJSON(fields[key]) {
+		key = "rope_parameters"
 	}
-	if setJSON(raw) {
+	if raw := fields[key]; setJSON(raw) {
 		config.Rope = parseRope(raw)
+		config.Rope.Key = key
 	}
 }
 

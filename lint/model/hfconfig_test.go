@@ -30,13 +30,13 @@ func TestParseHFConfig(t *testing.T) {
 	}{
 		{"Llama 3.1", llama31Config, &HFConfig{TorchDtype: "bfloat16", NumHiddenLayers: 32, NumAttentionHeads: 32,
 			NumKeyValueHeads: 8, HeadDim: 128, HiddenSize: 4096, MaxPositionEmbeddings: 131072, RopeScaling: true,
-			ModelType: "llama", Rope: &Rope{Type: "llama3", Factor: 8}}},
+			ModelType: "llama", Rope: &Rope{Key: "rope_scaling", Type: "llama3", Factor: 8}}},
 		{"YaRN in the older type key", `{"model_type": "qwen2", "max_position_embeddings": 32768, "seq_length": 32768,
 			"rope_scaling": {"type": "yarn", "factor": 4, "original_max_position_embeddings": 32768}}`,
 			&HFConfig{MaxPositionEmbeddings: 32768, RopeScaling: true, ModelType: "qwen2", LengthKeys: map[string]int64{"seq_length": 32768},
-				Rope: &Rope{Type: "yarn", Factor: 4, OriginalMaxPositionEmbeddings: 32768}}},
+				Rope: &Rope{Key: "rope_scaling", Type: "yarn", Factor: 4, OriginalMaxPositionEmbeddings: 32768}}},
 		{"rope parameters per layer type", `{"rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8},
-			"sliding_attention": {"rope_type": "default"}}}`, &HFConfig{RopeScaling: true, Rope: &Rope{Mixed: true}}},
+			"sliding_attention": {"rope_type": "default"}}}`, &HFConfig{RopeScaling: true, Rope: &Rope{Key: "rope_parameters", Mixed: true}}},
 		{"a length of an odd type is left out", `{"seq_len": "long", "model_max_length": 4096}`,
 			&HFConfig{LengthKeys: map[string]int64{"model_max_length": 4096}}},
 		{"compressed-tensors' older key", `{"compression_config": {"format": "pack-quantized"}}`,
@@ -59,7 +59,7 @@ func TestParseHFConfig(t *testing.T) {
 			&HFConfig{TorchDtype: "bfloat16", NumHiddenLayers: 61, KVLoraRank: 512}},
 		{"null fields are unset", `{"head_dim": null, "num_hidden_layers": 2, "rope_scaling": null}`, &HFConfig{NumHiddenLayers: 2}},
 		{"transformers 5's rope_parameters", `{"num_hidden_layers": 2, "rope_parameters": {"rope_type": "default"}}`,
-			&HFConfig{NumHiddenLayers: 2, RopeScaling: true, Rope: &Rope{Type: "default"}}},
+			&HFConfig{NumHiddenLayers: 2, RopeScaling: true, Rope: &Rope{Key: "rope_parameters", Type: "default"}}},
 	}
 	for _, test := range tests {
 		t.Run(test.name, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestLoadReadsHFConfig(t *testing.T) {
 		{"a checkpoint", map[string]string{"config.json": llama31Config, "model.safetensors": safetensorsShard("lm_head")},
 			&HFConfig{TorchDtype: "bfloat16", NumHiddenLayers: 32, NumAttentionHeads: 32, NumKeyValueHeads: 8, HeadDim: 128,
 				HiddenSize: 4096, MaxPositionEmbeddings: 131072, RopeScaling: true, ModelType: "llama",
-				Rope: &Rope{Type: "llama3", Factor: 8}}},
+				Rope: &Rope{Key: "rope_scaling", Type: "llama3", Factor: 8}}},
 		{"no config", map[string]string{"model.safetensors": safetensorsShard("lm_head")}, nil},
 		{"not a config", map[string]string{"config.json": "{", "model.safetensors": safetensorsShard("lm_head")}, nil},
 		{"too large to be one", map[string]string{"config.json": `{"x": "` + strings.Repeat("x", maxHFConfig) + `"}`}, nil},
