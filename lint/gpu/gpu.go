@@ -1,7 +1,10 @@
-// Package gpu knows which GPU a pod is scheduled on from its nodeSelector
-// and required node affinity (GKE's accelerator label, NVIDIA GPU Feature
-// Discovery's, Karpenter's, or a cloud instance type), and how much memory
-// that GPU has. The table of GPUs is the one place that knows their memory.
+// Package gpu knows what accelerator a container gets and how much memory
+// one of them has: the resource it requests (whole NVIDIA GPUs, MIG
+// slices, shared replicas, AMD GPUs, Intel Gaudi, Google TPU chips), the
+// pod's nodeSelector and required node affinity (GKE's, GPU Feature
+// Discovery's, Karpenter's, the ROCm and Habana labellers' labels, or a
+// cloud instance type) and the cluster's node labels. Its tables are the
+// one place that knows the devices' memory and compute capability.
 package gpu
 
 import (
