@@ -374,10 +374,10 @@ var startupBudgetBelowLoad = &lint.Rule{
 			"estimate is a warning; one below the load at 2 GiB/s (a local NVMe disk), which no volume beats, is an error. Containers with neither probe are not checked " +
 			"(nothing kills them while they load).\n\nA CPU limit below one core stretches the CPU-bound share of the load: " +
 			"the kernel's CFS quota lets the loader run limit × 100 ms of each 100 ms. That share is the model bytes at the rate " +
-			"one core deserialises its format (MiB per CPU-second: 3500 read into memory, as TF's tensor bundle, ONNX, " +
-			"safetensors copied into tensors and llama.cpp --no-mmap; 1600 for torch.load of .bin, .pt and .mar; 40000 " +
-			"memory-mapped GGUF), taking 1/limit as long; a limit of a core or more changes nothing, as loaders " +
-			"deserialise on one core. docs/performance.md gives the rates and what they rest on.",
+			"one core deserialises its format (MiB per CPU-second: 4000 for bytes read or mapped into memory, as TF's " +
+			"tensor bundle, ONNX, safetensors and GGUF; 1600 for torch.load of .bin, .pt and .mar), taking 1/limit as " +
+			"long; a limit of a core or more changes nothing, as loaders deserialise on one core. Start-up is not " +
+			"stretched. docs/performance.md gives the rates and what they rest on.",
 		Bad:  "# models/llm holds 20 GiB\nlivenessProbe:\n  tcpSocket: {port: 8500}\n  initialDelaySeconds: 5\n  periodSeconds: 10\n  failureThreshold: 3",
 		Good: "startupProbe:\n  tcpSocket: {port: 8500}\n  periodSeconds: 10\n  failureThreshold: 30   # 300s ≥ 215s estimated\nlivenessProbe:\n  tcpSocket: {port: 8500}",
 		Fix:  "Add a startupProbe (or raise its failureThreshold) so that periodSeconds × failureThreshold covers the load time.",

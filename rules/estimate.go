@@ -7,7 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/model"
 	"github.com/modellint/modellint/lint/model/gguf"
 	"github.com/modellint/modellint/lint/server"
 )
@@ -199,4 +202,82 @@ func weightsMapped(host *server.HostMemory, args server.Args) (bool, string) {
 		return false, value.From + "=" + value.Value
 	}
 	return true, ""
+}
+
+// loadFormat is how a server turns a model's bytes into its tensors, and
+// how many MiB of them one core does so in a CPU-second when the bytes are
+// already in memory: the CPU-bound share of a load, which a CPU limit below
+// one core stretches. The rates are docs/performance.md's "Model load
+// rates": measured with scripts/loadrate.py, torch.load's from the
+// safetensors documentation's benchmark.
+type loadFormat struct {
+	name             string
+	mibPerCoreSecond float64
+}
+
+var (
+	// Read or mapped into memory and copied: TF's tensor bundle, ONNX
+	// initializers, safetensors, GGUF (a first mapping faults its pages in
+	// at about the rate a read copies them).
+	loadRead = loadFormat{"read into memory", 4000}
+	// torch.load of a zip of pickled storages (.bin, .pt, .mar).
+	loadPickle = loadFormat{"torch.load", 1600}
+)
+
+// loadFormatOf names how the linked server loads its model.
+func loadFormatOf(m *model.Model) loadFormat {
+	format := loadRead
+	switch {
+	case len(m.GGUF) > 0:
+		format.name = "GGUF " + format.name
+	case len(m.Safetensors) > 0 || len(m.SafetensorsIndexes) > 0:
+		format.name = "safetensors " + format.name
+	case len(m.Pickles) > 0 || m.Layout == model.LayoutTorchServe:
+		format = loadPickle
+	case len(m.ONNX) > 0 || m.Layout == model.LayoutONNX:
+		format.name = "ONNX " + format.name
+	case m.Layout == model.LayoutTFServing:
+		format.name = "SavedModel variables " + format.name
+	}
+	return format
+}
+
+// loadEstimate is a model's load time under its container's CPU limit,
+// with the arithmetic for messages.
+type loadEstimate struct {
+	Seconds float64
+	// Throttled is what the CPU limit adds: the load's CPU-seconds at the
+	// format's rate, stretched from one core to the limit's share of one.
+	Throttled float64
+	CPULimit  string
+	Format    loadFormat
+}
+
+// estimateLoad is estimateLoadSeconds under the container's CPU limit. A
+// loader deserialises on one core, so a limit of a core or more changes
+// nothing; below one core CFS throttling runs the CPU-bound share,
+// bytes ÷ the format's rate, at limit × one core.
+func estimateLoad(pass *lint.Pass, link *lint.Link, bytes int64) loadEstimate {
+	estimate := loadEstimate{Seconds: estimateLoadSeconds(pass.Config.Estimates(), bytes)}
+	limit, ok := link.Container.Resources.Limits[corev1.ResourceCPU]
+	cores := float64(limit.MilliValue()) / 1000
+	if !ok || cores <= 0 || cores >= 1 {
+		return estimate
+	}
+	estimate.Format = loadFormatOf(link.Model)
+	cpuSeconds := float64(bytes) / (1 << 20) / estimate.Format.mibPerCoreSecond
+	estimate.Throttled = cpuSeconds * (1/cores - 1)
+	estimate.CPULimit = limit.String()
+	estimate.Seconds += estimate.Throttled
+	return estimate
+}
+
+// throttleText says what the CPU limit adds to a load, "" when it adds
+// less than a second.
+func (l loadEstimate) throttleText() string {
+	if l.Throttled < 0.5 {
+		return ""
+	}
+	return fmt.Sprintf(", of which %.0fs because limits.cpu %s throttles deserialisation (%s at %.0f MiB per CPU-second)",
+		l.Throttled, l.CPULimit, l.Format.name, l.Format.mibPerCoreSecond)
 }

@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,7 +20,8 @@ type hostCase struct {
 	image     string
 	container string // lines after name and image
 	limit     string // resources.limits lines
-	gguf      bool   // Llama 3.1 8B's shape in Q4_K and Q6_K (4.8 GiB), else a 1B bfloat16 safetensors checkpoint
+	gguf      bool   // Llama 3.1 8B's shape in Q4_K and Q6_K (4.8 GiB), else a bfloat16 safetensors checkpoint
+	params    int64  // the checkpoint's parameters, 1B when 0
 	want      []string
 }
 
@@ -81,8 +83,8 @@ const (
 	vllmCPUImage  = "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.10.1"
 )
 
-// lintHostCase lints one case with MDL401 alone and returns its findings
-// ("severity: message").
+// lintHostCase lints one case with one rule and returns its findings
+// ("severity: message", then "fix: description" when it has a fix).
 func lintHostCase(t *testing.T, rule *lint.Rule, c hostCase) []string {
 	t.Helper()
 	t.Chdir(t.TempDir())
@@ -104,7 +106,7 @@ func lintHostCase(t *testing.T, rule *lint.Rule, c hostCase) []string {
 		}
 		options.Models = []lint.ModelMapping{{Path: model}}
 	} else {
-		sparseCheckpoint(t, model, bf16(1_000_000_000))
+		sparseCheckpoint(t, model, bf16(cmp.Or(c.params, 1_000_000_000)))
 		if err := os.WriteFile(filepath.Join(model, "config.json"), []byte(`{"torch_dtype": "bfloat16"}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -144,6 +146,9 @@ spec:
 	var got []string
 	for _, finding := range result.Findings {
 		got = append(got, finding.Severity.String()+": "+finding.Message)
+		if finding.Fix != nil {
+			got = append(got, "fix: "+finding.Fix.Description)
+		}
 	}
 	return got
 }

@@ -429,7 +429,7 @@ func checkStartupProbe(pass *lint.Pass) {
 		for _, link := range linkedModels(pass) {
 			if link.Container == c {
 				bytes, _ := servedBytes(link.Model)
-				seconds = max(seconds, estimateLoadSeconds(pass.Config.Estimates(), bytes))
+				seconds = max(seconds, estimateLoad(pass, link, bytes).Seconds)
 			}
 		}
 		reportFixed(pass, addStartupProbe(pass, c, liveness, seconds), c.Path+".startupProbe",
