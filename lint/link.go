@@ -50,6 +50,8 @@ type ServerFile struct {
 	File  string
 	Line  int
 	Exact bool
+	// Image locates a file read from an image (reference, layer, path).
+	Image ImageLocation
 	// Err is why the server refuses the file; nil when it parsed.
 	Err error
 	// Models is how many models it lists (TF Serving, OVMS).

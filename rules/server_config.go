@@ -160,7 +160,7 @@ func reportInFile(pass *lint.Pass, file *lint.ServerFile, line int, severity lin
 	setting := settingField(file)
 	at, lineAt := file.At(line)
 	if at == "" {
-		pass.Report(lint.Diagnostic{Severity: severity, Path: setting, Message: text})
+		pass.Report(lint.Diagnostic{Severity: severity, Path: setting, Message: text, Image: file.Image})
 		return
 	}
 	pass.Report(lint.Diagnostic{Severity: severity, File: at, Line: lineAt, Message: text,

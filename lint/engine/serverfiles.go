@@ -72,6 +72,10 @@ func (l *linker) serverFile(target *lint.Target, c *manifest.Container, setting 
 			return nil, nil, false
 		}
 		file.From = "image " + img.Reference
+		file.Image = lint.ImageLocation{Reference: img.Reference, Path: p}
+		if node, err := img.FS().Stat(p); err == nil {
+			file.Image.Layer = img.LayerOf(node)
+		}
 		data, ok := img.ReadText(p)
 		if !ok {
 			file.Err = fmt.Errorf("no volumeMount covers it and image %s does not contain it", img.Reference)
