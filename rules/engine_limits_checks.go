@@ -96,7 +96,10 @@ func deriveMaxLen(config *model.HFConfig) (derivedLength, bool) {
 	if scaled > math.MaxInt32*1024 {
 		return derivedLength{}, false
 	}
-	if factor != 1 {
+	switch {
+	case factor != 1 && ropeType == "yarn":
+		derived.how += fmt.Sprintf(" × factor %s", strconv.FormatFloat(factor, 'g', -1, 64))
+	case factor != 1:
 		derived.how += fmt.Sprintf(" × rope_scaling factor %s (%s)", strconv.FormatFloat(factor, 'g', -1, 64), ropeType)
 	}
 	derived.tokens = int64(scaled)
@@ -210,7 +213,7 @@ func checkWorldSize(pass *lint.Pass, c *manifest.Container, args server.Args) {
 		// A CUDA process enumerates one MIG instance, however many the
 		// container gets (NVIDIA's MIG user guide, "CUDA Device
 		// Enumeration").
-		pass.Reportf(field, "%s: %s = %d GPUs, but the container requests MIG slices (%s: %d), of which a CUDA process "+
+		pass.Reportf(field, "%s: %s needs %d GPUs, but the container requests MIG slices (%s: %d), of which a CUDA process "+
 			"sees only one: vLLM refuses to start (\"World size (%d) is larger than the number of available GPUs (1)\"); "+
 			"serve the model on one slice, or on whole GPUs (%s: %d)", describe(c), parallelText(tp, pp), world, resource,
 			perPod, world, gpu.ResourceNVIDIA, world)
@@ -227,14 +230,14 @@ func checkWorldSize(pass *lint.Pass, c *manifest.Container, args server.Args) {
 		// cluster's other nodes.
 		rayCluster := slices.Contains([]string{"ray.io", "orchestration.aibrix.ai"}, pass.Workload().Object.Group())
 		if backend.Value == "ray" || rayAddress || rayCluster {
-			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s: %s = %d GPUs, but "+
+			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s: %s needs %d GPUs, but "+
 				"the container requests %s: %d: with Ray, vLLM waits for a placement group of %d GPUs, which only a Ray "+
 				"cluster with other GPU nodes fills; without them it hangs for 30 minutes, then fails (\"Cannot provide a "+
 				"placement group\"); request %s: %d, or lower %s", describe(c), parallelText(tp, pp), world, resource, perPod,
 				world, resource, world, lower)})
 			return
 		}
-		pass.Reportf(field, "%s: %s = %d GPUs, but the container requests %s: %d: vLLM refuses to start (\"World size "+
+		pass.Reportf(field, "%s: %s needs %d GPUs, but the container requests %s: %d: vLLM refuses to start (\"World size "+
 			"(%d) is larger than the number of available GPUs (%d) in this node\"; older releases fall back to Ray "+
 			"instead, hang for 30 minutes waiting for a placement group, then fail); request %s: %d, or lower %s",
 			describe(c), parallelText(tp, pp), world, resource, perPod, world, perPod, resource, world, lower)
@@ -251,9 +254,9 @@ func checkWorldSize(pass *lint.Pass, c *manifest.Container, args server.Args) {
 	if backend.Value == "mp" || nodes.Value != "" {
 		failure = "each vLLM node fails at start-up: its share of the world size is more than the GPUs it sees"
 	}
-	diagnostic := lint.Diagnostic{Severity: lint.Error, Path: field, Message: fmt.Sprintf("%s: %s = %d GPUs, but %s: %s; "+
-		"request more GPUs per pod or a larger group (%s), or lower %s", describe(c), parallelText(tp, pp), world, text,
-		failure, group.SizePath, lower)}
+	diagnostic := lint.Diagnostic{Severity: lint.Error, Path: field, Message: fmt.Sprintf("%s: %s needs %d GPUs, but %s: %s; "+
+		"request %s: %d in each pod, a larger group (%s), or lower %s", describe(c), parallelText(tp, pp), world, text,
+		failure, resource, (world+int64(group.Size)-1)/int64(group.Size), cmp.Or(group.SizePath, "spec.leaderWorkerTemplate.size"), lower)}
 	if !known {
 		diagnostic.Severity = lint.Warning
 	}
