@@ -147,7 +147,7 @@ func TestGPUMemoryBelowWeights(t *testing.T) {
 			container: `args: [--model=/models/m]`,
 			want: []string{`15.0 GiB of weights per GPU, but MIG 1g.10gb slice (resource nvidia.com/mig-1g.10gb; usable memory as ` +
 				`nvidia-smi mig -lgip lists it, NVIDIA's MIG user guide; the GPU is not named: the smallest 1g.10gb of NVIDIA ` +
-				`A100 40GB, NVIDIA A100 80GB, NVIDIA H100 80GB) has 9.5 GiB × 0.90`, `"CUDA out of memory"`}},
+				`A100 40GB, NVIDIA A100 80GB, NVIDIA H100 80GB) has 9.6 GiB × 0.90`, `"CUDA out of memory"`}},
 		{name: "a MIG slice of 40 GB holds it", image: vllm, gpus: 1, resource: "nvidia.com/mig-3g.40gb",
 			placement: "nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", tensors: []tensor{bf16(llama8B)},
 			container: `args: [--model=/models/m, --max-model-len=8192]`},

@@ -46,13 +46,14 @@ var migProfiles = []migProfile{
 	{a100x40, "3g.20gb", lgip(19.50), true},
 	{a100x40, "4g.20gb", lgip(19.50), true},
 	{a100x40, "7g.40gb", lgip(39.25), true},
-	// A100-SXM4-80GB, nvidia-smi mig -lgip. https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html
-	{a100x80, "1g.10gb", lgip(9.50), true},
+	// A100-SXM4-80GB, nvidia-smi mig -lgip (drivers list 9856 MiB for
+	// 1g.10gb). https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html
+	{a100x80, "1g.10gb", lgip(9.625), true},
 	{a100x80, "1g.20gb", lgip(19.50), true},
 	{a100x80, "2g.20gb", lgip(19.50), true},
 	{a100x80, "3g.40gb", lgip(39.25), true},
 	{a100x80, "4g.40gb", lgip(39.25), true},
-	{a100x80, "7g.80gb", lgip(79.25), true},
+	{a100x80, "7g.80gb", lgip(79.00), true},
 	// H100 80GB, nvidia-smi mig -lgip. https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html
 	{h100, "1g.10gb", lgip(9.75), true},
 	{h100, "1g.20gb", lgip(19.62), true},
