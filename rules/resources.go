@@ -12,6 +12,8 @@ import (
 	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/model"
+	"github.com/modellint/modellint/lint/model/triton"
 	"github.com/modellint/modellint/lint/server"
 )
 
@@ -432,8 +434,13 @@ var shmMissing = &lint.Rule{
 			"when the GPUs have no peer-to-peer path: it fails at start or under load with \"NCCL WARN Error while creating " +
 			"shared memory segment\". So a vLLM, SGLang or TGI container told to shard (--tensor-parallel-size, " +
 			"--pipeline-parallel-size, --tp-size or --num-shard / NUM_SHARD above 1) is an error, one that requests more than " +
-			"one GPU (TGI shards over every GPU it sees) a warning, and any other container, Triton's Python backend " +
-			"included (which models use it is not in the manifest), is info. InferenceService shorthand containers are not " +
+			"one GPU (TGI shards over every GPU it sees) a warning, and so is a Triton container with evidence that it runs " +
+			"its Python backend: a --backend-config=python,... flag, or a linked model repository holding a model on a " +
+			"Python-based backend (backend: \"python\" or \"vllm\" in config.pbtxt, or a model.py Triton loads). Each instance " +
+			"of such a model is a stub process with its own /dev/shm region of shm-default-byte-size (1 MiB) that grows in " +
+			"shm-growth-byte-size steps (1 MiB) with the tensors of its requests; the finding counts the instances " +
+			"(instance_group count, per GPU for KIND_GPU, times the versions loaded) and what their regions take at start. " +
+			"Any other container is info. InferenceService shorthand containers are not " +
 			"reported (their ServingRuntime decides), nor pods with hostIPC.",
 		Bad: `containers:
   - name: vllm
@@ -460,6 +467,9 @@ volumes:
 			"https://docs.vllm.ai/en/stable/deployment/k8s.html",
 			"https://github.com/huggingface/text-generation-inference#a-note-on-shared-memory-shm",
 			"https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/python_backend/README.html",
+			"https://github.com/triton-inference-server/python_backend/blob/main/README.md#managing-shared-memory",
+			"https://github.com/triton-inference-server/python_backend/blob/main/src/stub_launcher.cc",
+			"https://github.com/triton-inference-server/python_backend/blob/main/src/python_be.cc",
 		},
 	},
 	Check: checkSharedMemory,
@@ -533,6 +543,11 @@ const (
 // sharedMemoryNeed reads a sharding server's degree: told to shard, NCCL
 // needs /dev/shm; given several GPUs, it likely shards over them.
 func sharedMemoryNeed(pass *lint.Pass, c *manifest.Container) shmNeed {
+	if c.Runtime.Name == "triton" {
+		if need, ok := tritonPythonNeed(pass, c); ok {
+			return need
+		}
+	}
 	srv := c.Runtime.GPU
 	if srv == nil || !srv.Sharding {
 		return shmNeed{severity: lint.Info, effect: shmEffect}
@@ -554,6 +569,96 @@ func sharedMemoryNeed(pass *lint.Pass, c *manifest.Container) shmNeed {
 			reason: fmt.Sprintf(" but requests %d %s (a model split over GPUs runs one worker on each)", gpus, gpu)}
 	}
 	return shmNeed{severity: lint.Info, effect: shmEffect}
+}
+
+// Triton's Python backend starts a stub process for each model instance,
+// with a shared-memory region in /dev/shm of shm-default-byte-size (1 MiB
+// by default, no less) that grows in shm-growth-byte-size steps (1 MiB)
+// as requests' tensors pass through it (python_backend's python_be.cc
+// and stub_launcher.cc).
+const (
+	pythonShmDefault = 1 << 20
+	pythonShmGrowth  = 1 << 20
+)
+
+// tritonPythonNeed reads the evidence that a Triton container runs the
+// Python backend: a --backend-config=python,... flag, or a linked model
+// on a Python-based backend (config.pbtxt's backend, or a model.py Triton
+// loads). With it, /dev/shm is needed: a warning, with the instances'
+// regions counted.
+func tritonPythonNeed(pass *lint.Pass, c *manifest.Container) (shmNeed, bool) {
+	regionBytes, growthBytes := int64(pythonShmDefault), int64(pythonShmGrowth)
+	var flags []string
+	for _, value := range serverArgs(pass, c).Values("--backend-config") {
+		backend, setting, _ := strings.Cut(value.Value, ",")
+		if backend != "python" {
+			continue
+		}
+		flags = append(flags, "--backend-config="+value.Value)
+		name, number, _ := strings.Cut(setting, "=")
+		n, err := strconv.ParseInt(number, 10, 64)
+		switch {
+		case err != nil:
+		case name == "shm-default-byte-size" && n >= pythonShmDefault:
+			regionBytes = n
+		case name == "shm-growth-byte-size" && n > 0:
+			growthBytes = n
+		}
+	}
+	gpu := corev1.ResourceName(pass.Config.GPUResourceName())
+	gpus := gpuCount(c, gpu)
+	var models []string
+	var instances int64
+	seen := map[*model.Model]bool{}
+	for _, link := range pass.Target.Links {
+		m := link.Model
+		if link.Container != c || m == nil || seen[m] || m.Layout != model.LayoutTriton || m.Triton == nil {
+			continue
+		}
+		seen[m] = true
+		backend := m.Triton.PythonBackend(m)
+		if backend == "" {
+			continue
+		}
+		config := m.Triton.Config
+		if config == nil {
+			config = &triton.Config{}
+		}
+		versions := int64(max(len(m.Resident()), 1))
+		n := config.Instances(gpus) * versions
+		instances += n
+		what := plural(int(n), "instance")
+		if versions > 1 {
+			what += fmt.Sprintf(" (%d versions)", versions)
+		}
+		models = append(models, fmt.Sprintf("%s: backend %s, %s", m.Dir, backend, what))
+	}
+	if len(flags) == 0 && len(models) == 0 {
+		return shmNeed{}, false
+	}
+	evidence := flags
+	if len(models) > 0 {
+		evidence = append([]string{joinSome(models, 3)}, flags...)
+	}
+	region := fmt.Sprintf("each Python model instance is a stub process with its own shared-memory region of %s at start "+
+		"(shm-default-byte-size), grown in %s steps (shm-growth-byte-size) to hold the input and output tensors of its requests",
+		humanBytes(regionBytes), humanBytes(growthBytes))
+	total := ""
+	if instances > 0 {
+		assumption := "each instance_group's count (1 when unset)"
+		if gpus > 0 {
+			assumption += fmt.Sprintf(", on each of the container's %s for KIND_GPU and KIND_AUTO groups", plural(int(gpus), "GPU"))
+		} else {
+			assumption += ", on the CPU since the container requests no GPU"
+		}
+		total = fmt.Sprintf("; the %s take %s before the first request (estimated from %s, times the versions loaded)",
+			plural(int(instances), "instance"), humanBytes(instances*regionBytes), assumption)
+	}
+	return shmNeed{severity: lint.Warning,
+		reason: " but runs Triton's Python backend (" + strings.Join(evidence, "; ") + ")",
+		effect: region + total + ", and once the 64 MiB are taken the stub fails with \"No space left on device\" or a bus error; " +
+			"size the volume for the instances' regions plus the largest tensors in flight (python_backend's README runs Triton with --shm-size=1g)",
+	}, true
 }
 
 // settingText writes a setting as it was given: "--num-shard 2", "NUM_SHARD=2".

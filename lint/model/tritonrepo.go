@@ -42,6 +42,26 @@ type TritonModel struct {
 	Repository *TritonRepository
 }
 
+// PythonBackend names the Python-based backend a Triton model runs on
+// ("python", or "vllm", which Triton runs the same way): each of its
+// instances is a stub process that talks to the server through a region
+// of /dev/shm. "" for other backends, and when it is not known.
+func (tm *TritonModel) PythonBackend(m *Model) string {
+	config := tm.Config
+	if config != nil && (config.Backend == "python" || config.Backend == "vllm") {
+		return config.Backend
+	}
+	if config != nil && (config.Backend != "" || config.Platform != "") {
+		return ""
+	}
+	for _, version := range m.Resident() {
+		if path.Base(version.ModelFile) == "model.py" {
+			return "python" // auto-complete picks the Python backend for model.py
+		}
+	}
+	return ""
+}
+
 // TritonRepository is a Triton model repository read whole: the dir whose
 // subdirectories are the models one --model-repository loads.
 type TritonRepository struct {

@@ -45,6 +45,9 @@ func TestJoinTritonRepositories(t *testing.T) {
 	if !ens.Repository.Has("unread") || ens.Repository.Has("solo") || ens.Repository.Models["pre"] != models[1] || ens.Repository.Models["unread"] != nil {
 		t.Errorf("repository = %+v", ens.Repository)
 	}
+	if pre.PythonBackend(models[1]) != "python" || ens.PythonBackend(models[0]) != "" {
+		t.Errorf("PythonBackend: pre %q, ens %q", pre.PythonBackend(models[1]), ens.PythonBackend(models[0]))
+	}
 	if !pre.PythonAutoComplete || solo.PythonAutoComplete {
 		t.Errorf("PythonAutoComplete: pre %v, solo %v", pre.PythonAutoComplete, solo.PythonAutoComplete)
 	}

@@ -80,6 +80,46 @@ type Tensor struct {
 	Optional   bool
 }
 
+// Instances is how many instances of each loaded version Triton makes
+// (core's NormalizeInstanceGroup): without instance_group one group of
+// KIND_AUTO; a group's count is 1 when unset (2 for the TensorFlow and
+// ONNX Runtime backends on the CPU); KIND_AUTO is KIND_GPU when the
+// server sees GPUs, and a KIND_GPU group has count instances on each GPU
+// it lists, or on each of the gpus the server sees when it lists none.
+func (config *Config) Instances(gpus int64) int64 {
+	groups := config.InstanceGroups
+	if len(groups) == 0 {
+		groups = []InstanceGroup{{Kind: "KIND_AUTO"}}
+	}
+	var total int64
+	for _, group := range groups {
+		kind := group.Kind
+		if kind == "KIND_AUTO" {
+			kind = "KIND_CPU"
+			if gpus > 0 {
+				kind = "KIND_GPU"
+			}
+		}
+		count := group.Count
+		if count < 1 {
+			count = 1
+			if kind == "KIND_CPU" && (config.Backend == "tensorflow" || config.Backend == "onnxruntime") {
+				count = 2
+			}
+		}
+		devices := int64(1)
+		if kind == "KIND_GPU" {
+			if len(group.GPUs) > 0 {
+				devices = int64(len(group.GPUs))
+			} else if gpus > 0 {
+				devices = gpus
+			}
+		}
+		total += count * devices
+	}
+	return total
+}
+
 var instanceKinds = map[string]int32{"KIND_AUTO": 0, "KIND_GPU": 1, "KIND_CPU": 2, "KIND_MODEL": 3}
 
 var dataTypes = map[string]int32{

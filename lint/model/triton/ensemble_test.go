@@ -100,3 +100,27 @@ func FuzzEnsemble(f *testing.F) {
 		}
 	})
 }
+
+func TestInstances(t *testing.T) {
+	tests := []struct {
+		config string
+		gpus   int64
+		want   int64
+	}{
+		{`backend: "python"`, 0, 1},
+		{`backend: "python"`, 2, 2},
+		{`backend: "onnxruntime"`, 0, 2},
+		{`backend: "python" instance_group [ { kind: KIND_CPU count: 3 } ]`, 4, 3},
+		{`backend: "python" instance_group [ { kind: KIND_GPU count: 2 gpus: [ 0 ] }, { kind: KIND_MODEL } ]`, 4, 3},
+		{`backend: "python" instance_group [ { count: 2 } ]`, 2, 4},
+	}
+	for _, test := range tests {
+		config, err := Read([]byte(test.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := config.Instances(test.gpus); got != test.want {
+			t.Errorf("%s with %d GPUs: %d instances, want %d", test.config, test.gpus, got, test.want)
+		}
+	}
+}
