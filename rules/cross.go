@@ -82,7 +82,10 @@ var memoryBelowModel = &lint.Rule{
 			"requested, -c set; -c 0 is the GGUF header's context_length) allocates 2 × layers × KV heads × head dim × " +
 			"bytes of --cache-type-k/-v (f16: 2, q8_0: 34 per 32) × -c tokens, which the -np slots share, and writes all " +
 			"of it at start. It memory-maps the weights: page cache, charged to the container but reclaimed at the limit, " +
-			"so a limit below weights + cache makes the server re-read the weights from disk for every token (a warning); " +
+			"so a limit below weights + cache makes the server re-read the weights from disk for every token (a warning), " +
+			"but for the matrices its CPU backend repacks into its own memory for the CPU's vector instructions (Q4_0, " +
+			"Q4_K, Q2_K, IQ4_NL, Q8_0, MXFP4, as the CPU allows; not with --no-repack): a limit below those and the cache " +
+			"likely OOMKills it (a warning, as the node's CPU is not known); " +
 			"with --no-mmap (or LLAMA_ARG_MMAP=false) it reads them into its own memory. A limit below what the server " +
 			"certainly holds once started, the cache and the weights read with --no-mmap, is an error: it is OOMKilled as it " +
 			"starts. Without -c the cache is not counted (the default was 512, then 4096, now the model's, which --fit may " +
@@ -137,6 +140,15 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 					"OOMKilled (exit 137) while it loads the model, and restarts forever; raise limits.memory to at least "+
 					"%s (%s)", describe(c), limit.String(), humanBytes(bytes), what, copiesText(copies),
 					quantityCeil(need.Bytes), need.Formula())
+			case need.mapped && limit.Value() < need.certain+need.repacked:
+				// Which types the CPU backend repacks depends on the node's CPU.
+				pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Fix: fix, Message: fmt.Sprintf(
+					"%s: memory limit %s is below the %s the server likely holds in its own memory once started: the %s "+
+						"of %s weight matrices its CPU backend repacks out of the mapped file (%s) into buffers of its own "+
+						"on AVX2, AVX-512 and NEON CPUs, which --no-repack leaves mapped%s; the server is likely OOMKilled "+
+						"(exit 137) as it starts, and restarts forever; raise limits.memory to at least %s (%s)",
+					describe(c), limit.String(), humanBytes(need.certain+need.repacked), humanBytes(need.repacked),
+					strings.Join(need.repackedTypes, ", "), what, need.kvAlso(), quantityCeil(need.Bytes), need.briefFormula())})
 			case need.mapped && limit.Value() < need.certain+bytes:
 				pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Fix: fix, Message: fmt.Sprintf(
 					"%s: memory limit %s is below the %s model the server memory-maps (%s) with the %s it holds beside "+
@@ -178,6 +190,10 @@ type hostMemoryNeed struct {
 	// unmappedBy is the setting that read them into memory instead.
 	mapped     bool
 	unmappedBy string
+	// repacked are the mapped weights the CPU backend copies into its own
+	// memory, at most: which types it repacks depends on the CPU.
+	repacked      int64
+	repackedTypes []string
 	// certain is the weights' bytes (unless mapped) plus the KV cache when
 	// the server writes it at start.
 	certain int64
@@ -211,6 +227,9 @@ func servingMemory(pass *lint.Pass, link *lint.Link, gpu string) (hostMemoryNeed
 	if host.ContextLength.Name() != "" {
 		if ggufs, problem := ggufFor(link); problem.kind == ggufFine && len(ggufs) > 0 {
 			kv, sized = llamaCPUKV(host, args, ggufs[0].Header, path.Base(ggufs[0].Path))
+			if need.mapped {
+				need.repacked, need.repackedTypes = repackedBytes(host, args, ggufs)
+			}
 		}
 	} else if host.KVCacheGiB.Name() != "" {
 		workers := int64(1)
@@ -258,6 +277,15 @@ func (n hostMemoryNeed) briefFormula() string {
 	brief := n.memoryEstimate
 	brief.KVFormula = "above"
 	return brief.Formula()
+}
+
+// kvAlso adds the KV cache the server writes at start to a list of what
+// it holds.
+func (n hostMemoryNeed) kvAlso() string {
+	if !n.kv.certain {
+		return ""
+	}
+	return fmt.Sprintf(", and the %s KV cache it allocates and writes in full at start (%s)", humanBytes(n.kv.bytes), n.kv.formula)
 }
 
 // besideText names what a server holds besides its mapped weights.

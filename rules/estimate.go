@@ -281,3 +281,38 @@ func (l loadEstimate) throttleText() string {
 	return fmt.Sprintf(", of which %.0fs because limits.cpu %s throttles deserialisation (%s at %.0f MiB per CPU-second)",
 		l.Throttled, l.CPULimit, l.Format.name, l.Format.mibPerCoreSecond)
 }
+
+// repackedBytes are the bytes of the weight matrices llama.cpp's CPU
+// backend copies out of the mapped file into buffers of its own, and their
+// types; 0 when the server repacks nothing or is told not to. Which of the
+// types it repacks depends on the node's CPU, so the figure is what it
+// repacks at most.
+func repackedBytes(host *server.HostMemory, args server.Args, ggufs []model.GGUFFile) (int64, []string) {
+	if len(host.Repacks) == 0 {
+		return 0, nil
+	}
+	if _, enabled, ok := args.Switch(host.Repack, host.NoRepack); ok && !enabled {
+		return 0, nil
+	}
+	if value, ok := args.Env(host.NoRepackEnv); ok && host.NoRepackEnv != "" && truthy(value.Value) {
+		return 0, nil
+	}
+	if value, ok := args.Env(host.RepackEnv); ok && host.RepackEnv != "" && falsy(value.Value) {
+		return 0, nil
+	}
+	var bytes int64
+	var types []string
+	for _, t := range host.Repacks {
+		var typeBytes int64
+		for _, file := range ggufs {
+			if file.Header != nil {
+				typeBytes += file.Header.MatrixBytes[t]
+			}
+		}
+		if typeBytes > 0 {
+			bytes += typeBytes
+			types = append(types, t)
+		}
+	}
+	return bytes, types
+}

@@ -39,10 +39,17 @@ func TestMemoryBelowModelOnCPU(t *testing.T) {
 			container: ggufArgs + "]\nenv: [{name: LLAMA_ARG_MMAP, value: \"false\"}]",
 			want:      []string{`error: `, `the 4.8 GiB of weights that env LLAMA_ARG_MMAP=false reads into memory`}},
 		{name: "--mmap after --no-mmap maps them", image: llamaCPUImage, gguf: true, limit: "memory: 6Gi",
-			container: ggufArgs + `, --no-mmap, --mmap]`,
+			container: ggufArgs + `, --no-mmap, --mmap, --no-repack]`,
 			want:      []string{`warning: container server (llama.cpp server): memory limit 6Gi is below the 4.8 GiB model the server memory-maps`}},
-		{name: "mapped weights are page cache", image: llamaCPUImage, gguf: true, limit: "memory: 6Gi",
+		{name: "mapped, but the CPU backend repacks the Q4_K matrices", image: llamaCPUImage, gguf: true, limit: "memory: 6Gi",
 			container: ggufArgs + `]`,
+			want: []string{`warning: container server (llama.cpp server): memory limit 6Gi is below the 6.6 GiB the server likely ` +
+				`holds in its own memory once started: the 2.6 GiB of Q4_K weight matrices its CPU backend repacks out of the ` +
+				`mapped file (models/m/model.gguf) into buffers of its own on AVX2, AVX-512 and NEON CPUs, which --no-repack ` +
+				`leaves mapped, and the 4.0 GiB KV cache it allocates and writes in full at start (f16 K/V: `,
+				`the server is likely OOMKilled (exit 137) as it starts`}},
+		{name: "mapped weights are page cache", image: llamaCPUImage, gguf: true, limit: "memory: 6Gi",
+			container: ggufArgs + "]\nenv: [{name: LLAMA_ARG_REPACK, value: \"false\"}]",
 			want: []string{`warning: container server (llama.cpp server): memory limit 6Gi is below the 4.8 GiB model the server ` +
 				`memory-maps (models/m/model.gguf) with the 4.0 GiB KV cache (f16 K/V: 2 × 32 layers × 8 KV heads × 128 ` +
 				`head dim × 2 bytes × 32768 tokens (-c), shared by every slot) it holds beside it: the mapped weights are ` +

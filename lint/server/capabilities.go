@@ -91,6 +91,13 @@ type HostMemory struct {
 	MapsWeights        bool
 	NoMmap, Mmap       []string
 	NoMmapEnv, MmapEnv string
+	// Repacks are the ggml types of weight matrices that the CPU backend
+	// copies out of the mapped file into buffers of its own, in the layout
+	// of the CPU's vector instructions (AVX2, AVX-512, NEON), unless a
+	// switch of NoRepack (against Repack) or the env vars turn it off.
+	Repacks                []string
+	Repack, NoRepack       []string
+	NoRepackEnv, RepackEnv string
 	// KVCacheGiB is a KV cache of a fixed size in GiB (vLLM's
 	// VLLM_CPU_KVCACHE_SPACE), DefaultKVCacheGiB when it is unset or 0.
 	KVCacheGiB        Setting

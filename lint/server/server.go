@@ -465,7 +465,10 @@ var Runtimes = []*Runtime{
 		// (llama_context in src/llama-context.cpp), allocated and cleared
 		// at start (llama_kv_cache in src/llama-kv-cache.cpp); the weights
 		// memory-mapped unless --no-mmap (common/arg.cpp, LLAMA_ARG_MMAP;
-		// LLAMA_ARG_NO_MMAP in older releases).
+		// LLAMA_ARG_NO_MMAP in older releases), but for the matrices the
+		// CPU backend repacks (ggml_repack_get_optimal_repack_type in
+		// ggml/src/ggml-cpu/repack.cpp: Q4_0, Q4_K, Q2_K, IQ4_NL, Q8_0 and
+		// MXFP4, by the CPU's instructions) unless --no-repack.
 		Host: &HostMemory{
 			ContextLength:    Setting{Flags: []string{"--ctx-size", "-c"}, Env: []string{"LLAMA_ARG_CTX_SIZE"}},
 			CacheTypeK:       Setting{Flags: []string{"--cache-type-k", "-ctk"}, Env: []string{"LLAMA_ARG_CACHE_TYPE_K"}},
@@ -475,6 +478,9 @@ var Runtimes = []*Runtime{
 			MapsWeights:      true,
 			NoMmap:           []string{"--no-mmap"}, Mmap: []string{"--mmap"},
 			NoMmapEnv: "LLAMA_ARG_NO_MMAP", MmapEnv: "LLAMA_ARG_MMAP",
+			Repacks:  []string{"Q4_0", "Q4_K", "Q2_K", "IQ4_NL", "Q8_0", "MXFP4"},
+			NoRepack: []string{"--no-repack", "-nr"}, Repack: []string{"--repack"},
+			NoRepackEnv: "LLAMA_ARG_NO_REPACK", RepackEnv: "LLAMA_ARG_REPACK",
 		},
 	},
 	{

@@ -40,6 +40,8 @@ const (
 	maxArrayDepth = 3
 	// defaultAlignment is GGUF_DEFAULT_ALIGNMENT.
 	defaultAlignment = 32
+	// tokenEmbedding is llama.cpp's name of the token embedding tensor.
+	tokenEmbedding = "token_embd.weight"
 )
 
 // File is what a GGUF header says.
@@ -52,6 +54,11 @@ type File struct {
 	WeightBytes int64
 	// Types are the ggml types the tensors use, sorted ("Q4_K", "F32").
 	Types []string
+	// MatrixBytes are the bytes of the 2-D weight matrices by ggml type,
+	// the token embedding left out: what llama.cpp multiplies by, and so
+	// what its CPU backend may repack into buffers of its own. The token
+	// embedding is a table it reads rows of.
+	MatrixBytes map[string]int64
 	// Architecture is general.architecture ("llama", "qwen2"), and the
 	// shape below is read from the keys prefixed with it; 0 when unset.
 	Architecture    string
@@ -350,6 +357,12 @@ func (r *reader) read(size int64) (*File, error) {
 			return nil, invalid("the tensors hold more than 2^63 elements or bytes")
 		}
 		types[t.name] = true
+		if dims == 2 && name != tokenEmbedding {
+			if f.MatrixBytes == nil {
+				f.MatrixBytes = map[string]int64{}
+			}
+			f.MatrixBytes[t.name] += bytes
+		}
 	}
 	dataStart := (r.pos + alignment - 1) / alignment * alignment
 	if dataStart > size-dataEnd {

@@ -80,6 +80,15 @@ func TestLlama(t *testing.T) {
 			if test.bytes != 0 && got.WeightBytes != test.bytes {
 				t.Errorf("weight bytes = %d, want %d", got.WeightBytes, test.bytes)
 			}
+			var matrices int64
+			for _, bytes := range got.MatrixBytes {
+				matrices += bytes
+			}
+			// The F16 file's matrices: all but the token embedding (F16) and
+			// the 1-D norms (266,240 F32 elements).
+			if want := test.bytes - 4096*128256*2 - 266_240*4; name == "F16" && (matrices != want || len(got.MatrixBytes) != 1) {
+				t.Errorf("matrix bytes = %v, want %d of F16", got.MatrixBytes, want)
+			}
 			if types := strings.Join(got.Types, ","); types != test.types {
 				t.Errorf("types = %s, want %s", types, test.types)
 			}
