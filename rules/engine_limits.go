@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,7 +17,7 @@ var engineLimitsExceeded = &lint.Rule{
 		Summary: "vLLM is told engine arguments that the linked model's config.json or the pod's GPUs refuse: a " +
 			"tensor-parallel size that does not fit the heads, a --max-model-len beyond the length vLLM derives, a world " +
 			"size beyond the GPUs, a --quantization the checkpoint is not, or bfloat16 on a GPU without it; or SGLang a " +
-			"--context-length beyond the length it derives.",
+			"--context-length beyond the length it derives; or TGI token limits that contradict one another.",
 		Why: "vLLM checks its arguments against the model's config.json and the GPUs before it serves, and refuses to " +
 			"start; the pod restarts forever.\n\n" +
 			"Heads: \"Total number of attention heads (32) must be divisible by tensor parallel size (3)\" " +
@@ -53,7 +54,12 @@ var engineLimitsExceeded = &lint.Rule{
 			"model's length is not scaled) fails with \"User-specified context_length (131072) is greater than the " +
 			"derived context_length (32768)\" (ModelConfig in sglang/srt/configs/model_config.py) unless " +
 			"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1.\n\n" +
-			"Checked: vLLM containers, and SGLang containers for the length, with a linked model that has a config.json.",
+			"TGI: the launcher exits with an argument error when --max-input-tokens and the older --max-input-length " +
+			"are both set, when the input limit is not below --max-total-tokens, or when --max-total-tokens is above " +
+			"--max-batch-total-tokens (main in launcher/src/main.rs); the limits TGI derives when unset are not " +
+			"checked, as their defaults changed between releases.\n\n" +
+			"Checked: vLLM containers, and SGLang containers for the length, with a linked model that has a " +
+			"config.json; TGI containers that serve a linked model.",
 		Bad: "# models/qwen2.5-7b/config.json: num_attention_heads 28, max_position_embeddings 32768\n" +
 			"args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=8, --max-model-len=65536, --quantization=awq]\n" +
 			"resources:\n  limits: {nvidia.com/gpu: 4}",
@@ -71,6 +77,7 @@ var engineLimitsExceeded = &lint.Rule{
 			"https://github.com/vllm-project/vllm/blob/main/vllm/platforms/cuda.py",
 			"https://docs.nvidia.com/datacenter/tesla/mig-user-guide/",
 			"https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/model_config.py",
+			"https://github.com/huggingface/text-generation-inference/blob/main/launcher/src/main.rs",
 		},
 	},
 	Check: checkEngineLimits,
@@ -81,8 +88,12 @@ func checkEngineLimits(pass *lint.Pass) {
 	for _, link := range linkedModels(pass) {
 		c, config := link.Container, link.Model.HFConfig
 		switch {
-		case c.Runtime == nil || (c.Runtime.Name != "vllm" && c.Runtime.Name != "sglang"):
-			coverage.Missed("no vLLM or SGLang container serves a linked model")
+		case c.Runtime == nil || !slices.Contains([]string{"vllm", "sglang", "tgi"}, c.Runtime.Name):
+			coverage.Missed("no vLLM, SGLang or TGI container serves a linked model")
+			continue
+		case c.Runtime.Name == "tgi":
+			coverage.Checked()
+			checkTGITokens(pass, c, serverArgs(pass, c))
 			continue
 		case config == nil:
 			coverage.Missed(fmt.Sprintf("model %s has no config.json", link.Model.Dir))

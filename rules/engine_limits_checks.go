@@ -432,3 +432,52 @@ func checkDtypeCapability(pass *lint.Pass, config *model.HFConfig, c *manifest.C
 			describe(c), cmp.Or(value.From, c.Runtime.GPU.Dtype.Name()), on, c.Runtime.GPU.Dtype.Name())})
 	}
 }
+
+// TGI's token limits, as its launcher validates them before it starts a
+// shard (main in launcher/src/main.rs of text-generation-inference).
+var (
+	tgiMaxInputTokens      = server.FlagOrEnv("--max-input-tokens", "MAX_INPUT_TOKENS")
+	tgiMaxInputLength      = server.FlagOrEnv("--max-input-length", "MAX_INPUT_LENGTH")
+	tgiMaxTotalTokens      = server.FlagOrEnv("--max-total-tokens", "MAX_TOTAL_TOKENS")
+	tgiMaxBatchTotalTokens = server.FlagOrEnv("--max-batch-total-tokens", "MAX_BATCH_TOTAL_TOKENS")
+)
+
+// checkTGITokens holds TGI's written token limits to one another: the
+// launcher exits with an argument error when --max-input-tokens and its
+// older name --max-input-length are both set, when the input limit is not
+// below --max-total-tokens, or when --max-total-tokens is above
+// --max-batch-total-tokens. Limits TGI derives itself are not checked:
+// their defaults changed between releases.
+func checkTGITokens(pass *lint.Pass, c *manifest.Container, args server.Args) {
+	tokens := func(s server.Setting) (int64, server.Value, bool) {
+		value, ok := args.Value(s)
+		if !ok {
+			return 0, value, false
+		}
+		n, err := strconv.ParseInt(value.Value, 10, 64)
+		return n, value, err == nil && n > 0
+	}
+	input, inputValue, hasInput := tokens(tgiMaxInputTokens)
+	length, lengthValue, hasLength := tokens(tgiMaxInputLength)
+	total, totalValue, hasTotal := tokens(tgiMaxTotalTokens)
+	batch, batchValue, hasBatch := tokens(tgiMaxBatchTotalTokens)
+	if hasInput && hasLength {
+		pass.Reportf(fieldOf(c.Path, lengthValue.Field), "%s: %s %d and %s %d are both set: TGI's launcher exits "+
+			"(\"Both `max_input_tokens` (%d) and `max_input_length` (%d) are set\"); keep only %s",
+			describe(c), inputValue.From, input, lengthValue.From, length, input, length, inputValue.From)
+		return
+	}
+	if !hasInput && hasLength {
+		input, inputValue, hasInput = length, lengthValue, true
+	}
+	if hasInput && hasTotal && input >= total {
+		pass.Reportf(fieldOf(c.Path, inputValue.Field), "%s: %s %d is not below %s %d: TGI's launcher exits "+
+			"(\"`max_input_tokens must be < `max_total_tokens`\"); set %s to at most %d, or raise %s",
+			describe(c), inputValue.From, input, totalValue.From, total, inputValue.From, total-1, totalValue.From)
+	}
+	if hasTotal && hasBatch && total > batch {
+		pass.Reportf(fieldOf(c.Path, totalValue.Field), "%s: %s %d is above %s %d: TGI's launcher exits "+
+			"(\"`max_total_tokens` must be <= `max_batch_total_tokens`\"); lower %s or raise %s", describe(c),
+			totalValue.From, total, batchValue.From, batch, totalValue.From, batchValue.From)
+	}
+}
