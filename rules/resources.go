@@ -651,8 +651,12 @@ func tritonPythonNeed(pass *lint.Pass, c *manifest.Container) (shmNeed, bool) {
 		} else {
 			assumption += ", on the CPU since the container requests no GPU"
 		}
-		total = fmt.Sprintf("; the %s take %s before the first request (estimated from %s, times the versions loaded)",
-			plural(int(instances), "instance"), humanBytes(instances*regionBytes), assumption)
+		take := "take"
+		if instances == 1 {
+			take = "takes"
+		}
+		total = fmt.Sprintf("; the %s %s %s before the first request (estimated from %s, times the versions loaded)",
+			plural(int(instances), "instance"), take, humanBytes(instances*regionBytes), assumption)
 	}
 	return shmNeed{severity: lint.Warning,
 		reason: " but runs Triton's Python backend (" + strings.Join(evidence, "; ") + ")",
