@@ -30,7 +30,7 @@ var engineLimitsExceeded = &lint.Rule{
 			"the rope scaling factor (rope_scaling, else rope_parameters) unless the rope type is llama3, longrope or su, " +
 			"whose max_position_embeddings is already the scaled length, or the model is a Gemma 3; YaRN scales its " +
 			"original_max_position_embeddings. A --max-model-len up to model_max_length passes.\n\n" +
-			"World size: tensor × pipeline parallel must not exceed the GPUs. In one pod, vLLM refuses to start " +
+			"World size: tensor × pipeline parallel must not exceed the NVIDIA GPUs. In one pod, vLLM refuses to start " +
 			"(\"World size (8) is larger than the number of available GPUs (4) in this node\", ParallelConfig in " +
 			"vllm/config/parallel.py; older releases fall back to Ray instead, which waits 30 minutes for a placement " +
 			"group of that many GPUs, then fails); a CUDA process sees one MIG slice however many it gets. With " +
