@@ -93,6 +93,18 @@ func TestTable(t *testing.T) {
 	for _, instance := range instanceTypes {
 		check(instance.pattern.String(), instance.gpu)
 	}
+	for value, gpu := range tpuAccelerators {
+		check(LabelGKETPUAccelerator+"="+value, gpu)
+	}
+	for _, product := range amdProducts {
+		check(LabelAMDProductName+"="+product.name, product.gpu)
+	}
+	for _, instance := range otherInstanceTypes {
+		check(instance.pattern.String(), instance.gpu)
+	}
+	for _, row := range migProfiles {
+		check("MIG base of "+row.profile, row.gpu)
+	}
 }
 
 func TestForPod(t *testing.T) {
