@@ -105,6 +105,8 @@ func expectedLayout(runtime *server.Runtime) model.Layout {
 		return model.LayoutTFServing
 	case "triton":
 		return model.LayoutTriton
+	case "openvino":
+		return model.LayoutOVMS
 	}
 	return ""
 }
