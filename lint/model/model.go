@@ -113,7 +113,7 @@ type Model struct {
 	Found []Found
 }
 
-// Version is one version of a TF Serving or Triton model.
+// Version is one version of a TF Serving, Triton or OVMS model.
 type Version struct {
 	// Name is the dir name as on disk, Path its path relative to the model dir.
 	Name   string
@@ -225,8 +225,8 @@ type LoadOptions struct {
 	// A dir whose files show no layout is read as this one, so that the
 	// facts are what that server finds there (no version, say); a dir
 	// whose files show a layout keeps it. "" expects nothing. Only TF
-	// Serving and Triton dirs are read differently (their version dirs);
-	// for other layouts just Layout and Model.Expected say so.
+	// Serving, Triton and OVMS dirs are read differently (their version
+	// dirs); for other layouts just Layout and Model.Expected say so.
 	Expect Layout
 }
 
