@@ -139,11 +139,15 @@ func ForContainer(resources corev1.ResourceRequirements, gpuResource corev1.Reso
 	if !ok {
 		return Device{}, false
 	}
-	k := kindOf(resource, gpuResource)
+	k := kindOf(resource)
 	device, ok := fromSpec(k, resource, where.Spec)
 	if !ok && where.InstanceType != "" {
 		if gpu, found := k.instance(where.InstanceType); found {
-			device, ok = Device{GPU: gpu, How: "resource.instanceType " + where.InstanceType}, true
+			how := "resource.instanceType " + where.InstanceType
+			device, ok = Device{GPU: gpu, How: how}, true
+			if k == kindMIG {
+				device, ok = migSlice(resource, gpu, how)
+			}
 		}
 	}
 	if !ok {
@@ -170,7 +174,7 @@ const (
 	kindTPU
 )
 
-func kindOf(resource, gpuResource corev1.ResourceName) kind {
+func kindOf(resource corev1.ResourceName) kind {
 	switch {
 	case strings.HasPrefix(string(resource), ResourceMIGPrefix):
 		return kindMIG
