@@ -357,16 +357,19 @@ func detectLayout(t *tree) Layout {
 			continue
 		}
 		subdirs, payload := t.children(name)
-		if ovmsPayload(payload) {
-			return LayoutOVMS // an OpenVINO IR or Paddle model, without Triton's config.pbtxt
-		}
+		// An OpenVINO IR or Paddle model without Triton's config.pbtxt is
+		// OVMS's, unless the version also holds another server's file.
+		ovms := ovmsPayload(payload)
 		for _, file := range append(payload, subdirs...) {
-			if tritonPayload[file] {
+			if tritonPayload[file] && !(ovms && file == "model.xml") {
 				return LayoutTriton
 			}
 			if tfServingPayload[file] {
 				return LayoutTFServing
 			}
+		}
+		if ovms {
+			return LayoutOVMS
 		}
 		for _, sub := range subdirs {
 			for _, candidate := range savedModelFiles {

@@ -96,7 +96,7 @@ func TestLoadOVMSRepository(t *testing.T) {
 
 func TestOVMSKeepsOtherLayouts(t *testing.T) {
 	cases := map[string]fstest.MapFS{
-		"tensorflow-serving": {"1/saved_model.pb": {Data: []byte("x")}},
+		"tensorflow-serving": {"1/saved_model.pb": {Data: []byte("x")}, "1/labels.xml": {Data: []byte("<l/>")}},
 		"triton":             {"config.pbtxt": {Data: []byte(`backend: "openvino"`)}, "1/model.xml": {Data: []byte("<net/>")}, "1/model.bin": {Data: []byte("w")}},
 		"huggingface":        {"config.json": {Data: []byte(`{"architectures": ["Bert"]}`)}, "model.safetensors": {Data: []byte("x")}},
 	}
