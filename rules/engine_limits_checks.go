@@ -229,6 +229,9 @@ func checkWorldSize(pass *lint.Pass, c *manifest.Container, args server.Args) {
 		// A pod of a Ray cluster (KubeRay, AIBrix) places workers on the
 		// cluster's other nodes.
 		rayCluster := slices.Contains([]string{"ray.io", "orchestration.aibrix.ai"}, pass.Workload().Object.Group())
+		if seesEveryGPU(c) {
+			return // the container sees the node's GPUs, not only those it requests
+		}
 		if backend.Value == "ray" || rayAddress || rayCluster {
 			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s: %s needs %d GPUs, but "+
 				"the container requests %s: %d: with Ray, vLLM waits for a placement group of %d GPUs, which only a Ray "+
@@ -261,6 +264,21 @@ func checkWorldSize(pass *lint.Pass, c *manifest.Container, args server.Args) {
 		diagnostic.Severity = lint.Warning
 	}
 	pass.Report(diagnostic)
+}
+
+// seesEveryGPU reports whether a container sees more GPUs than it
+// requests: privileged, or its env sets NVIDIA_VISIBLE_DEVICES=all, which
+// the kubelet passes after the device plugin's (the last one wins).
+func seesEveryGPU(c *manifest.Container) bool {
+	if sc := c.SecurityContext; sc != nil && sc.Privileged != nil && *sc.Privileged {
+		return true
+	}
+	for _, env := range c.Env {
+		if env.Name == "NVIDIA_VISIBLE_DEVICES" && env.Value == "all" {
+			return true
+		}
+	}
+	return false
 }
 
 // groupGPUs counts the GPUs of a LeaderWorkerSet's group: the leader's
