@@ -33,7 +33,8 @@ var engineLimitsExceeded = &lint.Rule{
 			"World size: tensor × pipeline parallel must not exceed the NVIDIA GPUs. In one pod, vLLM refuses to start " +
 			"(\"World size (8) is larger than the number of available GPUs (4) in this node\", ParallelConfig in " +
 			"vllm/config/parallel.py; older releases fall back to Ray instead, which waits 30 minutes for a placement " +
-			"group of that many GPUs, then fails); a CUDA process sees one MIG slice however many it gets. With " +
+			"group of that many GPUs, then fails); a CUDA process sees one MIG slice however many it gets (a privileged container, or one whose env sets " +
+			"NVIDIA_VISIBLE_DEVICES=all, sees every GPU of the node and is not held to its request). With " +
 			"--distributed-executor-backend ray or RAY_ADDRESS the Ray cluster may hold other GPUs, so it is a warning: " +
 			"without them vLLM hangs 30 minutes, then fails. A LeaderWorkerSet group has the leader's GPUs and size − 1 " +
 			"workers' (from their templates): over Ray the placement group never fills, a hang then a failure; with " +
