@@ -89,7 +89,9 @@ var memoryBelowModel = &lint.Rule{
 			"with --no-mmap (or LLAMA_ARG_MMAP=false) it reads them into its own memory. A limit below what the server " +
 			"certainly holds once started, the cache and the weights read with --no-mmap, is an error: it is OOMKilled as it " +
 			"starts. Without -c the cache is not counted (the default was 512, then 4096, now the model's, which --fit may " +
-			"lower), nor for sliding-window or latent-attention models. vLLM's CPU backend (no GPU requested) allocates " +
+			"lower), nor for sliding-window, latent-attention or hybrid (state-space) models; it is certain only for architectures " +
+			"whose every layer caches the whole context (llama, qwen2, qwen3, gemma, phi3, granite, command-r and a few more), " +
+			"an estimate for others. vLLM's CPU backend (no GPU requested) allocates " +
 			"VLLM_CPU_KVCACHE_SPACE GiB (4 when unset) per tensor-parallel worker. Ollama is not checked: it pulls its " +
 			"models at run time.",
 		Bad:  "# models/resnet/2 holds 2.0 GiB\nresources:\n  limits:\n    memory: 1Gi",

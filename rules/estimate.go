@@ -104,7 +104,7 @@ var ggmlCacheTypes = map[string][2]int64{
 // per-layer head counts, a cache type not known.
 func llamaCPUKV(host *server.HostMemory, args server.Args, header *gguf.File, file string) (hostKV, bool) {
 	context, ok := args.Value(host.ContextLength)
-	if !ok || header == nil || header.SlidingWindow > 0 || header.KVLoraRank > 0 {
+	if !ok || header == nil || header.SlidingWindow > 0 || header.KVLoraRank > 0 || header.Recurrent {
 		return hostKV{}, false
 	}
 	tokens, err := strconv.ParseInt(strings.TrimSpace(context.Value), 10, 64)
@@ -152,9 +152,18 @@ func llamaCPUKV(host *server.HostMemory, args server.Args, header *gguf.File, fi
 			slots = fmt.Sprintf("shared by the %d slots of %s", n, parallel.From)
 		}
 	}
-	return hostKV{bytes: header.BlockCount * tokens * perToken, certain: host.KVClearedAtStart,
+	return hostKV{bytes: header.BlockCount * tokens * perToken,
+		certain: host.KVClearedAtStart && slices.Contains(fullAttentionArchitectures, header.Architecture),
 		formula: fmt.Sprintf("%s × %d tokens (%s), %s", formula, tokens, from, slots)}, true
 }
+
+// fullAttentionArchitectures are the GGUF architectures whose every layer
+// llama.cpp gives a KV cache of the whole context (llm_arch in
+// src/llama-model.cpp), so that the cache is certain. Others may leave
+// layers out in ways the header does not say (Llama 4's chunked attention
+// has no sliding_window key): their cache is an estimate.
+var fullAttentionArchitectures = []string{"llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "gemma", "phi3",
+	"granite", "command-r", "starcoder2", "internlm2", "stablelm"}
 
 // fixedKV is a KV cache of a size the server is given in GiB (vLLM's
 // VLLM_CPU_KVCACHE_SPACE), one per tensor-parallel worker.

@@ -19,6 +19,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"strings"
 
 	"github.com/modellint/modellint/lint/model/modelfile"
 )
@@ -77,6 +78,10 @@ type File struct {
 	// KVLoraRank is attention.kv_lora_rank: latent attention (DeepSeek),
 	// which caches a compressed KV.
 	KVLoraRank int64
+	// Recurrent says some layers hold a state instead of a KV cache (the
+	// architecture has ssm., wkv. or shortconv. keys, or a
+	// full_attention_interval): block_count overstates the cache.
+	Recurrent bool
 	// SplitCount is split.count of a model split over files
 	// (model-00001-of-00003.gguf); 0 when unsplit.
 	SplitCount int64
@@ -482,6 +487,12 @@ func (f *File) setShape(numbers map[string]int64) {
 	f.ValueLength = numbers[prefix+"attention.value_length"]
 	f.SlidingWindow = numbers[prefix+"attention.sliding_window"]
 	f.KVLoraRank = numbers[prefix+"attention.kv_lora_rank"]
+	for key := range numbers {
+		if rest, ok := strings.CutPrefix(key, prefix); ok && (strings.HasPrefix(rest, "ssm.") || strings.HasPrefix(rest, "wkv.") ||
+			strings.HasPrefix(rest, "shortconv.") || rest == "full_attention_interval") {
+			f.Recurrent = true
+		}
+	}
 	if f.HeadCount < 0 || f.HeadCountKV < 0 {
 		f.HeadCount, f.HeadCountKV = 0, 0 // heads per layer: no single figure sizes the cache
 	}

@@ -181,8 +181,15 @@ func TestAttentionKeys(t *testing.T) {
 		t.Fatalf("got %+v, %v", got, err)
 	}
 	plain, err := read(t, llama31(gguftest.Q4_K, gguftest.Q6_K).File())
-	if err != nil || plain.SlidingWindow != 0 || plain.KVLoraRank != 0 || plain.ValueDim() != 128 {
+	if err != nil || plain.SlidingWindow != 0 || plain.KVLoraRank != 0 || plain.ValueDim() != 128 || plain.Recurrent {
 		t.Fatalf("got %+v, %v", plain, err)
+	}
+	for _, key := range []string{"llama.ssm.state_size", "llama.full_attention_interval", "llama.wkv.head_size"} {
+		hybrid := llama31(gguftest.Q4_K, gguftest.Q6_K).File()
+		hybrid.Uint32s[key] = 4
+		if got, err := read(t, hybrid); err != nil || !got.Recurrent {
+			t.Errorf("%s: got %+v, %v; want Recurrent", key, got, err)
+		}
 	}
 }
 
