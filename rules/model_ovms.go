@@ -156,6 +156,15 @@ func checkOVMSBase(pass *lint.Pass, m *model.Model, base *model.OVMSBase) {
 		reportOVMSNoVersion(pass, m, base)
 		return
 	}
+	for _, version := range base.Versions {
+		opened := path.Join(base.Dir, strconv.FormatInt(version.Number, 10))
+		if version.Path == opened || !hasOVMSVersionDir(base, opened) {
+			continue // the dir OVMS opens, or one that is not there (below)
+		}
+		pass.Report(lint.Diagnostic{Severity: lint.Warning, File: where(version.Path), Message: fmt.Sprintf(
+			"OVMS reads %q as version %d, the version %s/ holds: it loads only %s/; rename or remove %s/",
+			version.Name, version.Number, where(opened), where(opened), where(version.Path))})
+	}
 	for _, problem := range base.Problems {
 		severity := pass.Rule.Severity
 		if !problem.Resident && severity > lint.Warning {
@@ -177,6 +186,16 @@ func checkOVMSBase(pass *lint.Pass, m *model.Model, base *model.OVMSBase) {
 				fails, ovmsPairFix(m, problem))})
 		}
 	}
+}
+
+// hasOVMSVersionDir says a base path has the version dir at rel.
+func hasOVMSVersionDir(base *model.OVMSBase, rel string) bool {
+	for _, version := range base.Versions {
+		if version.Path == rel {
+			return true
+		}
+	}
+	return false
 }
 
 // ovmsFailure says what a failed load does: started with --model_path the
