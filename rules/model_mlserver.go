@@ -37,9 +37,11 @@ var mlserverSettings = &lint.Rule{
 		Summary: "An MLServer model-settings.json MLServer cannot use: not valid JSON, no implementation, a field of the wrong " +
 			"type, or a parameters.uri that names nothing in the model's dir.",
 		Why: "MLServer's repository finds models by their model-settings.json and validates each with pydantic: a file " +
-			"that is not JSON, lacks implementation (the runtime class, e.g. mlserver_sklearn.SKLearnModel, a required field " +
-			"with no default) or has a field of the wrong type (a number for parameters.version) is logged as " +
-			"\"Failed load model settings at <path>\" and the model is not loaded. parameters.uri is resolved from the " +
+			"that is not JSON or has a field of the wrong type (a number for parameters.version) is logged as " +
+			"\"Failed load model settings at <path>\" and the model is not loaded. implementation (the runtime class, e.g. " +
+			"mlserver_sklearn.SKLearnModel) is a required field with no default: a file without it fails the same way unless " +
+			"the container's env sets MLSERVER_MODEL_IMPLEMENTATION (as KServe's MLServer runtime does), which pydantic-settings " +
+			"reads for the file's missing fields in some releases and not in others, so it is a warning. parameters.uri is resolved from the " +
 			"settings file's directory; the built-in runtimes (sklearn, xgboost, lightgbm, mlflow, mllib, catboost, alibi) " +
 			"load it through get_model_uri, which raises InvalidModelURI when nothing is there, and a model that fails to " +
 			"load at start stops the server (\"Some of the models failed to load during startup!\"). A uri a custom runtime " +
@@ -76,9 +78,10 @@ func checkMLServerSettings(pass *lint.Pass) {
 			"%s: %s, which ModelSettings' validation refuses: %s; quote the value", file, problem.Reason, skipped)})
 	}
 	if !s.HasImplementation && !slices.ContainsFunc(s.Problems, func(p mlserver.Problem) bool { return strings.HasPrefix(p.Reason, "implementation ") }) {
-		pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, File: file, Line: s.Line, Message: fmt.Sprintf(
-			"%s sets no implementation, a required field of ModelSettings (\"implementation Field required\"): %s; "+
-				"set it to the runtime class that serves the model, e.g. \"mlserver_sklearn.SKLearnModel\"", file, skipped)})
+		pass.Report(lint.Diagnostic{Severity: lint.Warning, File: file, Line: s.Line, Message: fmt.Sprintf(
+			"%s sets no implementation, a required field of ModelSettings (\"implementation Field required\"): unless the "+
+				"container's env sets MLSERVER_MODEL_IMPLEMENTATION, %s; set it to the runtime class that serves the model, "+
+				"e.g. \"mlserver_sklearn.SKLearnModel\"", file, skipped)})
 	}
 	if ms.URIMissing {
 		runtime, _, _ := strings.Cut(s.Implementation, ".")
