@@ -126,7 +126,7 @@ func reportMLServerRuntime(pass *lint.Pass, link *lint.Link, m *model.Model, imp
 	if strings.HasPrefix(top, "mlserver_") {
 		fix = fmt.Sprintf("use an image with the runtime (pip install %s in the image", distribution)
 		if strings.HasSuffix(reference, "-slim") || strings.Contains(reference, "-slim@") {
-			fix += ", or the same seldonio/mlserver tag without -slim, which has every runtime"
+			fix += ", or the tag without -slim: seldonio/mlserver's full images have every runtime"
 		}
 		fix += ")"
 	}
