@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/model"
@@ -84,7 +86,12 @@ func checkServerConfig(pass *lint.Pass) {
 }
 
 func checkTorchServeConfig(pass *lint.Pass, file *lint.ServerFile, where string) {
-	if envelope, ok := file.Properties.Get("service_envelope"); ok && !slices.Contains(torchServeEnvelopes, envelope.Value) {
+	envelope, ok := file.Properties.Get("service_envelope")
+	if enabled, _ := file.Properties.Get("enable_envvars_config"); strings.EqualFold(strings.TrimSpace(enabled.Value), "true") &&
+		slices.ContainsFunc(file.Container.Env, func(env corev1.EnvVar) bool { return env.Name == "TS_SERVICE_ENVELOPE" }) {
+		ok = false // TS_SERVICE_ENVELOPE wins (KServe's runtime sets it from the protocol)
+	}
+	if ok && !slices.Contains(torchServeEnvelopes, envelope.Value) {
 		version, known := torchServeVersion(file.Container.Image)
 		switch {
 		case envelope.Value != "kfserving":
@@ -106,7 +113,7 @@ func checkTorchServeConfig(pass *lint.Pass, file *lint.ServerFile, where string)
 	if !ok {
 		return
 	}
-	store := torchServeStore(pass, file)
+	store, inside := torchServeStore(pass, file)
 	if store == nil {
 		return
 	}
@@ -118,24 +125,47 @@ func checkTorchServeConfig(pass *lint.Pass, file *lint.ServerFile, where string)
 		if archive == "" || archive == "all" || strings.Contains(archive, "://") || path.IsAbs(archive) {
 			continue
 		}
-		if !slices.ContainsFunc(store.Model.Files, func(f model.File) bool { return f.Path == archive || path.Dir(f.Path) == archive }) {
-			reportInFile(pass, file, loads.Line, lint.Warning, "%s: load_models names %s, which model store %s (%s, linked "+
-				"to %s) does not hold: TorchServe logs \"Failed to load model\" and runs without it; add the .mar to the "+
-				"store or drop it from load_models", where, message.Quote(archive), store.Model.Dir, store.ServerPath.Value,
-				store.ServerPath.From)
+		held := path.Join(inside, archive)
+		if !slices.ContainsFunc(store.Model.Files, func(f model.File) bool { return f.Path == held || path.Dir(f.Path) == held }) {
+			reportInFile(pass, file, loads.Line, lint.Warning, "%s: load_models names %s, which the model store does not "+
+				"hold (%s in model dir %s, at %s by %s): TorchServe logs \"Failed to load model\" and runs without it; add "+
+				"the .mar to the store or drop it from load_models", where, message.Quote(archive), held, store.Model.Dir,
+				store.ServerPath.Value, store.ServerPath.From)
 		}
 	}
 }
 
-// torchServeStore is the link of the model store a TorchServe container
-// reads, when it found a model dir.
-func torchServeStore(pass *lint.Pass, file *lint.ServerFile) *lint.Link {
+// torchServeStore is the link of the model dir that holds the model
+// store a TorchServe container reads (--model-store, else the file's
+// model_store), and where the store lies inside that dir.
+func torchServeStore(pass *lint.Pass, file *lint.ServerFile) (*lint.Link, string) {
+	store := ""
+	if paths := file.Container.Invocation().ModelPaths; len(paths) > 0 {
+		store = paths[0].Value
+	} else if property, ok := file.Properties.Get("model_store"); ok {
+		store = property.Value
+	}
 	for _, link := range pass.Target.Links {
-		if link.Container == file.Container && link.Model != nil {
-			return link
+		if link.Container != file.Container || link.Model == nil {
+			continue
+		}
+		if inside, ok := pathUnder(store, link.ServerPath.Value); ok {
+			return link, inside
 		}
 	}
-	return nil
+	return nil, ""
+}
+
+// pathUnder reports whether p lies at or below dir, and the rest of p.
+func pathUnder(p, dir string) (string, bool) {
+	p, dir = path.Clean(p), path.Clean(dir)
+	switch {
+	case p == dir:
+		return ".", true
+	case strings.HasPrefix(p, dir+"/"):
+		return p[len(dir)+1:], true
+	}
+	return "", false
 }
 
 // torchServeVersion reads TorchServe's release from an image tag

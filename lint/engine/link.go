@@ -101,29 +101,58 @@ func (l *linker) link(target *lint.Target) {
 			paths = nil
 		}
 		for _, serverPath := range paths {
-			name := path.Base(serverPath.Value)
-			if nameFrom != "" {
+			name, fromURI := path.Base(serverPath.Value), uri
+			rel, underURI := under(serverPath.Value, kserveModelPath)
+			switch {
+			case nameFrom != "":
 				name = nameFrom
-			} else if uri != "" && path.Clean(serverPath.Value) == kserveModelPath {
-				// A composed container's server is told /mnt/models, where
-				// the storageUri's dir lands.
-				name = path.Base(strings.TrimRight(uri, "/"))
+			case uri != "" && underURI:
+				// A composed container's server is told a path in
+				// /mnt/models, where the storageUri's dir lands: the model
+				// dir is the one at that path in a dir of the URI's name.
+				name = path.Join(path.Base(strings.TrimRight(uri, "/")), rel)
+			default:
+				fromURI = ""
 			}
-			l.addLinks(target, container, invocation, serverPath, name, annotated, nameFrom == "", nil)
+			l.addLinks(target, container, invocation, serverPath, name, annotated, fromURI, nil)
 		}
-		l.linkServerFile(target, container, invocation, annotated)
+		l.linkServerFile(target, container, invocation, annotated, uriRoot(target.Links, container))
 	}
 }
 
+// uriRoot is the dir of the linted tree that KServe's storage initializer
+// copies to /mnt/models for a container, as its links found it; "" when
+// none did.
+func uriRoot(links []*lint.Link, c *manifest.Container) string {
+	for _, link := range links {
+		if link.Container != c || link.Model == nil || !strings.HasPrefix(link.How, "name match") {
+			continue
+		}
+		if rel, ok := under(link.ServerPath.Value, kserveModelPath); ok {
+			if rel == "" {
+				return link.Model.Dir
+			}
+			if root, found := strings.CutSuffix(link.Model.Dir, "/"+rel); found {
+				return root
+			}
+		}
+	}
+	return ""
+}
+
 // addLinks links a server path of a container to the model dirs it finds;
-// byFile says a path naming a .gguf file may link the file's dir.
+// fromURI is the storageUri the name is taken from, whose dir the platform
+// copies to the path whole ("" when the name is the path's).
 func (l *linker) addLinks(target *lint.Target, container *manifest.Container, invocation *server.Invocation,
-	serverPath server.Value, name, annotated string, byFile bool, listed *lint.Listing) {
+	serverPath server.Value, name, annotated, fromURI string, listed *lint.Listing) {
 	workload := target.Workload
-	models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository, workload.Object.File.Unit)
-	if dir := path.Dir(serverPath.Value); len(models) == 0 && isModelFile(serverPath.Value) && byFile {
+	// A PVC's dir may well be in the tree; a bucket's dir of the same name
+	// is more likely a sample of it.
+	byName := strings.HasPrefix(fromURI, "pvc://")
+	models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository, byName, workload.Object.File.Unit)
+	if dir := path.Dir(serverPath.Value); len(models) == 0 && isModelFile(serverPath.Value) && fromURI == "" && listed == nil {
 		// llama.cpp's -m names a .gguf file: its dir is the model dir.
-		models, how = l.find(dir, path.Base(dir), annotated, false, workload.Object.File.Unit)
+		models, how = l.find(dir, path.Base(dir), annotated, false, false, workload.Object.File.Unit)
 	}
 	if len(models) == 0 {
 		models = []*model.Model{nil}
@@ -142,12 +171,12 @@ func (l *linker) addLinks(target *lint.Target, container *manifest.Container, in
 // linkServerFile reads the config file a container names and links the
 // model paths it lists: TF Serving's models' base paths, TorchServe's
 // model_store when no --model-store flag sets it.
-func (l *linker) linkServerFile(target *lint.Target, c *manifest.Container, invocation *server.Invocation, annotated string) {
+func (l *linker) linkServerFile(target *lint.Target, c *manifest.Container, invocation *server.Invocation, annotated, root string) {
 	setting, ok := configFilePath(c)
 	if !ok {
 		return
 	}
-	file, data, ok := l.serverFile(target, c, setting, target.Links)
+	file, data, ok := l.serverFile(target, c, setting, target.Links, root)
 	if !ok {
 		return
 	}
@@ -166,7 +195,7 @@ func (l *linker) linkServerFile(target *lint.Target, c *manifest.Container, invo
 		for _, entry := range config.Entries {
 			serverPath := server.Value{Value: entry.BasePath, Field: setting.Field,
 				From: fmt.Sprintf("base_path of model %s in %s", message.Quote(entry.Name), setting.Value)}
-			l.addLinks(target, c, invocation, serverPath, path.Base(entry.BasePath), annotated, false,
+			l.addLinks(target, c, invocation, serverPath, path.Base(entry.BasePath), annotated, "",
 				&lint.Listing{File: file, Name: entry.Name, Line: entry.Line})
 		}
 	case "openvino":
@@ -183,7 +212,7 @@ func (l *linker) linkServerFile(target *lint.Target, c *manifest.Container, invo
 			return // the --model-store flag wins over the file
 		}
 		serverPath := server.Value{Value: store.Value, Field: setting.Field, From: "model_store in " + setting.Value}
-		l.addLinks(target, c, invocation, serverPath, path.Base(store.Value), annotated, false,
+		l.addLinks(target, c, invocation, serverPath, path.Base(store.Value), annotated, "",
 			&lint.Listing{File: file, Line: store.Line})
 	}
 }
@@ -220,7 +249,7 @@ func (l *linker) linkOVMSConfig(target *lint.Target, c *manifest.Container, invo
 		}
 		serverPath := server.Value{Value: base, Field: file.Setting.Field,
 			From: fmt.Sprintf("base_path of model %s in %s", message.Quote(entry.Name), file.Setting.Value)}
-		l.addLinks(target, c, invocation, serverPath, path.Base(base), annotated, false,
+		l.addLinks(target, c, invocation, serverPath, path.Base(base), annotated, "",
 			&lint.Listing{File: file, Name: entry.Name, Line: line})
 	}
 }
@@ -233,8 +262,9 @@ func isModelFile(p string) bool { return strings.EqualFold(path.Ext(p), ".gguf")
 // then the annotation, then the one dir called name (the path's last
 // element, or the storageUri's for KServe). A single-model server gets
 // at most one; a repository path (Triton, TorchServe, MLServer) gets every
-// model dir inside the dir it maps to.
-func (l *linker) find(serverPath, name, annotated string, repository bool, unit int) ([]*model.Model, string) {
+// model dir inside the dir it maps to, and a dir by name only when the
+// name is a PVC storageUri's (byName).
+func (l *linker) find(serverPath, name, annotated string, repository, byName bool, unit int) ([]*model.Model, string) {
 	pick := func(dir string) []*model.Model {
 		if m := l.byDir[dir]; m != nil && !repository {
 			return []*model.Model{m}
@@ -271,12 +301,12 @@ func (l *linker) find(serverPath, name, annotated string, repository bool, unit 
 			}
 		}
 	}
-	if repository {
+	if repository && !byName {
 		return nil, "" // a repository matched by name alone could be any dir of that name
 	}
 	var matches []*model.Model
 	for _, m := range l.models {
-		if path.Base(m.Dir) == name {
+		if path.Base(m.Dir) == name || strings.Contains(name, "/") && strings.HasSuffix("/"+m.Dir, "/"+name) {
 			matches = append(matches, m)
 		}
 	}

@@ -39,21 +39,16 @@ func (r *reporter) report(d lint.Diagnostic) {
 	switch {
 	case d.File == "" && workload != nil:
 		object := workload.Object
-		file, pos := object.Where(d.Path) // for rendered input, the template, values file or patch line
-		finding.Location = lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(d.Path)}
+		finding.Location = fieldLocation(object, d.Path)
 		finding.Related = helperCall(object, d.Path)
 		if source, ok := object.WrittenBy(d.Path); ok {
-			finding.Location.Path = source.Object.FullPath(source.Path)
 			finding.Related = append(helperCall(source.Object, source.Path), composedInto(workload, d.Path))
 		}
 	case d.File != "":
 		finding.Location = lint.Location{File: d.File, Line: d.Line}
 		if d.Cause != nil && workload != nil {
-			file, pos := workload.Object.Where(d.Cause.Path)
-			finding.Related = append(finding.Related, lint.RelatedLocation{
-				Location: lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: workload.Object.FullPath(d.Cause.Path)},
-				Message:  d.Cause.Message,
-			})
+			finding.Related = append(finding.Related, lint.RelatedLocation{Location: fieldLocation(workload.Object, d.Cause.Path),
+				Message: d.Cause.Message})
 		}
 	default:
 		finding.Location = lint.Location{File: r.target.File()}
@@ -72,6 +67,18 @@ func (r *reporter) report(d lint.Diagnostic) {
 	}
 	severityKnown(&finding, workload)
 	r.findings = append(r.findings, finding)
+}
+
+// fieldLocation is where a field of an object was written: for rendered
+// input the template, values file or patch line; for a field another
+// object wrote into a composed pod, that object's field.
+func fieldLocation(object *manifest.Object, path string) lint.Location {
+	file, pos := object.Where(path)
+	location := lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(path)}
+	if source, ok := object.WrittenBy(path); ok {
+		location.Path = source.Object.FullPath(source.Path)
+	}
+	return location
 }
 
 // fix gives a rule's fix the rule's safety, and drops what --fix may not

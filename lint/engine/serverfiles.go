@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -62,7 +63,8 @@ func configFileNeeds(c *manifest.Container, img *image.Image) []*rootfs.Node {
 // serverFile reads the config file container c names, as the pod gives it.
 // ok is false when where it comes from is not in the linted files (a
 // PVC's file with no model dir linked, an image not read).
-func (l *linker) serverFile(target *lint.Target, c *manifest.Container, setting server.Value, links []*lint.Link) (*lint.ServerFile, []byte, bool) {
+// root is the tree dir KServe copies to /mnt/models, "" for none.
+func (l *linker) serverFile(target *lint.Target, c *manifest.Container, setting server.Value, links []*lint.Link, root string) (*lint.ServerFile, []byte, bool) {
 	file := &lint.ServerFile{Container: c, Setting: setting}
 	p := path.Clean(setting.Value)
 	mount := mountFor(c, p)
@@ -85,6 +87,9 @@ func (l *linker) serverFile(target *lint.Target, c *manifest.Container, setting 
 	volume := volumeNamed(target.Workload.Spec, c.VolumeMounts[mount.Index].Name)
 	if volume != nil && volume.ConfigMap != nil {
 		return l.configMapFile(target.Workload, file, volume.ConfigMap, c.VolumeMounts[mount.Index], mount.Rel)
+	}
+	if rel, ok := under(p, kserveModelPath); ok && root != "" {
+		return rootFile(file, root, rel)
 	}
 	for _, link := range links {
 		if link.Model == nil || link.Container != c {
@@ -133,6 +138,31 @@ func treeFile(file *lint.ServerFile, m *model.Model, rel string) (*lint.ServerFi
 	file.File, file.Line, file.Exact = "", 0, false
 	file.Err = fmt.Errorf("model dir %s, mounted there, has no file %s", m.Dir, message.Quote(rel))
 	return file, nil, true
+}
+
+// rootFile reads a file below a dir of the linted tree that a model dir
+// lies in; a path that leads outside the dir (a symlink) is not read.
+func rootFile(file *lint.ServerFile, root, rel string) (*lint.ServerFile, []byte, bool) {
+	name := path.Join(root, rel)
+	file.From, file.File, file.Line, file.Exact = "file "+name, name, 1, true
+	resolvedRoot, err := filepath.EvalSymlinks(filepath.FromSlash(root))
+	if err != nil {
+		return nil, nil, false
+	}
+	resolved, err := filepath.EvalSymlinks(filepath.FromSlash(name))
+	if err != nil {
+		file.File, file.Line, file.Exact = "", 0, false
+		file.Err = fmt.Errorf("%s, copied there from the storageUri, has no file %s", root, message.Quote(rel))
+		return file, nil, true
+	}
+	if inside, err := filepath.Rel(resolvedRoot, resolved); err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) {
+		return nil, nil, false // a symlink out of the tree: not read
+	}
+	data, err := fileread.Regular(resolved, serverconfig.MaxFile)
+	if err != nil {
+		file.Err = err
+	}
+	return file, data, true
 }
 
 // configMapFile reads the key of a configMap volume that lies at rel
