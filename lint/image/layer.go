@@ -150,7 +150,7 @@ func modelCapture(name string) (whole, safetensorsHeader bool) {
 	base := path.Base(name)
 	switch base {
 	case "saved_model.pb", "saved_model.pbtxt", "variables.index", "fingerprint.pb", "config.pbtxt",
-		"model.safetensors.index.json", "tf_serving_warmup_requests", "config.json":
+		"model.safetensors.index.json", "tf_serving_warmup_requests", "config.json", "model-settings.json":
 		return true, false
 	}
 	lower := strings.ToLower(base)
