@@ -65,8 +65,14 @@ func checkOVMSLayout(pass *lint.Pass) {
 	if om.ConfigFile != "" && !checkOVMSConfig(pass, m) {
 		return
 	}
+	loaded := map[string]bool{}
 	for i := range om.Bases {
-		checkOVMSBase(pass, m, &om.Bases[i])
+		base := &om.Bases[i]
+		if base.Entry != nil && loaded[base.Entry.Name] {
+			continue // OVMS loads only the first entry of a name
+		}
+		loaded[base.Name] = true
+		checkOVMSBase(pass, m, base)
 	}
 }
 
