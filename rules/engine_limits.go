@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/server"
 )
 
@@ -88,11 +89,12 @@ func checkEngineLimits(pass *lint.Pass) {
 	var coverage lint.Coverage
 	for _, link := range linkedModels(pass) {
 		c, config := link.Container, link.Model.HFConfig
+		engine := engineOf(c)
 		switch {
-		case c.Runtime == nil || !slices.Contains([]string{"vllm", "sglang", "tgi"}, c.Runtime.Name):
+		case !slices.Contains([]string{"vllm", "sglang", "tgi"}, engine):
 			coverage.Missed("no vLLM, SGLang or TGI container serves a linked model")
 			continue
-		case c.Runtime.Name == "tgi":
+		case engine == "tgi":
 			coverage.Checked()
 			checkTGITokens(pass, c, serverArgs(pass, c))
 			continue
@@ -102,7 +104,7 @@ func checkEngineLimits(pass *lint.Pass) {
 		}
 		coverage.Checked()
 		args := serverArgs(pass, c)
-		if c.Runtime.Name == "sglang" {
+		if engine == "sglang" {
 			checkContextLength(pass, link.Model, c, args)
 			continue
 		}
@@ -132,6 +134,19 @@ func checkEngineLimits(pass *lint.Pass) {
 		checkDtypeCapability(pass, config, c, args)
 	}
 	coverage.SkipIfNone(pass, "")
+}
+
+// engineOf names the runtime whose engine serves a container's model: its
+// own, or the one a wrapping server starts (KServe's Hugging Face server
+// starts vLLM's); "" for a container that is not a server.
+func engineOf(c *manifest.Container) string {
+	if c.Runtime == nil {
+		return ""
+	}
+	if inv := c.Invocation(); inv != nil && inv.Engine != nil {
+		return inv.Engine.Name
+	}
+	return c.Runtime.Name
 }
 
 // fieldOf is the field path of a setting in a container, the container's

@@ -170,7 +170,7 @@ func (g gpuCheck) run() {
 	field := g.gpuField()
 	// vLLM's world size against the GPUs is MDL410's, which knows how
 	// vLLM fails.
-	if available, requested, fix := g.groupGPUs(shards); shards > available && g.c.Runtime.Name != "vllm" {
+	if available, requested, fix := g.groupGPUs(shards); shards > available && engineOf(g.c) != "vllm" {
 		at := field
 		if tpValue.Field != "" {
 			at = g.c.Path + "." + tpValue.Field
