@@ -23,8 +23,8 @@ var mlserverRuntimeMissing = &lint.Rule{
 		Why: "MLServer imports each model's implementation (mlserver_sklearn.SKLearnModel) when it loads the model, with the " +
 			"model's dir, the models folder and the working dir in front of its import path. The runtimes are pip packages of " +
 			"their own (mlserver-sklearn, mlserver-xgboost, mlserver-lightgbm, mlserver-mlflow, mlserver-mllib, " +
-			"mlserver-huggingface …): the seldonio/mlserver images tagged -slim have none of them, and an image built FROM one " +
-			"has only those it installed. The load fails with \"ModuleNotFoundError: No module named 'mlserver_mllib'\", and a " +
+			"mlserver-huggingface …): seldonio/mlserver's -slim images have none of them, its TAG-<runtime> images one, its " +
+			"plain TAG every one but mllib, and an image built FROM one has only those it installed. The load fails with \"ModuleNotFoundError: No module named 'mlserver_mllib'\", and a " +
 			"model that fails at start stops the server (\"Some of the models failed to load during startup!\"): the pod " +
 			"restarts in a loop. The module is looked for in the model's dir and on the import path of the interpreter the " +
 			"mlserver console script runs, as the image's files show it; the check skips rather than guess when the start " +
@@ -33,9 +33,10 @@ var mlserverRuntimeMissing = &lint.Rule{
 			"environment." + offlineNote,
 		Bad: "# model-settings.json: {\"implementation\": \"mlserver_mllib.MLlibModel\", …}\ncontainers:\n  - name: mlserver\n" +
 			"    image: seldonio/mlserver:1.6.1-slim\n    command: [mlserver, start, /mnt/models]",
-		Good: "containers:\n  - name: mlserver\n    image: seldonio/mlserver:1.6.1   # all runtimes\n    command: [mlserver, start, /mnt/models]",
-		Fix: "Use an image that has the runtime (seldonio/mlserver:TAG without -slim, or one that runs pip install " +
-			"mlserver-<runtime>), or ship a custom runtime's module in the model's dir beside model-settings.json.",
+		Good: "containers:\n  - name: mlserver\n    image: seldonio/mlserver:1.6.1-mllib\n    command: [mlserver, start, /mnt/models]",
+		Fix: "Use an image that has the runtime (seldonio/mlserver:TAG-<runtime>, TAG without -slim for all but mllib, or " +
+			"one that runs pip install mlserver-<runtime>), or ship a custom runtime's module in the model's dir beside " +
+			"model-settings.json.",
 		References: append([]string{
 			"https://mlserver.readthedocs.io/en/stable/runtimes/index.html",
 			"https://github.com/SeldonIO/MLServer/blob/master/Dockerfile",
@@ -123,10 +124,11 @@ func reportMLServerRuntime(pass *lint.Pass, link *lint.Link, m *model.Model, imp
 		interpreter = lookup.Interpreter.Executable
 	}
 	fix := fmt.Sprintf("install %s into %s (pip install %s), or ship the module in %s", distribution, interpreter, distribution, m.Dir+"/")
-	if strings.HasPrefix(top, "mlserver_") {
-		fix = fmt.Sprintf("use an image with the runtime (pip install %s in the image", distribution)
-		if strings.HasSuffix(reference, "-slim") || strings.Contains(reference, "-slim@") {
-			fix += ", or the tag without -slim: seldonio/mlserver's full images have every runtime"
+	if runtime, ok := strings.CutPrefix(top, "mlserver_"); ok {
+		runtime = strings.ReplaceAll(runtime, "_", "-")
+		fix = fmt.Sprintf("use an image with the runtime (pip install %s in the image, or seldonio/mlserver's TAG-%s image", distribution, runtime)
+		if runtime != "mllib" && (strings.HasSuffix(reference, "-slim") || strings.Contains(reference, "-slim@")) {
+			fix += ", or the tag without -slim, which has every runtime but mllib"
 		}
 		fix += ")"
 	}
