@@ -201,7 +201,7 @@ func (l *linker) configMapFile(w *manifest.Workload, file *lint.ServerFile, sour
 	// A literal block's lines are the file's from the line after its key;
 	// any other value (folded, quoted, a chart's .Files.Get) is placed at
 	// the key.
-	if where == object.File.Path && literalBlockAt(object.File.Source, pos.Line) {
+	if !object.File.Rendered && where == object.File.Path && literalBlockAt(object.File.Source, pos.Line) {
 		file.Line, file.Exact = pos.Line+1, true
 	}
 	if len(text) > serverconfig.MaxFile {
