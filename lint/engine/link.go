@@ -227,11 +227,15 @@ func (l *linker) linkOVMSConfig(target *lint.Target, c *manifest.Container, invo
 		file.Err = err
 		return
 	}
-	if !config.ModelList && len(config.Problems) == 0 {
-		file.Refusals = append(file.Refusals, lint.Refusal{Line: config.ModelListLine, Reason: "it has no model_config_list array"})
-	}
-	for _, problem := range config.Problems {
-		file.Refusals = append(file.Refusals, lint.Refusal{Line: problem.Line, Reason: problem.Reason})
+	// A config.json of a model dir of the tree is linted with the dir
+	// (MDL122); one from a ConfigMap or an image only here.
+	if !strings.HasPrefix(file.From, "file ") {
+		if !config.ModelList && len(config.Problems) == 0 {
+			file.Refusals = append(file.Refusals, lint.Refusal{Line: config.ModelListLine, Reason: "it has no model_config_list array"})
+		}
+		for _, problem := range config.Problems {
+			file.Refusals = append(file.Refusals, lint.Refusal{Line: problem.Line, Reason: problem.Reason})
+		}
 	}
 	file.Models = len(config.Models) + len(config.Graphs)
 	dir := path.Dir(path.Clean(file.Setting.Value))
