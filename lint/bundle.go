@@ -31,6 +31,10 @@ type Bundle struct {
 	Start *launch.Analysis
 	// Server says which server runs, and how that was told.
 	Server server.Recognition
+	// Process is who the process runs as and what it starts with: user,
+	// account, HOME, env (envFrom's literal values included), and where
+	// the paths it writes land.
+	Process launch.Process
 	// Program is what the start's interpreters are told to load (a Python
 	// script, module or app, node's script, java's jar) checked in the
 	// image; nil when the start was not replayed.

@@ -19,11 +19,12 @@ import (
 // workload, one per image of an image target. It settles each
 // container's runtime and invocation from what runs, so every rule sees
 // the same server.
-func buildBundles(target *lint.Target, config *lint.Config, replayed *starts) {
+func buildBundles(target *lint.Target, config *lint.Config, replayed *starts, objects *manifest.Set) {
 	if target.Workload == nil {
 		for _, source := range slices.Sorted(maps.Keys(target.Images)) {
 			img := target.Images[source]
 			bundle := &lint.Bundle{Image: img, Spec: launch.ForImage(img), Arch: config.Cluster.Architecture}
+			bundle.Process = launch.NewProcess(bundle.Spec, img)
 			analyze(bundle, replayed.take(nil, img))
 			target.Bundles = append(target.Bundles, bundle)
 		}
@@ -38,6 +39,7 @@ func buildBundles(target *lint.Target, config *lint.Config, replayed *starts) {
 			config = &image.Image{} // the start is composed from the manifest alone
 		}
 		bundle := &lint.Bundle{Container: container, Image: img, Spec: containerSpec(container, w.Spec, config), Arch: arch}
+		bundle.Process = containerProcess(container, w, bundle.Spec, img, objects)
 		if img != nil && img.Unresolvable == "" {
 			analyze(bundle, replayed.take(container, img))
 		}

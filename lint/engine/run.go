@@ -300,7 +300,7 @@ type workloadStage struct {
 
 // prepare makes a target's bundles and links.
 func (s *workloadStage) prepare(target *lint.Target) {
-	buildBundles(target, s.config, s.replayed)
+	buildBundles(target, s.config, s.replayed, s.units.of(target))
 	if target.Workload != nil {
 		s.linker.link(target)
 	}

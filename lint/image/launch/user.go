@@ -13,6 +13,9 @@ import (
 type Account struct {
 	Name     string
 	UID, GID uint32
+	// Home is the sixth field, the home directory ("" when the line has
+	// no such field).
+	Home string
 }
 
 // ParsePasswd reads /etc/passwd; malformed lines are skipped, as libc does.
@@ -30,7 +33,11 @@ func ParsePasswd(data []byte) []Account {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		accounts = append(accounts, Account{Name: fields[0], UID: uint32(uid), GID: uint32(gid)})
+		account := Account{Name: fields[0], UID: uint32(uid), GID: uint32(gid)}
+		if len(fields) > 5 {
+			account.Home = fields[5]
+		}
+		accounts = append(accounts, account)
 	}
 	return accounts
 }
@@ -69,8 +76,11 @@ func ParseGroup(data []byte) []Group {
 type User struct {
 	UID, GID uint32
 	Groups   []uint32
-	// Name is the account name, when known.
+	// Name is the account name, when known: empty when the uid has no
+	// entry in the image's /etc/passwd.
 	Name string
+	// Home is the account's home directory from /etc/passwd.
+	Home string
 	// From says where the uid came from: "runAsUser", "USER", or "default".
 	From string
 	// Written is the image USER as written.
@@ -120,7 +130,7 @@ func ResolveUser(spec Spec, img *image.Image) User {
 		account = accountByUID(accounts, 0)
 	}
 	if account != nil {
-		user.Name, user.GID = account.Name, account.GID
+		user.Name, user.GID, user.Home = account.Name, account.GID, account.Home
 	}
 	switch {
 	case spec.RunAsGroup != nil:

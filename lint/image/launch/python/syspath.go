@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/modellint/modellint/internal/lazyregexp"
@@ -291,22 +290,14 @@ func (r *resolver) customizeHooks(in *Interpreter) {
 	}
 }
 
-// home is the HOME the process gets: the env's, else the runtime sets the
-// user's home from the image's /etc/passwd (root's /root by default).
+// home is the HOME the process gets: the env's, else the one runc sets,
+// the home of the uid's /etc/passwd entry, or "/" when it has none.
 func (r *resolver) home(spec launch.Spec) string {
-	if home, ok := launch.Lookup(spec.Env, "HOME"); ok && home != "" {
-		return home
+	process := launch.NewProcess(spec, r.img)
+	if process.Home == "" {
+		return "/"
 	}
-	user := launch.ResolveUser(spec, r.img)
-	if data, ok := r.img.ReadText("/etc/passwd"); ok {
-		for _, line := range strings.Split(string(data), "\n") {
-			fields := strings.Split(line, ":")
-			if len(fields) >= 6 && fields[2] == strconv.FormatUint(uint64(user.UID), 10) && fields[5] != "" {
-				return fields[5]
-			}
-		}
-	}
-	return "/root"
+	return process.Home
 }
 
 // onlyVersion is the version of the single lib/python3.N directory with a

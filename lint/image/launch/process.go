@@ -1,0 +1,159 @@
+package launch
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/modellint/modellint/lint/image"
+)
+
+// Process is who the container's first process is and what it starts
+// with: its user and account, HOME, its environment, and where the paths
+// it writes land. The kubelet, containerd and runc compose it; rules read
+// it from here rather than working it out again.
+type Process struct {
+	// User is the uid, gid and groups (runAsUser, runAsGroup,
+	// supplementalGroups and fsGroup over the image's USER).
+	User User
+	// Read says the image's files were read; without them the account and
+	// the HOME from it are unknown.
+	Read bool
+	// Home is HOME as the process sees it. HomeFrom says who set it:
+	// "env" (the image's ENV or the manifest), "passwd" (runc, from the
+	// uid's entry in the image's /etc/passwd), or "no account" (runc's
+	// "/" when the uid has no entry, or the image no /etc/passwd).
+	Home, HomeFrom string
+	// Env is the environment in order, later entries winning: containerd's
+	// PATH, the image's ENV, the literal values of envFrom, the manifest's
+	// env, then HOME when runc adds it.
+	Env []string
+	// Defined are variables whose value is set but not known here: env
+	// valueFrom, and the keys of the Secrets envFrom names.
+	Defined []string
+	// EnvUnknown names an envFrom source that was not read (a ConfigMap or
+	// Secret outside the linted files): it may set any variable.
+	EnvUnknown string
+	// Mounts are the container's volume mounts.
+	Mounts []Mount
+	// ReadOnlyRoot is securityContext.readOnlyRootFilesystem.
+	ReadOnlyRoot bool
+}
+
+// Mount is one volumeMount with the kind of volume behind it.
+type Mount struct {
+	Path, Volume string
+	// Kind is the volume source's field ("emptyDir",
+	// "persistentVolumeClaim", …), "" when the volume is not in the pod.
+	Kind     string
+	ReadOnly bool
+	// Field is the mount's manifest field.
+	Field string
+}
+
+// Storage says where a write to a path lands.
+type Storage int
+
+const (
+	// OnMount: a writable volume.
+	OnMount Storage = iota + 1
+	// OnLayer: the container's writable layer, counted as the pod's
+	// ephemeral storage and lost when the container is recreated.
+	OnLayer
+	// ReadOnly: a read-only root filesystem or a read-only mount; the
+	// write fails with EROFS ("Read-only file system").
+	ReadOnly
+)
+
+// rootHome is the HOME runc sets when the uid has no /etc/passwd entry
+// (libcontainer/env.go, getUserHome's defaultHome).
+const rootHome = "/"
+
+// NewProcess composes the process of a container from its start (whose
+// Env is the whole environment, envFrom's included) and its image (nil or
+// unread: the account is unknown). The caller adds the mounts.
+func NewProcess(spec Spec, img *image.Image) Process {
+	p := Process{Env: append([]string(nil), spec.Env...)}
+	if img != nil && img.FS() != nil {
+		p.Read = true
+		p.User = ResolveUser(spec, img)
+	} else {
+		p.User = User{From: "default"}
+		if spec.RunAsUser != nil {
+			p.User.UID, p.User.From = uint32(*spec.RunAsUser), "runAsUser"
+		}
+	}
+	// runc adds HOME when the env has none or an empty one.
+	if home, ok := Lookup(p.Env, "HOME"); ok && home != "" {
+		p.Home, p.HomeFrom = home, "env"
+		return p
+	}
+	if !p.Read {
+		return p
+	}
+	p.Home, p.HomeFrom = rootHome, "no account"
+	if p.User.Name != "" {
+		p.HomeFrom = "passwd"
+		if p.User.Home != "" {
+			p.Home = p.User.Home
+		}
+	}
+	p.Env = append(p.Env, "HOME="+p.Home)
+	return p
+}
+
+// Getenv returns the last value of a variable of the environment.
+func (p *Process) Getenv(name string) (string, bool) {
+	return Lookup(p.Env, name)
+}
+
+// IsSet says a variable is set to a non-empty value, or to one the
+// cluster fills in.
+func (p *Process) IsSet(name string) bool {
+	if value, ok := p.Getenv(name); ok && value != "" {
+		return true
+	}
+	return slices.Contains(p.Defined, name)
+}
+
+// HasAccount says the uid has an entry in the image's /etc/passwd.
+func (p *Process) HasAccount() bool {
+	return p.User.Name != ""
+}
+
+// Where says where a write to an absolute path lands, and the mount it is
+// on (nil on the root filesystem).
+func (p *Process) Where(name string) (Storage, *Mount) {
+	name = path.Clean("/" + name)
+	var found *Mount
+	for i := range p.Mounts {
+		mount := &p.Mounts[i]
+		dir := path.Clean("/" + mount.Path)
+		if name != dir && !strings.HasPrefix(name, strings.TrimSuffix(dir, "/")+"/") {
+			continue
+		}
+		if found == nil || len(dir) > len(path.Clean("/"+found.Path)) {
+			found = mount
+		}
+	}
+	switch {
+	case found != nil && found.ReadOnly:
+		return ReadOnly, found
+	case found != nil:
+		return OnMount, found
+	case p.ReadOnlyRoot:
+		return ReadOnly, nil
+	}
+	return OnLayer, nil
+}
+
+// ExpandHome replaces a leading ~ with HOME, as os.path.expanduser does.
+func (p *Process) ExpandHome(name string) string {
+	if name == "~" {
+		return p.Home
+	}
+	if rest, ok := strings.CutPrefix(name, "~/"); ok {
+		return path.Join(p.Home, rest)
+	}
+	return name
+}

@@ -1,0 +1,62 @@
+package launch
+
+import "testing"
+
+func TestNewProcess(t *testing.T) {
+	_, img := startCase{name: "process", spec: withArgv("/bin/sh")}.replay(t)
+	uid := func(id int64) *int64 { return &id }
+	cases := []struct {
+		name             string
+		spec             Spec
+		home, from, user string
+		account          bool
+	}{
+		{name: "root", spec: withArgv("/bin/sh"), home: "/root", from: "passwd", user: "uid 0 (root)", account: true},
+		{name: "app", spec: asApp(withArgv("/bin/sh")), home: "/home/app", from: "passwd", user: "uid 1000 (app)", account: true},
+		// runc sets HOME=/ for a uid without an entry (libcontainer/env.go).
+		{name: "no-account", spec: Spec{Env: []string{"PATH=/bin"}, RunAsUser: uid(1001)}, home: "/", from: "no account", user: "uid 1001"},
+		{name: "env-home", spec: Spec{Env: []string{"PATH=/bin", "HOME=/data"}, RunAsUser: uid(1001)}, home: "/data", from: "env", user: "uid 1001"},
+		{name: "empty-env-home", spec: Spec{Env: []string{"HOME="}, RunAsUser: uid(1000)}, home: "/home/app", from: "passwd", user: "uid 1000 (app)", account: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := NewProcess(tc.spec, img)
+			if p.Home != tc.home || p.HomeFrom != tc.from || p.User.String() != tc.user || p.HasAccount() != tc.account {
+				t.Errorf("got HOME %q from %q, %s, account %v; want %q from %q, %s, account %v",
+					p.Home, p.HomeFrom, p.User, p.HasAccount(), tc.home, tc.from, tc.user, tc.account)
+			}
+			if home, _ := p.Getenv("HOME"); home != tc.home {
+				t.Errorf("env HOME = %q, want %q", home, tc.home)
+			}
+		})
+	}
+	unread := NewProcess(Spec{RunAsUser: uid(1001)}, nil)
+	if unread.Read || unread.Home != "" || unread.User.UID != 1001 {
+		t.Errorf("unread image: %+v", unread)
+	}
+}
+
+func TestProcessWhere(t *testing.T) {
+	p := Process{Mounts: []Mount{{Path: "/models", Volume: "models"}, {Path: "/models/ro", ReadOnly: true}, {Path: "/cache/"}}}
+	cases := []struct {
+		path     string
+		readOnly bool
+		want     Storage
+		volume   string
+	}{
+		{path: "/models/x", want: OnMount, volume: "models"},
+		{path: "/models/ro/x", want: ReadOnly},
+		{path: "/modelsx", want: OnLayer},
+		{path: "/cache", want: OnMount},
+		{path: "/root/.cache", want: OnLayer},
+		{path: "/root/.cache", readOnly: true, want: ReadOnly},
+		{path: "/models/x", readOnly: true, want: OnMount, volume: "models"},
+	}
+	for _, tc := range cases {
+		p.ReadOnlyRoot = tc.readOnly
+		got, mount := p.Where(tc.path)
+		if got != tc.want || tc.volume != "" && (mount == nil || mount.Volume != tc.volume) {
+			t.Errorf("Where(%q, readOnlyRoot %v) = %v %+v, want %v on %q", tc.path, tc.readOnly, got, mount, tc.want, tc.volume)
+		}
+	}
+}
