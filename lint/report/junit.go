@@ -299,6 +299,14 @@ func junitCase(check *junitCheck, ruleName string) junitTestCase {
 			body.WriteString(findingLine(finding) + "\n")
 		}
 		testCase.Failure = &junitMessage{Message: failing[0].Message, Type: worst.String(), Text: xmlText(body.String())}
+		// A failing case points where its first finding is, not at the
+		// object's first line: that is the line a CI system annotates.
+		for _, finding := range failing {
+			if finding.Location.Line > 0 && finding.Location.File == check.file {
+				testCase.Line = finding.Location.Line
+				break
+			}
+		}
 	case check.skipped():
 		reason := firstNonEmpty(check.evaluation.Reason, "not applicable")
 		testCase.Skipped = &junitMessage{Message: reason}

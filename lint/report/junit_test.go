@@ -63,6 +63,34 @@ func TestJUnitXSD(t *testing.T) {
 	}
 }
 
+// TestJUnitSchemaIsShared checks that the schemas the reports are validated
+// against are Jenkins' junit-10.xsd as the project's shared folder holds it,
+// and junit.xsd that schema with only file and line added on testcase.
+func TestJUnitSchemaIsShared(t *testing.T) {
+	shared := filepath.Join("..", "..", "..", "shared", "schemas", "junit-10.xsd")
+	want, err := os.ReadFile(shared)
+	if err != nil {
+		t.Skipf("%s does not exist: no shared schema to compare with (it lives beside the repository)", shared)
+	}
+	jenkins, err := os.ReadFile(filepath.Join(schemaDir, "junit-10.xsd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(jenkins, want) {
+		t.Errorf("testdata/schemas/junit-10.xsd differs from %s: copy it again", shared)
+	}
+	extended, err := os.ReadFile(filepath.Join(schemaDir, "junit.xsd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := regexp.MustCompile(`(?s)\A(<\?xml[^\n]*\n)<!--\njunit\.xsd:.*?-->\n`)
+	got := header.ReplaceAll(extended, []byte("$1"))
+	attributes := []byte("\n            <xs:attribute name=\"file\" type=\"xs:string\"/>\n            <xs:attribute name=\"line\" type=\"xs:positiveInteger\"/>")
+	if bytes.Count(got, attributes) != 1 || !bytes.Equal(bytes.Replace(got, attributes, nil, 1), want) {
+		t.Errorf("testdata/schemas/junit.xsd is not %s with file and line added on testcase", shared)
+	}
+}
+
 // junitReport is the subset of the report the tests read back.
 type junitReport struct {
 	Tests    int `xml:"tests,attr"`
@@ -135,6 +163,25 @@ func TestJUnitCases(t *testing.T) {
 		if suite.Tests != len(suite.Cases) || suite.Failures != failures || suite.Skipped != skipped {
 			t.Errorf("suite %s counts tests=%d failures=%d skipped=%d, its cases %d, %d, %d",
 				suite.Name, suite.Tests, suite.Failures, suite.Skipped, len(suite.Cases), failures, skipped)
+		}
+	}
+	lines := map[string]int{}
+	for _, suite := range report.Suites {
+		for _, testCase := range suite.Cases {
+			lines[testCase.Name] = testCase.Line
+		}
+	}
+	// A failing case is at its finding's line, a passing one at its object's.
+	for name, want := range map[string]int{
+		"MDL205 memory-limit-missing: Deployment/default/tf-serving":       24,
+		"MDL201 readiness-probe-missing: Deployment/default/tf-serving":    18,
+		"MDL001 suppression-reason-missing: Deployment/default/tf-serving": 7,
+		"MDL205 memory-limit-missing: Job/ml/batch-infer":                  1, // the finding has no line
+		"MDL201 readiness-probe-missing: Job/ml/batch-infer":               1, // suppressed: passes
+		"MDL205 memory-limit-missing: Deployment/default/router":           40,
+	} {
+		if lines[name] != want {
+			t.Errorf("case %q: line %d, want %d", name, lines[name], want)
 		}
 	}
 	tests := []struct {
