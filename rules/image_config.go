@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
@@ -280,17 +281,29 @@ var userInvalid = &lint.Rule{
 	ID: "MDL308", Name: "user-invalid", Severity: lint.Error,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "The image's USER names no entry in its /etc/passwd (or /etc/group), or runAsNonRoot meets a root or non-numeric user.",
+		Summary: "The image's USER names no entry in its /etc/passwd (or /etc/group), runAsNonRoot meets a root or non-numeric user, or vLLM runs as a uid with no /etc/passwd entry.",
 		Why: "runc resolves a named USER through the image's /etc/passwd; a name that is not there stops every start with " +
 			"\"unable to find user app: no matching entries in passwd file\". With runAsNonRoot: true the kubelet must prove " +
 			"the uid is not 0 before it starts anything: an image that runs as root (no USER, USER root or 0) fails with " +
 			"\"container has runAsNonRoot and image will run as root\", and a named USER without runAsUser fails with " +
 			"\"container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root\" " +
-			"(CreateContainerConfigError)." + offlineNote,
+			"(CreateContainerConfigError).\n\n" +
+			"A numeric runAsUser (or USER) needs no entry to start, but some servers ask for the user's name. vLLM 0.22 and " +
+			"later import torch._dynamo as `import vllm` runs, and torch before 2.13 names its Inductor cache dir " +
+			"(/tmp/torchinductor_NAME, in torch/_inductor/runtime/cache_dir_utils.py) with Python's getpass.getuser(), which " +
+			"reads LOGNAME, USER, LNAME and USERNAME and then asks pwd.getpwuid(): for a uid the image's /etc/passwd does not " +
+			"list (OpenShift's arbitrary uids, a runAsUser picked by policy) the server exits before it listens with " +
+			"\"KeyError: 'getpwuid(): uid not found: 1001'\" (an OSError on Python 3.13). TORCHINDUCTOR_CACHE_DIR does not " +
+			"help: torch._inductor.codecache calls default_cache_dir() at import. modellint reports it when the uid has no " +
+			"entry and none of those four variables is set (image ENV, env, or a ConfigMap's envFrom): an error when the image " +
+			"tag says vLLM 0.22 or later and the image's torch is older than 2.13, a warning when either is unknown." + offlineNote,
 		Bad:        "# image USER triton-server\nsecurityContext:\n  runAsNonRoot: true",
 		Good:       "# image USER triton-server (uid 1000)\nsecurityContext:\n  runAsNonRoot: true\n  runAsUser: 1000",
-		Fix:        "Use a numeric USER in the Dockerfile (USER 1000:1000), or set runAsUser (and runAsGroup) in the securityContext; create the user in the image if the name is meant.",
-		References: []string{"https://kubernetes.io/docs/tasks/configure-pod-container/security-context/", "https://github.com/kubernetes/kubernetes/issues/56503"},
+		Fix:        "Use a numeric USER in the Dockerfile (USER 1000:1000), or set runAsUser (and runAsGroup) in the securityContext; create the user in the image if the name is meant. For vLLM under a uid without an account, set env USER (any name), add the uid to the image's /etc/passwd, or run as a uid the image has.",
+		References: []string{"https://kubernetes.io/docs/tasks/configure-pod-container/security-context/", "https://github.com/kubernetes/kubernetes/issues/56503",
+			"https://github.com/pytorch/pytorch/blob/main/torch/_inductor/runtime/cache_dir_utils.py",
+			"https://github.com/pytorch/pytorch/issues/140765", "https://github.com/pytorch/pytorch/pull/184208",
+			"https://github.com/vllm-project/vllm/issues/44548", "https://docs.python.org/3/library/getpass.html#getpass.getuser"},
 	},
 	Check: checkUserInvalid,
 }
@@ -314,6 +327,7 @@ func checkUserInvalid(pass *lint.Pass) {
 				continue
 			}
 		}
+		reportNoAccount(pass, c)
 		if !c.spec.RunAsNonRoot || c.container == nil {
 			continue
 		}
@@ -337,6 +351,137 @@ func checkUserInvalid(pass *lint.Pass) {
 				"non-root USER to the image", c.label(), shown, where(c.img, "", ""))})
 		}
 	}
+}
+
+// usernameEnv are the variables Python's getpass.getuser() reads, in its
+// order, before it asks the password database (Lib/getpass.py).
+var usernameEnv = []string{"LOGNAME", "USER", "LNAME", "USERNAME"}
+
+// vllmTag reads vLLM's release from its image tag (vllm/vllm-openai:v0.23.0).
+var vllmTag = lazyregexp.New(`:v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+][A-Za-z0-9._-]*)?(?:@|$)`)
+
+// reportNoAccount reports a vLLM container whose uid has no entry in the
+// image's /etc/passwd, with none of getpass.getuser()'s variables set.
+// vLLM 0.22 and later import torch._dynamo when `import vllm` runs; torch
+// before 2.13 then names its Inductor cache dir with getpass.getuser(),
+// and pwd.getpwuid() raises for a uid it does not know: the server exits
+// before it listens. It is an error when the image's tag and torch say
+// both versions, a warning when either is unknown.
+func reportNoAccount(pass *lint.Pass, c *imageCheck) {
+	b := c.bundle
+	if b == nil || c.container == nil || !b.Process.Read || b.Process.HasAccount() {
+		return
+	}
+	if b.Server.Runtime == nil || b.Server.Runtime.Name != "vllm" {
+		return
+	}
+	for _, name := range usernameEnv {
+		if b.Process.IsSet(name) {
+			return
+		}
+	}
+	certain := b.Process.EnvUnknown == ""
+	vllmVersion := ""
+	if m := vllmTag.FindStringSubmatch(c.img.Reference); m != nil {
+		major, _ := strconv.Atoi(m[1])
+		minor, _ := strconv.Atoi(m[2])
+		if versionBefore([2]int{major, minor}, [2]int{0, 22}) {
+			return // imports torch._dynamo at start only from 0.22 (vLLM PR 37234)
+		}
+		vllmVersion = fmt.Sprintf("vLLM %d.%d", major, minor)
+	} else {
+		certain = false
+	}
+	torchVersion := ""
+	if b.Program != nil {
+		for _, framework := range b.Program.Frameworks {
+			if framework.Name != "torch" {
+				continue
+			}
+			major, minor, ok := majorMinor(framework.Version)
+			if ok && !versionBefore([2]int{major, minor}, [2]int{2, 13}) {
+				return // falls back to a name from the uid
+			}
+			torchVersion = "torch " + framework.Version
+		}
+	}
+	if torchVersion == "" {
+		certain = false
+	}
+	user := b.Process.User
+	uid := strconv.FormatUint(uint64(user.UID), 10)
+	field, set := c.field(), "the image's USER "+strconv.Quote(c.img.Config.Config.User)
+	switch user.From {
+	case "runAsUser":
+		field, set = runAsUserField(pass, c.container), "runAsUser "+uid
+	case "default":
+		set = "the image's default user (no USER)"
+	}
+	severity, assumption := lint.Error, ""
+	if !certain {
+		severity = lint.Warning
+		var unknown []string
+		if vllmVersion == "" {
+			unknown = append(unknown, "vLLM 0.22 or later (the tag does not say)")
+		}
+		if torchVersion == "" {
+			unknown = append(unknown, "torch before 2.13 (its version was not read)")
+		}
+		if b.Process.EnvUnknown != "" {
+			unknown = append(unknown, b.Process.EnvUnknown+" (envFrom, not in the linted files) sets no USER")
+		}
+		assumption = " (assuming " + strings.Join(unknown, ", ") + ")"
+	}
+	versions := strings.Join(slices.DeleteFunc([]string{vllmVersion, torchVersion}, func(s string) bool { return s == "" }), ", ")
+	if versions != "" {
+		versions = " (" + versions + ")"
+	}
+	noEntry := "which has no entry in the image's /etc/passwd"
+	if user.NoPasswd {
+		noEntry = "and the image has no /etc/passwd"
+	}
+	pass.Report(lint.Diagnostic{Severity: severity, Path: field, Image: lint.ImageLocation{Reference: c.img.Reference, Path: "/etc/passwd"},
+		Message: fmt.Sprintf("%s: vLLM runs as uid %s (%s), %s, and none of LOGNAME, USER, LNAME, USERNAME is set: `import vllm`%s "+
+			"loads torch._inductor, whose default cache dir is named with getpass.getuser(), and the server exits before it listens "+
+			"with \"KeyError: 'getpwuid(): uid not found: %s'\"%s; set env USER (any name) on the container, add uid %s to the image's "+
+			"/etc/passwd, or run as a uid the image has%s %s",
+			c.label(), uid, set, noEntry, versions, uid, assumption, uid, accountHint(c.img), where(c.img, "", "/etc/passwd"))})
+}
+
+// runAsUserField is where runAsUser is set: the container's
+// securityContext, else the pod's.
+func runAsUserField(pass *lint.Pass, c *manifest.Container) string {
+	if c.SecurityContext != nil && c.SecurityContext.RunAsUser != nil {
+		return c.Path + ".securityContext.runAsUser"
+	}
+	return manifest.JoinPath(manifest.JoinPath(pass.Workload().SpecPath, "securityContext"), "runAsUser")
+}
+
+// accountHint names the image's non-root accounts, for the fix: " (vllm:
+// 1000)".
+func accountHint(img *image.Image) string {
+	data, _ := img.ReadText("/etc/passwd")
+	var names []string
+	for _, account := range launch.ParsePasswd(data) {
+		if account.UID >= 1000 && account.UID < 65534 && len(names) < 3 {
+			names = append(names, fmt.Sprintf("%s: %d", account.Name, account.UID))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(names, ", ") + ")"
+}
+
+// majorMinor reads "2.5.1+cu121" as 2, 5.
+func majorMinor(version string) (int, int, bool) {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return 0, 0, false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(strings.TrimRightFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
+	return major, minor, err1 == nil && err2 == nil
 }
 
 // runAsNonRootField is where runAsNonRoot is set: the container's
