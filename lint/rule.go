@@ -72,6 +72,9 @@ const (
 	SuppressionRuleID = "MDL001"
 	// InvalidRuleID is reported for an object with a field of the wrong type.
 	InvalidRuleID = "MDL002"
+	// ExpiredSuppressionRuleID is reported for a config ignore entry past
+	// its expires: date that would still match a finding.
+	ExpiredSuppressionRuleID = "MDL003"
 )
 
 // FindRule finds a rule by ID (case-insensitive) or name.

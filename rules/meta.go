@@ -18,6 +18,22 @@ var suppressionReasonMissing = &lint.Rule{
 	},
 }
 
+var suppressionExpired = &lint.Rule{
+	ID: lint.ExpiredSuppressionRuleID, Name: "suppression-expired", Severity: lint.Warning,
+	Artifact: lint.ArtifactMeta, Needs: []lint.Fact{lint.FactManifest},
+	Doc: lint.Doc{
+		Summary: "A config ignore entry is past its `expires:` date, and the findings it matched are reported again.",
+		Why: "An expiry date makes an accepted risk temporary: after it, the findings come back. Without a word about " +
+			"the entry, a build that was green turns red with findings nobody remembers accepting; this names the entry " +
+			"and its date, so the next step is clear (fix the findings, or renew the entry on purpose). " +
+			"`expires:` is read as YYYY-MM-DD: any other text is a config error (exit 2), never a suppression that lasts for ever. " +
+			"Annotations, inline comments and baselines have no expiry.",
+		Bad:  "ignore:\n  - rule: MDL205\n    reason: capped by the namespace LimitRange\n    expires: 2025-06-30",
+		Good: "ignore:\n  - rule: MDL205\n    reason: capped by the namespace LimitRange until the Q3 migration\n    expires: 2027-06-30",
+		Fix:  "Fix the findings the entry matched and delete it, or set a later `expires:` with a reason that still holds.",
+	},
+}
+
 var manifestInvalid = &lint.Rule{
 	ID: lint.InvalidRuleID, Name: "manifest-invalid", Severity: lint.Error,
 	Artifact: lint.ArtifactMeta, Needs: []lint.Fact{lint.FactManifest},

@@ -7,6 +7,7 @@ import "github.com/modellint/modellint/lint"
 var registry = []*lint.Rule{
 	suppressionReasonMissing, // MDL001
 	manifestInvalid,          // MDL002
+	suppressionExpired,       // MDL003
 
 	versionDirMissing,       // MDL101
 	savedModelMissing,       // MDL102

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
@@ -87,7 +88,14 @@ type Ignore struct {
 	Path    string `json:"path,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Expires string `json:"expires,omitempty"` // YYYY-MM-DD; the ignore stops applying after it
+
+	// Line is where the entry is written in the config file (0 when the
+	// config was not read from a file).
+	Line int `json:"-"`
 }
+
+// ExpiresDate is the layout of Ignore.Expires.
+const ExpiresDate = time.DateOnly
 
 // ClusterConfig describes the nodes the workloads will run on.
 type ClusterConfig struct {
@@ -217,9 +225,22 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("%s: failOn: %s is not a severity (want error, warning, info or none)",
 			positionsOf(data).at(path, "failOn"), message.Quote(config.FailOn))
 	}
+	positions := positionsOf(data)
 	for i, ignore := range config.Ignore {
 		if ignore.Rule == "" {
 			return nil, fmt.Errorf("%s: ignore[%d]: rule is required", path, i)
+		}
+		// A date that does not parse must not be compared: as text,
+		// "banana" or "30/06/2027" sorts after every date, and the
+		// finding would stay suppressed for ever.
+		if ignore.Expires != "" {
+			if _, err := time.Parse(ExpiresDate, ignore.Expires); err != nil {
+				return nil, fmt.Errorf("%s: ignore[%d].expires: %s is not a date: write it as YYYY-MM-DD (e.g. 2027-06-30)",
+					positions.at(path, fmt.Sprintf("ignore[%d].expires", i)), i, message.Quote(ignore.Expires))
+			}
+		}
+		if position, ok := positions[fmt.Sprintf("ignore[%d]", i)]; ok {
+			config.Ignore[i].Line = position[0]
 		}
 	}
 	for i, mapping := range config.Models {

@@ -38,6 +38,9 @@ probes: {minStartupSeconds: 90}
 		config.IsExternal("ConfigMap", "other", "settings") || config.IsExternal("Secret", "", "other") {
 		t.Error("IsExternal does not follow Kind/name and Kind/namespace/name")
 	}
+	if ignore := config.Ignore[0]; ignore.Expires != "2027-01-01" || ignore.Line != 6 {
+		t.Errorf("ignore[0] = %+v, want it to expire on 2027-01-01 and be written on line 6", ignore)
+	}
 	if config.GPUResourceName() != "nvidia.com/gpu" || !config.Cluster.GPUNodesTainted {
 		t.Errorf("cluster = %+v", config.Cluster)
 	}
@@ -54,6 +57,16 @@ func TestLoadErrors(t *testing.T) {
 		"not yaml":            {"rules: [\n", ": "},
 		"string for a list":   {"# rules\ndisable: MDL208\n", ":2:1: disable: a string where the config expects a list of strings"},
 		"failOn":              {"failOn: warnings\n", `:1:1: failOn: "warnings" is not a severity (want error, warning, info or none)`},
+		// An expiry that does not parse would compare, as text, after
+		// every date: the suppression would last for ever.
+		"expires not a date": {"ignore:\n  - rule: MDL205\n    reason: r\n    expires: banana\n",
+			`:4:5: ignore[0].expires: "banana" is not a date: write it as YYYY-MM-DD (e.g. 2027-06-30)`},
+		"expires out of range": {"ignore:\n  - {rule: MDL205, reason: r, expires: 2027-06-30}\n  - {rule: MDL208, reason: r, expires: 2027-13-45}\n",
+			`:3:31: ignore[1].expires: "2027-13-45" is not a date`},
+		"expires day first":   {"ignore: [{rule: MDL205, reason: r, expires: 30/06/2027}]\n", `:1:36: ignore[0].expires: "30/06/2027" is not a date`},
+		"expires no such day": {"ignore: [{rule: MDL205, reason: r, expires: \"2027-02-30\"}]\n", `:1:36: ignore[0].expires: "2027-02-30" is not a date`},
+		"expires datetime": {"ignore: [{rule: MDL205, reason: r, expires: \"2027-06-30T00:00:00Z\"}]\n",
+			`:1:36: ignore[0].expires: "2027-06-30T00:00:00Z" is not a date`},
 		"every unknown key": {"failon: warning\nrules:\n  MDL208: {sevrity: error}\n",
 			":1:1: unknown key \"failon\" (did you mean failOn?)\n{path}:3:12: unknown key \"sevrity\" in rules.MDL208 (did you mean severity?)"},
 	}

@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/config"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -30,11 +32,16 @@ type suppressor struct {
 	// reason; reasonRule is MDL001 as enabled for the run (nil when disabled).
 	missingReason map[lint.Location]lint.Finding
 	reasonRule    *lint.Rule
+	// expired collects one MDL003 finding per expired config ignore entry
+	// that still matches a finding; expiredRule is MDL003 as enabled.
+	expired     map[int]lint.Finding
+	expiredRule *lint.Rule
 }
 
 func newSuppressor(config *lint.Config, set *manifest.Set, now string, rules []*lint.Rule) *suppressor {
 	s := &suppressor{config: config, files: map[string]*manifest.File{}, workloads: map[string]*manifest.Workload{},
-		annotations: map[*manifest.Workload][]ignoreAnnotation{}, now: now, missingReason: map[lint.Location]lint.Finding{}, reasonRule: ruleByID(rules, lint.SuppressionRuleID)}
+		annotations: map[*manifest.Workload][]ignoreAnnotation{}, now: now, missingReason: map[lint.Location]lint.Finding{}, reasonRule: ruleByID(rules, lint.SuppressionRuleID),
+		expired: map[int]lint.Finding{}, expiredRule: ruleByID(rules, lint.ExpiredSuppressionRuleID)}
 	for _, file := range set.Files {
 		s.files[file.Path] = file
 	}
@@ -59,6 +66,9 @@ func (s *suppressor) apply(findings []lint.Finding) []lint.Finding {
 	}
 	// Run sorts all findings afterwards, so map order does not leak out.
 	for _, finding := range s.missingReason {
+		findings = append(findings, finding)
+	}
+	for _, finding := range s.expired {
 		findings = append(findings, finding)
 	}
 	return findings
@@ -195,7 +205,8 @@ func (s *suppressor) configured(finding *lint.Finding) *lint.Suppression {
 			!pathMatches(ignore.Path, s.relativeToConfig(finding.Location.File)) {
 			continue
 		}
-		if ignore.Expires != "" && s.now != "" && s.now > ignore.Expires {
+		if s.hasExpired(ignore.Expires) {
+			s.expiredEntry(i, finding.Target)
 			continue
 		}
 		if strings.TrimSpace(ignore.Reason) == "" {
@@ -205,6 +216,44 @@ func (s *suppressor) configured(finding *lint.Finding) *lint.Suppression {
 		return &lint.Suppression{Kind: lint.SuppressedByConfig, Reason: strings.TrimSpace(ignore.Reason)}
 	}
 	return nil
+}
+
+// hasExpired reports whether an ignore entry's expires: date is past. The
+// config loader refuses a date that does not parse; one that reaches here
+// anyway (a config made in code) counts as expired, so that it cannot
+// suppress for ever.
+func (s *suppressor) hasExpired(expires string) bool {
+	if expires == "" || s.now == "" {
+		return false
+	}
+	last, err := time.Parse(config.ExpiresDate, expires)
+	if err != nil {
+		return true
+	}
+	today, err := time.Parse(config.ExpiresDate, s.now)
+	return err == nil && today.After(last)
+}
+
+// expiredEntry records an MDL003 finding for the config ignore entry i,
+// which no longer suppresses a finding of target.
+func (s *suppressor) expiredEntry(i int, target string) {
+	if _, seen := s.expired[i]; seen || s.expiredRule == nil {
+		return
+	}
+	ignore := s.config.Ignore[i]
+	what := "rule " + ignore.Rule
+	if ignore.Object != "" {
+		what += ", object " + ignore.Object
+	}
+	if ignore.Path != "" {
+		what += ", path " + ignore.Path
+	}
+	s.expired[i] = lint.Finding{
+		RuleID: s.expiredRule.ID, RuleName: s.expiredRule.Name, Severity: s.expiredRule.Severity,
+		Message: fmt.Sprintf("the config ignore entry ignore[%d] (%s) expired on %s, so the findings it matched are reported again: "+
+			"fix them, or give the entry a later expires: date if the reason still holds", i, what, ignore.Expires),
+		Location: lint.Location{File: s.config.Path, Line: ignore.Line, Path: fmt.Sprintf("ignore[%d].expires", i)}, Target: target,
+	}
 }
 
 // matchesRule reports whether a comma-separated list of rule IDs or names
