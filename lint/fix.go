@@ -31,6 +31,24 @@ type Fix struct {
 	// Suggestion is the YAML the fix writes, for the reports (a GitHub
 	// suggestion block, the job summary) and for fixes without edits.
 	Suggestion string `json:"suggestion,omitempty"`
+
+	// countOnly marks a fix kept only to be counted: a run whose reports
+	// show no fix keeps its findings' fixes as one of the two shared
+	// FixableOnly values, so the table still says what --fix would fix.
+	countOnly bool
+}
+
+// fixableOnly are the fixes FixableOnly returns, one per safety.
+var fixableOnly = map[FixSafety]*Fix{
+	FixSafe:   {Safety: FixSafe, countOnly: true},
+	FixUnsafe: {Safety: FixUnsafe, countOnly: true},
+}
+
+// FixableOnly stands for an applicable fix of the given safety whose edits
+// and moves are not kept: Applicable says what --fix would do with it,
+// and nothing else is known. The value is shared: never modify it.
+func FixableOnly(safety FixSafety) *Fix {
+	return fixableOnly[safety]
 }
 
 // Move renames a file or directory.
@@ -41,7 +59,7 @@ type Move struct {
 
 // Applicable reports whether --fix may apply the fix.
 func (f *Fix) Applicable(unsafe bool) bool {
-	return f != nil && len(f.Edits)+len(f.Moves) > 0 && (f.Safety == FixSafe || (unsafe && f.Safety == FixUnsafe))
+	return f != nil && (f.countOnly || len(f.Edits)+len(f.Moves) > 0) && (f.Safety == FixSafe || (unsafe && f.Safety == FixUnsafe))
 }
 
 // EditFix is a fix made of edits of the file the user wrote; without

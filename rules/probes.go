@@ -303,10 +303,47 @@ func fixLivenessPath(pass *lint.Pass, c *manifest.Container, field, path string)
 	live, ok := strings.CutPrefix(suggestedLiveness(c), "httpGet ")
 	description := "point livenessProbe at process health (" + suggestedLiveness(c) + ")"
 	if !ok || field != "httpGet.path" || !fixable(c) {
-		return lint.EditFix(description, "livenessProbe:\n  "+suggestedLiveness(c)+"\n")
+		return lint.EditFix(description, livenessSuggestion(c))
 	}
 	edits, suggestion := setField(pass.Workload().Object, c.Path+".livenessProbe.httpGet.path", live, sameText(path))
 	return lint.EditFix(description, suggestion, edits...)
+}
+
+// livenessSuggestion is the probe suggestedLiveness names, as YAML to
+// paste over the livenessProbe: its handler on the port the probe checks
+// now (the runtime's health port when it has its own), its timing kept.
+func livenessSuggestion(c *manifest.Container) string {
+	probe := c.LivenessProbe
+	port := "8080 # the server's port"
+	switch {
+	case probe.HTTPGet != nil:
+		port = probe.HTTPGet.Port.String()
+	case probe.TCPSocket != nil:
+		port = probe.TCPSocket.Port.String()
+	case probe.GRPC != nil:
+		port = strconv.Itoa(int(probe.GRPC.Port))
+	case len(c.Ports) > 0:
+		port = strconv.Itoa(int(c.Ports[0].ContainerPort))
+	}
+	handler := "  tcpSocket:\n    port: " + port + "\n"
+	if hint := c.Runtime.Liveness; !c.FromServingRuntime && hint.Path != "" {
+		handler = "  httpGet:\n    path: " + hint.Path + "\n    port: " + port + "\n"
+	} else if !c.FromServingRuntime && hint.PortFlag != "" {
+		if hinted := hintPort(c, hint, manifestArgs(c)); hinted > 0 {
+			handler = fmt.Sprintf("  tcpSocket:\n    port: %d\n", hinted)
+		}
+	}
+	var timing strings.Builder
+	for _, field := range []struct {
+		key   string
+		value int32
+	}{{"initialDelaySeconds", probe.InitialDelaySeconds}, {"periodSeconds", probe.PeriodSeconds},
+		{"timeoutSeconds", probe.TimeoutSeconds}, {"failureThreshold", probe.FailureThreshold}} {
+		if field.value != 0 {
+			fmt.Fprintf(&timing, "  %s: %d\n", field.key, field.value)
+		}
+	}
+	return "livenessProbe:\n" + handler + timing.String()
 }
 
 func orDefault(value, fallback int32) int32 {

@@ -31,7 +31,7 @@ Every flag can also be set as MODELLINT_<FLAG> in the environment, e.g. MODELLIN
 
 // flagGroups orders the topics of --help; a flag names its topic in the
 // "group" annotation, and flags without one are listed under "Other".
-var flagGroups = []string{"Output", "Rules", "Inputs", "Images", "Helm and Kustomize", "Other"}
+var flagGroups = []string{"Output", "Rules", "Fixes", "Inputs", "Images", "Helm and Kustomize", "Other"}
 
 const groupAnnotation = "group"
 
@@ -78,6 +78,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra
 	root.SetUsageFunc(func(cmd *cobra.Command) error { return writeUsage(cmd, stdout) })
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { _ = writeHelp(cmd, stdout) })
 	root.AddCommand(rulesCommand(stdout), explainCommand(stdout), versionCommand(stdout), configCommand(stdout))
+	registerCompletions(root)
 	return root
 }
 

@@ -62,8 +62,9 @@ func rulesCommand(stdout io.Writer) *cobra.Command {
 
 func explainCommand(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
-		Use:   "explain RULE",
-		Short: "Print a rule's documentation: what, why, bad and good example, fix",
+		Use:               "explain RULE",
+		Short:             "Print a rule's documentation: what, why, bad and good example, fix",
+		ValidArgsFunction: completeExplain,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return errors.New("usage: modellint explain RULE (an ID such as MDL205, or a name)")

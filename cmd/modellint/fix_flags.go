@@ -30,35 +30,71 @@ func addFixFlags(set *pflag.FlagSet, flags *fixFlags) {
 	flags.paths = set.Args
 }
 
+// stdinName is how findings name the document read from "-".
+const stdinName = "<stdin>"
+
+// fixOutcome is what runFixes did: done says the run ends with code;
+// else the caller lints again what the fixes left, standard input being
+// stdin when the fixes read it (the fixed document, also on stdout).
+type fixOutcome struct {
+	done  bool
+	code  int
+	stdin []byte
+}
+
 // runFixes plans the fixes of a result. With --diff it prints them and
 // says the exit code; with --fix it writes them and says how many, and
 // the caller lints again. A file the fixes may not touch (a symbolic
 // link, outside the PATHs, changed since it was linted) is named on a
-// line of its own, and then nothing is written or shown: exit 2.
-func runFixes(flags fixFlags, result *lint.Result, stdout, stderr io.Writer) (done bool, code int, err error) {
-	paths := flags.paths()
-	if len(paths) == 0 {
+// line of its own, and then nothing is written or shown: exit 2. The
+// document read from "-" (its text is stdinSource) is fixed on stdout:
+// --diff shows its diff, --fix writes it whole, fixed.
+func runFixes(flags fixFlags, result *lint.Result, stdinSource []byte, stdout, stderr io.Writer) (fixOutcome, error) {
+	var paths []string
+	for _, path := range flags.paths() {
+		if path != "-" {
+			paths = append(paths, path)
+		}
+	}
+	fromStdin := len(paths) < len(flags.paths())
+	if len(paths) == 0 && !fromStdin {
 		paths = []string{"."}
 	}
 	roots, err := fix.OpenRoots(paths)
 	if err != nil {
-		return true, exitError, err
+		return fixOutcome{done: true, code: exitError}, err
 	}
 	defer roots.Close()
-	changes, err := fix.Plan(result.Findings, flags.unsafe, roots)
+	var files, streamed []lint.Finding
+	for _, finding := range result.Findings {
+		if finding.Fix != nil && len(finding.Fix.Edits) > 0 && finding.Fix.Edits[0].File == stdinName {
+			streamed = append(streamed, finding)
+		} else {
+			files = append(files, finding)
+		}
+	}
+	changes, err := fix.Plan(files, flags.unsafe, roots)
+	var stdinFile *fix.File
+	if err == nil && fromStdin {
+		stdinFile, err = fix.PlanStream(stdinName, stdinSource, streamed, flags.unsafe)
+	}
 	var refused *fix.RefusedError
 	if errors.As(err, &refused) {
 		for _, line := range refused.Lines {
 			printError(stderr, errors.New(line))
 		}
 		printError(stderr, errors.New(refusedSummary(flags)))
-		return true, exitError, nil
+		return fixOutcome{done: true, code: exitError}, nil
 	}
 	if err != nil {
-		return true, exitError, err
+		return fixOutcome{done: true, code: exitError}, err
 	}
-	changed, fixed := 0, len(changes.Moves)
-	for _, file := range changes.Files {
+	edited := changes.Files
+	if stdinFile != nil {
+		edited = append(edited[:len(edited):len(edited)], stdinFile)
+	}
+	changed, fixed := 0, len(changes.Moved)
+	for _, file := range edited {
 		if !bytes.Equal(file.Before, file.After) {
 			changed++
 			fixed += len(file.Fixed)
@@ -71,17 +107,79 @@ func runFixes(flags fixFlags, result *lint.Result, stdout, stderr io.Writer) (do
 		}
 	}
 	if flags.diff {
-		fmt.Fprint(stdout, fix.DescribeMoves(changes.Moves))
-		if changed > 0 || len(changes.Moves) > 0 {
-			return true, exitFindings, nil
+		moves, err := fix.MovesDiff(changes.Moves)
+		if err != nil {
+			return fixOutcome{done: true, code: exitError}, err
 		}
-		return true, exitClean, nil
+		fmt.Fprint(stdout, moves)
+		printSuggestions(stderr, result.Findings, flags.unsafe)
+		if changed > 0 || len(changes.Moves) > 0 {
+			return fixOutcome{done: true, code: exitFindings}, nil
+		}
+		return fixOutcome{done: true, code: exitClean}, nil
 	}
 	if err := changes.Write(); err != nil {
-		return true, exitError, err
+		return fixOutcome{done: true, code: exitError}, err
 	}
-	fmt.Fprintf(stderr, "modellint: fixed %s in %s\n", plural(fixed, "finding"), plural(changed, "file"))
-	return false, 0, nil
+	fmt.Fprintf(stderr, "modellint: %s\n", fixSummary(fixed, changed, len(changes.Moves)))
+	outcome := fixOutcome{}
+	if stdinFile != nil {
+		outcome.stdin = stdinFile.After
+	} else if fromStdin {
+		outcome.stdin = stdinSource
+	}
+	return outcome, nil
+}
+
+// fixSummary says what --fix did: "fixed 2 findings in 1 file", "fixed 1
+// finding: moved 3 paths".
+func fixSummary(findings, files, moves int) string {
+	text := "fixed " + plural(findings, "finding")
+	switch {
+	case files > 0 && moves > 0:
+		return text + " in " + plural(files, "file") + " and moved " + plural(moves, "path")
+	case moves > 0:
+		return text + ": moved " + plural(moves, "path")
+	}
+	return text + " in " + plural(files, "file")
+}
+
+// printSuggestions prints, for --diff, the fixes it cannot show as a diff:
+// a finding's suggestion, the YAML to write by hand (the field is in
+// rendered output, or written in a way no edit keeps), after the line it
+// is for. They go to stderr: stdout is a patch, and a suggestion is not.
+func printSuggestions(stderr io.Writer, findings []lint.Finding, unsafe bool) {
+	withUnsafe := 0
+	for _, finding := range findings {
+		switch {
+		case finding.Suppressed() || finding.Fix == nil:
+			continue
+		case finding.Fix.Applicable(true):
+			if !finding.Fix.Applicable(unsafe) {
+				withUnsafe++
+			}
+			continue
+		case finding.Fix.Suggestion == "":
+			continue
+		}
+		suggestion := strings.TrimRight(finding.Fix.Suggestion, "\n")
+		if message.EscapeLines(suggestion) != suggestion {
+			continue // a control character a hostile file put in a value
+		}
+		where := finding.Location.String()
+		if finding.Location.Path != "" {
+			where += " (" + finding.Location.Path + ")"
+		}
+		fmt.Fprintf(stderr, "modellint: %s %s: no diff for this fix; %s, by hand:\n%s\n",
+			message.Line(where), finding.RuleID, message.Line(finding.Fix.Description), suggestion)
+	}
+	if withUnsafe > 0 {
+		noun := "fix"
+		if withUnsafe > 1 {
+			noun = "fixes"
+		}
+		fmt.Fprintf(stderr, "modellint: %d more %s with --unsafe-fixes (they change behaviour beyond the finding)\n", withUnsafe, noun)
+	}
 }
 
 // refusedSummary ends the lines of a refusal: what the run did about it.

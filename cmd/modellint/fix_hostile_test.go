@@ -147,7 +147,8 @@ func lintThenFix(t *testing.T, dir string, change func()) (code int, stdout, std
 	}
 	change()
 	var out, errOut bytes.Buffer
-	_, code, err = runFixes(fixFlags{apply: true, paths: func() []string { return []string{dir} }}, result, &out, &errOut)
+	outcome, err := runFixes(fixFlags{apply: true, paths: func() []string { return []string{dir} }}, result, nil, &out, &errOut)
+	code = outcome.code
 	if err != nil {
 		printError(&errOut, err)
 	}

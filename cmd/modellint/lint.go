@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -103,6 +104,16 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
+	if flags.fix.unsafe && !flags.fix.apply && !flags.fix.diff {
+		printError(stderr, errors.New("--unsafe-fixes works with --fix or --diff: add one of them"))
+		return exitError
+	}
+	// The fixes of the document on stdin are made to its text, kept as the
+	// engine reads it.
+	var stdinSource bytes.Buffer
+	if (flags.fix.apply || flags.fix.diff) && slices.Contains(paths, "-") && stdin != nil {
+		stdin = io.TeeReader(stdin, &stdinSource)
+	}
 	config, err := loadConfig(flags.configPath, paths)
 	if err == nil && flags.configPath == "" {
 		for _, warning := range otherConfigs(paths, config.Path) {
@@ -169,11 +180,18 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	if err == nil {
 		err = applyBaseline(flags.baseline, result, stderr)
 	}
+	reportOut := stdout
 	if err == nil && (flags.fix.apply || flags.fix.diff) {
-		var done bool
-		var code int
-		if done, code, err = runFixes(flags.fix, result, stdout, stderr); done && err == nil {
-			return code
+		var outcome fixOutcome
+		if outcome, err = runFixes(flags.fix, result, stdinSource.Bytes(), stdout, stderr); outcome.done && err == nil {
+			return outcome.code
+		}
+		if err == nil && outcome.stdin != nil {
+			// The fixed document is stdout, as a formatter writes it; the
+			// reports meant for stdout go to stderr.
+			if _, err = stdout.Write(outcome.stdin); err == nil {
+				options.Stdin, reportOut = bytes.NewReader(outcome.stdin), stderr
+			}
 		}
 		if err == nil {
 			// What remains after the fixes, as a run without them reports it.
@@ -214,7 +232,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		if out.file == "" && flags.quiet && !failing {
 			continue
 		}
-		if err := writeOutput(out, stdout, result, reportOptions); err != nil {
+		if err := writeOutput(out, reportOut, result, reportOptions); err != nil {
 			printError(stderr, err)
 			return exitError
 		}

@@ -82,9 +82,10 @@ func fieldLocation(object *manifest.Object, path string) lint.Location {
 }
 
 // fix gives a rule's fix the rule's safety, and drops what --fix may not
-// apply: every fix when nothing reads them, moves of a model in an image.
+// apply: moves of a model in an image, and every fix's contents when
+// nothing reads them (the table still counts what --fix would fix).
 func (r *reporter) fix(fix *lint.Fix) *lint.Fix {
-	if fix == nil || r.withoutFixes {
+	if fix == nil {
 		return nil
 	}
 	fixed := *fix
@@ -94,6 +95,12 @@ func (r *reporter) fix(fix *lint.Fix) *lint.Fix {
 	}
 	if r.target.Baked != nil {
 		fixed.Moves = nil
+	}
+	if r.withoutFixes {
+		if !fixed.Applicable(true) {
+			return nil
+		}
+		return lint.FixableOnly(fixed.Safety)
 	}
 	return &fixed
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,6 +22,8 @@ import (
 type Changes struct {
 	Files []*File
 	Moves []*Move
+	// Moved are the findings whose renames Moves are, in order.
+	Moved []lint.Finding
 }
 
 // File is one file's fixes: what it holds now and after them.
@@ -36,7 +39,8 @@ type File struct {
 	// and MDL402 both adding the startupProbe) is neither.
 	Skipped []lint.Finding
 
-	target *target
+	target *target         // nil for a stream (PlanStream)
+	name   string          // how the diff names the file
 	edits  []manifest.Edit // applied, in file order
 }
 
@@ -93,21 +97,57 @@ func Plan(findings []lint.Finding, unsafe bool, roots *Roots) (*Changes, error) 
 		if err != nil {
 			return nil, err
 		}
-		file.target = target
+		file.target, file.name = target, target.name
 		changes.Files = append(changes.Files, file)
 	}
-	for _, move := range moves(findings, unsafe) {
-		planned, err := roots.locateMove(move)
-		if err != nil {
-			refused = append(refused, fmt.Sprintf("%s: not moved to %s: %v", move.From, move.To, err))
+	for _, finding := range findings {
+		if finding.Suppressed() || !finding.Fix.Applicable(unsafe) || len(finding.Fix.Moves) == 0 {
 			continue
 		}
-		changes.Moves = append(changes.Moves, planned)
+		moved := true
+		for _, move := range finding.Fix.Moves {
+			planned, err := roots.locateMove(move)
+			if err != nil {
+				refused = append(refused, fmt.Sprintf("%s: not moved to %s: %v", move.From, move.To, err))
+				moved = false
+				continue
+			}
+			changes.Moves = append(changes.Moves, planned)
+		}
+		if moved {
+			changes.Moved = append(changes.Moved, finding)
+		}
 	}
 	if len(refused) > 0 {
 		return nil, &RefusedError{Lines: refused}
 	}
 	return changes, nil
+}
+
+// PlanStream applies in memory the applicable fixes of findings that edit
+// the stream named name (standard input), whose text was source: the fixed
+// text goes where the stream's reader says, not to a file. Findings of
+// other files are left out. Text changed since it was linted is a
+// *RefusedError.
+func PlanStream(name string, source []byte, findings []lint.Finding, unsafe bool) (*File, error) {
+	var mine []lint.Finding
+	for _, finding := range findings {
+		if finding.Suppressed() || !finding.Fix.Applicable(unsafe) || len(finding.Fix.Edits) == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(finding.Fix.Edits, func(e manifest.Edit) bool { return e.File != name }) {
+			mine = append(mine, finding)
+		}
+	}
+	if !linted(mine, sha256.Sum256(source)) {
+		return nil, &RefusedError{Lines: []string{fmt.Sprintf("%s: %v", name, errChanged)}}
+	}
+	file, err := plan(name, source, mine)
+	if err != nil {
+		return nil, err
+	}
+	file.name = name
+	return file, nil
 }
 
 // linted reports whether every edit was made on the bytes digest sums:
@@ -250,28 +290,43 @@ func (f *File) Diff() string {
 	if bytes.Equal(f.Before, f.After) {
 		return ""
 	}
-	return unifiedDiff(f.target.name, f.Before, f.After, f.edits)
+	return unifiedDiff(f.name, f.Before, f.After, f.edits)
 }
 
-// moves are the renames the applicable fixes of findings ask for, in
-// order: a model dir's files into a version dir.
-func moves(findings []lint.Finding, unsafe bool) []lint.Move {
-	var moves []lint.Move
-	for _, finding := range findings {
-		if !finding.Suppressed() && finding.Fix.Applicable(unsafe) {
-			moves = append(moves, finding.Fix.Moves...)
+// maxMovedFiles bounds the files the renames of one run name in a diff: a
+// model dir holds tens of files, and a diff of more is not read by anyone.
+const maxMovedFiles = 10000
+
+// MovesDiff shows the renames as git diff -M does, a file at a time (a
+// renamed dir is the renames of the files under it), so that git apply
+// and patch make them: a "diff --git" header, "similarity index 100%",
+// "rename from" and "rename to".
+func MovesDiff(moves []*Move) (string, error) {
+	var out strings.Builder
+	files := 0
+	for _, move := range moves {
+		rel := filepath.ToSlash(move.from.rel)
+		err := fs.WalkDir(move.from.root.dir.FS(), rel, func(name string, entry fs.DirEntry, err error) error {
+			if err != nil {
+				return unwrapPathError(err)
+			}
+			if entry.IsDir() {
+				return nil
+			}
+			if files++; files > maxMovedFiles {
+				return fmt.Errorf("more than %d files to rename", maxMovedFiles)
+			}
+			below := strings.TrimPrefix(name, rel)
+			from, to := move.from.name+below, move.to.name+below
+			fmt.Fprintf(&out, "diff --git %s %s\nsimilarity index 100%%\nrename from %s\nrename to %s\n",
+				diffName("a/", from), diffName("b/", to), diffName("", from), diffName("", to))
+			return nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", move.From, err)
 		}
 	}
-	return moves
-}
-
-// DescribeMoves shows renames as git's diff does.
-func DescribeMoves(moves []*Move) string {
-	var out strings.Builder
-	for _, move := range moves {
-		fmt.Fprintf(&out, "rename from %s\nrename to %s\n", diffName("", move.from.name), diffName("", move.to.name))
-	}
-	return out.String()
+	return out.String(), nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

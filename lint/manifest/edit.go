@@ -180,7 +180,8 @@ func (o *Object) ReplaceScalar(path string, matches func(written string) bool, t
 // to (read again, within the manifest size bound). templated says the
 // position is a line of the rendered template itself.
 func (o *Object) editTarget(path string) (file *File, pos Position, templated, ok bool) {
-	if o.File == nil || o.File.Path == "" || o.File.Path == "<stdin>" {
+	// The document on stdin is fixed too: --fix - writes it fixed to stdout.
+	if o.File == nil || o.File.Path == "" {
 		return nil, Position{}, false, false
 	}
 	entry, ok := o.Doc.fields.lookup(o.FullPath(path))

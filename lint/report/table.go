@@ -129,6 +129,9 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 		writeVerbose(&out, result, options.width())
 	}
 	out.WriteString(summaryLine(result) + "\n")
+	if line := fixableLine(result); line != "" {
+		out.WriteString(line + "\n")
+	}
 	output.Write(trimTrailingSpace(out.Bytes()))
 	return output.Flush()
 }
@@ -190,7 +193,11 @@ func renderFindings(out *bytes.Buffer, findings []lint.Finding, layout findingLa
 // messageCell is the message, then the target and the field path indented
 // below it, so a reader finds the object without counting lines.
 func messageCell(finding lint.Finding, width int, paint painter) string {
-	lines := wrapWords(finding.Message, width)
+	text := finding.Message
+	if finding.Fix.Applicable(false) {
+		text = fixableMark + " " + text
+	}
+	lines := wrapWords(text, width)
 	const indent = "  "
 	var where []string
 	if finding.Target != "" {
@@ -309,6 +316,35 @@ func summaryLine(result *lint.Result) string {
 		line += " (" + strings.Join(extra, "; ") + ")"
 	}
 	return line
+}
+
+// fixableMark starts the message of a finding --fix fixes, as ruff marks
+// them.
+const fixableMark = "[*]"
+
+// fixableLine says how many of the findings --fix fixes, and how many more
+// with --unsafe-fixes, as ruff does: "[*] 2 fixable with --fix (1 more
+// with --fix --unsafe-fixes)". Empty when there are none.
+func fixableLine(result *lint.Result) string {
+	safe, unsafe := 0, 0
+	for _, finding := range result.Findings {
+		switch {
+		case finding.Suppressed():
+		case finding.Fix.Applicable(false):
+			safe++
+		case finding.Fix.Applicable(true):
+			unsafe++
+		}
+	}
+	switch {
+	case safe > 0 && unsafe > 0:
+		return fmt.Sprintf("%s %d fixable with --fix (%d more with --fix --unsafe-fixes)", fixableMark, safe, unsafe)
+	case safe > 0:
+		return fmt.Sprintf("%s %d fixable with --fix", fixableMark, safe)
+	case unsafe > 0:
+		return fmt.Sprintf("%d fixable with --fix --unsafe-fixes", unsafe)
+	}
+	return ""
 }
 
 // trimTrailingSpace removes the padding the table leaves at line ends, in
