@@ -76,6 +76,7 @@ var registry = []*lint.Rule{
 	engineLimitsExceeded,     // MDL410
 	mlserverRuntimeMissing,   // MDL411
 	serverConfigInvalid,      // MDL412
+	listenUnreachable,        // MDL413
 }
 
 // All returns every rule, in ID order. Callers may change the returned

@@ -57,6 +57,26 @@ type Node struct {
 	// NVIDIADriver is the driver version, e.g. 535.104.05 ("" on nodes
 	// without GPU Feature Discovery's labels).
 	NVIDIADriver string
+	// PodFamily is the IP family of the pods' primary IP on the node,
+	// from its first pod CIDR: "IPv4", "IPv6", or "" when not given.
+	PodFamily string
+}
+
+// PodFamily is the IP family of the primary IP of pods on the nodes, when
+// every node that says agrees: "IPv4", "IPv6", or "" (none says, or they
+// differ).
+func PodFamily(nodes []Node) string {
+	family := ""
+	for _, node := range nodes {
+		switch {
+		case node.PodFamily == "":
+		case family == "":
+			family = node.PodFamily
+		case family != node.PodFamily:
+			return ""
+		}
+	}
+	return family
 }
 
 // Read reads a `kubectl get nodes -o yaml` file: a List of Node, a

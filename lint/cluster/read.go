@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"slices"
 	"strconv"
 
@@ -40,7 +41,9 @@ type nodeObject struct {
 		Labels map[string]string `json:"labels"`
 	} `json:"metadata"`
 	Spec struct {
-		Taints []taint `json:"taints"`
+		Taints   []taint  `json:"taints"`
+		PodCIDR  string   `json:"podCIDR"`
+		PodCIDRs []string `json:"podCIDRs"`
 	} `json:"spec"`
 	Status struct {
 		Allocatable map[string]quantityText `json:"allocatable"`
@@ -353,6 +356,18 @@ func (r *reader) add(item int, object *nodeObject) error {
 		node.Architecture = arch
 	}
 	node.NVIDIADriver = driverVersion(node.Labels)
+	// The first pod CIDR is the family of the pods' primary IP, the one
+	// probes and Services reach.
+	cidr := object.Spec.PodCIDR
+	if len(object.Spec.PodCIDRs) > 0 {
+		cidr = object.Spec.PodCIDRs[0]
+	}
+	if prefix, err := netip.ParsePrefix(cidr); err == nil {
+		node.PodFamily = "IPv4"
+		if prefix.Addr().Is6() && !prefix.Addr().Is4In6() {
+			node.PodFamily = "IPv6"
+		}
+	}
 	for _, taint := range object.Spec.Taints {
 		node.Taints = append(node.Taints, corev1.Taint{Key: taint.Key, Value: taint.Value, Effect: corev1.TaintEffect(taint.Effect)})
 	}
@@ -418,6 +433,14 @@ func decodeNode(object *yaml.Node, into *nodeObject, items bool) error {
 			set(&into.Spec.Taints[i].Key, field(item, "key"))
 			set(&into.Spec.Taints[i].Value, field(item, "value"))
 			set(&into.Spec.Taints[i].Effect, field(item, "effect"))
+		}
+	}
+	spec := field(object, "spec")
+	set(&into.Spec.PodCIDR, field(spec, "podCIDR"))
+	if cidrs := field(spec, "podCIDRs"); cidrs != nil && cidrs.Kind == yaml.SequenceNode && err == nil {
+		into.Spec.PodCIDRs = make([]string, len(cidrs.Content))
+		for i, item := range cidrs.Content {
+			set(&into.Spec.PodCIDRs[i], resolve(item))
 		}
 	}
 	status := field(object, "status")

@@ -103,3 +103,16 @@ type HostMemory struct {
 	KVCacheGiB        Setting
 	DefaultKVCacheGiB float64
 }
+
+// Listen says which address a server binds its HTTP port to.
+type Listen struct {
+	// Host sets the address; HostPort says its value is host:port
+	// (OLLAMA_HOST).
+	Host     Setting
+	HostPort bool
+	// Default is the address when nothing sets it.
+	Default string
+	// ImageHost is the address the project's own images set in their env
+	// (the server's Images), known without reading the image.
+	ImageHost string
+}

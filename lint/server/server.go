@@ -73,6 +73,8 @@ type Runtime struct {
 	// Backend says which engine a wrapping server starts, nil for a
 	// server that is its own engine.
 	Backend *Backend
+	// Listen is the address the server binds, nil when not known.
+	Listen *Listen
 }
 
 // Backend is the choice of engine of a server that wraps others.
@@ -153,6 +155,8 @@ var Runtimes = []*Runtime{
 		Readiness: ProbeHint{Path: "/v2/health/ready", PortFlag: "--http-port", Port: 8000},
 		Liveness:  ProbeHint{Path: "/v2/health/live"},
 		GRPC:      &GRPCPort{Flag: "--grpc-port", Number: 8001, HTTPFlag: "--http-port", HTTPNumber: 8000},
+		// "--http-address ... Default is 0.0.0.0" (tritonserver --help).
+		Listen: &Listen{Host: Flags("--http-address"), Default: "0.0.0.0"},
 		// Triton loads each model instance whole onto a GPU; a TensorRT-LLM
 		// engine's own split is not in the weights' headers.
 		GPU: &GPUMemory{DefaultFraction: 1},
@@ -196,6 +200,10 @@ var Runtimes = []*Runtime{
 		KServeFormats: []string{"vllm"},
 		Ports:         []Port{{Number: 8000, Flags: []string{"--port"}}},
 		SharedMemory:  true,
+		// With no --host vLLM binds ("", port) on an AF_INET socket: every
+		// IPv4 address, no IPv6 one (create_server_socket,
+		// vllm/entrypoints/openai/api_server.py).
+		Listen: &Listen{Host: Flags("--host"), Default: "0.0.0.0"},
 		Model: ModelSettings{
 			PathFlags: []string{"--model"}, PositionalAfter: "serve", NameFlags: []string{"--served-model-name"},
 		},
@@ -376,6 +384,9 @@ var Runtimes = []*Runtime{
 		Ports:           []Port{{Number: 30000, Flags: []string{"--port"}}},
 		ModelReadyPaths: []string{"/health", "/health_generate", "/get_model_info", "/v1/models"},
 		SharedMemory:    true,
+		// ServerArgs.host = "127.0.0.1"
+		// (https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py).
+		Listen: &Listen{Host: Flags("--host"), Default: "127.0.0.1"},
 		Model: ModelSettings{
 			PathFlags: []string{"--model-path", "--model"}, NameFlags: []string{"--served-model-name"},
 		},
@@ -442,6 +453,10 @@ var Runtimes = []*Runtime{
 		UniqueFlags:     []string{"--n-gpu-layers", "--gpu-layers", "--ctx-size", "--hf-repo"},
 		Ports:           []Port{{Number: 8080, Flags: []string{"--port"}, Env: []string{"LLAMA_ARG_PORT"}}},
 		ModelReadyPaths: []string{"/health", "/v1/health", "/v1/models"},
+		// common_params.hostname = "127.0.0.1" (common/common.h); the
+		// project's server images set LLAMA_ARG_HOST=0.0.0.0
+		// (.devops/*.Dockerfile).
+		Listen: &Listen{Host: FlagOrEnv("--host", "LLAMA_ARG_HOST"), Default: "127.0.0.1", ImageHost: "0.0.0.0"},
 		Model: ModelSettings{
 			PathFlags: []string{"--model", "-m", "--hf-repo", "-hf"}, PathEnv: []string{"LLAMA_ARG_MODEL", "LLAMA_ARG_HF_REPO"},
 			NameFlags: []string{"--alias", "-a"},
@@ -494,7 +509,10 @@ var Runtimes = []*Runtime{
 		Images:      []string{"ollama/ollama"},
 		Subcommands: map[string][]string{"ollama": {"serve"}},
 		Ports:       []Port{{Number: 11434, Env: []string{"OLLAMA_HOST"}}},
-		Model:       ModelSettings{PathEnv: []string{"OLLAMA_MODELS"}, Repository: true},
+		// OLLAMA_HOST defaults to 127.0.0.1:11434 (envconfig/config.go); the
+		// project's image sets OLLAMA_HOST=0.0.0.0:11434 (Dockerfile).
+		Listen: &Listen{Host: Setting{Env: []string{"OLLAMA_HOST"}}, HostPort: true, Default: "127.0.0.1", ImageHost: "0.0.0.0"},
+		Model:  ModelSettings{PathEnv: []string{"OLLAMA_MODELS"}, Repository: true},
 	},
 	{
 		// JetStream engines serve gRPC on 9000: MaxText's maxengine_server (settings
