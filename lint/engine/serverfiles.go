@@ -75,12 +75,15 @@ func (l *linker) serverFile(target *lint.Target, c *manifest.Container, setting 
 		}
 		file.From = "image " + img.Reference
 		file.Image = lint.ImageLocation{Reference: img.Reference, Path: p}
-		if node, err := img.FS().Stat(p); err == nil {
-			file.Image.Layer = img.LayerOf(node)
+		node, err := img.FS().Stat(p)
+		if err != nil {
+			file.Err = fmt.Errorf("no volumeMount covers it and image %s does not contain it", img.Reference)
+			return file, nil, true
 		}
+		file.Image.Layer = img.LayerOf(node)
 		data, ok := img.ReadText(p)
 		if !ok {
-			file.Err = fmt.Errorf("no volumeMount covers it and image %s does not contain it", img.Reference)
+			return nil, nil, false // there, but not captured (a directory, too large)
 		}
 		return file, data, true
 	}
