@@ -28,7 +28,7 @@ type Options struct {
 }
 
 // Formats lists the format names accepted by Write, in the order of the help text.
-var Formats = []string{"table", "json", "sarif", "junit", "gitlab", "github", "markdown"}
+var Formats = []string{"table", "line", "json", "sarif", "junit", "gitlab", "github", "markdown"}
 
 // Write renders result in format to w.
 func Write(w io.Writer, format string, result *lint.Result, options Options) error {
@@ -38,7 +38,7 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 	result = printable(result)
 	writers := map[string]func(io.Writer, *lint.Result, Options) error{
 		"table": writeTable, "json": writeJSON, "sarif": writeSARIF, "junit": writeJUnit,
-		"gitlab": writeGitLab, "github": writeGitHub, "markdown": writeMarkdown,
+		"gitlab": writeGitLab, "github": writeGitHub, "markdown": writeMarkdown, "line": writeLine,
 	}
 	write, ok := writers[format]
 	if !ok {
@@ -47,7 +47,7 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 	// The JSON formats never start a line with a string, and the github
 	// format's lines are its own commands: the others are guarded.
 	var guard *lineGuard
-	if format == "table" || format == "markdown" || format == "junit" {
+	if format == "table" || format == "markdown" || format == "junit" || format == "line" {
 		guard = &lineGuard{w: w}
 		w = guard
 	}
