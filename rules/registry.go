@@ -60,6 +60,7 @@ var registry = []*lint.Rule{
 	secretInImage,           // MDL309
 	imageUnresolvable,       // MDL310
 	imagePlatformMissing,    // MDL311
+	serverNotForeground,     // MDL312
 	appFileMissing,          // MDL320
 	pythonModuleMissing,     // MDL321
 	pythonImportMissing,     // MDL322

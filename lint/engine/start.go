@@ -9,6 +9,7 @@ import (
 	"github.com/modellint/modellint/lint/image/launch/python"
 	"github.com/modellint/modellint/lint/image/rootfs"
 	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/server"
 )
 
 // A start is a container's start replayed in its image: the start path and
@@ -48,10 +49,15 @@ func (s *start) replay(img *image.Image) {
 	if arch == "" && img.Config != nil {
 		arch = img.Config.Architecture
 	}
-	s.path = launch.Analyze(img, *s.spec, arch)
+	spec := *s.spec
+	spec.Serves = servesModels
+	s.path = launch.Analyze(img, spec, arch)
 	s.program = python.Analyze(img, programContext(s.workload, s.container, *s.spec), s.path.Runs)
 	s.analysed = img.Rounds()
 }
+
+// servesModels says a command line starts a known model server.
+func servesModels(argv []string) bool { return server.ByProgram(argv) != nil }
 
 // startPlan are the starts of the containers that run one image.
 type startPlan []*start

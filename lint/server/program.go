@@ -86,6 +86,10 @@ func NotServer(argv []string) string {
 	return ""
 }
 
+// KeepAlive names a command that only keeps a container running (sleep,
+// tail -f /dev/null), "" for any other.
+func KeepAlive(argv []string) string { return idle(resolveCommand(argv)) }
+
 // idle names commands that only keep a container running.
 func idle(cmd command) string {
 	switch cmd.name {

@@ -203,6 +203,14 @@ type Hop struct {
 	// Env, EnvUnknown and Tainted are what the script exports to
 	// Program, and what it did that was not followed (shell.Command's).
 	Env, EnvUnknown, Tainted []string
+	// Background says the script starts Program with &.
+	Background bool
+	// Then is the command the script goes on to end on when Program is
+	// not it (Program was started before, in the background or not), and
+	// ThenLine where; ThenExec says it is exec'd.
+	Then     []string
+	ThenLine int
+	ThenExec bool
 }
 
 // Analysis is the start path of one container and what would stop it.
@@ -234,6 +242,13 @@ type Run struct {
 	// Fails says the program cannot start (see Problems): it is what the
 	// container is meant to run, for recognising the server.
 	Fails bool
+	// Side says a wrapper script starts the program before the one it
+	// ends on (a server started with & before `tail -f /dev/null`): it
+	// runs beside the runs whose With name it, not instead of them.
+	Side bool
+	// With are the indexes in Runs of the side runs started before this
+	// one on its way through the wrapper scripts.
+	With []int
 }
 
 // MaxInterpreterDepth is the kernel's limit on nested #! interpreters
@@ -270,6 +285,8 @@ type checker struct {
 	arch     string
 	// via is the chain of wrapper scripts being followed.
 	via []Hop
+	// with are the side runs started on the way to the command followed.
+	with []int
 	// libraryDirs are the ld.so.conf directories, read once.
 	libraryDirs     []string
 	libraryDirsRead bool

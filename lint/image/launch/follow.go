@@ -25,12 +25,12 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 	if len(c.analysis.Problems) > before {
 		// It does not start, so what it would run never runs; it is still
 		// what the container is meant to run.
-		c.analysis.Runs = append(c.analysis.Runs, Run{Argv: argv, Path: resolved, Via: append([]Hop(nil), c.via...), Fails: true})
+		c.addRun(Run{Argv: argv, Path: resolved, Via: append([]Hop(nil), c.via...), Fails: true})
 		return
 	}
 	script, commands, wrapper := c.follow(node, resolved, argv)
 	if !wrapper {
-		c.analysis.Runs = append(c.analysis.Runs, Run{Argv: argv, Path: resolved, Via: append([]Hop(nil), c.via...)})
+		c.addRun(Run{Argv: argv, Path: resolved, Via: append([]Hop(nil), c.via...)})
 		return
 	}
 	if depth >= maxWrapperDepth {
@@ -48,14 +48,24 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 			continue // args passed on as the command in a branch that adds the program first
 		}
 		first := len(c.analysis.Problems)
-		c.via = append(c.via, Hop{Script: script, Line: command.Line, Program: command.Argv[0], Exec: command.Exec,
-			Dir: command.Dir, DirUnknown: command.DirUnknown, Env: command.Env, EnvUnknown: command.EnvUnknown, Tainted: command.Tainted})
-		if next, nextResolved, ok := c.findProgram(command.Argv[0]); ok {
-			c.run(next, nextResolved, command.Argv, depth+1)
-		} else {
-			c.analysis.Runs = append(c.analysis.Runs, Run{Argv: command.Argv, Via: append([]Hop(nil), c.via...), Fails: true})
+		// What the script started before it runs beside it, and is checked
+		// with it: a server started with & before `tail -f /dev/null`.
+		withBefore := len(c.with)
+		for _, side := range command.Before {
+			if len(side.Argv) == 0 || strings.HasPrefix(side.Argv[0], "-") {
+				continue
+			}
+			from := len(c.analysis.Runs)
+			hop := hopOf(script, side)
+			hop.Then, hop.ThenLine, hop.ThenExec = command.Argv, command.Line, command.Exec
+			c.start(hop, side.Argv, depth)
+			for i := from; i < len(c.analysis.Runs); i++ {
+				c.analysis.Runs[i].Side = true
+				c.with = append(c.with, i)
+			}
 		}
-		c.via = c.via[:len(c.via)-1]
+		c.start(hopOf(script, command), command.Argv, depth)
+		c.with = c.with[:withBefore]
 		if last := len(c.analysis.Problems); last > first {
 			failed = append(failed, outcome{first, last})
 		} else {
@@ -77,11 +87,60 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 	c.analysis.Problems = append(kept, c.analysis.Problems[next:]...)
 }
 
+// hopOf is the hop from a script to a command it runs.
+func hopOf(script string, command shell.Command) Hop {
+	return Hop{Script: script, Line: command.Line, Program: command.Argv[0], Exec: command.Exec, Background: command.Background,
+		Dir: command.Dir, DirUnknown: command.DirUnknown, Env: command.Env, EnvUnknown: command.EnvUnknown, Tainted: command.Tainted}
+}
+
+// start follows a command a wrapper script runs, through hop.
+func (c *checker) start(hop Hop, argv []string, depth int) {
+	c.via = append(c.via, hop)
+	if next, nextResolved, ok := c.findProgram(argv[0]); ok {
+		c.run(next, nextResolved, argv, depth+1)
+	} else {
+		c.addRun(Run{Argv: argv, Via: append([]Hop(nil), c.via...), Fails: true})
+	}
+	c.via = c.via[:len(c.via)-1]
+}
+
+// addRun records a program the container ends up running, with the side
+// runs started on the way to it.
+func (c *checker) addRun(run Run) {
+	if len(c.with) > 0 {
+		run.With = append([]int(nil), c.with...)
+	}
+	c.analysis.Runs = append(c.analysis.Runs, run)
+}
+
+// keeps says which commands a wrapper starts before its last one are
+// followed: known servers and interpreters, which may be the server.
+func (c *checker) keeps(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	if interpreter(path.Base(argv[0])) {
+		return true
+	}
+	return c.spec.Serves != nil && c.spec.Serves(argv)
+}
+
+// interpreter reports program names of language runtimes that run an app.
+func interpreter(base string) bool {
+	switch base {
+	case "node", "java", "ruby", "Rscript", "julia", "deno", "bun":
+		return true
+	}
+	version, ok := strings.CutPrefix(base, "python")
+	return ok && strings.Trim(version, "0123456789.") == ""
+}
+
 // follow parses a shell wrapper and returns the commands it ends by
 // running; wrapper is false for anything that is not a shell wrapper. What
 // cannot be followed is recorded as unchecked.
 func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (script string, commands []shell.Command, wrapper bool) {
 	lookup := func(name string) (string, bool) { return Lookup(c.spec.Env, name) }
+	options := shell.Options{Keep: c.keeps}
 	facts := c.img.Facts(node)
 	var result *shell.Result
 	var err error
@@ -96,7 +155,7 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 			c.analysis.Unchecked = append(c.analysis.Unchecked, resolved+": "+reason+", not followed to the program it runs")
 			return script, nil, true
 		}
-		result, err = shell.Follow(facts.Text, argv[0], argv[1:], lookup)
+		result, err = shell.FollowWith(facts.Text, argv[0], argv[1:], lookup, options)
 	case facts.IsELF() && (shell.IsShell(path.Base(resolved)) || shell.IsShell(path.Base(argv[0]))):
 		command, name, args, file, ok := ShellOperands(argv)
 		switch {
@@ -113,10 +172,10 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 				c.analysis.Unchecked = append(c.analysis.Unchecked, scriptResolved+": the script's content was not read, not followed to the program it runs")
 				return script, nil, true
 			}
-			result, err = shell.Follow(text.Text, file, args, lookup)
+			result, err = shell.FollowWith(text.Text, file, args, lookup, options)
 		default:
 			script = resolved + " -c"
-			result, err = shell.FollowCommandString(command, name, args, lookup)
+			result, err = shell.FollowCommandStringWith(command, name, args, lookup, options)
 		}
 	default:
 		return "", nil, false

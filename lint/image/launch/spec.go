@@ -38,6 +38,10 @@ type Spec struct {
 	RunAsUser, RunAsGroup *int64
 	SupplementalGroups    []int64
 	RunAsNonRoot          bool
+	// Serves says a command line starts a known model server. A wrapper
+	// script's commands that start one (or an interpreter) before the one
+	// it ends on are followed too; nil counts interpreters only.
+	Serves func(argv []string) bool
 }
 
 // ForContainer composes the start of a container of a pod from the image

@@ -172,16 +172,18 @@ func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
 	// A wrapper's branches each give a run: one that would fail while
 	// another starts may be a branch the script never takes, so its
 	// problems are reported only when every run fails (as the start path's
-	// own checks do).
-	var failing [][]Problem
-	started := false
-	for _, run := range runs {
+	// own checks do). A side run (a server a script starts before it ends
+	// on `tail -f /dev/null`) runs with the runs that name it in With, and
+	// its problems are theirs.
+	problems := make([][]Problem, len(runs))
+	checked := make([]bool, len(runs))
+	for i, run := range runs {
 		if run.Fails {
 			continue
 		}
 		entry, ok := ParseEntry(run.Argv)
 		if !ok {
-			started = true // the branch runs another program
+			checked[i] = true // the branch runs another program
 			continue
 		}
 		a.Entries++
@@ -189,11 +191,33 @@ func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
 		c := &checker{r: &resolver{img: img, fs: img.FS()}, ctx: ctx, run: run, entry: entry, analysis: a, seen: map[string]bool{}}
 		c.check()
 		a.Needs = append(a.Needs, c.r.needs...)
-		if len(a.Problems) > before {
-			failing = append(failing, append([]Problem(nil), a.Problems[before:]...))
-			a.Problems = a.Problems[:before]
-		} else {
-			started = true
+		checked[i] = true
+		problems[i] = append([]Problem(nil), a.Problems[before:]...)
+		a.Problems = a.Problems[:before]
+	}
+	var ways [][]int // the runs that run together, one list per way
+	for i, run := range runs {
+		if !run.Side {
+			ways = append(ways, append([]int{i}, run.With...))
+		}
+	}
+	if len(ways) == 0 {
+		for i := range runs {
+			ways = append(ways, []int{i})
+		}
+	}
+	started := false
+	for _, way := range ways {
+		ok := checked[way[0]]
+		for _, i := range way {
+			ok = ok && i < len(runs) && len(problems[i]) == 0
+		}
+		started = started || ok
+	}
+	var failing [][]Problem
+	for _, p := range problems {
+		if len(p) > 0 {
+			failing = append(failing, p)
 		}
 	}
 	if ctx.ServeConfigError != "" {
@@ -203,7 +227,7 @@ func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
 		a.checkServeApp(img, ctx, app)
 	}
 	for _, problems := range failing {
-		if !started || len(runs) == 1 {
+		if !started || len(ways) == 1 {
 			a.Problems = append(a.Problems, problems...)
 			continue
 		}

@@ -54,6 +54,21 @@ type Command struct {
 	// Tainted says what the script did that was not followed and may have
 	// changed the command's environment or directory (a sourced file).
 	Tainted []string
+	// Background says the command was started with & (and the script
+	// ends on it through `wait`, or it is one of Before).
+	Background bool
+	// Before are the programs the way through the script that ends on the
+	// command started earlier and Options.Keep kept (a server started with
+	// & before `tail -f /dev/null`), in order; their own Before is empty.
+	Before []Command
+}
+
+// Options tune what Follow keeps.
+type Options struct {
+	// Keep says which programs the script starts before its final one are
+	// kept as the final command's Before (servers, interpreters); nil
+	// keeps none. Programs run as an if or while condition are not kept.
+	Keep func(argv []string) bool
 }
 
 // Follow parses a shell script (the whole file text; a leading #! line is fine) and returns the
@@ -62,6 +77,11 @@ type Command struct {
 // assigns itself (X=..., export X=..., readonly/declare/local X=..., ${X:=default}) are tracked in
 // order and win over lookup after their assignment.
 func Follow(text []byte, name string, args []string, lookup func(string) (string, bool)) (*Result, error) {
+	return FollowWith(text, name, args, lookup, Options{})
+}
+
+// FollowWith is Follow with options.
+func FollowWith(text []byte, name string, args []string, lookup func(string) (string, bool), opts Options) (*Result, error) {
 	if len(text) > MaxScriptBytes {
 		return nil, fmt.Errorf("shell script is %d bytes, over the %d-byte limit", len(text), MaxScriptBytes)
 	}
@@ -72,7 +92,9 @@ func Follow(text []byte, name string, args []string, lookup func(string) (string
 	f := &follower{}
 	proc := &process{env: environment(lookup)}
 	fr := frame{src: &source{text: text}, proc: proc}
-	commands, unresolved := f.finals(proc, f.list(fr, []*path{newPath(name, knownFields(args))}, file.Stmts))
+	start := newPath(name, knownFields(args))
+	start.keep = opts.Keep
+	commands, unresolved := f.finals(proc, f.list(fr, []*path{start}, file.Stmts))
 	return &Result{Commands: commands, Unresolved: report(append(unresolved, f.notes...))}, nil
 }
 
@@ -80,6 +102,11 @@ func Follow(text []byte, name string, args []string, lookup func(string) (string
 // NAME is $0, ARGS the positional parameters.
 func FollowCommandString(command string, name string, args []string, lookup func(string) (string, bool)) (*Result, error) {
 	return Follow([]byte(command), name, args, lookup)
+}
+
+// FollowCommandStringWith is FollowCommandString with options.
+func FollowCommandStringWith(command string, name string, args []string, lookup func(string) (string, bool), opts Options) (*Result, error) {
+	return FollowWith([]byte(command), name, args, lookup, opts)
 }
 
 func parse(text []byte) (*syntax.File, error) {
@@ -193,7 +220,7 @@ type process struct {
 
 // end ends path p on cmds, and on programs that could not be followed.
 func (proc *process) end(p *path, cmds []Command, unknown []reason) {
-	proc.ended = append(proc.ended, cmds...)
+	proc.ended = append(proc.ended, p.withBefore(cmds)...)
 	proc.endedUnknown = append(append(proc.endedUnknown, unknown...), p.taint...)
 }
 
@@ -203,7 +230,7 @@ func (proc *process) end(p *path, cmds []Command, unknown []reason) {
 func (f *follower) finals(proc *process, open []*path) ([]Command, []reason) {
 	all, unknown := slices.Clone(proc.ended), slices.Clone(proc.endedUnknown)
 	for _, p := range open {
-		all = append(all, p.last...)
+		all = append(all, p.withBefore(p.last)...)
 		unknown = append(append(unknown, p.lastUnknown...), p.taint...)
 	}
 	var out []Command
@@ -231,7 +258,8 @@ func distinct(reasons []reason) []reason {
 }
 
 func (c Command) equal(o Command) bool {
-	return c.Line == o.Line && c.Exec == o.Exec && slices.Equal(c.Argv, o.Argv)
+	return c.Line == o.Line && c.Exec == o.Exec && c.Background == o.Background && slices.Equal(c.Argv, o.Argv) &&
+		slices.EqualFunc(c.Before, o.Before, Command.equal)
 }
 
 func environment(lookup func(string) (string, bool)) func(string) (binding, bool) {

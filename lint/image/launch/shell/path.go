@@ -47,6 +47,12 @@ type path struct {
 	taint []reason
 	// returning: a `return` ran, so the rest of the function is skipped.
 	returning bool
+	// ran are the programs the path started so far that the follower keeps
+	// (Options.Keep), foreground and background, in order; testing counts
+	// the if/while conditions being run, whose programs are not kept.
+	ran     []Command
+	testing int
+	keep    func(argv []string) bool
 }
 
 func newPath(name string, args []field) *path { return &path{name: name, args: args} }
@@ -63,6 +69,51 @@ func (p *path) fork() *path {
 func (p *path) setLast(cmds []Command, unknown []reason) {
 	p.last, p.lastUnknown = cmds, unknown
 	p.programs++
+	p.record(cmds)
+}
+
+// maxRan bounds the programs a path keeps as started before its final one.
+const maxRan = 16
+
+// record keeps the programs of cmds the keep function wants, with those
+// they started before them, as started on the path.
+func (p *path) record(cmds []Command) {
+	keep := p.keep
+	if keep == nil || p.testing > 0 {
+		return
+	}
+	add := func(c Command) {
+		c.Before = nil
+		if len(p.ran) < maxRan && keep(c.Argv) && !slices.ContainsFunc(p.ran, c.equal) {
+			p.ran = append(slices.Clip(p.ran), c)
+		}
+	}
+	for _, c := range cmds {
+		for _, b := range c.Before {
+			add(b)
+		}
+		add(c)
+	}
+}
+
+// withBefore gives each of cmds the programs the path started before it.
+func (p *path) withBefore(cmds []Command) []Command {
+	if len(p.ran) == 0 {
+		return cmds
+	}
+	out := make([]Command, len(cmds))
+	for i, c := range cmds {
+		var before []Command
+		for _, r := range p.ran {
+			if !r.equal(Command{Argv: c.Argv, Line: c.Line, Exec: c.Exec, Background: c.Background}) &&
+				!slices.ContainsFunc(c.Before, r.equal) && len(before) < maxRan {
+				before = append(before, r)
+			}
+		}
+		c.Before = append(before, c.Before...)[:min(len(before)+len(c.Before), maxRan)]
+		out[i] = c
+	}
+	return out
 }
 
 // forgetLast is for a program that failed: it is not what the script
@@ -72,6 +123,10 @@ func (p *path) forgetLast() { p.last, p.lastUnknown = nil, nil }
 // background starts jobs; until a foreground program runs, the script
 // ends on them.
 func (p *path) background(cmds []Command, unknown []reason) {
+	cmds = slices.Clone(cmds)
+	for i := range cmds {
+		cmds[i].Background = true
+	}
 	p.jobs = append(slices.Clip(p.jobs), cmds...)[:min(len(p.jobs)+len(cmds), maxCommands)]
 	p.jobsUnknown = distinct(append(slices.Clip(p.jobsUnknown), unknown...))
 	p.setLast(p.jobs, p.jobsUnknown)
@@ -96,7 +151,7 @@ func (p *path) same(o *path) bool {
 	return p.name == o.name && p.returning == o.returning && slices.Equal(p.args, o.args) &&
 		slices.EqualFunc(p.last, o.last, Command.equal) && slices.Equal(p.lastUnknown, o.lastUnknown) &&
 		slices.EqualFunc(p.jobs, o.jobs, Command.equal) && slices.Equal(p.jobsUnknown, o.jobsUnknown) &&
-		slices.Equal(p.taint, o.taint) &&
+		slices.Equal(p.taint, o.taint) && slices.EqualFunc(p.ran, o.ran, Command.equal) && p.testing == o.testing &&
 		p.vars.equal(o.vars) && p.funcs.equal(o.funcs)
 }
 

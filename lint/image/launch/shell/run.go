@@ -246,7 +246,9 @@ func (f *follower) nestedShell(fr frame, p *path, inv invocation, shell string, 
 		proc:   &process{env: f.childEnv(fr, p, inv.env)},
 		shells: fr.shells + 1,
 	}
-	cmds, unknown := f.finals(child.proc, f.list(child, []*path{newPath(name, slices.Clone(args))}, file.Stmts))
+	start := newPath(name, slices.Clone(args))
+	start.keep = p.keep
+	cmds, unknown := f.finals(child.proc, f.list(child, []*path{start}, file.Stmts))
 	if inv.exec {
 		for i := range cmds {
 			cmds[i].Exec = true

@@ -23,6 +23,16 @@ func cmd(line int, exec bool, argv ...string) Command {
 	return Command{Argv: argv, Line: line, Exec: exec}
 }
 
+func background(c Command) Command {
+	c.Background = true
+	return c
+}
+
+func before(c Command, earlier ...Command) Command {
+	c.Before = earlier
+	return c
+}
+
 type followCase struct {
 	name       string
 	script     string
@@ -227,12 +237,12 @@ func TestFollow(t *testing.T) {
 		{
 			name:   "background jobs followed by wait",
 			script: "trap 'kill 0' TERM\n/usr/bin/server --port 1 &\n/usr/bin/sidecar &\nwait\nexit $?\n",
-			want:   []Command{cmd(2, false, "/usr/bin/server", "--port", "1"), cmd(3, false, "/usr/bin/sidecar")},
+			want:   []Command{background(cmd(2, false, "/usr/bin/server", "--port", "1")), background(cmd(3, false, "/usr/bin/sidecar"))},
 		},
 		{
 			name:   "wait for a job after a foreground program",
 			script: "/bin/ollama serve &\npid=$!\nsleep 5\nollama pull \"${MODEL:-llama3}\"\nwait $pid\n",
-			want:   []Command{cmd(1, false, "/bin/ollama", "serve")},
+			want:   []Command{background(cmd(1, false, "/bin/ollama", "serve"))},
 		},
 		{
 			name:   "a job without wait until a foreground program runs",
@@ -440,5 +450,47 @@ func TestFollowDirAndEnv(t *testing.T) {
 			strings.Join(command.Env, " ") != strings.Join(c.env, " ") {
 			t.Errorf("%q: dir %q (%q) env %q, want %q (%q) %q", c.script, command.Dir, command.DirUnknown, command.Env, c.dir, c.unknown, c.env)
 		}
+	}
+}
+
+// TestFollowKeep follows the programs a script starts before the one it
+// ends on.
+func TestFollowKeep(t *testing.T) {
+	keep := func(argv []string) bool { return argv[0] == "torchserve" || strings.HasPrefix(argv[0], "python") }
+	cases := []followCase{
+		{
+			name: "TorchServe's dockerd-entrypoint.sh",
+			script: "#!/bin/bash\nset -e\nif [[ \"$1\" = \"serve\" ]]; then\n    shift 1\n    torchserve --start --ts-config /home/model-server/config.properties\n" +
+				"else\n    eval \"$@\"\nfi\n# prevent docker exit\ntail -f /dev/null\n",
+			args: []string{"serve"},
+			want: []Command{
+				before(cmd(10, false, "tail", "-f", "/dev/null"), cmd(5, false, "torchserve", "--start", "--ts-config", "/home/model-server/config.properties")),
+				cmd(10, false, "tail", "-f", "/dev/null"),
+			},
+		},
+		{
+			name:   "a server in the background, then sleep",
+			script: "mkdir -p /tmp/x\npython -m server --port 8080 &\nsleep infinity\n",
+			want:   []Command{before(cmd(3, false, "sleep", "infinity"), background(cmd(2, false, "python", "-m", "server", "--port", "8080")))},
+		},
+		{
+			name:   "a condition's program is a test, not a start",
+			script: "if python3 -c 'import torch'; then echo ok; fi\nexec /bin/serve\n",
+			want:   []Command{cmd(2, true, "/bin/serve")},
+		},
+		{
+			name:   "a nested shell's starts are kept",
+			script: "sh -c 'python3 app.py &'\nexec tail -f /dev/null\n",
+			want:   []Command{before(cmd(2, true, "tail", "-f", "/dev/null"), background(cmd(1, false, "python3", "app.py")))},
+		},
+		{
+			name:   "wait ends on the job, which is not its own before",
+			script: "python3 app.py &\nwait\n",
+			want:   []Command{background(cmd(1, false, "python3", "app.py"))},
+		},
+	}
+	for _, c := range cases {
+		got, err := FollowWith([]byte(c.script), "entrypoint.sh", c.args, c.lookup, Options{Keep: keep})
+		checkResult(t, c, got, err)
 	}
 }

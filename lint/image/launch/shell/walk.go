@@ -95,7 +95,12 @@ func (f *follower) command(fr frame, p *path, cmd syntax.Command) []*path {
 	case *syntax.WhileClause:
 		// The body is followed once: a keep-alive loop (while true; do
 		// sleep 3600; done) lives on its body's last program.
-		return f.list(fr, f.list(fr, []*path{p}, c.Cond), c.Do)
+		p.testing++
+		tested := f.list(fr, []*path{p}, c.Cond)
+		for _, q := range tested {
+			q.testing--
+		}
+		return f.list(fr, tested, c.Do)
 	case *syntax.ForClause:
 		if iter, ok := c.Loop.(*syntax.WordIter); ok {
 			f.setVar(p, iter.Name.Value, binding{runtime: "$" + iter.Name.Value + " is set by a for loop"})
@@ -122,6 +127,7 @@ func (f *follower) subshell(fr frame, p *path, body func(frame, *path) []*path) 
 	child.proc = &process{env: fr.proc.env}
 	start := p.fork()
 	start.jobs, start.jobsUnknown = nil, nil // the parent's jobs are not the child's to wait for
+	start.ran = nil                          // the child's finals carry what it started; the parent keeps its own
 	return f.finals(child.proc, body(child, start))
 }
 
@@ -137,7 +143,9 @@ func (f *follower) ifClause(fr frame, p *path, c *syntax.IfClause) []*path {
 		var next []*path
 		for _, q := range notTaken {
 			before := q.programs
+			q.testing++
 			for _, held := range f.list(fr, []*path{q}, clause.Cond) {
+				held.testing--
 				failed := held.fork()
 				if failed.programs != before {
 					failed.forgetLast()
