@@ -29,6 +29,9 @@ type linker struct {
 	// units are the PATH arguments model dirs were found in: of two dirs
 	// with the server path's name, the one in the workload's own PATH wins.
 	units map[string]int
+	// unitParents are the units the deployments split off a PATH lie in
+	// (splitUnits).
+	unitParents map[int]int
 }
 
 type namedMapping struct {
@@ -315,18 +318,30 @@ func (l *linker) find(serverPath, name, annotated string, repository, byName boo
 		}
 	}
 	if len(matches) > 1 {
-		var ownUnit []*model.Model
-		for _, m := range matches {
-			if found, ok := l.units[m.Dir]; ok && found == unit {
-				ownUnit = append(ownUnit, m)
-			}
-		}
-		matches = ownUnit
+		matches = l.nearestUnit(matches, unit)
 	}
 	if len(matches) == 1 {
 		return matches, "name match"
 	}
 	return nil, ""
+}
+
+// nearestUnit keeps the models of the workload's own unit, or, when it has
+// none, of the nearest unit it lies in.
+func (l *linker) nearestUnit(models []*model.Model, unit int) []*model.Model {
+	for {
+		var inUnit []*model.Model
+		for _, m := range models {
+			if found, ok := l.units[m.Dir]; ok && found == unit {
+				inUnit = append(inUnit, m)
+			}
+		}
+		parent, ok := l.unitParents[unit]
+		if len(inUnit) > 0 || !ok {
+			return inUnit
+		}
+		unit = parent
+	}
 }
 
 // inside returns the model dirs directly below dir, in order.

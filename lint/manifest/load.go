@@ -36,8 +36,10 @@ type File struct {
 	// Skipped says, per document, why it held no Kubernetes object.
 	Skipped []string
 	// Unit is the deployment the file belongs to: one per PATH argument,
-	// one per rendered chart or overlay. Objects refer only to objects of
-	// their own unit, so two example dirs linted together stay apart.
+	// one per rendered chart or overlay, and one per dir beside another
+	// that declares the same workload (the engine's splitUnits). Objects
+	// refer only to objects of their own unit and the units it lies in, so
+	// two example dirs linted together stay apart.
 	Unit int
 	// Rendered is output of a Helm chart or Kustomize overlay: its
 	// positions point into the files it was rendered from, and fixes are
