@@ -46,6 +46,9 @@ type Result struct {
 	InputErrors []InputError
 	// Unused are --image and --model flags nothing in the run used.
 	Unused []string
+	// Starts are how the model-server containers are expected to start,
+	// one per container and linked model, where a load estimate exists.
+	Starts []StartEstimate
 	// Secrets are the values no output may print (secret-looking image
 	// env, Secret data, --helm-set values). The engine hid them in every
 	// field above but the edits of fixes, which --fix writes as they are:

@@ -35,6 +35,8 @@ type Target struct {
 	// ImagesMissing says why some of the workload's images have no facts
 	// (--offline, registry unreachable), for the rules' skip reasons.
 	ImagesMissing string
+	// Starts are the start estimates rules recorded (Pass.EstimateStart).
+	Starts []StartEstimate
 }
 
 // Name identifies the target in reports, without line numbers.

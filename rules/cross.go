@@ -424,6 +424,9 @@ func checkStartupBudget(pass *lint.Pass) {
 	estimates := pass.Config.Estimates()
 	for _, link := range linkedModels(pass) {
 		c := link.Container
+		bytes, what := servedBytes(link.Model)
+		estimate := estimateLoad(pass, link, bytes)
+		recordStart(pass, link, bytes, what, estimate)
 		kind, probe := "startupProbe", c.StartupProbe
 		if probe == nil {
 			kind, probe = "livenessProbe", c.LivenessProbe
@@ -431,8 +434,6 @@ func checkStartupBudget(pass *lint.Pass) {
 		if probe == nil {
 			continue
 		}
-		bytes, what := servedBytes(link.Model)
-		estimate := estimateLoad(pass, link, bytes)
 		load := estimate.Seconds
 		budget := float64(probeBudget(probe))
 		if budget >= load {
@@ -456,6 +457,34 @@ func checkStartupBudget(pass *lint.Pass) {
 				humanBytes(bytes), what, load, estimates.LoadMiBPerSecond, estimate.throttleText(), fastest, fastLoadMiBPerSecond,
 				estimates.StartupSeconds, kills, budgetFix(kind, threshold))})
 	}
+}
+
+// recordStart records the start this rule judges, for the reports to
+// draw: the pull of the image when it was read (its stored bytes at the
+// download rate), the load as estimated above, and the probes.
+func recordStart(pass *lint.Pass, link *lint.Link, bytes int64, what string, estimate loadEstimate) {
+	estimates := pass.Config.Estimates()
+	c := link.Container
+	start := lint.StartEstimate{
+		Container: c.Name, Model: what, ModelBytes: bytes,
+		LoadSeconds: estimate.Seconds, StartupSeconds: estimates.StartupSeconds, LoadMiBPerSecond: estimates.LoadMiBPerSecond,
+		ThrottledSeconds: estimate.Throttled, CPULimit: estimate.CPULimit,
+	}
+	if img := pass.Target.Images[c.Image]; img != nil && len(img.Layers) > 0 {
+		for _, layer := range img.Layers {
+			start.ImageBytes += layer.Size
+		}
+		start.PullMiBPerSecond = estimates.DownloadMiBPerSecond
+		start.PullSeconds = float64(start.ImageBytes) / (estimates.DownloadMiBPerSecond * (1 << 20))
+	}
+	for _, kind := range []string{"startupProbe", "livenessProbe", "readinessProbe"} {
+		if probe := containerProbe(c, kind); probe != nil {
+			start.Probes = append(start.Probes, lint.ProbeTiming{Kind: kind, InitialDelaySeconds: probe.InitialDelaySeconds,
+				PeriodSeconds:    orDefault(probe.PeriodSeconds, defaultPeriodSeconds),
+				FailureThreshold: orDefault(probe.FailureThreshold, defaultFailureThreshold)})
+		}
+	}
+	pass.EstimateStart(start)
 }
 
 // addStartupProbe fixes a container that has only a livenessProbe with a

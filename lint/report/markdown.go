@@ -17,7 +17,8 @@ const markdownLimit = 900 << 10
 
 // writeMarkdown writes a job summary in GitHub-flavoured Markdown, for
 // $GITHUB_STEP_SUMMARY or a merge request comment: the counts by severity,
-// a table of the unsuppressed findings, and the suppressed ones folded away.
+// a table of the unsuppressed findings, a timeline of each model server's
+// start, and the suppressed ones folded away.
 func writeMarkdown(w io.Writer, result *lint.Result, options Options) error {
 	c := countResult(result)
 	var out strings.Builder
@@ -68,6 +69,7 @@ func writeMarkdown(w io.Writer, result *lint.Result, options Options) error {
 		}
 	}
 	writeMarkdownFixes(&out, shown, options.SourceURL)
+	writeMarkdownStarts(&out, result.Starts)
 	if len(suppressed) > 0 && out.Len() < markdownLimit {
 		fmt.Fprintf(&out, "\n<details><summary>%s</summary>\n\n", plural(len(suppressed), "suppressed finding", "suppressed findings"))
 		out.WriteString("| Rule | Location | Suppressed by | Message |\n| --- | --- | --- | --- |\n")

@@ -1,0 +1,188 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/modellint/modellint/lint"
+)
+
+// maxStartCharts bounds the timelines a summary draws: past a few dozen a
+// reader looks at the findings instead.
+const maxStartCharts = 20
+
+// writeMarkdownStarts draws, for each model-server container with a load
+// estimate, a Mermaid gantt chart of its start on one axis of seconds: the
+// image pull, the server's start-up, the model's load and Ready, against
+// the probes. A startup or liveness probe whose budget ends before the
+// load is drawn as critical (red): that is when the kubelet restarts the
+// container (MDL402, MDL203). The numbers are the rules' estimates.
+func writeMarkdownStarts(out *strings.Builder, starts []lint.StartEstimate) {
+	if len(starts) == 0 || out.Len() >= markdownLimit {
+		return
+	}
+	out.WriteString("\n### Start of the model servers\n\n" +
+		"Estimated, not measured: each model's bytes at the load rate assumed under `estimates:` in .modellint.yaml, " +
+		"in seconds from the image pull. A probe drawn in red restarts the container before the model has loaded.\n")
+	for i, start := range starts {
+		if i == maxStartCharts {
+			fmt.Fprintf(out, "\n%s not drawn.\n", plural(len(starts)-i, "more container", "more containers"))
+			return
+		}
+		chart := markdownStart(start)
+		if out.Len()+len(chart) > markdownLimit {
+			fmt.Fprintf(out, "\n%s not drawn: the summary would exceed GitHub's size limit.\n", plural(len(starts)-i, "more container", "more containers"))
+			return
+		}
+		out.WriteString(chart)
+	}
+}
+
+// markdownStart is one container's sentence and chart.
+func markdownStart(start lint.StartEstimate) string {
+	// Whole seconds, rounded as the sentence writes them, so that the
+	// chart and the sentence agree.
+	pull := math.Round(start.PullSeconds)
+	started := pull                                   // the probes' clocks start with the container
+	loaded := started + math.Round(start.LoadSeconds) // the model served
+	serverUp := math.Min(started+math.Round(start.StartupSeconds), loaded)
+
+	var text, chart strings.Builder
+	fmt.Fprintf(&text, "\n**%s**, container %s: %s (%s) loads in an estimated %.0fs (%.0fs start-up, then %s at %g MiB/s",
+		markdownText(start.Target), markdownText(start.Container), markdownText(start.Model), byteSize(start.ModelBytes),
+		start.LoadSeconds, start.StartupSeconds, byteSize(start.ModelBytes), start.LoadMiBPerSecond)
+	if start.ThrottledSeconds >= 0.5 {
+		fmt.Fprintf(&text, ", %.0fs more under limits.cpu %s", start.ThrottledSeconds, markdownText(start.CPULimit))
+	}
+	text.WriteString(")")
+	if start.ImageBytes > 0 {
+		fmt.Fprintf(&text, " after pulling %s of image at %g MiB/s (%.0fs)", byteSize(start.ImageBytes), start.PullMiBPerSecond, start.PullSeconds)
+	} else {
+		text.WriteString("; the image was not read, so its pull is not drawn")
+	}
+	text.WriteString(".")
+
+	chart.WriteString("\n```mermaid\ngantt\n")
+	fmt.Fprintf(&chart, "    title %s container %s\n", mermaidText(start.Target), mermaidText(start.Container))
+	// Seconds as Unix times, shown as seconds: the axis reads the same in
+	// every time zone.
+	chart.WriteString("    dateFormat X\n    axisFormat %s\n")
+	chart.WriteString("    section Container\n")
+	if pull > 0 {
+		fmt.Fprintf(&chart, "    image pull %s :pull, 0, %.0f\n", mermaidText(byteSize(start.ImageBytes)), pull)
+	}
+	fmt.Fprintf(&chart, "    server start-up :startup, %.0f, %.0f\n", started, serverUp)
+	throttled := ""
+	if start.ThrottledSeconds >= 0.5 {
+		throttled = fmt.Sprintf(" plus %.0fs CPU throttling", start.ThrottledSeconds)
+	}
+	fmt.Fprintf(&chart, "    model load %s at %g MiB per s%s :load, %.0f, %.0f\n", mermaidText(byteSize(start.ModelBytes)),
+		start.LoadMiBPerSecond, throttled, serverUp, loaded)
+
+	var startup, liveness, readiness *lint.ProbeTiming
+	for i := range start.Probes {
+		switch start.Probes[i].Kind {
+		case "startupProbe":
+			startup = &start.Probes[i]
+		case "livenessProbe":
+			liveness = &start.Probes[i]
+		case "readinessProbe":
+			readiness = &start.Probes[i]
+		}
+	}
+	// Ready: at the first readiness check after the load; without a
+	// readinessProbe the pod is Ready as soon as the container runs,
+	// before the model has loaded.
+	ready := started
+	readyText := "Ready at once (no readinessProbe)"
+	if readiness != nil {
+		ready = started + float64(readiness.InitialDelaySeconds)
+		if period := float64(max(readiness.PeriodSeconds, 1)); loaded > ready {
+			ready += math.Ceil((loaded-ready)/period) * period
+		}
+		readyText = "Ready (readinessProbe passes)"
+	}
+
+	// killer is the probe whose budget bounds the load: the startupProbe,
+	// else the livenessProbe.
+	killer := startup
+	if killer == nil {
+		killer = liveness
+	}
+	restarted := killer != nil && started+float64(killer.Budget()) < loaded
+	if !restarted {
+		fmt.Fprintf(&chart, "    %s :milestone, ready, %.0f, %.0f\n", readyText, ready, ready)
+	}
+	if len(start.Probes) > 0 {
+		chart.WriteString("    section Probes\n")
+	}
+	probeBar := func(probe *lint.ProbeTiming, id string, from float64, what string) {
+		end := from + float64(probe.Budget())
+		tags := ""
+		if probe == killer && restarted {
+			tags = "crit, "
+		}
+		fmt.Fprintf(&chart, "    %s %s %ds :%s%s, %.0f, %.0f\n", probe.Kind, what, probe.Budget(), tags, id, from, end)
+	}
+	if startup != nil {
+		probeBar(startup, "startup-probe", started, "restarts the container after")
+	}
+	if liveness != nil {
+		if startup == nil {
+			probeBar(liveness, "liveness-probe", started, "restarts the container after")
+		} else if !restarted {
+			// Liveness checks begin once the startupProbe has passed.
+			probeBar(liveness, "liveness-probe", loaded, "from the startupProbe's success, restarts after")
+		}
+	}
+	if readiness != nil {
+		first := started + float64(readiness.InitialDelaySeconds)
+		fmt.Fprintf(&chart, "    readinessProbe first check :milestone, readiness-probe, %.0f, %.0f\n", first, first)
+	}
+	if restarted {
+		at := started + float64(killer.Budget())
+		fmt.Fprintf(&chart, "    restarted by the %s :crit, milestone, restart, %.0f, %.0f\n", killer.Kind, at, at)
+		fmt.Fprintf(&text, " The %s restarts the container at %ds from its start, %.0fs before the load ends.",
+			killer.Kind, killer.Budget(), loaded-at)
+	} else if readiness == nil {
+		text.WriteString(" Without a readinessProbe the pod is Ready, and sent requests, before the model has loaded.")
+	}
+	chart.WriteString("```\n")
+	return text.String() + "\n" + chart.String()
+}
+
+// mermaidText keeps what a gantt line reads as a name: letters, digits,
+// spaces and ./-_+() . A colon would end the name, a # or ; the line, and
+// a name from a manifest must not add a task or a directive of its own.
+func mermaidText(s string) string {
+	var out strings.Builder
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(" ./-_+()", r):
+			out.WriteRune(r)
+		default:
+			out.WriteRune(' ')
+		}
+		if out.Len() > 120 {
+			out.WriteString("...")
+			break
+		}
+	}
+	return strings.Join(strings.Fields(out.String()), " ")
+}
+
+// byteSize writes bytes as the rules do: "2.0 GiB".
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	value, exp := float64(n)/unit, 0
+	for value >= unit && exp < 5 {
+		value /= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", value, "KMGTPE"[exp])
+}
