@@ -112,7 +112,8 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	units := unitSets(files, set)
+	unitParents := splitUnits(options.Paths, files, set, found.modelUnits)
+	units := unitSets(files, set, unitParents)
 	noteManifests(result, files)
 	checkStdin(result, options.Paths, files)
 
@@ -122,7 +123,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	}
 	linker := newLinker(config, options.Models)
 	linker.objects = set
-	linker.units = found.modelUnits
+	linker.units, linker.unitParents = found.modelUnits, unitParents
 	dirs, err := modelDirs(found.modelDirs, linker.mappings)
 	if err != nil {
 		return nil, err
@@ -375,14 +376,15 @@ func excludes(options Options, config *lint.Config) []Exclude {
 	return list
 }
 
-// unitSet is, per unit (a PATH argument, a rendered chart or overlay), the
-// set of its objects: references resolve within their unit only.
+// unitSet is, per unit (a PATH argument, a rendered chart or overlay, a
+// deployment beside another under a PATH), the set of its objects and of
+// the units it lies in: references resolve within them only.
 type unitSet struct {
 	all    *manifest.Set
 	byUnit map[int]*manifest.Set
 }
 
-func unitSets(files []*manifest.File, all *manifest.Set) unitSet {
+func unitSets(files []*manifest.File, all *manifest.Set, parents map[int]int) unitSet {
 	grouped := map[int][]*manifest.File{}
 	for _, file := range files {
 		grouped[file.Unit] = append(grouped[file.Unit], file)
@@ -392,6 +394,9 @@ func unitSets(files []*manifest.File, all *manifest.Set) unitSet {
 		return sets
 	}
 	for unit, group := range grouped {
+		for parent, ok := parents[unit]; ok; parent, ok = parents[parent] {
+			group = append(group[:len(group):len(group)], grouped[parent]...)
+		}
 		sets.byUnit[unit] = all.Subset(group)
 	}
 	return sets
