@@ -45,7 +45,7 @@ func inGroup(set *pflag.FlagSet, group string, names ...string) {
 }
 
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra.Command {
-	linter := &lintCommand{}
+	linter := &lintCommand{fromEnv: map[string]bool{}}
 	root := &cobra.Command{
 		Use:   "modellint [flags] [PATH ...]",
 		Short: "Lint a model-serving deployment before it ships",
@@ -58,7 +58,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return applyEnv(cmd.Flags())
+			return applyEnv(cmd.Flags(), linter.fromEnv)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if linter.showVersion {
@@ -78,13 +78,50 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra
 	root.SetUsageFunc(func(cmd *cobra.Command) error { return writeUsage(cmd, stdout) })
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { _ = writeHelp(cmd, stdout) })
 	root.AddCommand(rulesCommand(stdout), explainCommand(stdout), versionCommand(stdout), configCommand(stdout))
+	root.SetHelpCommand(helpCommand(root))
 	registerCompletions(root)
 	return root
 }
 
+// helpCommand is "help [COMMAND]": cobra's own prints the main help for a
+// command that does not exist, and exits 0.
+func helpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [COMMAND]",
+		Short: "Help about any command",
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []string
+			for _, sub := range root.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name()+"\t"+sub.Short)
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			topic, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 || (topic == root && len(args) > 0) {
+				var names []string
+				for _, sub := range root.Commands() {
+					if sub.IsAvailableCommand() {
+						names = append(names, sub.Name())
+					}
+				}
+				return fmt.Errorf("help: no command %s (the commands are %s; modellint explain RULE documents a rule)",
+					message.Quote(strings.Join(args, " ")), strings.Join(names, ", "))
+			}
+			return topic.Help()
+		},
+	}
+}
+
 // applyEnv sets every flag the command line left unset from MODELLINT_<FLAG>
-// (dashes as underscores): flags win over the environment.
-func applyEnv(set *pflag.FlagSet) error {
+// (dashes as underscores): flags win over the environment. fromEnv
+// records the flags it set, so that an error names the variable.
+func applyEnv(set *pflag.FlagSet, fromEnv map[string]bool) error {
 	var err error
 	set.VisitAll(func(flag *pflag.Flag) {
 		if err != nil || flag.Changed || flag.Name == "help" || flag.Name == "version" {
@@ -98,6 +135,7 @@ func applyEnv(set *pflag.FlagSet) error {
 		if setErr := set.Set(flag.Name, value); setErr != nil {
 			err = fmt.Errorf("%s=%s: %v", name, message.Quote(value), setErr)
 		}
+		fromEnv[flag.Name] = true
 	})
 	return err
 }

@@ -93,7 +93,7 @@ func TestEnvironmentFlags(t *testing.T) {
 	}
 	t.Setenv("MODELLINT_DISABLE", "")
 	t.Setenv("MODELLINT_COLOR", "sometimes")
-	if code, _, stderr := lintArgs(t, "", examples+"/broken"); code != exitError || !strings.Contains(stderr, `--color "sometimes"`) {
+	if code, _, stderr := lintArgs(t, "", examples+"/broken"); code != exitError || !strings.Contains(stderr, `MODELLINT_COLOR "sometimes"`) {
 		t.Errorf("MODELLINT_COLOR=sometimes: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/report"
 	"github.com/modellint/modellint/rules"
 
@@ -42,21 +43,33 @@ func versionCommand(stdout io.Writer) *cobra.Command {
 	}
 }
 
-// rulesCommand lists the rules; --markdown prints docs/rules.md instead.
+// rulesCommand lists the rules: a table, JSON for scripts (-f json), or
+// docs/rules.md (-f markdown, or --markdown).
 func rulesCommand(stdout io.Writer) *cobra.Command {
 	var markdown bool
+	var format string
 	cmd := &cobra.Command{
 		Use:   "rules",
 		Short: "List every rule: ID, name, default severity, artifact, summary",
 		Args:  noArgs("rules"),
 		RunE: func(*cobra.Command, []string) error {
 			if markdown {
-				return report.RulesMarkdown(stdout, rules.All())
+				format = "markdown"
 			}
-			return report.RuleList(stdout, rules.All(), terminalWidth(stdout))
+			switch format {
+			case "markdown":
+				return report.RulesMarkdown(stdout, rules.All())
+			case "json":
+				return report.RulesJSON(stdout, rules.All())
+			case "table", "":
+				return report.RuleList(stdout, rules.All(), terminalWidth(stdout))
+			}
+			return fmt.Errorf("rules --format %s: want table, json or markdown", message.Quote(format))
 		},
 	}
-	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the rule catalogue as Markdown (docs/rules.md)")
+	cmd.Flags().StringVarP(&format, "format", "f", "table", "table, json (every rule's ID, name, severity, documentation and URL) or markdown")
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the rule catalogue as Markdown (docs/rules.md), as -f markdown")
+	_ = cmd.RegisterFlagCompletionFunc("format", completeValues("table", "json", "markdown"))
 	return cmd
 }
 
@@ -97,7 +110,7 @@ func configCommand(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			data, err := yaml.Marshal(config)
+			data, err := effectiveYAML(config)
 			if err != nil {
 				return err
 			}
@@ -105,12 +118,31 @@ func configCommand(stdout io.Writer) *cobra.Command {
 			if source == "" {
 				source = "none found: the defaults"
 			}
-			_, err = fmt.Fprintf(stdout, "# config file: %s\n%s", source, data)
+			_, err = fmt.Fprintf(stdout, "# config file: %s\n# what it leaves unset is shown with the default in force\n%s", source, data)
 			return err
 		},
 	}
 	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (default: .modellint.yaml found upward from PATH)")
 	return cmd
+}
+
+// effectiveYAML is the config a run uses, defaults filled in, as YAML; a
+// setting with nothing set under it (model: with no maxSize) is left out.
+func effectiveYAML(config *lint.Config) ([]byte, error) {
+	data, err := yaml.Marshal(config.Effective())
+	if err != nil {
+		return nil, err
+	}
+	var settings map[string]any
+	if err := yaml.Unmarshal(data, &settings); err != nil {
+		return nil, err
+	}
+	for key, value := range settings {
+		if mapping, ok := value.(map[string]any); ok && len(mapping) == 0 {
+			delete(settings, key)
+		}
+	}
+	return yaml.Marshal(settings)
 }
 
 func noArgs(name string) cobra.PositionalArgs {

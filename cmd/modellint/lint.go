@@ -53,6 +53,20 @@ type lintCommand struct {
 	flags       lintFlags
 	options     engine.Options
 	showVersion bool
+	// fromEnv are the flags MODELLINT_<FLAG> set.
+	fromEnv map[string]bool
+}
+
+// byEnvironment names the variable that set the flag an error starts
+// with: a user who never typed --fail-on looks for MODELLINT_FAIL_ON.
+func (l *lintCommand) byEnvironment(err error) error {
+	text := err.Error()
+	for name := range l.fromEnv {
+		if rest, ok := strings.CutPrefix(text, "--"+name); ok && (rest == "" || rest[0] == ':' || rest[0] == ' ') {
+			return errors.New(envName(name) + rest)
+		}
+	}
+	return err
 }
 
 // define declares the lint flags on set, each filed under its --help topic.
@@ -133,7 +147,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	}
 	threshold, failNever, err := parseFailOn(failOn)
 	if err != nil {
-		printError(stderr, err)
+		printError(stderr, l.byEnvironment(err))
 		return exitError
 	}
 	selected, err := engine.SelectRules(rules.All(), config, flags.enable, flags.disable)
@@ -141,7 +155,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		selected, err = engine.OnlyRules(rules.All(), config, flags.enableOnly)
 	}
 	if err != nil {
-		printError(stderr, err)
+		printError(stderr, l.byEnvironment(err))
 		return exitError
 	}
 
@@ -150,10 +164,14 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		err = checkWritable(outputs, flags.baseline.write)
 	}
 	if err != nil {
-		printError(stderr, err)
+		printError(stderr, l.byEnvironment(err))
 		return exitError
 	}
 
+	if options.Exclude, err = anchorExcludes(options.Exclude); err != nil {
+		printError(stderr, l.byEnvironment(err))
+		return exitError
+	}
 	if options.Cluster, err = readCluster(flags.cluster, config); err != nil {
 		printError(stderr, err)
 		return exitError
@@ -223,11 +241,16 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	failing := !failNever && result.Count(threshold) > 0
 	color, err := useColor(flags.color, flags.noColor, stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "modellint: %v\n", err)
+		printError(stderr, l.byEnvironment(err))
 		return exitError
 	}
 	reportOptions := report.Options{ToolVersion: toolVersion(), Color: color, Verbose: flags.verbose, Width: terminalWidth(stdout),
 		SourceURL: sourceURL()}
+	// Reports name files relative to the working directory, however the
+	// PATHs and the config were named.
+	if wd, err := os.Getwd(); err == nil {
+		reportOptions.BaseDir = wd
+	}
 	for _, out := range outputs {
 		if out.file == "" && flags.quiet && !failing {
 			continue
@@ -311,7 +334,7 @@ func parseFailOn(value string) (threshold lint.Severity, never bool, err error) 
 	}
 	threshold, err = lint.ParseSeverity(value)
 	if err != nil {
-		return 0, false, fmt.Errorf("--fail-on: %w", err)
+		return 0, false, fmt.Errorf("--fail-on: %s is not a severity (want error, warning, info or none)", message.Quote(value))
 	}
 	return threshold, false, nil
 }
@@ -337,6 +360,43 @@ func parseOutputs(values []string) ([]output, error) {
 		return nil, errors.New("--format: only one format can go to stdout; give the others a file (FMT=FILE)")
 	}
 	return outputs, nil
+}
+
+// anchorExcludes makes the absolute paths among --exclude patterns the
+// patterns that name them: relative to the working dir, anchored there
+// (/tmp/w/k8s/a.yaml run in /tmp/w is /k8s/a.yaml). As .gitignore reads
+// it, an absolute path would name a path under the working dir that
+// repeats it whole, and exclude nothing. A path outside the working dir
+// has no such pattern: refused.
+func anchorExcludes(patterns []string) ([]string, error) {
+	var cwd string
+	anchored := make([]string, 0, len(patterns))
+	for _, pattern := range patterns {
+		if !filepath.IsAbs(pattern) {
+			anchored = append(anchored, pattern)
+			continue
+		}
+		if cwd == "" {
+			var err error
+			if cwd, err = os.Getwd(); err != nil {
+				return nil, fmt.Errorf("--exclude %s: %w", message.Quote(pattern), err)
+			}
+		}
+		rel, err := filepath.Rel(cwd, pattern)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, fmt.Errorf("--exclude %s: outside the working dir %s, which patterns are relative to; run modellint from a dir above it",
+				message.Quote(pattern), cwd)
+		}
+		if rel == "." {
+			return nil, fmt.Errorf("--exclude %s: the working dir itself would exclude everything", message.Quote(pattern))
+		}
+		rel = "/" + filepath.ToSlash(rel)
+		if strings.HasSuffix(pattern, string(filepath.Separator)) {
+			rel += "/"
+		}
+		anchored = append(anchored, rel)
+	}
+	return anchored, nil
 }
 
 // recordsFor returns which rule checks the reports read: JSON and JUnit

@@ -63,6 +63,8 @@ type Config struct {
 
 	// Path is the file the config was read from ("" for defaults).
 	Path string `json:"-"`
+	// positions are where its keys are written, for At.
+	positions keyPositions
 }
 
 // KustomizeConfig tunes how overlays are built.
@@ -208,13 +210,13 @@ func Load(path string) (*Config, error) {
 	// failOn, and a config that half-works is worse than one that fails.
 	jsonData, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, oneLine(err.Error()))
+		return nil, yamlErrors(path, err)
 	}
 	strictErrors, err := kjson.UnmarshalStrict(jsonData, config)
 	if err != nil || len(strictErrors) > 0 {
 		return nil, decodeErrors(path, data, strictErrors, err)
 	}
-	config.Path = path
+	config.Path, config.positions = path, positionsOf(data)
 	if _, set := positionsOf(data)["kustomize.loadRestrictor"]; set {
 		return nil, fmt.Errorf("%s: kustomize.loadRestrictor: not read from the repository's config, which may not widen what an overlay reads; "+
 			"the job sets it with --kustomize-load-restrictor (MODELLINT_KUSTOMIZE_LOAD_RESTRICTOR)", positionsOf(data).at(path, "kustomize.loadRestrictor"))

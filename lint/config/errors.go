@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -72,6 +73,48 @@ func (p keyPositions) at(file, path string) string {
 		path = path[:cut]
 	}
 	return file
+}
+
+// At is "file:line:col" of a key path of the config ("rules.MDL208",
+// "disable[1]"), or of its nearest written parent; the file alone when
+// neither is written, "" for the defaults.
+func (c *Config) At(path string) string {
+	if c.Path == "" {
+		return ""
+	}
+	return c.positions.at(c.Path, path)
+}
+
+// yamlLine is a line of the YAML parser's errors: "yaml: line 3: could
+// not find expected ':'", or one of its "unmarshal errors" ("line 2: key
+// "failOn" already set in map").
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// yamlErrors rewrites the YAML parser's errors as the config's others
+// are written: one line each, at file:line.
+func yamlErrors(file string, err error) error {
+	var lines []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "error converting YAML to JSON:"))
+		line = strings.TrimSpace(line)
+		if line == "" || line == "yaml: unmarshal errors:" {
+			continue
+		}
+		match := yamlLine.FindStringSubmatch(line)
+		switch {
+		case match == nil:
+			lines = append(lines, file+": "+oneLine(line))
+		case strings.HasPrefix(match[2], "key ") && strings.HasSuffix(match[2], " already set in map"):
+			key := strings.TrimSuffix(strings.TrimPrefix(match[2], "key "), " already set in map")
+			lines = append(lines, fmt.Sprintf("%s:%s: %s is written twice in one mapping; keep one", file, match[1], key))
+		default:
+			lines = append(lines, fmt.Sprintf("%s:%s: %s", file, match[1], oneLine(match[2])))
+		}
+	}
+	if len(lines) == 0 {
+		return fmt.Errorf("%s: %s", file, oneLine(err.Error()))
+	}
+	return errors.New(strings.Join(lines, "\n"))
 }
 
 // decodeErrors lists every unknown key of the document, each at its line

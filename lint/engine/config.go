@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/config"
@@ -23,10 +25,10 @@ func LoadConfig(path string) (*lint.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	for id, rule := range loaded.Rules {
-		if rule.Severity != "" {
-			if _, err := lint.ParseSeverity(rule.Severity); err != nil {
-				return nil, fmt.Errorf("%s: rules.%s.severity: %w", path, id, err)
+	for _, id := range slices.Sorted(maps.Keys(loaded.Rules)) {
+		if severity := loaded.Rules[id].Severity; severity != "" {
+			if _, err := lint.ParseSeverity(severity); err != nil {
+				return nil, fmt.Errorf("%s: rules.%s.severity: %w", loaded.At("rules."+id+".severity"), id, err)
 			}
 		}
 	}

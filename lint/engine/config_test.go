@@ -13,7 +13,7 @@ func TestLoadConfigChecksSeverities(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := LoadConfig(path)
-	if err == nil || !strings.HasPrefix(err.Error(), path+": rules.MDL208.severity: ") {
-		t.Errorf("error %v, want one naming the file and rules.MDL208.severity", err)
+	if err == nil || !strings.HasPrefix(err.Error(), path+":1:18: rules.MDL208.severity: ") {
+		t.Errorf("error %v, want one naming the file, the line and rules.MDL208.severity", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
+
 	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/lint"
 )
@@ -19,10 +21,14 @@ func SelectRules(all []*lint.Rule, config *lint.Config, enable, disable []string
 		enabled[rule.ID] = true
 	}
 	apply := func(source string, names []string, on bool) error {
-		for _, name := range names {
+		for i, name := range names {
 			rule := lint.FindRule(all, strings.TrimSpace(name))
 			if rule == nil {
-				return fmt.Errorf("%s: no rule %s (modellint rules lists them)", source, message.Quote(name))
+				where := source
+				if key, inConfig := strings.CutPrefix(source, config.Path+": "); inConfig && config.Path != "" {
+					where = config.At(fmt.Sprintf("%s[%d]", key, i)) + ": " + key
+				}
+				return fmt.Errorf("%s: %s", where, noRule(all, name))
 			}
 			enabled[rule.ID] = on
 		}
@@ -32,7 +38,7 @@ func SelectRules(all []*lint.Rule, config *lint.Config, enable, disable []string
 		settings := config.Rules[id]
 		rule := lint.FindRule(all, id)
 		if rule == nil {
-			return nil, fmt.Errorf("%s: rules: no rule %s", config.Path, message.Quote(id))
+			return nil, fmt.Errorf("%s: rules: %s", config.At("rules."+id), noRule(all, id))
 		}
 		if settings.Severity != "" {
 			rule.Severity, _ = lint.ParseSeverity(settings.Severity)
@@ -77,7 +83,7 @@ func OnlyRules(all []*lint.Rule, config *lint.Config, names []string) ([]*lint.R
 	for _, name := range names {
 		rule := lint.FindRule(all, strings.TrimSpace(name))
 		if rule == nil {
-			return nil, fmt.Errorf("--enable-only: no rule %s (modellint rules lists them)", message.Quote(name))
+			return nil, fmt.Errorf("--enable-only: %s", noRule(all, name))
 		}
 		wanted[rule.ID] = true
 	}
@@ -96,4 +102,40 @@ func severitiesOnly(rules map[string]lint.RuleConfig) map[string]lint.RuleConfig
 		kept[id] = lint.RuleConfig{Severity: settings.Severity}
 	}
 	return kept
+}
+
+// noRule says a rule ID or name is unknown, with the rule it is nearest
+// to when one is close (MDL2O8: did you mean MDL208?).
+func noRule(all []*lint.Rule, name string) string {
+	text := "no rule " + message.Quote(name)
+	if nearest := nearestRule(all, strings.TrimSpace(name)); nearest != "" {
+		return text + " (did you mean " + nearest + "?)"
+	}
+	return text + " (modellint rules lists them)"
+}
+
+// nearestRule is the rule a misspelt ID (one character off: MDL2O8) or
+// name (at most a third of its letters off) is closest to; "" when none
+// is that close.
+func nearestRule(all []*lint.Rule, name string) string {
+	// The letters typed for the digits they look like: MDL2O8, MDLI05.
+	id := strings.ToUpper(name)
+	id = id[:min(3, len(id))] + strings.NewReplacer("O", "0", "I", "1", "L", "1").Replace(id[min(3, len(id)):])
+	best, bestDistance := "", len(name)/3+1
+	var oneOff []string
+	for _, rule := range all {
+		if id == rule.ID {
+			return rule.ID
+		}
+		if levenshtein.ComputeDistance(id, rule.ID) == 1 {
+			oneOff = append(oneOff, rule.ID)
+		}
+		if d := levenshtein.ComputeDistance(name, rule.Name); d < bestDistance {
+			best, bestDistance = rule.Name, d
+		}
+	}
+	if len(oneOff) == 1 {
+		return oneOff[0] // more than one is a guess
+	}
+	return best
 }
