@@ -69,7 +69,7 @@ func checkServerForeground(pass *lint.Pass) {
 			if hop.Then != nil {
 				then = fmt.Sprintf("and then runs `%s` (line %d) to keep the container alive", strings.Join(hop.Then, " "), hop.ThenLine)
 			}
-			fix := "exec the server as the script's last command, in the foreground"
+			fix := "exec the server as the script's last command"
 			if path.Base(run.Argv[0]) == "torchserve" {
 				fix = "exec torchserve with --foreground as the script's last command"
 			}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -63,8 +64,12 @@ func Recognise(p Process) Recognition {
 			return Recognition{Runtime: runtime, By: "program " + programName(texts(run)), Argv: run}
 		}
 	}
+	// A keep-alive a wrapper ends on after starting something else (an app
+	// started with &, then tail -f /dev/null) does not make the container
+	// no server: what it started may be one.
+	startsOther := slices.ContainsFunc(p.Runs, func(run []Word) bool { return KeepAlive(texts(run)) == "" })
 	for _, run := range p.Runs {
-		if reason := NotServer(texts(run)); reason != "" {
+		if reason := NotServer(texts(run)); reason != "" && !(startsOther && KeepAlive(texts(run)) != "") {
 			return Recognition{NotServer: reason}
 		}
 	}
