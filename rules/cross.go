@@ -791,14 +791,16 @@ var modelUnreadable = &lint.Rule{
 	ID: "MDL406", Name: "model-unreadable", Severity: lint.Error,
 	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "The container's user cannot read the model files baked into the image.",
+		Summary: "The container's user cannot read the model files baked into the image, or cannot enter a directory above them.",
 		Why: "A model copied into the image as root with mode 0600 (or under a 0700 directory) cannot be read by a " +
 			"container that runs as another user (runAsUser, a non-root USER): the server fails with " +
-			"\"Permission denied\" while loading and never becomes Ready. Only models found in the image (the server's " +
+			"\"Permission denied\" while loading and never becomes Ready. Every directory above the model must let the user " +
+			"through too (a search bit for its class): a model under root's 0700 /root is out of reach for uid 1000 whatever " +
+			"its own modes, and the finding names that directory. Only models found in the image (the server's " +
 			"path is not under a volumeMount) are checked.",
 		Bad:        "COPY --chmod=600 models/ /models/   # owned by root\n# pod: securityContext: {runAsUser: 1000}",
 		Good:       "COPY --chown=1000:1000 models/ /models/",
-		Fix:        "Make the model readable by the runtime user: chown it to that user, or give it mode 0644 (dirs 0755).",
+		Fix:        "Make the model readable by the runtime user: chown it to that user, or give it mode 0644 (dirs 0755); give the directories above it the search bit, or move it out of a private home.",
 		References: []string{"https://docs.docker.com/reference/dockerfile/#copy---chown---chmod"},
 	},
 	Check: checkModelReadable,
@@ -818,6 +820,16 @@ func checkModelReadable(pass *lint.Pass) {
 		}
 		coverage.Checked()
 		user := launch.ResolveUser(launch.ForContainer(c.Started(), pass.Workload().Spec, img), img)
+		if bundle := pass.Target.Bundle(c); bundle != nil && bundle.Process.Read {
+			user = bundle.Process.User
+		}
+		if dir, node := launch.BlockingDir(img.FS(), user, link.ServerPath.Value); dir != "" {
+			pass.Report(lint.Diagnostic{Severity: lint.Error, Path: linkField(link), Image: lint.ImageLocation{Reference: img.Reference, Path: dir}, Message: fmt.Sprintf("%s runs as uid %d (%s) and cannot reach the model %s in image %s: directory %s (%s, owner %d:%d) "+
+				"has no search bit for it, so the server fails with \"Permission denied\" while loading, whatever the model's own modes; "+
+				"give %s the search bit (chmod %s+x %s, or mode 0755) or move the model out of it", describe(c), user.UID, user.From,
+				link.ServerPath.Value, img.Reference, dir, node.FileMode(), node.UID, node.GID, dir, permissionClass(user, node.UID, node.GID), dir)})
+			continue
+		}
 		var denied []string
 		visit(img.FS(), root, link.ServerPath.Value, func(node *rootfs.Node, p string) {
 			if len(denied) < 3 && !readable(node, user) {

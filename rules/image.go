@@ -2,12 +2,15 @@ package rules
 
 import (
 	"fmt"
+	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch"
+	"github.com/modellint/modellint/lint/image/rootfs"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -130,8 +133,64 @@ func reportProblems(pass *lint.Pass, c *imageCheck, analysis *launch.Analysis, s
 			field = c.argvField()
 		}
 		location := lint.ImageLocation{Reference: c.img.Reference, Layer: problem.LayerDigest, Path: path}
-		pass.Report(lint.Diagnostic{Severity: severity, Path: field, Image: location, Message: fmt.Sprintf("%s: %s%s%s %s %s; %s", c.label(), platformStart(c), wrapperChain(problem.Via), startPathSubject(c, path), problemDetail(problem), where(c.img, problem.Layer, ""), fixFor(problem.Kind))})
+		pass.Report(lint.Diagnostic{Severity: severity, Path: field, Image: location, Message: fmt.Sprintf("%s: %s%s%s %s %s; %s", c.label(), platformStart(c), wrapperChain(problem.Via), startPathSubject(c, path), problemDetail(problem), where(c.img, problem.Layer, ""), startFix(c, problem))})
 	}
+}
+
+// startFix is the advice for a start problem. A file the user may not
+// reach because a directory above it has no search bit for them needs
+// that directory opened, not an execute bit it already has.
+func startFix(c *imageCheck, p launch.Problem) string {
+	dir, mode, uid, gid, ok := blockingDir(c, p)
+	if !ok {
+		return fixFor(p.Kind)
+	}
+	return fmt.Sprintf("directory %s (%s, owner %d:%d) does not let %s through: give it the search bit (chmod %s+x %s, "+
+		"or mode 0755), install the program outside it (/usr/local/bin), or run as a user that may enter it",
+		dir, mode, uid, gid, p.User, permissionClass(p.User, uid, gid), dir)
+}
+
+// blockingDir is the directory that keeps the user from the program: the
+// one the start path stopped at, or, when a PATH lookup found only files
+// the user may not run, the one above every candidate (when some
+// candidate lacks its own execute bit, the file is what to fix).
+func blockingDir(c *imageCheck, p launch.Problem) (string, fs.FileMode, uint32, uint32, bool) {
+	switch p.Reason {
+	case launch.ParentNotSearchable:
+		return p.At, p.Mode, p.UID, p.GID, true
+	case launch.InPathNotExecutable:
+		first := ""
+		var firstNode *rootfs.Node
+		for _, candidate := range p.Candidates {
+			resolved := candidate.Path
+			if _, after, found := strings.Cut(resolved, " -> "); found {
+				resolved = after
+			}
+			dir, node := launch.BlockingDir(c.img.FS(), p.User, resolved)
+			if dir == "" {
+				return "", 0, 0, 0, false
+			}
+			if first == "" {
+				first, firstNode = dir, node
+			}
+		}
+		if firstNode != nil {
+			return first, firstNode.FileMode(), firstNode.UID, firstNode.GID, true
+		}
+	}
+	return "", 0, 0, 0, false
+}
+
+// permissionClass is the class of a file's permission bits that apply to
+// the user: "u" as its owner, "g" in its group, "o" otherwise.
+func permissionClass(user launch.User, uid, gid uint32) string {
+	switch {
+	case user.UID == uid:
+		return "u"
+	case slices.Contains(user.Groups, gid):
+		return "g"
+	}
+	return "o"
 }
 
 func hasKind(kinds []launch.Kind, kind launch.Kind) bool {

@@ -51,7 +51,9 @@ var entrypointNotExecutable = &lint.Rule{
 			"machine that lost it, fails with \"exec: \\\"/entrypoint.sh\\\": permission denied\" (exit 126) on every " +
 			"start. A bare name whose only match in PATH is not executable fails as \"executable file not found in $PATH\". " +
 			"The user is runAsUser/runAsGroup from the securityContext, else the image's USER resolved through its " +
-			"/etc/passwd and /etc/group; directories above the file must be searchable by that user too. A shell " +
+			"/etc/passwd and /etc/group; directories above the file must be searchable by that user too: a program " +
+			"`pip install --user` put in /root/.local/bin has its execute bits, but root's 0700 /root keeps every other " +
+			"uid out, and the finding then names that directory rather than asking for an execute bit. A shell " +
 			"wrapper (a #!/bin/sh or #!/bin/bash entrypoint, or `sh -c \"…\"`) is followed to the program it runs last " +
 			"or execs, with \"$@\" and ${VAR} filled in from the container's args and env, and that program is checked " +
 			"the same way: the official TF Serving image starts tf_serving_entrypoint.sh, which runs " +
@@ -59,7 +61,7 @@ var entrypointNotExecutable = &lint.Rule{
 			"126). A command the script builds at run time cannot be followed: the check is then skipped, with the reason." + offlineNote,
 		Bad:        "# image: -rw-r--r-- root root /usr/bin/tf_serving_entrypoint.sh\nimage: registry.example.com/serving/tf:2.19.0-gpu",
 		Good:       "# Dockerfile: COPY --chmod=0755 tf_serving_entrypoint.sh /usr/bin/\nimage: registry.example.com/serving/tf:2.19.0-gpu-1",
-		Fix:        "Give the file an execute bit in the image (`COPY --chmod=0755`, or `RUN chmod 0755 FILE` in the same stage), or run as a user allowed to execute it.",
+		Fix:        "Give the file an execute bit in the image (`COPY --chmod=0755`, or `RUN chmod 0755 FILE` in the same stage), or run as a user allowed to execute it; when a directory above it keeps the user out, give that directory the search bit or install the program outside it.",
 		References: startReferences,
 	},
 	Check: checkStart(launch.NotExecutable),
