@@ -60,3 +60,32 @@ func TestProcessWhere(t *testing.T) {
 		}
 	}
 }
+
+func TestHubCache(t *testing.T) {
+	cases := []struct {
+		env        []string
+		home, want string
+		from       string
+		ok         bool
+	}{
+		{home: "/root", want: "/root/.cache/huggingface/hub", from: "HOME", ok: true},
+		{home: "/", want: "/.cache/huggingface/hub", from: "HOME", ok: true},
+		{home: "", want: ".cache/huggingface/hub", from: "HOME"},
+		{env: []string{"XDG_CACHE_HOME=/cache"}, want: "/cache/huggingface/hub", from: "XDG_CACHE_HOME", ok: true},
+		{env: []string{"HF_HOME=/models", "XDG_CACHE_HOME=/cache"}, want: "/models/hub", from: "HF_HOME", ok: true},
+		{env: []string{"HF_HOME=~/hf"}, home: "/home/app", want: "/home/app/hf/hub", from: "HF_HOME", ok: true},
+		{env: []string{"HF_HOME=/models", "HF_HUB_CACHE=/hub"}, want: "/hub", from: "HF_HUB_CACHE", ok: true},
+		{env: []string{"HUGGINGFACE_HUB_CACHE=/old", "HF_HOME=/models"}, want: "/old", from: "HUGGINGFACE_HUB_CACHE", ok: true},
+	}
+	for _, tc := range cases {
+		p := Process{Env: tc.env, Home: tc.home}
+		dir, from, ok := p.HubCache()
+		if dir != tc.want || from != tc.from || ok != tc.ok {
+			t.Errorf("env %v HOME %q: HubCache() = %q, %q, %v; want %q, %q, %v", tc.env, tc.home, dir, from, ok, tc.want, tc.from, tc.ok)
+		}
+	}
+	p := Process{Home: "/", Env: []string{"XDG_CACHE_HOME=/x"}}
+	if dir, _, _ := p.VLLMCacheRoot(); dir != "/x/vllm" {
+		t.Errorf("VLLMCacheRoot() = %q", dir)
+	}
+}
