@@ -3,6 +3,7 @@ package rules_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modellint/modellint/lint"
@@ -66,8 +67,19 @@ func (s *scenarioImages) options(t *testing.T, source string) (engine.ImageOptio
 	}
 	registry := s.registry.get(t)
 	mapping := map[string]string{}
+	// Images of one repository in the manifests are tags of one repository
+	// in the registry, so an absent image of a repository that has others
+	// is a missing tag (MANIFEST_UNKNOWN from every registry), as it is in
+	// the manifests; a missing repository is answered NAME_UNKNOWN by the
+	// in-process registry and MANIFEST_UNKNOWN by docker-registry.
+	repositories := map[string]int{}
 	for i, built := range s.Built {
-		pushed := registry.Ref(fmt.Sprintf("scenarios/%s/image-%d:test", s.name, i))
+		n, ok := repositories[repositoryOf(built.Spec.Ref)]
+		if !ok {
+			n = len(repositories)
+			repositories[repositoryOf(built.Spec.Ref)] = n
+		}
+		pushed := registry.Ref(fmt.Sprintf("scenarios/%s/repository-%d:image-%d", s.name, n, i))
 		if !built.Spec.Absent {
 			if err := imagetest.Push(pushed, built); err != nil {
 				t.Fatalf("push %s to %s registry: %v", built.Spec.Ref, registry.Kind, err)
@@ -76,6 +88,15 @@ func (s *scenarioImages) options(t *testing.T, source string) (engine.ImageOptio
 		mapping[built.Spec.Ref] = "docker://" + pushed
 	}
 	return engine.ImageOptions{Sources: mapping}, s.Normalize
+}
+
+// repositoryOf is a reference without its tag and digest.
+func repositoryOf(reference string) string {
+	reference, _, _ = strings.Cut(reference, "@")
+	if colon := strings.LastIndex(reference, ":"); colon > strings.LastIndex(reference, "/") {
+		reference = reference[:colon]
+	}
+	return reference
 }
 
 // normalizeImage applies the digest normalisation to an image location.

@@ -248,8 +248,17 @@ func classifyRegistryError(reference string, err error) error {
 	if errors.As(err, &transportErr) {
 		for _, diagnostic := range transportErr.Errors {
 			switch diagnostic.Code {
-			case transport.ManifestUnknownErrorCode, transport.NameUnknownErrorCode, transport.BlobUnknownErrorCode:
-				return &UnresolvableError{Reference: reference, Reason: "the registry has no such image (" + string(diagnostic.Code) + ")"}
+			case transport.ManifestUnknownErrorCode:
+				// Distribution (Docker's registry, Harbor) answers this for a
+				// missing repository too, not only for a missing tag.
+				return &UnresolvableError{Reference: reference, Reason: "the registry has no such image (MANIFEST_UNKNOWN: nothing " +
+					"was pushed under this tag or digest)"}
+			case transport.NameUnknownErrorCode:
+				return &UnresolvableError{Reference: reference, Reason: "the registry has no such image (NAME_UNKNOWN: it has no " +
+					"repository of this name)"}
+			case transport.BlobUnknownErrorCode:
+				return &UnresolvableError{Reference: reference, Reason: "the registry has no such image (BLOB_UNKNOWN: the manifest " +
+					"names a blob the registry does not hold)"}
 			case transport.NameInvalidErrorCode, transport.TagInvalidErrorCode, transport.ManifestInvalidErrorCode:
 				return &UnresolvableError{Reference: reference, Reason: "the registry rejects the reference (" + string(diagnostic.Code) + ")"}
 			}
