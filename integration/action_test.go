@@ -33,6 +33,9 @@ type actionMetadata struct {
 type actionStep struct {
 	Name             string            `yaml:"name"`
 	ID               string            `yaml:"id"`
+	If               string            `yaml:"if"`
+	Uses             string            `yaml:"uses"`
+	With             map[string]string `yaml:"with"`
 	Shell            string            `yaml:"shell"`
 	Run              string            `yaml:"run"`
 	WorkingDirectory string            `yaml:"working-directory"`
@@ -61,7 +64,7 @@ func TestActionMetadata(t *testing.T) {
 	if action.Runs.Using != "composite" {
 		t.Errorf("runs.using = %q, want composite (runs on Linux, macOS and Windows runners)", action.Runs.Using)
 	}
-	wantInputs := []string{"annotations", "args", "config", "fail-on", "junit-file", "path", "sarif-file", "summary", "version", "working-directory"}
+	wantInputs := []string{"annotations", "args", "cache", "config", "fail-on", "junit-file", "path", "sarif-file", "summary", "version", "working-directory"}
 	var inputs []string
 	for name, input := range action.Inputs {
 		inputs = append(inputs, name)
@@ -86,6 +89,10 @@ func TestActionMetadata(t *testing.T) {
 
 	used := map[string]bool{}
 	for i, step := range action.Runs.Steps {
+		// A condition is evaluated by the runner, never pasted into a script.
+		for _, match := range regexp.MustCompile(`\binputs\.([a-z-]+)`).FindAllStringSubmatch(step.If, -1) {
+			used[match[1]] = true
+		}
 		if step.Run == "" {
 			continue
 		}

@@ -23,6 +23,12 @@ type gitlabJob struct {
 	} `yaml:"image"`
 	Variables map[string]string `yaml:"variables"`
 	Script    []string          `yaml:"script"`
+	Cache     struct {
+		Key          string   `yaml:"key"`
+		FallbackKeys []string `yaml:"fallback_keys"`
+		Paths        []string `yaml:"paths"`
+		When         string   `yaml:"when"`
+	} `yaml:"cache"`
 	Artifacts struct {
 		When     string   `yaml:"when"`
 		ExpireIn string   `yaml:"expire_in"`
@@ -108,6 +114,19 @@ func checkJob(t *testing.T, name string, job gitlabJob) {
 	if job.Artifacts.When != "always" {
 		t.Errorf("%s: artifacts.when = %q; a failing job's reports are lost unless it is always", name, job.Artifacts.When)
 	}
+	// The layer cache: GitLab caches only paths in the project, so the
+	// script must put it where cache: paths says.
+	cacheDir := regexp.MustCompile(`--cache-dir (\S+)`).FindStringSubmatch(script)
+	if cacheDir == nil || len(job.Cache.Paths) != 1 || strings.TrimSuffix(job.Cache.Paths[0], "/") != cacheDir[1] {
+		t.Errorf("%s: cache paths %v, the script caches layers in %v", name, job.Cache.Paths, cacheDir)
+	}
+	if job.Cache.Key == "" || job.Cache.When != "always" {
+		t.Errorf("%s: cache key %q, when %q; want a key, and the cache saved when the job fails on findings too", name, job.Cache.Key, job.Cache.When)
+	}
+	// MDL208 flags :latest; the job must not run what it tells users not to.
+	if strings.HasSuffix(job.Image.Name, ":latest") || strings.Contains(job.Image.Name, ":latest ") {
+		t.Errorf("%s: image %q defaults to :latest", name, job.Image.Name)
+	}
 }
 
 func TestGitLabComponent(t *testing.T) {
@@ -136,8 +155,16 @@ func TestGitLabComponent(t *testing.T) {
 		if !used[name] {
 			t.Errorf("input %s is declared but never used", name)
 		}
-		if input.Description == "" || input.Default == nil {
-			t.Errorf("input %s needs a description and a default", name)
+		if input.Description == "" {
+			t.Errorf("input %s needs a description", name)
+		}
+		// The image is required: no image is published, and a default
+		// would have to be a tag that moves.
+		if (input.Default == nil) != (name == "image") {
+			t.Errorf("input %s: default %v; every input but image needs one, and image must have none", name, input.Default)
+		}
+		if input.Default != nil && strings.HasSuffix(*input.Default, ":latest") {
+			t.Errorf("input %s defaults to %q, a tag MDL208 flags", name, *input.Default)
 		}
 	}
 	for name, job := range jobs {
@@ -174,6 +201,9 @@ func TestGitLabTemplate(t *testing.T) {
 		t.Fatal("no hidden job .modellint to extend")
 	}
 	checkJob(t, ".modellint", hidden)
+	if hidden.Image.Name != "$MODELLINT_IMAGE" {
+		t.Errorf(".modellint: image %q, want $MODELLINT_IMAGE (set by the user, pinned)", hidden.Image.Name)
+	}
 	if job := jobs["modellint"]; job.Extends != ".modellint" || job.Stage == "" {
 		t.Errorf("job modellint: extends %q, stage %q", job.Extends, job.Stage)
 	}

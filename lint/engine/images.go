@@ -185,6 +185,8 @@ func attachImages(targets []*lint.Target, sources []string, options Options, res
 		}
 		return keys[i].platform < keys[j].platform
 	})
+	var recorded []*image.Image // for the cache's list of images read
+	defer func() { readOptions.Cache.RecordImages(recorded) }()
 	for _, key := range keys {
 		users := uses[key]
 		platform, _ := image.ParsePlatform(key.platform)
@@ -233,6 +235,7 @@ func attachImages(targets []*lint.Target, sources []string, options Options, res
 				return nil, timedOut(ctx, err, source, options.Image.TotalTimeout)
 			}
 		}
+		recorded = append(recorded, img)
 		for _, use := range users {
 			if use.target.Images == nil {
 				use.target.Images = map[string]*image.Image{}
@@ -254,6 +257,7 @@ func attachImages(targets []*lint.Target, sources []string, options Options, res
 			return nil, timedOut(ctx, err, source, options.Image.TotalTimeout)
 		}
 		replayed.add(plan, img)
+		recorded = append(recorded, img)
 		targets = append(targets, &lint.Target{Images: map[string]*image.Image{source: img}})
 		result.Files = append(result.Files, source)
 	}

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/gob"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -174,5 +176,67 @@ func (c *Cache) trim(dir string) {
 		if os.Remove(filepath.Join(dir, file.name)) == nil {
 			total -= file.size
 		}
+	}
+}
+
+// ImagesFile names the file in the cache directory that lists the images
+// the last run read, one "DIGEST REFERENCE PLATFORM" line each, sorted. A CI
+// cache keys on its hash: the layer entries a run needs change only when
+// the images do.
+const ImagesFile = "images.txt"
+
+// RecordImages writes ImagesFile for the images read. The digest is the
+// one the registry resolved the reference to, else the manifest's, else a
+// sha256 over the layers' diff IDs (a tarball or layout without a manifest
+// digest). Like store, it never fails a lint.
+func (c *Cache) RecordImages(images []*Image) {
+	if c == nil || c.Dir == "" {
+		return
+	}
+	lines := make([]string, 0, len(images))
+	for _, img := range images {
+		if img == nil || img.Unresolvable != "" {
+			continue
+		}
+		digest := img.Resolved
+		if digest == "" {
+			digest = img.Digest
+		}
+		if digest == "" {
+			hash := sha256.New()
+			for _, layer := range img.Layers {
+				hash.Write([]byte(layer.DiffID + "\n"))
+			}
+			digest = fmt.Sprintf("layers:sha256:%x", hash.Sum(nil))
+		}
+		platform := img.Platform.String()
+		if platform == "" {
+			platform = "-"
+		}
+		// Fields are split at spaces: a reference (or a tarball path) with
+		// one is written with the space escaped.
+		lines = append(lines, digest+" "+strings.ReplaceAll(img.Reference, " ", "%20")+" "+platform)
+	}
+	if len(lines) == 0 {
+		return // a run that read no image leaves the last list
+	}
+	sort.Strings(lines)
+	lines = slices.Compact(lines)
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return
+	}
+	temp, err := os.CreateTemp(c.Dir, ".tmp-images-*")
+	if err != nil {
+		return
+	}
+	_, err = temp.WriteString(strings.Join(append(lines, ""), "\n"))
+	if closeErr := temp.Close(); err == nil {
+		err = closeErr
+	}
+	if err == nil {
+		err = os.Rename(temp.Name(), filepath.Join(c.Dir, ImagesFile))
+	}
+	if err != nil {
+		os.Remove(temp.Name())
 	}
 }
