@@ -88,20 +88,23 @@ func (r *reporter) fix(fix *lint.Fix) *lint.Fix {
 	if fix == nil {
 		return nil
 	}
-	fixed := *fix
-	fixed.Safety = r.rule.Fixes
-	if fixed.Safety == lint.FixNone {
-		fixed.Safety = lint.FixSafe
+	safety := r.rule.Fixes
+	if safety == lint.FixNone {
+		safety = lint.FixSafe
 	}
+	moves := fix.Moves
 	if r.target.Baked != nil {
-		fixed.Moves = nil
+		moves = nil
 	}
 	if r.withoutFixes {
-		if !fixed.Applicable(true) {
+		// Not a copy per finding: the shared mark, or nothing.
+		if len(fix.Edits)+len(moves) == 0 {
 			return nil
 		}
-		return lint.FixableOnly(fixed.Safety)
+		return lint.FixableOnly(safety)
 	}
+	fixed := *fix
+	fixed.Safety, fixed.Moves = safety, moves
 	return &fixed
 }
 
