@@ -173,7 +173,9 @@ func IsShellScript(head []byte) bool {
 		return false
 	}
 	interpreter := path.Base(fields[0])
-	if interpreter == "env" && len(fields) > 1 {
+	if (interpreter == "env" || interpreter == "with-contenv") && len(fields) > 1 {
+		// s6-overlay's with-contenv runs the shell named after it with the
+		// container's environment (#!/command/with-contenv bash).
 		interpreter = path.Base(fields[1])
 	}
 	return shell.IsShell(interpreter)

@@ -30,7 +30,17 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 	}
 	script, commands, wrapper := c.follow(node, resolved, argv)
 	if !wrapper {
+		// A process supervisor runs the programs it is configured with
+		// beside itself: they are side runs of its run.
+		withBefore, from := len(c.with), len(c.analysis.Runs)
+		if depth < maxWrapperDepth && c.supervise(resolved, argv, depth) {
+			for i := from; i < len(c.analysis.Runs); i++ {
+				c.analysis.Runs[i].Side = true
+				c.with = append(c.with, i)
+			}
+		}
 		c.addRun(Run{Argv: argv, Path: resolved, Via: append([]Hop(nil), c.via...)})
+		c.with = c.with[:withBefore]
 		return
 	}
 	if depth >= maxWrapperDepth {
