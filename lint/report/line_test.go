@@ -59,7 +59,7 @@ func TestLineMatcher(t *testing.T) {
 		ProblemMatcher []struct {
 			Owner   string
 			Pattern []struct {
-				Regexp                                           string
+				Regexp                                            string
 				File, Line, Column, Severity, Code, Message, Loop int
 			}
 		}
