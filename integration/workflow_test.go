@@ -16,7 +16,7 @@ import (
 const readmeWorkflow = "testdata/github-workflow.yml"
 
 // actionUses is how the README's workflow refers to the action.
-const actionUses = "uses: modellint/modellint@v0.1.0"
+const actionUses = "uses: modellint/modellint@COMMIT_SHA"
 
 // lintWorkflow runs actionlint on a workflow inside a repository root that
 // holds this repository's action.yml, so that `uses: ./` is checked
