@@ -72,7 +72,7 @@ func (c *checker) serviceDirs(supervisor string, depth int, dirs ...string) {
 		for _, name := range node.Children() {
 			service := path.Join(dir, name)
 			if strings.HasSuffix(dir, "s6-rc.d") {
-				kind, ok := c.img.ReadText(path.Join(service, "type"))
+				kind, ok := c.serviceText(path.Join(service, "type"))
 				if !ok || strings.TrimSpace(string(kind)) != "longrun" {
 					continue
 				}

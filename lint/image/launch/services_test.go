@@ -1,0 +1,122 @@
+package launch
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// runsOf lists a start's runs as "argv" with "side " before side runs.
+func runsOf(a *Analysis) []string {
+	var out []string
+	for _, run := range a.Runs {
+		text := strings.Join(run.Argv, " ")
+		if run.Side {
+			text = "side " + text
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+func TestSupervisedRuns(t *testing.T) {
+	cases := []struct {
+		startCase
+		runs     []string
+		problems int
+	}{
+		{
+			startCase: startCase{name: "s6-overlay longrun", spec: withArgv("/init"), files: []layerFile{
+				directory("command", 0o755),
+				elfFile("command/execlineb", "stub-amd64"),
+				elfFile("usr/bin/bash", "stub-amd64"),
+				elfFile("usr/bin/python3", "stub-amd64"),
+				regular("init", 0o755, "#!/command/execlineb -S0\n/package/admin/s6-overlay/command/init $@\n"),
+				regular("command/with-contenv", 0o755, "#!/command/execlineb -S0\ns6-envdir /run/s6/container_environment $@\n"),
+				regular("etc/s6-overlay/s6-rc.d/api/type", 0o644, "longrun\n"),
+				regular("etc/s6-overlay/s6-rc.d/api/run", 0o755, "#!/command/with-contenv bash\ncd /srv\nexec python3 -m api.server\n"),
+				regular("etc/s6-overlay/s6-rc.d/setup/type", 0o644, "oneshot\n"),
+				regular("etc/s6-overlay/s6-rc.d/setup/up", 0o644, "/etc/s6-overlay/scripts/setup\n"),
+			}},
+			runs: []string{"side python3 -m api.server", "/init"},
+		},
+		{
+			startCase: startCase{name: "runit service dir", spec: withArgv("runsvdir", "-P", "/etc/service"), files: []layerFile{
+				elfFile("usr/bin/runsvdir", "stub-amd64"),
+				elfFile("usr/bin/server", "stub-amd64"),
+				regular("etc/service/api/run", 0o755, "#!/bin/sh\nexec /usr/bin/server --port 8080\n"),
+			}},
+			runs: []string{"side /usr/bin/server --port 8080", "runsvdir -P /etc/service"},
+		},
+		{
+			startCase: startCase{name: "supervisord program missing", spec: withArgv("supervisord", "-n"), files: []layerFile{
+				elfFile("usr/bin/supervisord", "stub-amd64"),
+				elfFile("usr/bin/server", "stub-amd64"),
+				regular("etc/supervisord.conf", 0o644, "[supervisord]\nnodaemon=true\n[include]\nfiles=supervisord.d/*.ini\n"),
+				regular("etc/supervisord.d/a.ini", 0o644, "[program:api]\ncommand=/usr/bin/server --name %(program_name)s\n"+
+					"[program:off]\ncommand=/usr/bin/off\nautostart=false\n[program:gone]\ncommand = /opt/gone/bin/serve \"two words\" ; a comment\n"),
+			}},
+			runs:     []string{"side /usr/bin/server --name api", "side /opt/gone/bin/serve two words", "supervisord -n"},
+			problems: 1,
+		},
+		{
+			startCase: startCase{name: "server started with & before tail", spec: withArgv("/start.sh"), files: []layerFile{
+				elfFile("usr/bin/tail", "stub-amd64"),
+				elfFile("usr/bin/python3", "stub-amd64"),
+				regular("start.sh", 0o755, "#!/bin/sh\npython3 app.py &\ntail -f /dev/null\n"),
+			}},
+			runs: []string{"side python3 app.py", "tail -f /dev/null"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			analysis, _ := c.replay(t)
+			if got := runsOf(analysis); !slices.Equal(got, c.runs) {
+				t.Errorf("runs\n got %q\nwant %q (unchecked %q)", got, c.runs, analysis.Unchecked)
+			}
+			if len(analysis.Problems) != c.problems {
+				t.Errorf("problems: got %+v, want %d", analysis.Problems, c.problems)
+			}
+			last := analysis.Runs[len(analysis.Runs)-1]
+			if len(last.With) != len(analysis.Runs)-1 {
+				t.Errorf("the last run is started with %v, want every side run", last.With)
+			}
+		})
+	}
+}
+
+func TestParseINI(t *testing.T) {
+	sections := parseINI([]byte("; top\n[program:x]\ncommand = a b\n  c\nuser: app ; who\n# c\n[include]\nfiles=a/*.conf\n"))
+	if len(sections) != 2 || sections[0].name != "program:x" || sections[1].name != "include" {
+		t.Fatalf("sections %+v", sections)
+	}
+	if v := sections[0].value("command"); v.text != "a b c" || v.line != 3 {
+		t.Errorf("command %+v", v)
+	}
+	if v := sections[0].value("user"); v.text != "app" {
+		t.Errorf("user %+v", v)
+	}
+	if words, ok := splitWords(`a "b c" 'd e' f\ g "h\"i"`); !ok || !slices.Equal(words, []string{"a", "b c", "d e", "f g", `h"i`}) {
+		t.Errorf("words %q", words)
+	}
+	if _, ok := splitWords(`a "b`); ok {
+		t.Error("an open quote splits")
+	}
+	if env := supervisorEnv(`A="1,2",B=3`); !slices.Equal(env, []string{"A=1,2", "B=3"}) {
+		t.Errorf("env %q", env)
+	}
+}
+
+func FuzzParseINI(f *testing.F) {
+	f.Add([]byte("[program:x]\ncommand=a \"b\" %(ENV_X)s\n  more\nenvironment=A=\"1\",B=2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := &checker{spec: Spec{Env: []string{"X=1"}}}
+		for _, section := range parseINI(data) {
+			for _, v := range section.values {
+				splitWords(v.text)
+				supervisorEnv(v.text)
+				c.supervisorExpand(v.text, "/etc/x.conf", "x")
+			}
+		}
+	})
+}
