@@ -25,6 +25,13 @@ type Options struct {
 	// Width is the terminal width the table wraps its message column to;
 	// 0 is DefaultWidth.
 	Width int
+	// BaseDir is the absolute directory the report's paths are relative
+	// to: the working directory. A file below it named by an absolute path
+	// (an absolute PATH argument, the config file found by walking up) is
+	// named relative to it; SARIF names it %SRCROOT%. A file outside it
+	// keeps its absolute path. Empty: paths are printed as the result
+	// holds them.
+	BaseDir string
 }
 
 // Formats lists the format names accepted by Write, in the order of the help text.
@@ -35,7 +42,7 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 	if result == nil {
 		result = &lint.Result{}
 	}
-	result = printable(result)
+	result = printable(relativePaths(result, options.BaseDir))
 	writers := map[string]func(io.Writer, *lint.Result, Options) error{
 		"table": writeTable, "json": writeJSON, "sarif": writeSARIF, "junit": writeJUnit,
 		"gitlab": writeGitLab, "github": writeGitHub, "markdown": writeMarkdown, "line": writeLine,

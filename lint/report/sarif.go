@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf16"
@@ -42,6 +43,10 @@ type sarifRun struct {
 	Invocations       []sarifInvocation      `json:"invocations"`
 	AutomationDetails sarifAutomationDetails `json:"automationDetails"`
 	ColumnKind        string                 `json:"columnKind"`
+	// OriginalURIBaseIDs says what %SRCROOT%, the base of every relative
+	// artifact URI, stands for: the directory the report's paths are
+	// relative to.
+	OriginalURIBaseIDs map[string]sarifBaseLocation `json:"originalUriBaseIds"`
 	// Results is never omitted: GitHub rejects a run without the array.
 	Results []sarifResult `json:"results"`
 }
@@ -141,6 +146,13 @@ type sarifArtifactLocation struct {
 	URIBaseID string `json:"uriBaseId,omitempty"`
 }
 
+// sarifBaseLocation is an entry of originalUriBaseIds: the absolute URI
+// of the base when the report was written knowing it, and what it is.
+type sarifBaseLocation struct {
+	URI         string       `json:"uri,omitempty"`
+	Description sarifMessage `json:"description"`
+}
+
 type sarifRegion struct {
 	StartLine   int `json:"startLine"`
 	StartColumn int `json:"startColumn,omitempty"`
@@ -188,9 +200,10 @@ func writeSARIF(w io.Writer, result *lint.Result, options Options) error {
 			ExecutionSuccessful:        len(result.InputErrors) == 0,
 			ToolExecutionNotifications: sarifNotifications(result, ruleIndex),
 		}},
-		AutomationDetails: sarifAutomationDetails{ID: toolName + "/"},
-		ColumnKind:        "unicodeCodePoints",
-		Results:           make([]sarifResult, 0, len(result.Findings)),
+		AutomationDetails:  sarifAutomationDetails{ID: toolName + "/"},
+		ColumnKind:         "unicodeCodePoints",
+		OriginalURIBaseIDs: map[string]sarifBaseLocation{sarifSourceRoot: sarifSourceRootLocation(options.BaseDir)},
+		Results:            make([]sarifResult, 0, len(result.Findings)),
 	}
 	fingerprints := lint.Fingerprints(result.Findings)
 	for i, finding := range result.Findings {
@@ -315,6 +328,24 @@ func sarifRelatedLocation(id int, related lint.RelatedLocation) sarifLocation {
 	}
 	if related.Line > 0 {
 		location.PhysicalLocation.Region = &sarifRegion{StartLine: related.Line, StartColumn: related.Column}
+	}
+	return location
+}
+
+// sarifSourceRootLocation is what %SRCROOT% stands for: the directory
+// modellint ran in, as a file URI ending in a slash (SARIF 2.1.0 §3.14.14),
+// when it is known.
+func sarifSourceRootLocation(baseDir string) sarifBaseLocation {
+	location := sarifBaseLocation{Description: sarifMessage{Text: "The directory modellint ran in; every path in the report is relative to it."}}
+	if baseDir != "" && filepath.IsAbs(baseDir) {
+		path := filepath.ToSlash(baseDir)
+		if !strings.HasPrefix(path, "/") {
+			path = "/" + path // a Windows drive: file:///C:/…
+		}
+		if !strings.HasSuffix(path, "/") {
+			path += "/"
+		}
+		location.URI = (&url.URL{Scheme: "file", Path: path}).String()
 	}
 	return location
 }

@@ -38,6 +38,13 @@ func sarifSamples(t *testing.T) map[string][]byte {
 		}
 		logs[name] = out.Bytes()
 	}
+	// Absolute paths made relative to the directory the report was
+	// written in, which originalUriBaseIds names.
+	var based bytes.Buffer
+	if err := Write(&based, "sarif", absolutePathsResult("/work/repo/.modellint.yaml"), Options{ToolVersion: "1.2.0", BaseDir: "/work/repo"}); err != nil {
+		t.Fatal(err)
+	}
+	logs["based"] = based.Bytes()
 	return logs
 }
 
