@@ -479,6 +479,11 @@ func TestFollowKeep(t *testing.T) {
 			want:   []Command{cmd(2, true, "/bin/serve")},
 		},
 		{
+			name:   "the left of || may fail and is not kept",
+			script: "python3 fetch.py || echo 'no fetch'\npython3 warm.py && exec /bin/serve\n",
+			want:   []Command{before(cmd(2, true, "/bin/serve"), cmd(2, false, "python3", "warm.py"))},
+		},
+		{
 			name:   "a nested shell's starts are kept",
 			script: "sh -c 'python3 app.py &'\nexec tail -f /dev/null\n",
 			want:   []Command{before(cmd(2, true, "tail", "-f", "/dev/null"), background(cmd(1, false, "python3", "app.py")))},

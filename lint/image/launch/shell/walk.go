@@ -195,7 +195,13 @@ func (f *follower) binary(fr frame, p *path, c *syntax.BinaryCmd) []*path {
 	}
 	before := p.programs
 	var out []*path
+	if c.Op == syntax.OrStmt {
+		p.testing++ // X || Y: X may fail and the script go on, so X is a test
+	}
 	for _, q := range f.stmt(fr, p, c.X) {
+		if c.Op == syntax.OrStmt {
+			q.testing--
+		}
 		failed := q.fork()
 		if failed.programs != before {
 			failed.forgetLast()
