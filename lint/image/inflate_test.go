@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,12 +21,18 @@ import (
 )
 
 // inflaters are the --inflate choices this machine can run; CI installs
-// igzip and unpigz so every one is tested there.
+// igzip and unpigz and sets MODELLINT_REQUIRE_VALIDATORS=1, so a missing
+// one fails there instead of going untested.
 func inflaters(t *testing.T) []string {
+	t.Helper()
 	choices := []string{image.InflateGo}
 	for _, name := range []string{image.InflateIgzip, image.InflateUnpigz} {
 		if _, err := exec.LookPath(name); err != nil {
-			t.Logf("%s not on PATH: not tested here", name)
+			if os.Getenv(imagetest.RequireTools) == "1" {
+				t.Errorf("%s not on PATH (apt-get install isal pigz); %s=1 requires it", name, imagetest.RequireTools)
+			} else {
+				t.Logf("%s not on PATH (apt-get install isal pigz): not tested here", name)
+			}
 			continue
 		}
 		choices = append(choices, name)
