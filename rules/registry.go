@@ -47,6 +47,7 @@ var registry = []*lint.Rule{
 	nodeSelectorUnmatched,     // MDL217
 	limitRangeViolated,        // MDL218
 	resourceQuotaUnmet,        // MDL219
+	downloadCacheMisplaced,    // MDL220
 	argvMalformed,             // MDL230
 
 	entrypointNotFound,      // MDL301
