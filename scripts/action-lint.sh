@@ -21,7 +21,36 @@ args=(--format table --format "json=$work/report.json")
 [ -n "${MODELLINT_FAIL_ON:-}" ] && args+=(--fail-on "$MODELLINT_FAIL_ON")
 [ -n "${MODELLINT_SARIF_FILE:-}" ] && args+=(--format "sarif=$MODELLINT_SARIF_FILE")
 [ -n "${MODELLINT_JUNIT_FILE:-}" ] && args+=(--format "junit=$MODELLINT_JUNIT_FILE")
-[ "${MODELLINT_ANNOTATIONS:-true}" = true ] && args+=(--format "github=$work/annotations.txt")
+if [ "${MODELLINT_ANNOTATIONS:-true}" = true ]; then
+  args+=(--format "github=$work/annotations.txt")
+  # On a pull request, only the files it changes are annotated: the
+  # diff from the base commit the event names, when the checkout has it
+  # (fetch-depth: 0 gives it; the default of 1 does not). --relative
+  # names them as the reports do, from the working directory.
+  scope="every file: not a pull request"
+  base=""
+  case "${GITHUB_EVENT_NAME:-}" in
+    pull_request | pull_request_target)
+      scope="every file: the event gives no base commit"
+      if [ -f "${GITHUB_EVENT_PATH:-}" ] && command -v jq >/dev/null; then
+        base=$(jq -r '.pull_request.base.sha // empty' "$GITHUB_EVENT_PATH" 2>/dev/null || true)
+      fi
+      ;;
+  esac
+  if [ -n "$base" ]; then
+    if ! [[ $base =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]]; then
+      scope="every file: the event's base commit is not a commit ID"
+    elif git cat-file -e "$base^{commit}" 2>/dev/null &&
+      git -c core.quotePath=false diff -z --name-only --relative --no-renames "$base" HEAD -- 2>/dev/null |
+      tr '\0' '\n' >"$work/changed.txt"; then
+      scope="the files the pull request changes"
+      args+=(--annotate-files "$work/changed.txt")
+    else
+      scope="every file: the base commit $base is not in the checkout (actions/checkout with fetch-depth: 0 fetches it)"
+    fi
+  fi
+  echo "modellint: annotating findings in $scope"
+fi
 [ "${MODELLINT_SUMMARY:-true}" = true ] && args+=(--format "markdown=$work/summary.md")
 
 status=0

@@ -21,6 +21,7 @@ import (
 	"github.com/modellint/modellint/lint/report"
 	"github.com/modellint/modellint/rules"
 
+	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/internal/message"
 )
 
@@ -44,8 +45,10 @@ type lintFlags struct {
 	noColor    bool
 	color      string
 	failEmpty  bool
-	baseline   baselineFlags
-	fix        fixFlags
+	// annotateFiles lists the files the github format annotates.
+	annotateFiles string
+	baseline      baselineFlags
+	fix           fixFlags
 }
 
 // lintCommand is the root command's job: lint the PATHs.
@@ -79,7 +82,9 @@ func (l *lintCommand) define(set *pflag.FlagSet) {
 	set.BoolVarP(&flags.verbose, "verbose", "v", false, "also list the config file used, skipped documents, unknown kinds and skipped rule checks")
 	set.StringVar(&flags.color, "color", "auto", "ANSI colors in the table: auto (terminals only; not with NO_COLOR or TERM=dumb), always or never")
 	set.BoolVar(&flags.noColor, "no-color", false, "no ANSI colors, as --color never (also when NO_COLOR is set)")
-	inGroup(set, "Output", "format", "fail-on", "quiet", "verbose", "color", "no-color")
+	set.StringVar(&flags.annotateFiles, "annotate-files", "",
+		"with -f github, annotate only the findings in the files `FILE` lists, one path a line relative to the working dir (a pull request's changed files)")
+	inGroup(set, "Output", "format", "fail-on", "quiet", "verbose", "color", "no-color", "annotate-files")
 
 	set.StringVarP(&flags.configPath, "config", "c", "", "config file (default: .modellint.yaml found upward from the first PATH)")
 	set.StringSliceVar(&flags.enable, "enable", nil, "rule IDs or names to enable, even if the config disables them")
@@ -250,6 +255,12 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	// PATHs and the config were named.
 	if wd, err := os.Getwd(); err == nil {
 		reportOptions.BaseDir = wd
+	}
+	if flags.annotateFiles != "" {
+		if reportOptions.AnnotateFiles, err = readFileList(flags.annotateFiles); err != nil {
+			printError(stderr, l.byEnvironment(fmt.Errorf("--annotate-files: %w", err)))
+			return exitError
+		}
 	}
 	for _, out := range outputs {
 		if out.file == "" && flags.quiet && !failing {
@@ -552,4 +563,23 @@ func (f *modelFlag) Set(value string) error {
 	}
 	*f.mappings = append(*f.mappings, mapping)
 	return nil
+}
+
+// maxFileListBytes bounds an --annotate-files list: a pull request of
+// 3,000 files (GitHub's limit on a diff) is ~300 KiB of paths.
+const maxFileListBytes = 4 << 20
+
+// readFileList reads a list of paths, one a line, as report paths.
+func readFileList(path string) (map[string]bool, error) {
+	data, err := fileread.Regular(path, maxFileListBytes)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSuffix(line, "\r"); line != "" {
+			files[filepath.ToSlash(filepath.Clean(line))] = true
+		}
+	}
+	return files, nil
 }

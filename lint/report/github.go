@@ -28,9 +28,9 @@ var githubLevels = []struct {
 // unsuppressed finding, then a plain summary line for the log:
 //
 //	::error file=deploy/serving.yaml,line=24,col=11,title=MDL205 memory-limit-missing::message
-func writeGitHub(w io.Writer, result *lint.Result, _ Options) error {
+func writeGitHub(w io.Writer, result *lint.Result, options Options) error {
 	var out strings.Builder
-	notAnnotated := 0
+	notAnnotated, elsewhere := 0, 0
 	// Inputs that could not be read come first: the findings below are
 	// incomplete without them.
 	for _, problem := range result.InputErrors {
@@ -47,6 +47,10 @@ func writeGitHub(w io.Writer, result *lint.Result, _ Options) error {
 			if finding.Suppressed() || finding.Severity != level.severity {
 				continue
 			}
+			if options.AnnotateFiles != nil && !options.AnnotateFiles[strings.ReplaceAll(finding.Location.File, "\\", "/")] {
+				elsewhere++
+				continue
+			}
 			if written == githubAnnotationLimit {
 				notAnnotated++
 				continue
@@ -54,6 +58,10 @@ func writeGitHub(w io.Writer, result *lint.Result, _ Options) error {
 			written++
 			out.WriteString(githubAnnotation(level.command, finding) + "\n")
 		}
+	}
+	if elsewhere > 0 {
+		fmt.Fprintf(&out, "modellint: %s in files the pull request does not change not annotated; the job summary and the SARIF report list every finding\n",
+			plural(elsewhere, "finding", "findings"))
 	}
 	if notAnnotated > 0 {
 		fmt.Fprintf(&out, "modellint: %s not annotated: GitHub shows at most %d annotations of each level per step; the job summary and the SARIF report list every finding\n",

@@ -149,3 +149,38 @@ func TestGitHubSkipsSuppressed(t *testing.T) {
 		t.Errorf("%d annotations, want 4 (one per unsuppressed finding):\n%s", n+1, out.String())
 	}
 }
+
+// TestGitHubAnnotatesOnlyTheFilesGiven: with AnnotateFiles (a pull
+// request's changed files) the findings elsewhere are not annotated but
+// counted, and the per-level limit applies to those annotated, so a busy
+// file outside the change cannot use up the annotations of one in it.
+func TestGitHubAnnotatesOnlyTheFilesGiven(t *testing.T) {
+	result := &lint.Result{Files: []string{"deploy/old.yaml", "deploy/changed.yaml"}}
+	for i := range 12 {
+		result.Findings = append(result.Findings, lint.Finding{RuleID: "MDL205", Severity: lint.Error, Message: "old",
+			Location: lint.Location{File: "deploy/old.yaml", Line: i + 1}})
+	}
+	result.Findings = append(result.Findings,
+		lint.Finding{RuleID: "MDL205", Severity: lint.Error, Message: "changed", Location: lint.Location{File: "deploy/changed.yaml", Line: 3}},
+		lint.Finding{RuleID: "MDL208", Severity: lint.Warning, Message: "changed", Location: lint.Location{File: "deploy/changed.yaml", Line: 5}})
+	options := testOptions
+	options.AnnotateFiles = map[string]bool{"deploy/changed.yaml": true}
+	var out bytes.Buffer
+	if err := Write(&out, "github", result, options); err != nil {
+		t.Fatal(err)
+	}
+	var annotated []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "::") {
+			annotated = append(annotated, line)
+		}
+	}
+	if len(annotated) != 2 || !strings.HasPrefix(annotated[0], "::error file=deploy/changed.yaml,line=3,") ||
+		!strings.HasPrefix(annotated[1], "::warning file=deploy/changed.yaml,line=5,") {
+		t.Errorf("annotations %q, want the two findings of deploy/changed.yaml", annotated)
+	}
+	if !strings.Contains(out.String(), "modellint: 12 findings in files the pull request does not change not annotated") ||
+		strings.Contains(out.String(), "GitHub shows at most") {
+		t.Errorf("output does not count the findings left out, or blames the limit:\n%s", out.String())
+	}
+}

@@ -32,6 +32,10 @@ type Options struct {
 	// keeps its absolute path. Empty: paths are printed as the result
 	// holds them.
 	BaseDir string
+	// AnnotateFiles, when not nil, are the only files (report paths) the
+	// github format annotates: the files a pull request changes. The
+	// findings elsewhere are counted on a line of their own.
+	AnnotateFiles map[string]bool
 }
 
 // Formats lists the format names accepted by Write, in the order of the help text.
