@@ -15,8 +15,8 @@ import (
 const inLayer = "layer 1/1"
 
 var (
-	rootUser = User{Groups: []uint32{0}, Name: "root", From: "default"}
-	appUser  = User{UID: 1000, GID: 1000, Groups: []uint32{1000}, Name: "app", From: "runAsUser"}
+	rootUser = User{Groups: []uint32{0}, Name: "root", Home: "/root", From: "default"}
+	appUser  = User{UID: 1000, GID: 1000, Groups: []uint32{1000}, Name: "app", Home: "/home/app", From: "runAsUser"}
 )
 
 // defaultLibraryPath is where the loader looks for an x86-64 binary's
