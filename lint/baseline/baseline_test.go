@@ -105,8 +105,11 @@ func TestReadRejects(t *testing.T) {
 		"array":          "[]",
 		"no fingerprint": `{"version": 1, "tool": "modellint", "findings": [{"rule": "MDL205"}]}`,
 		"unknown field":  `{"version": 1, "tool": "modellint", "findings": [], "extra": true}`,
-		"version 0":      `{"tool": "modellint", "findings": []}`,
-		"trailing data":  `{"version": 1, "tool": "modellint", "findings": []} {}`,
+		// A baseline entry has no expiry: one written is refused, not
+		// read as an entry that lasts for ever.
+		"expires":       `{"version": 1, "tool": "modellint", "findings": [{"fingerprint": "f", "rule": "MDL205", "file": "a.yaml", "message": "m", "expires": "2020-01-01"}]}`,
+		"version 0":     `{"tool": "modellint", "findings": []}`,
+		"trailing data": `{"version": 1, "tool": "modellint", "findings": []} {}`,
 	}
 	for name, content := range files {
 		path := filepath.Join(dir, name+".json")
