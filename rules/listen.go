@@ -84,13 +84,13 @@ func checkListenAddress(pass *lint.Pass) {
 			assumption := ""
 			if !address.certain {
 				severity = lint.Warning
-				assumption = " (unless the image, which was not read, sets another in its env)"
+				assumption = "; unless the image, which was not read, sets another in its env"
 			}
 			if others := otherContainers(w, c); len(others) > 0 && !probedAtServer(c) {
 				severity = lint.Warning
 				assumption += fmt.Sprintf("; container %s of the pod may reach it there and proxy to it", others[0].Name)
 			}
-			pass.Report(lint.Diagnostic{Severity: severity, Path: field, Message: fmt.Sprintf("%s listens on %s (%s)%s, a "+
+			pass.Report(lint.Diagnostic{Severity: severity, Path: field, Message: fmt.Sprintf("%s listens on %s (%s%s), a "+
 				"loopback address: the kubelet's probes and the Service connect to the pod's IP, so the pod never becomes "+
 				"Ready and no client reaches the server; %s", describe(c), address.host, address.from, assumption, bindAll(c, family))})
 		case family == "IPv6" && (address.host == "0.0.0.0" || isIP && ip.Is4()):
