@@ -82,6 +82,9 @@ func cacheOrigin(p *launch.Process, from string) string {
 	switch {
 	case from != "HOME":
 		return "from " + from
+	case p.HomeFrom == "no account" && p.CRIOAccount:
+		return fmt.Sprintf("HOME=/, which runc sets because %s has no /etc/passwd entry; on CRI-O, which adds one, HOME is %s",
+			p.User, p.CRIOHome)
 	case p.HomeFrom == "no account":
 		return fmt.Sprintf("HOME=/, which runc sets because %s has no /etc/passwd entry", p.User)
 	case p.HomeFrom == "passwd":

@@ -296,14 +296,18 @@ var userInvalid = &lint.Rule{
 			"\"KeyError: 'getpwuid(): uid not found: 1001'\" (an OSError on Python 3.13). TORCHINDUCTOR_CACHE_DIR does not " +
 			"help: torch._inductor.codecache calls default_cache_dir() at import. modellint reports it when the uid has no " +
 			"entry and none of those four variables is set (image ENV, env, or a ConfigMap's envFrom): an error when the image " +
-			"tag says vLLM 0.22 or later and the image's torch is older than 2.13, a warning when either is unknown." + offlineNote,
+			"tag says vLLM 0.22 or later, the image's torch is older than 2.13, and the image's /etc/passwd is writable by " +
+			"the uid's group or others (OpenShift-ready images make it so); a warning when either version is unknown, or when " +
+			"/etc/passwd is not writable: CRI-O then writes an entry for the uid (server/container_create.go " +
+			"setupContainerUser) and the server starts, while containerd adds none." + offlineNote,
 		Bad:        "# image USER triton-server\nsecurityContext:\n  runAsNonRoot: true",
 		Good:       "# image USER triton-server (uid 1000)\nsecurityContext:\n  runAsNonRoot: true\n  runAsUser: 1000",
 		Fix:        "Use a numeric USER in the Dockerfile (USER 1000:1000), or set runAsUser (and runAsGroup) in the securityContext; create the user in the image if the name is meant. For vLLM under a uid without an account, set env USER (any name), add the uid to the image's /etc/passwd, or run as a uid the image has.",
 		References: []string{"https://kubernetes.io/docs/tasks/configure-pod-container/security-context/", "https://github.com/kubernetes/kubernetes/issues/56503",
 			"https://github.com/pytorch/pytorch/blob/main/torch/_inductor/runtime/cache_dir_utils.py",
 			"https://github.com/pytorch/pytorch/issues/140765", "https://github.com/pytorch/pytorch/pull/184208",
-			"https://github.com/vllm-project/vllm/issues/44548", "https://docs.python.org/3/library/getpass.html#getpass.getuser"},
+			"https://github.com/vllm-project/vllm/issues/44548", "https://docs.python.org/3/library/getpass.html#getpass.getuser",
+			"https://github.com/cri-o/cri-o/blob/main/utils/utils.go"},
 	},
 	Check: checkUserInvalid,
 }
@@ -417,7 +421,12 @@ func reportNoAccount(pass *lint.Pass, c *imageCheck) {
 	case "default":
 		set = "the image's default user (no USER)"
 	}
-	severity, assumption := lint.Error, ""
+	severity, assumption, runtime := lint.Error, "", ""
+	if b.Process.CRIOAccount {
+		// CRI-O writes an entry for the uid; containerd does not.
+		severity, runtime = lint.Warning, fmt.Sprintf(" on containerd (CRI-O adds an /etc/passwd entry for the uid, since the "+
+			"image's is not writable by it, and the server starts there)")
+	}
 	if !certain {
 		severity = lint.Warning
 		var unknown []string
@@ -443,9 +452,9 @@ func reportNoAccount(pass *lint.Pass, c *imageCheck) {
 	pass.Report(lint.Diagnostic{Severity: severity, Path: field, Image: lint.ImageLocation{Reference: c.img.Reference, Path: "/etc/passwd"},
 		Message: fmt.Sprintf("%s: vLLM runs as uid %s (%s), %s, and none of LOGNAME, USER, LNAME, USERNAME is set: `import vllm`%s "+
 			"loads torch._inductor, whose default cache dir is named with getpass.getuser(), and the server exits before it listens "+
-			"with \"KeyError: 'getpwuid(): uid not found: %s'\"%s; set env USER (any name) on the container, add uid %s to the image's "+
+			"with \"KeyError: 'getpwuid(): uid not found: %s'\"%s%s; set env USER (any name) on the container, add uid %s to the image's "+
 			"/etc/passwd, or run as a uid the image has%s %s",
-			c.label(), uid, set, noEntry, versions, uid, assumption, uid, accountHint(c.img), where(c.img, "", "/etc/passwd"))})
+			c.label(), uid, set, noEntry, versions, uid, runtime, assumption, uid, accountHint(c.img), where(c.img, "", "/etc/passwd"))})
 }
 
 // runAsUserField is where runAsUser is set: the container's

@@ -34,6 +34,13 @@ type Process struct {
 	// EnvUnknown names an envFrom source that was not read (a ConfigMap or
 	// Secret outside the linted files): it may set any variable.
 	EnvUnknown string
+	// CRIOAccount says CRI-O, unlike containerd, adds an /etc/passwd
+	// entry for the uid: it has none, and the image's /etc/passwd exists,
+	// is not empty, and is not writable by the uid (setupContainerUser and
+	// utils.GeneratePasswd). CRIOHome is that entry's home, which runc
+	// then sets as HOME: the HOME env, else the working dir.
+	CRIOAccount bool
+	CRIOHome    string
 	// Mounts are the container's volume mounts.
 	Mounts []Mount
 	// ReadOnlyRoot is securityContext.readOnlyRootFilesystem.
@@ -83,6 +90,12 @@ func NewProcess(spec Spec, img *image.Image) Process {
 			p.User.UID, p.User.From = uint32(*spec.RunAsUser), "runAsUser"
 		}
 	}
+	if p.Read && p.User.Name == "" && crioAddsAccount(img, p.User.UID) {
+		p.CRIOAccount, p.CRIOHome = true, spec.WorkingDir
+		if home, ok := Lookup(p.Env, "HOME"); ok && home != "" {
+			p.CRIOHome = home
+		}
+	}
 	// runc adds HOME when the env has none or an empty one.
 	if home, ok := Lookup(p.Env, "HOME"); ok && home != "" {
 		p.Home, p.HomeFrom = home, "env"
@@ -100,6 +113,24 @@ func NewProcess(spec Spec, img *image.Image) Process {
 	}
 	p.Env = append(p.Env, "HOME="+p.Home)
 	return p
+}
+
+// crioAddsAccount says CRI-O writes an /etc/passwd entry for a uid the
+// image's does not have: unless the file is missing or empty, or
+// writable by its group, by others, or by the uid as its owner.
+func crioAddsAccount(img *image.Image, uid uint32) bool {
+	data, ok := img.ReadText("/etc/passwd")
+	if !ok || len(data) == 0 {
+		return false
+	}
+	node, err := img.FS().Stat("/etc/passwd")
+	if err != nil {
+		return false
+	}
+	if node.Mode&0o022 != 0 || node.UID == uid && node.Mode&0o200 != 0 {
+		return false
+	}
+	return true
 }
 
 // Getenv returns the last value of a variable of the environment.

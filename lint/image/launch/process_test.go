@@ -89,3 +89,18 @@ func TestHubCache(t *testing.T) {
 		t.Errorf("VLLMCacheRoot() = %q", dir)
 	}
 }
+
+func TestCRIOAccount(t *testing.T) {
+	uid := int64(1001)
+	_, img := startCase{name: "crio", spec: withArgv("/bin/sh")}.replay(t)
+	p := NewProcess(Spec{Env: []string{"PATH=/bin"}, WorkingDir: "/app", RunAsUser: &uid}, img)
+	if !p.CRIOAccount || p.CRIOHome != "/app" || p.Home != "/" {
+		t.Errorf("0644 /etc/passwd: CRIOAccount %v CRIOHome %q Home %q; want true, /app, /", p.CRIOAccount, p.CRIOHome, p.Home)
+	}
+	_, writable := startCase{name: "crio-writable", spec: withArgv("/bin/sh"), files: []layerFile{
+		regular("etc/passwd", 0o664, "root:x:0:0::/root:/bin/sh\n"),
+	}}.replay(t)
+	if p := NewProcess(Spec{RunAsUser: &uid}, writable); p.CRIOAccount {
+		t.Errorf("group-writable /etc/passwd: CRI-O adds no entry")
+	}
+}
