@@ -107,6 +107,7 @@ var memoryBelowModel = &lint.Rule{
 			"https://github.com/vllm-project/vllm/blob/main/vllm/platforms/cpu.py",
 			"https://docs.kernel.org/admin-guide/cgroup-v2.html#memory-interface-files",
 		},
+		Unlintable: "the model's 2.0 GiB of weights are too big to write in a test; the example states the size in a comment",
 	},
 	Check: checkMemoryBelowModel,
 }
@@ -416,6 +417,7 @@ var startupBudgetBelowLoad = &lint.Rule{
 			"https://docs.kernel.org/scheduler/sched-bwc.html",
 			"https://huggingface.co/docs/safetensors/speed",
 		},
+		Unlintable: "the 20 GiB model whose load time the rule estimates is too big to write in a test",
 	},
 	Check: checkStartupBudget,
 }
@@ -731,6 +733,7 @@ var gpuImageMismatch = &lint.Rule{
 			"https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",
 			"https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/",
 		},
+		Unlintable: "the rule reads the image's files for its CUDA libraries; the example can only name the image",
 	},
 	Check: checkGPUImage,
 }
@@ -802,6 +805,8 @@ var modelUnreadable = &lint.Rule{
 		Good:       "COPY --chown=1000:1000 models/ /models/",
 		Fix:        "Make the model readable by the runtime user: chown it to that user, or give it mode 0644 (dirs 0755); give the directories above it the search bit, or move it out of a private home.",
 		References: []string{"https://docs.docker.com/reference/dockerfile/#copy---chown---chmod"},
+		Unlintable: "the example is a Dockerfile line and a pod's user: the rule reads file owners and modes " +
+			"from the image's layers",
 	},
 	Check: checkModelReadable,
 }
@@ -912,6 +917,8 @@ var frameworkVersionMismatch = &lint.Rule{
 		Good:       "image: tensorflow/serving:2.15.0",
 		Fix:        "Serve with a TF Serving release at least as new as the TensorFlow that exported the model, or export with an older TensorFlow.",
 		References: []string{"https://www.tensorflow.org/guide/versions#compatibility_of_savedmodels_graphs_and_checkpoints"},
+		Unlintable: "the TensorFlow version that wrote the model is inside the binary saved_model.pb; the " +
+			"example states it in a comment",
 	},
 	Check: checkFrameworkVersion,
 }

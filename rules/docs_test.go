@@ -82,7 +82,12 @@ func TestDocs(t *testing.T) {
 			if doc.Summary == "" || strings.Contains(doc.Summary, "\n") || doc.Why == "" || doc.Bad == "" || doc.Good == "" || doc.Fix == "" {
 				t.Errorf("incomplete doc: summary (one line), why, bad, good and fix are all required")
 			}
-			if rule.Artifact != lint.ArtifactManifest {
+			switch rule.Artifact {
+			case lint.ArtifactManifest:
+			case lint.ArtifactModel, lint.ArtifactImage, lint.ArtifactCross:
+				checkOtherExamples(t, rule)
+				return
+			default:
 				return
 			}
 			if len(doc.References) == 0 {
@@ -96,10 +101,13 @@ func TestDocs(t *testing.T) {
 			if rule.Check == nil {
 				t.Fatalf("no Check")
 			}
-			if n, _ := exampleFindings(t, rule.ID, doc.Bad); n == 0 {
+			if doc.Unlintable != "" {
+				t.Errorf("Doc.Unlintable is set, but the examples of a manifest rule are always linted")
+			}
+			if n, _ := exampleFindings(t, rule.ID, doc.Bad, nil); n == 0 {
 				t.Errorf("the Bad example does not trigger %s:\n%s", rule.ID, doc.Bad)
 			}
-			switch n, passed := exampleFindings(t, rule.ID, doc.Good); {
+			switch n, passed := exampleFindings(t, rule.ID, doc.Good, nil); {
 			case n != 0:
 				t.Errorf("the Good example triggers %s %d time(s):\n%s", rule.ID, n, doc.Good)
 			case !passed:
@@ -109,9 +117,10 @@ func TestDocs(t *testing.T) {
 	}
 }
 
-// exampleFindings merges an example into docBase, lints it, and counts the
-// findings of one rule; passed says the rule checked a target and passed it.
-func exampleFindings(t *testing.T, ruleID, example string) (n int, passed bool) {
+// exampleFindings merges an example into docBase, lints it with the files
+// of model (relative path → content) beside it, and counts the findings of
+// one rule; passed says the rule checked a target and passed it.
+func exampleFindings(t *testing.T, ruleID, example string, model map[string]string) (n int, passed bool) {
 	t.Helper()
 	var base map[string]any
 	if err := yaml.Unmarshal([]byte(docBase), &base); err != nil {
@@ -148,6 +157,14 @@ func exampleFindings(t *testing.T, ruleID, example string) (n int, passed bool) 
 	if err := os.WriteFile(filepath.Join(dir, "example.yaml"), []byte(strings.Join(files, "\n---\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	writeExampleFiles(t, dir, model)
+	return lintExample(t, ruleID, dir)
+}
+
+// lintExample lints dir against the docs' cluster and counts the findings
+// of one rule; passed says the rule checked a target and passed it.
+func lintExample(t *testing.T, ruleID, dir string) (n int, passed bool) {
+	t.Helper()
 	config := &lint.Config{Cluster: lint.ClusterConfig{GPUNodesTainted: true}}
 	nodes, err := cluster.Read(docNodes)
 	if err != nil {
@@ -155,7 +172,7 @@ func exampleFindings(t *testing.T, ruleID, example string) (n int, passed bool) 
 	}
 	result, err := engine.Run(engine.Options{Paths: []string{dir}, Rules: rules.All(), Config: config, Cluster: nodes})
 	if err != nil {
-		t.Fatalf("%v\n%s", err, merged)
+		t.Fatal(err)
 	}
 	for _, finding := range result.Findings {
 		if finding.RuleID == ruleID {

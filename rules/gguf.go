@@ -28,6 +28,7 @@ var ggufUnloadable = &lint.Rule{
 			"https://github.com/ggml-org/ggml/blob/master/docs/gguf.md",
 			"https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md",
 		},
+		Unlintable: "the GGUF file the rule reads is binary; the example names it in a comment",
 	},
 	Check: checkGGUFUnloadable,
 }

@@ -78,6 +78,7 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"https://github.com/ROCm/k8s-device-plugin/tree/master/cmd/k8s-node-labeller",
 			"https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
 		},
+		Unlintable: "the 27.5 GiB of bfloat16 weights the rule sizes are too big to write in a test",
 	},
 	Check: checkGPUMemory,
 }

@@ -47,6 +47,8 @@ var cudaDriverTooOld = &lint.Rule{
 		Good:       "# .modellint.yaml: cluster: {nvidiaDriver: \"535.104.05\"}\nimage: registry.example.com/serving/triton:23.08-py3",
 		Fix:        "Upgrade the GPU nodes' driver to at least the version the message names, or use an image built for the CUDA version the driver supports.",
 		References: []string{"https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/", "https://docs.nvidia.com/deploy/cuda-compatibility/", "https://github.com/NVIDIA/nvidia-container-toolkit/blob/main/internal/config/image/cuda_image.go"},
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL306/images.yaml)",
 	},
 	Check: checkCUDADriver,
 }
@@ -256,6 +258,8 @@ var shellFormArgsDropped = &lint.Rule{
 		Good:       "# Dockerfile: ENTRYPOINT [\"tensorflow_model_server\", \"--rest_api_port=8501\"]\nargs: [\"--model_name=resnet\"]",
 		Fix:        "Use the exec form of ENTRYPOINT (a JSON array), or end the shell-form script with `exec … \"$@\"`, or set the whole command in the manifest's command.",
 		References: []string{"https://docs.docker.com/reference/dockerfile/#entrypoint", "https://docs.docker.com/reference/dockerfile/#understand-how-cmd-and-entrypoint-interact"},
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL307/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) {
 		for _, c := range imageChecks(pass, false) {
@@ -308,6 +312,8 @@ var userInvalid = &lint.Rule{
 			"https://github.com/pytorch/pytorch/issues/140765", "https://github.com/pytorch/pytorch/pull/184208",
 			"https://github.com/vllm-project/vllm/issues/44548", "https://docs.python.org/3/library/getpass.html#getpass.getuser",
 			"https://github.com/cri-o/cri-o/blob/main/utils/utils.go"},
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL308/images.yaml)",
 	},
 	Check: checkUserInvalid,
 }
@@ -516,6 +522,8 @@ var secretInImage = &lint.Rule{
 		Good:       "# token passed at run time from a Secret\nenv:\n  - name: HF_TOKEN\n    valueFrom:\n      secretKeyRef: {name: hf-token, key: token}",
 		Fix:        "Remove the value from the Dockerfile (use build secrets: RUN --mount=type=secret), rotate the credential, and pass it at run time from a Secret.",
 		References: []string{"https://docs.docker.com/build/building/secrets/", "https://kubernetes.io/docs/concepts/configuration/secret/"},
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL309/images.yaml)",
 	},
 	Check: checkSecretInImage,
 }
@@ -585,6 +593,8 @@ var imageUnresolvable = &lint.Rule{
 		Good:       "image: registry.example.com/serving/tf:2.19.0-gpu",
 		Fix:        "Push the image (or fix the tag), or build a multi-platform index that includes the nodes' platform.",
 		References: []string{"https://kubernetes.io/docs/concepts/containers/images/#imagepullbackoff", "https://github.com/opencontainers/distribution-spec/blob/main/spec.md#error-codes"},
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL310/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) {
 		if pass.Target.Workload == nil {

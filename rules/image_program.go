@@ -40,6 +40,8 @@ var appFileMissing = &lint.Rule{
 		Good:       "containers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [python3, /app/main.py]",
 		Fix:        "Point the command at the file the image has (the finding lists the files beside the missing one), or COPY the file into the image.",
 		References: append([]string{"https://nodejs.org/api/modules.html#all-together"}, programReferences[:1]...),
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL320/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) { checkPrograms(pass, python.FileMissing) },
 }
@@ -65,6 +67,8 @@ var pythonModuleMissing = &lint.Rule{
 		Good:       "containers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [uvicorn, app.main:app, --app-dir, /opt]",
 		Fix:        "Run from the directory that holds the package (workingDir, --app-dir, gunicorn --chdir), add that directory to PYTHONPATH, or install the package into the interpreter that runs.",
 		References: append([]string{"https://www.uvicorn.org/settings/#application", "https://docs.gunicorn.org/en/stable/settings.html#chdir"}, programReferences...),
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL321/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) { checkPrograms(pass, python.ModuleMissing) },
 }
@@ -87,6 +91,8 @@ var pythonImportMissing = &lint.Rule{
 		Good:       "# Dockerfile: RUN pip install torch==2.4.1 -r requirements.txt\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.1",
 		Fix:        "Install the distribution into the interpreter that runs the app (pip install NAME, in the venv the start uses), add the app's missing module to the image, or make the import optional (try/except ImportError) when the app works without it.",
 		References: programReferences,
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL322/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) { checkPrograms(pass, python.ImportMissing) },
 }

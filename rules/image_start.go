@@ -37,6 +37,8 @@ var entrypointNotFound = &lint.Rule{
 			"    command: [\"/opt/server/bin/serve\"]",
 		Fix:        "Point command (or the Dockerfile's ENTRYPOINT) at a file the image has, or add the file to the image.",
 		References: startReferences,
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL301/images.yaml)",
 	},
 	Check: checkStart(launch.NotFound),
 }
@@ -63,6 +65,8 @@ var entrypointNotExecutable = &lint.Rule{
 		Good:       "# Dockerfile: COPY --chmod=0755 tf_serving_entrypoint.sh /usr/bin/\nimage: registry.example.com/serving/tf:2.19.0-gpu-1",
 		Fix:        "Give the file an execute bit in the image (`COPY --chmod=0755`, or `RUN chmod 0755 FILE` in the same stage), or run as a user allowed to execute it; when a directory above it keeps the user out, give that directory the search bit or install the program outside it.",
 		References: startReferences,
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL302/images.yaml)",
 	},
 	Check: checkStart(launch.NotExecutable),
 }
@@ -81,6 +85,8 @@ var interpreterMissing = &lint.Rule{
 		Good:       "# entrypoint.sh starts with \"#!/bin/sh\"\nimage: registry.example.com/serving/app:alpine-1",
 		Fix:        "Install the interpreter, point the #! line at one the image has, convert the script to LF line endings, or build the binary for the image's libc (or statically).",
 		References: append([]string{"https://man7.org/linux/man-pages/man8/ld.so.8.html"}, startReferences...),
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL303/images.yaml)",
 	},
 	Check: checkStart(launch.InterpreterMissing),
 }
@@ -109,6 +115,8 @@ var glibcTooOld = &lint.Rule{
 		Good:       "# /app built in a debian:11 stage, image FROM debian:11\nimage: registry.example.com/serving/app:1.1",
 		Fix:        "Build the binary (or pip install the wheels) in a stage with the same (or an older) glibc than the runtime image, or move the runtime image to a newer distribution.",
 		References: []string{"https://man7.org/linux/man-pages/man8/ld.so.8.html", "https://refspecs.linuxfoundation.org/LSB_5.0.0/LSB-Core-generic/LSB-Core-generic/symversion.html"},
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL304/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) {
 		for _, c := range imageChecks(pass, true) {
@@ -226,6 +234,8 @@ var archMismatch = &lint.Rule{
 		Good:       "# docker buildx build --platform linux/amd64,linux/arm64 …\nnodeSelector:\n  kubernetes.io/arch: amd64",
 		Fix:        "Build for the nodes' platform (docker buildx build --platform linux/amd64), publish a multi-platform index, or schedule the pod on matching nodes.",
 		References: []string{"https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetes-io-arch", "https://docs.docker.com/build/building/multi-platform/"},
+		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
+			"fixture builds such images (testdata/MDL305/images.yaml)",
 	},
 	Check: checkArchMismatch,
 }

@@ -296,8 +296,8 @@ var versionDirIgnored = &lint.Rule{
 			"leading zeros in its directory name\") and non-numbers (\"... which fails to convert to integral number\"), and reads " +
 			"1_old as version 1. A version that is silently skipped is a version you think you deployed and did not. When no " +
 			"version at all is left, MDL101 or MDL120 reports it as an error.",
-		Bad:  "models/resnet/\n  1/\n  01/\n  v2/",
-		Good: "models/resnet/\n  1/\n  2/",
+		Bad:  "models/resnet/\n  1/\n    saved_model.pb\n  01/\n    saved_model.pb\n  v2/\n    saved_model.pb",
+		Good: "models/resnet/\n  1/\n    saved_model.pb\n  2/\n    saved_model.pb",
 		Fix:  "Name version directories with plain numbers (1, 2, 3), one directory per version, and move everything else out of the base path.",
 		References: []string{
 			"https://github.com/tensorflow/serving/blob/master/tensorflow_serving/sources/storage_path/file_system_storage_path_source.cc",

@@ -50,6 +50,7 @@ var mlserverSettings = &lint.Rule{
 		Good:       "models/iris/\n  model-settings.json   # {\"name\": \"iris\", \"implementation\": \"mlserver_sklearn.SKLearnModel\", \"parameters\": {\"uri\": \"./model.joblib\"}}\n  model.joblib",
 		Fix:        "Write model-settings.json as strict JSON with implementation set to the runtime class, string values for name, uri and version, and a uri relative to the file that names the artifact.",
 		References: mlserverReferences,
+		Unlintable: "the mistake is in model-settings.json's content, which the tree shows in a comment",
 	},
 	Check: checkMLServerSettings,
 }

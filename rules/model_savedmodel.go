@@ -35,6 +35,7 @@ var variablesIncomplete = &lint.Rule{
 			"https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/util/tensor_bundle/tensor_bundle.h",
 			"https://github.com/tensorflow/serving/issues/1086",
 		},
+		Unlintable: "variables.index is binary: the example can only say in a comment how many shards it names",
 	},
 	Check: checkVariables,
 }
@@ -131,6 +132,8 @@ var savedModelInvalid = &lint.Rule{
 			"https://github.com/tensorflow/tensorflow/blob/master/tensorflow/cc/saved_model/reader.cc",
 			"https://git-lfs.com/",
 		},
+		Unlintable: "the two saved_model.pb are binary files the example can only describe (a 132-byte LFS " +
+			"pointer, a 2.3 MiB SavedModel)",
 	},
 	Check: checkSavedModelInvalid,
 }
@@ -184,6 +187,7 @@ var servingSignatureMissing = &lint.Rule{
 			"https://www.tensorflow.org/tfx/serving/signature_defs",
 			"https://www.tensorflow.org/guide/saved_model#specifying_signatures_during_export",
 		},
+		Unlintable: "the tag-sets are inside a binary saved_model.pb; the example shows saved_model_cli's view of them",
 	},
 	Check: checkServingSignature,
 }
@@ -260,6 +264,7 @@ var warmupInvalid = &lint.Rule{
 			"https://www.tensorflow.org/tfx/serving/saved_model_warmup",
 			"https://github.com/tensorflow/serving/blob/master/tensorflow_serving/servables/tensorflow/saved_model_warmup_util.cc",
 		},
+		Unlintable: "the warmup file is a binary TFRecord of PredictionLog records, which the example can only count",
 	},
 	Check: checkWarmup,
 }
@@ -311,6 +316,7 @@ var unsafeGraphOp = &lint.Rule{
 			"https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/tools/saved_model_cli.py",
 			"https://github.com/protectai/modelscan",
 		},
+		Unlintable: "the op is inside a binary saved_model.pb; the example shows saved_model_cli's scan of it",
 	},
 	Check: checkUnsafeGraphOp,
 }

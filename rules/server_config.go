@@ -48,6 +48,7 @@ var serverConfigInvalid = &lint.Rule{
 			"https://github.com/kserve/kserve/issues/2441",
 			"https://docs.openvino.ai/2025/model-server/ovms_docs_serving_model.html",
 		},
+		Unlintable: "the ConfigMap is described in a comment, and the Good example is the ConfigMap alone, not a workload",
 	},
 	Check: checkServerConfig,
 }
