@@ -304,9 +304,9 @@ var userInvalid = &lint.Rule{
 			"the uid's group or others (OpenShift-ready images make it so); a warning when either version is unknown, or when " +
 			"/etc/passwd is not writable: CRI-O then writes an entry for the uid (server/container_create.go " +
 			"setupContainerUser) and the server starts, while containerd adds none." + offlineNote,
-		Bad:        "# image USER triton-server\nsecurityContext:\n  runAsNonRoot: true",
-		Good:       "# image USER triton-server (uid 1000)\nsecurityContext:\n  runAsNonRoot: true\n  runAsUser: 1000",
-		Fix:        "Use a numeric USER in the Dockerfile (USER 1000:1000), or set runAsUser (and runAsGroup) in the securityContext; create the user in the image if the name is meant. For vLLM under a uid without an account, set env USER (any name), add the uid to the image's /etc/passwd, or run as a uid the image has.",
+		Bad:  "# image USER triton-server\nsecurityContext:\n  runAsNonRoot: true",
+		Good: "# image USER triton-server (uid 1000)\nsecurityContext:\n  runAsNonRoot: true\n  runAsUser: 1000",
+		Fix:  "Use a numeric USER in the Dockerfile (USER 1000:1000), or set runAsUser (and runAsGroup) in the securityContext; create the user in the image if the name is meant. For vLLM under a uid without an account, set env USER (any name), add the uid to the image's /etc/passwd, or run as a uid the image has.",
 		References: []string{"https://kubernetes.io/docs/tasks/configure-pod-container/security-context/", "https://github.com/kubernetes/kubernetes/issues/56503",
 			"https://github.com/pytorch/pytorch/blob/main/torch/_inductor/runtime/cache_dir_utils.py",
 			"https://github.com/pytorch/pytorch/issues/140765", "https://github.com/pytorch/pytorch/pull/184208",
