@@ -81,30 +81,10 @@ type OVMSProblem struct {
 // version <= 0 is skipped): leading whitespace, a sign and digits, and
 // whatever follows ignored (1_old is version 1, 01 is version 1).
 func ovmsVersion(name string) (int64, string) {
-	i := 0
-	for i < len(name) && isASCIISpace(name[i]) {
-		i++
-	}
-	negative := false
-	if i < len(name) && (name[i] == '+' || name[i] == '-') {
-		negative = name[i] == '-'
-		i++
-	}
-	start := i
-	var value uint64
-	overflow := false
-	for i < len(name) && name[i] >= '0' && name[i] <= '9' {
-		if !overflow {
-			next, ok := appendDigit(value, name[i], negative)
-			value, overflow = next, !ok
-		}
-		i++
-	}
+	value, negative, reason := stoll(name)
 	switch {
-	case i == start:
-		return 0, IgnoredNotNumber
-	case overflow:
-		return 0, IgnoredOutOfRange
+	case reason != "":
+		return 0, reason
 	case negative || value == 0:
 		return 0, IgnoredNotPositive
 	}

@@ -91,17 +91,29 @@ func tritonVersion(name string) (int64, string) {
 	if len(name) > 1 && name[0] == '0' {
 		return 0, IgnoredLeadingZeros
 	}
+	value, negative, reason := stoll(name)
+	switch {
+	case reason != "":
+		return 0, reason
+	case negative:
+		return -int64(value), ""
+	}
+	return int64(value), ""
+}
+
+// stoll reads a number as C++'s std::stoll does: leading white space, a
+// sign and digits, whatever follows ignored. reason is IgnoredNotNumber
+// when no digit comes, IgnoredOutOfRange past int64 (stoll throws).
+func stoll(name string) (value uint64, negative bool, reason string) {
 	i := 0
 	for i < len(name) && isASCIISpace(name[i]) {
 		i++
 	}
-	negative := false
 	if i < len(name) && (name[i] == '+' || name[i] == '-') {
 		negative = name[i] == '-'
 		i++
 	}
 	start := i
-	var value uint64
 	overflow := false
 	for i < len(name) && name[i] >= '0' && name[i] <= '9' {
 		if !overflow {
@@ -112,11 +124,9 @@ func tritonVersion(name string) (int64, string) {
 	}
 	switch {
 	case i == start:
-		return 0, IgnoredNotNumber
+		return 0, false, IgnoredNotNumber
 	case overflow:
-		return 0, IgnoredOutOfRange
-	case negative:
-		return -int64(value), ""
+		return 0, false, IgnoredOutOfRange
 	}
-	return int64(value), ""
+	return value, negative, ""
 }

@@ -102,8 +102,8 @@ func TFServing(text []byte) (*TFServingConfig, error) {
 // placeEntries gives each entry the line of its base_path: the parser
 // keeps no positions, so the fields are found in the text, in order.
 func placeEntries(text []byte, entries []Entry) {
-	configs := fieldLines(text, "config")
-	paths := fieldLines(text, "base_path")
+	configs := textproto.FieldLines(text, "config")
+	paths := textproto.FieldLines(text, "base_path")
 	for i := range entries {
 		switch {
 		case len(paths) == len(entries):
@@ -113,49 +113,3 @@ func placeEntries(text []byte, entries []Entry) {
 		}
 	}
 }
-
-// fieldLines are the lines on which a field of the given name is written
-// ("name:" or "name {"), outside strings and comments.
-func fieldLines(text []byte, name string) []int {
-	var lines []int
-	line := 1
-	var quote byte
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case c == '\n':
-			line++
-			quote = 0
-		case quote != 0:
-			if c == '\\' && i+1 < len(text) && text[i+1] != '\n' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '#':
-			for i+1 < len(text) && text[i+1] != '\n' {
-				i++
-			}
-		case isIdentStart(c) && (i == 0 || !isIdent(text[i-1])):
-			end := i
-			for end < len(text) && isIdent(text[end]) {
-				end++
-			}
-			if string(text[i:end]) == name && followedByValue(text[end:]) {
-				lines = append(lines, line)
-			}
-			i = end - 1
-		}
-	}
-	return lines
-}
-
-func followedByValue(rest []byte) bool {
-	rest = bytes.TrimLeft(rest, " \t")
-	return len(rest) > 0 && (rest[0] == ':' || rest[0] == '{' || rest[0] == '<')
-}
-
-func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-func isIdent(c byte) bool      { return isIdentStart(c) || c >= '0' && c <= '9' }

@@ -6,6 +6,7 @@
 package textproto
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -271,7 +272,28 @@ const MaxNesting = 100
 // checkNesting refuses text whose messages or lists nest deeper than
 // MaxNesting, counting the brackets outside strings and comments.
 func checkNesting(text []byte) error {
-	depth, line := 0, 1
+	depth := 0
+	var err error
+	scanCode(text, func(i, line int) int {
+		switch text[i] {
+		case '{', '<', '[':
+			if depth++; depth > MaxNesting && err == nil {
+				err = fmt.Errorf("line %d: messages and lists nest deeper than the %d levels modellint reads", line, MaxNesting)
+				return len(text)
+			}
+		case '}', '>', ']':
+			depth = max(depth-1, 0)
+		}
+		return 0
+	})
+	return err
+}
+
+// scanCode calls visit with each byte of text that is outside strings and
+// comments, and its line; visit returns how many bytes after it to pass
+// over.
+func scanCode(text []byte, visit func(i, line int) (skip int)) {
+	line := 1
 	var quote byte // the quote of the string being read, 0 outside one
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -291,13 +313,33 @@ func checkNesting(text []byte) error {
 			for i+1 < len(text) && text[i+1] != '\n' {
 				i++
 			}
-		case c == '{' || c == '<' || c == '[':
-			if depth++; depth > MaxNesting {
-				return fmt.Errorf("line %d: messages and lists nest deeper than the %d levels modellint reads", line, MaxNesting)
-			}
-		case c == '}' || c == '>' || c == ']':
-			depth = max(depth-1, 0)
+		default:
+			i += visit(i, line)
 		}
 	}
-	return nil
 }
+
+// FieldLines are the lines on which a field of the given name is written
+// ("name:", "name {" or "name <"), outside strings and comments: the
+// parser keeps no positions.
+func FieldLines(text []byte, name string) []int {
+	var lines []int
+	scanCode(text, func(i, line int) int {
+		if !isIdentStart(text[i]) || i > 0 && isIdent(text[i-1]) {
+			return 0
+		}
+		end := i
+		for end < len(text) && isIdent(text[end]) {
+			end++
+		}
+		rest := bytes.TrimLeft(text[end:], " \t")
+		if string(text[i:end]) == name && len(rest) > 0 && (rest[0] == ':' || rest[0] == '{' || rest[0] == '<') {
+			lines = append(lines, line)
+		}
+		return end - i - 1
+	})
+	return lines
+}
+
+func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isIdent(c byte) bool      { return isIdentStart(c) || c >= '0' && c <= '9' }
