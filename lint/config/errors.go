@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/internal/message"
 )
 
@@ -88,7 +88,7 @@ func (c *Config) At(path string) string {
 // yamlLine is a line of the YAML parser's errors: "yaml: line 3: could
 // not find expected ':'", or one of its "unmarshal errors" ("line 2: key
 // "failOn" already set in map").
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+var yamlLine = lazyregexp.New(`^(?:yaml: )?line (\d+): (.*)$`)
 
 // yamlErrors rewrites the YAML parser's errors as the config's others
 // are written: one line each, at file:line.
