@@ -259,6 +259,9 @@ func jsonKey(field reflect.StructField) string {
 // nearestKey is the known key closest to a misspelt one, when it is close:
 // a different case, or at most a third of its letters changed.
 func nearestKey(key string, known []string) string {
+	if len(key) > 64 {
+		return "" // no key is that long; the distance would cost its length times theirs
+	}
 	best, bestDistance := "", len(key)/3+1
 	for _, candidate := range known {
 		if strings.EqualFold(candidate, key) {

@@ -114,10 +114,17 @@ func noRule(all []*lint.Rule, name string) string {
 	return text + " (modellint rules lists them)"
 }
 
+// maxNearest bounds the names nearestRule compares: rule IDs and names
+// are a few dozen characters.
+const maxNearest = 64
+
 // nearestRule is the rule a misspelt ID (one character off: MDL2O8) or
 // name (at most a third of its letters off) is closest to; "" when none
 // is that close.
 func nearestRule(all []*lint.Rule, name string) string {
+	if len(name) > maxNearest {
+		return "" // no rule's ID or name is that long; the distance would cost its square
+	}
 	// The letters typed for the digits they look like: MDL2O8, MDLI05.
 	id := strings.ToUpper(name)
 	id = id[:min(3, len(id))] + strings.NewReplacer("O", "0", "I", "1", "L", "1").Replace(id[min(3, len(id)):])

@@ -376,6 +376,9 @@ func nearestField(root reflect.Type, path string) string {
 		return ""
 	}
 	unknown := keys[len(keys)-1]
+	if len(unknown) > 128 {
+		return "" // no field is that long; the distance would cost its length times theirs
+	}
 	best, bestDistance := "", len(unknown)/3+1
 	for _, name := range jsonNames(structType) {
 		if strings.EqualFold(name, unknown) {
