@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/modellint/modellint/internal/message"
 )
 
 // The words findings are written with: one way to list, to count and to
@@ -43,18 +45,7 @@ func uniqueStrings(values []string) []string {
 }
 
 // humanBytes writes a size the way people read it: 2.4 GiB, 512 KiB, 20 B.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	value, exp := float64(n)/unit, 0
-	for value >= unit && exp < 5 {
-		value /= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", value, "KMGTPE"[exp])
-}
+func humanBytes(n int64) string { return message.Bytes(n) }
 
 // plural writes a count with its noun: "1 replica", "2 replicas".
 func plural(n int, noun string) string {

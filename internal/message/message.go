@@ -131,3 +131,17 @@ func (l *Lines) Lines() []string {
 	}
 	return lines
 }
+
+// Bytes writes a size the way people read it: 2.4 GiB, 512 KiB, 20 B.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	value, exp := float64(n)/unit, 0
+	for value >= unit && exp < 5 {
+		value /= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", value, "KMGTPE"[exp])
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/lint"
 )
 
@@ -51,14 +52,14 @@ func markdownStart(start lint.StartEstimate) string {
 
 	var text, chart strings.Builder
 	fmt.Fprintf(&text, "\n**%s**, container %s: %s (%s) loads in an estimated %.0fs (%.0fs start-up, then %s at %g MiB/s",
-		markdownText(start.Target), markdownText(start.Container), markdownText(start.Model), byteSize(start.ModelBytes),
-		start.LoadSeconds, start.StartupSeconds, byteSize(start.ModelBytes), start.LoadMiBPerSecond)
+		markdownText(start.Target), markdownText(start.Container), markdownText(start.Model), message.Bytes(start.ModelBytes),
+		start.LoadSeconds, start.StartupSeconds, message.Bytes(start.ModelBytes), start.LoadMiBPerSecond)
 	if start.ThrottledSeconds >= 0.5 {
 		fmt.Fprintf(&text, ", %.0fs more under limits.cpu %s", start.ThrottledSeconds, markdownText(start.CPULimit))
 	}
 	text.WriteString(")")
 	if start.ImageBytes > 0 {
-		fmt.Fprintf(&text, " after pulling %s of image at %g MiB/s (%.0fs)", byteSize(start.ImageBytes), start.PullMiBPerSecond, start.PullSeconds)
+		fmt.Fprintf(&text, " after pulling %s of image at %g MiB/s (%.0fs)", message.Bytes(start.ImageBytes), start.PullMiBPerSecond, start.PullSeconds)
 	} else {
 		text.WriteString("; the image was not read, so its pull is not drawn")
 	}
@@ -71,14 +72,14 @@ func markdownStart(start lint.StartEstimate) string {
 	chart.WriteString("    dateFormat X\n    axisFormat %s\n")
 	chart.WriteString("    section Container\n")
 	if pull > 0 {
-		fmt.Fprintf(&chart, "    image pull %s :pull, 0, %.0f\n", mermaidText(byteSize(start.ImageBytes)), pull)
+		fmt.Fprintf(&chart, "    image pull %s :pull, 0, %.0f\n", mermaidText(message.Bytes(start.ImageBytes)), pull)
 	}
 	fmt.Fprintf(&chart, "    server start-up :startup, %.0f, %.0f\n", started, serverUp)
 	throttled := ""
 	if start.ThrottledSeconds >= 0.5 {
 		throttled = fmt.Sprintf(" plus %.0fs CPU throttling", start.ThrottledSeconds)
 	}
-	fmt.Fprintf(&chart, "    model load %s at %g MiB per s%s :load, %.0f, %.0f\n", mermaidText(byteSize(start.ModelBytes)),
+	fmt.Fprintf(&chart, "    model load %s at %g MiB per s%s :load, %.0f, %.0f\n", mermaidText(message.Bytes(start.ModelBytes)),
 		start.LoadMiBPerSecond, throttled, serverUp, loaded)
 
 	var startup, liveness, readiness *lint.ProbeTiming
@@ -171,18 +172,4 @@ func mermaidText(s string) string {
 		}
 	}
 	return strings.Join(strings.Fields(out.String()), " ")
-}
-
-// byteSize writes bytes as the rules do: "2.0 GiB".
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	value, exp := float64(n)/unit, 0
-	for value >= unit && exp < 5 {
-		value /= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", value, "KMGTPE"[exp])
 }
