@@ -2,7 +2,8 @@
 # Runs every benchmark once and prints one table: per workload, wall time,
 # CPU time and peak RSS where the benchmark measures them, its floor (what
 # the same bytes cost a plain tool: gzip -dc or pigz -dc of the same layers,
-# downloading them from the same registry, cat of the same YAML) and the ratio to it, all from the same run. The raw
+# downloading them from the same registry, cat of the same YAML, cmd/yamlfloor
+# parsing it) and the ratio to it, all from the same run. The raw
 # `go test -bench` output is kept in $BENCH_OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,10 @@ awk '
   if ("download-floor-s" in m) { floor = sprintf("download %.2fs", m["download-floor-s"]); ratio = sprintf("%.2f×", wall / m["download-floor-s"]) }
   if ("inflate-floor-s" in m) { floor = floor sprintf(", inflate on every CPU %.2fs", m["inflate-floor-s"]); ratio = ratio sprintf(", %.2f×", wall / m["inflate-floor-s"]) }
   if ("cat-floor-s" in m) { floor = sprintf("cat %.3fs", m["cat-floor-s"]); ratio = sprintf("%.0f×", wall / m["cat-floor-s"]) }
+  if ("parse-floor-cpu-s" in m) {
+    floor = floor sprintf(", yamlfloor %.2fs CPU %.0f MiB", m["parse-floor-cpu-s"], m["parse-floor-MiB"])
+    ratio = ratio sprintf(", CPU %.2f×, RSS %.1f×", m["cpu-s"] / m["parse-floor-cpu-s"], rss / m["parse-floor-MiB"])
+  }
   rows[++n] = sprintf("| %s | %.3f | %s | %s | %s | %s |", name, wall, cpu, rss, floor, ratio)
   if ("warm-s" in m) rows[++n] = sprintf("| %s (warm) | %.3f | - | - | %s | %.3f× |", name, m["warm-s"], floor, m["warm/floor"])
   if ("cold-go-s" in m) rows[++n] = sprintf("| %s (--inflate go) | %.3f | - | - | %s | %.2f× |", name, m["cold-go-s"], floor, m["cold-go-s"] / m["floor-s"])

@@ -126,7 +126,7 @@ func modellintBinary(b *testing.B) string {
 		if builtBinary.dir, builtBinary.err = os.MkdirTemp("", "modellint-bench-"); builtBinary.err != nil {
 			return
 		}
-		build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", builtBinary.dir+string(filepath.Separator), ".", "../modellint-helm")
+		build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", builtBinary.dir+string(filepath.Separator), ".", "../modellint-helm", "../yamlfloor")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
 			builtBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
@@ -255,8 +255,27 @@ func scaleArgs(dir, out string) []string {
 func BenchmarkManifests10k(b *testing.B) {
 	dir := writeScaleManifests(b, scaleFiles)
 	floor := catFloor(b, dir)
+	parseCPU, parsePeak := parseFloor(b, dir)
 	benchmarkProcess(b, []string{"--offline", "--no-color", dir}, exitFindings)
 	b.ReportMetric(floor.Seconds(), "cat-floor-s")
+	b.ReportMetric(parseCPU.Seconds(), "parse-floor-cpu-s")
+	b.ReportMetric(float64(parsePeak)/(1<<20), "parse-floor-MiB")
+}
+
+// parseFloor is what parsing the same YAML costs: cmd/yamlfloor reads
+// every document into yaml.v3 nodes on every CPU and drops them. It
+// returns its CPU time (user and system) and peak RSS.
+func parseFloor(b *testing.B, dir string) (time.Duration, int64) {
+	b.Helper()
+	floor := filepath.Join(filepath.Dir(modellintBinary(b)), "yamlfloor")
+	peakFile := filepath.Join(b.TempDir(), "peak")
+	cmd := peakrss.Command(peakFile, floor, dir)
+	runChecked(b, cmd, "", []string{dir}, []int{0})
+	peak, err := peakrss.Read(peakFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), peak
 }
 
 // BenchmarkManifests10kAllReports is the same run writing every report
