@@ -2,7 +2,7 @@
 # Runs every benchmark once and prints one table: per workload, wall time,
 # CPU time and peak RSS where the benchmark measures them, its floor (what
 # the same bytes cost a plain tool: gzip -dc or pigz -dc of the same layers,
-# downloading them from the same registry, cat of the same YAML, cmd/yamlfloor
+# downloading them from the same registry, cat of the same YAML, internal/yamlfloor
 # parsing it) and the ratio to it, all from the same run. The raw
 # `go test -bench` output is kept in $BENCH_OUT.
 set -euo pipefail

@@ -126,7 +126,7 @@ func modellintBinary(b *testing.B) string {
 		if builtBinary.dir, builtBinary.err = os.MkdirTemp("", "modellint-bench-"); builtBinary.err != nil {
 			return
 		}
-		build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", builtBinary.dir+string(filepath.Separator), ".", "../modellint-helm", "../yamlfloor")
+		build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", builtBinary.dir+string(filepath.Separator), ".", "../modellint-helm", "../../internal/yamlfloor")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
 			builtBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
@@ -262,7 +262,7 @@ func BenchmarkManifests10k(b *testing.B) {
 	b.ReportMetric(float64(parsePeak)/(1<<20), "parse-floor-MiB")
 }
 
-// parseFloor is what parsing the same YAML costs: cmd/yamlfloor reads
+// parseFloor is what parsing the same YAML costs: internal/yamlfloor reads
 // every document into yaml.v3 nodes on every CPU and drops them. It
 // returns its CPU time (user and system) and peak RSS.
 func parseFloor(b *testing.B, dir string) (time.Duration, int64) {
