@@ -1,6 +1,9 @@
 package lint
 
 import (
+	"path"
+	"strings"
+
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
 	"github.com/modellint/modellint/lint/model/serverconfig"
@@ -92,4 +95,26 @@ type MountedPath struct {
 	Mount string
 	// Rel is the model path relative to the mount path ("" when equal).
 	Rel string
+}
+
+// LocalPath reports whether a server's path is a path inside the
+// container: not a URI, a Hugging Face repo id or an unexpanded template.
+func LocalPath(p string) bool {
+	return strings.HasPrefix(p, "/") && !strings.Contains(p, "{{") && !strings.Contains(p, "$(")
+}
+
+// PathUnder reports whether the container path p lies at or below dir,
+// and the rest of p ("" when they are the same).
+func PathUnder(p, dir string) (string, bool) {
+	p, dir = path.Clean(p), path.Clean(dir)
+	if p == dir {
+		return "", true
+	}
+	if dir == "/" {
+		return strings.TrimPrefix(p, "/"), strings.HasPrefix(p, "/")
+	}
+	if strings.HasPrefix(p, dir+"/") {
+		return p[len(dir)+1:], true
+	}
+	return "", false
 }

@@ -561,17 +561,11 @@ var modelPathMismatch = &lint.Rule{
 	Check: checkModelPath,
 }
 
-// localPath reports whether a server path is a path inside the container
-// (not a URI, a Hugging Face repo id or an unexpanded template).
-func localPath(p string) bool {
-	return strings.HasPrefix(p, "/") && !strings.Contains(p, "{{") && !strings.Contains(p, "$(")
-}
-
 func checkModelPath(pass *lint.Pass) {
 	var coverage lint.Coverage
 	var unknown []string // paths no mount covers, in images that were not read
 	for _, link := range pass.Target.Links {
-		if !localPath(link.ServerPath.Value) {
+		if !lint.LocalPath(link.ServerPath.Value) {
 			continue
 		}
 		coverage.Checked()
@@ -816,7 +810,7 @@ func checkModelReadable(pass *lint.Pass) {
 	for _, link := range pass.Target.Links {
 		c := link.Container
 		img := pass.Target.Images[c.Image]
-		if link.Mount != nil || !localPath(link.ServerPath.Value) || img == nil || img.FS() == nil {
+		if link.Mount != nil || !lint.LocalPath(link.ServerPath.Value) || img == nil || img.FS() == nil {
 			continue
 		}
 		root, err := img.FS().Stat(link.ServerPath.Value)

@@ -150,23 +150,11 @@ func torchServeStore(pass *lint.Pass, file *lint.ServerFile) (*lint.Link, string
 		if link.Container != file.Container || link.Model == nil {
 			continue
 		}
-		if inside, ok := pathUnder(store, link.ServerPath.Value); ok {
+		if inside, ok := lint.PathUnder(store, link.ServerPath.Value); ok {
 			return link, inside
 		}
 	}
 	return nil, ""
-}
-
-// pathUnder reports whether p lies at or below dir, and the rest of p.
-func pathUnder(p, dir string) (string, bool) {
-	p, dir = path.Clean(p), path.Clean(dir)
-	switch {
-	case p == dir:
-		return ".", true
-	case strings.HasPrefix(p, dir+"/"):
-		return p[len(dir)+1:], true
-	}
-	return "", false
 }
 
 // torchServeVersion reads TorchServe's release from an image tag

@@ -105,7 +105,7 @@ func (l *linker) link(target *lint.Target) {
 		}
 		for _, serverPath := range paths {
 			name, fromURI := path.Base(serverPath.Value), uri
-			rel, underURI := under(serverPath.Value, kserveModelPath)
+			rel, underURI := lint.PathUnder(serverPath.Value, kserveModelPath)
 			switch {
 			case nameFrom != "":
 				name = nameFrom
@@ -131,7 +131,7 @@ func uriRoot(links []*lint.Link, c *manifest.Container) string {
 		if link.Container != c || link.Model == nil || !strings.HasPrefix(link.How, "name match") {
 			continue
 		}
-		if rel, ok := under(link.ServerPath.Value, kserveModelPath); ok {
+		if rel, ok := lint.PathUnder(link.ServerPath.Value, kserveModelPath); ok {
 			if rel == "" {
 				return link.Model.Dir
 			}
@@ -288,7 +288,7 @@ func (l *linker) find(serverPath, name, annotated string, repository, byName boo
 		if mapping.MountPath == "" {
 			continue
 		}
-		rel, ok := under(serverPath, mapping.MountPath)
+		rel, ok := lint.PathUnder(serverPath, mapping.MountPath)
 		if !ok {
 			continue
 		}
@@ -356,26 +356,11 @@ func (l *linker) inside(dir string) []*model.Model {
 	return models
 }
 
-// under reports whether p lies at or below dir, and the rest of p.
-func under(p, dir string) (string, bool) {
-	p, dir = path.Clean(p), path.Clean(dir)
-	if p == dir {
-		return "", true
-	}
-	if dir == "/" {
-		return strings.TrimPrefix(p, "/"), strings.HasPrefix(p, "/")
-	}
-	if strings.HasPrefix(p, dir+"/") {
-		return p[len(dir)+1:], true
-	}
-	return "", false
-}
-
 // mountFor finds the volumeMount that holds p, the deepest when several do.
 func mountFor(container *manifest.Container, p string) *lint.MountedPath {
 	var best *lint.MountedPath
 	for i, mount := range container.VolumeMounts {
-		rel, ok := under(p, mount.MountPath)
+		rel, ok := lint.PathUnder(p, mount.MountPath)
 		if !ok {
 			continue
 		}

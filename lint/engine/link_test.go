@@ -20,9 +20,9 @@ func TestUnder(t *testing.T) {
 		{"/models/resnet/", "/models/resnet", "", true},
 	}
 	for _, c := range cases {
-		rel, ok := under(c.p, c.dir)
+		rel, ok := lint.PathUnder(c.p, c.dir)
 		if rel != c.rel || ok != c.ok {
-			t.Errorf("under(%q, %q) = %q, %v; want %q, %v", c.p, c.dir, rel, ok, c.rel, c.ok)
+			t.Errorf("lint.PathUnder(%q, %q) = %q, %v; want %q, %v", c.p, c.dir, rel, ok, c.rel, c.ok)
 		}
 	}
 }

@@ -32,10 +32,10 @@ func modelDirs(discovered []string, mappings []namedMapping) ([]string, error) {
 	dirs := slices.Clone(discovered)
 	covered := func(dir string) bool {
 		for _, known := range dirs {
-			if _, ok := under(dir, known); ok {
+			if _, ok := lint.PathUnder(dir, known); ok {
 				return true
 			}
-			if _, ok := under(known, dir); ok {
+			if _, ok := lint.PathUnder(known, dir); ok {
 				return true
 			}
 		}
@@ -175,7 +175,7 @@ func within(dir, root string) bool {
 	if root == "." {
 		return !path.IsAbs(dir) && dir != ".." && !strings.HasPrefix(dir, "../")
 	}
-	_, ok := under(dir, root)
+	_, ok := lint.PathUnder(dir, root)
 	return ok
 }
 

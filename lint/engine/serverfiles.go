@@ -31,16 +31,12 @@ func configFilePath(c *manifest.Container) (server.Value, bool) {
 		return server.Value{}, false
 	}
 	setting := c.Invocation().ModelConfigFile
-	return setting, localPath(setting.Value)
+	return setting, lint.LocalPath(setting.Value)
 }
 
 // configFileFormat says modellint reads the runtime's config file.
 func configFileFormat(r *server.Runtime) bool {
 	return r.Name == "tensorflow-serving" || r.Name == "torchserve" || r.Name == "openvino"
-}
-
-func localPath(p string) bool {
-	return strings.HasPrefix(p, "/") && !strings.Contains(p, "{{") && !strings.Contains(p, "$(")
 }
 
 // configFileNeeds is the image file a container's config file is read
@@ -91,21 +87,21 @@ func (l *linker) serverFile(target *lint.Target, c *manifest.Container, setting 
 	if volume != nil && volume.ConfigMap != nil {
 		return l.configMapFile(target.Workload, file, volume.ConfigMap, c.VolumeMounts[mount.Index], mount.Rel)
 	}
-	if rel, ok := under(p, kserveModelPath); ok && root != "" {
+	if rel, ok := lint.PathUnder(p, kserveModelPath); ok && root != "" {
 		return rootFile(file, root, rel)
 	}
 	for _, link := range links {
 		if link.Model == nil || link.Container != c {
 			continue
 		}
-		if rel, ok := under(p, link.ServerPath.Value); ok {
+		if rel, ok := lint.PathUnder(p, link.ServerPath.Value); ok {
 			return treeFile(file, link.Model, rel)
 		}
 	}
 	for _, mapping := range l.mappings {
-		if rel, ok := under(p, mapping.MountPath); ok && mapping.MountPath != "" {
+		if rel, ok := lint.PathUnder(p, mapping.MountPath); ok && mapping.MountPath != "" {
 			if m := l.modelHolding(path.Join(mapping.Path, rel)); m != nil {
-				inside, _ := under(path.Join(mapping.Path, rel), m.Dir)
+				inside, _ := lint.PathUnder(path.Join(mapping.Path, rel), m.Dir)
 				return treeFile(file, m, inside)
 			}
 		}
