@@ -57,6 +57,9 @@ type ServerFile struct {
 	Image ImageLocation
 	// Err is why the server refuses the file; nil when it parsed.
 	Err error
+	// FromTree says Err is a file missing from the tree's dir that stands
+	// for the volume: the volume itself may hold it.
+	FromTree bool
 	// Models is how many models it lists (TF Serving, OVMS).
 	Models int
 	// Refusals are the parts of the file the server's schema refuses, at

@@ -69,6 +69,9 @@ func checkServerConfig(pass *lint.Pass) {
 		case file.Err != nil && torchServe:
 			reportInFile(pass, file, 0, lint.Warning, "%s: %v; TorchServe skips a config file it cannot find and starts with "+
 				"its defaults (model store, addresses, envelope), not the ones the file was meant to set: mount it there", where, file.Err)
+		case file.Err != nil && file.FromTree:
+			reportInFile(pass, file, 0, lint.Warning, "%s: %v; if the volume, like the tree, does not hold it, %s stops "+
+				"at start: add the file to the model dir, or point the flag at the file the volume holds", where, file.Err, c.Runtime.Title)
 		case file.Err != nil:
 			reportInFile(pass, file, 0, lint.Error, "%s: %v: %s stops at start; mount the file there (a ConfigMap key, "+
 				"with items or subPath) and keep it a ModelServerConfig in protobuf text format", where, file.Err, c.Runtime.Title)

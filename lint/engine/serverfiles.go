@@ -100,23 +100,10 @@ func (l *linker) serverFile(target *lint.Target, c *manifest.Container, setting 
 	}
 	for _, mapping := range l.mappings {
 		if rel, ok := lint.PathUnder(p, mapping.MountPath); ok && mapping.MountPath != "" {
-			if m := l.modelHolding(path.Join(mapping.Path, rel)); m != nil {
-				inside, _ := lint.PathUnder(path.Join(mapping.Path, rel), m.Dir)
-				return treeFile(file, m, inside)
-			}
+			return rootFile(file, mapping.Path, rel)
 		}
 	}
 	return nil, nil, false
-}
-
-// modelHolding is the model dir a tree path lies in.
-func (l *linker) modelHolding(p string) *model.Model {
-	for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
-		if m := l.byDir[dir]; m != nil {
-			return m
-		}
-	}
-	return nil
 }
 
 // treeFile reads a file of a linked model dir: only a regular file the
@@ -136,11 +123,13 @@ func treeFile(file *lint.ServerFile, m *model.Model, rel string) (*lint.ServerFi
 	}
 	file.File, file.Line, file.Exact = "", 0, false
 	file.Err = fmt.Errorf("model dir %s, mounted there, has no file %s", m.Dir, message.Quote(rel))
+	file.FromTree = true
 	return file, nil, true
 }
 
-// rootFile reads a file below a dir of the linted tree that a model dir
-// lies in; a path that leads outside the dir (a symlink) is not read.
+// rootFile reads a file below a dir of the linted tree that stands for a
+// volume (a --model or models: mapping, KServe's storageUri dir); a path
+// that leads outside the dir (a symlink) is not read.
 func rootFile(file *lint.ServerFile, root, rel string) (*lint.ServerFile, []byte, bool) {
 	name := path.Join(root, rel)
 	file.From, file.File, file.Line, file.Exact = "file "+name, name, 1, true
@@ -151,7 +140,8 @@ func rootFile(file *lint.ServerFile, root, rel string) (*lint.ServerFile, []byte
 	resolved, err := filepath.EvalSymlinks(filepath.FromSlash(name))
 	if err != nil {
 		file.File, file.Line, file.Exact = "", 0, false
-		file.Err = fmt.Errorf("%s, copied there from the storageUri, has no file %s", root, message.Quote(rel))
+		file.Err = fmt.Errorf("%s, the tree's dir for the volume, has no file %s", root, message.Quote(rel))
+		file.FromTree = true
 		return file, nil, true
 	}
 	if inside, err := filepath.Rel(resolvedRoot, resolved); err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) {
