@@ -57,7 +57,7 @@ var chartOwnFiles = map[string]bool{"Chart.yaml": true, "Chart.lock": true, "val
 // discover walks the PATHs in order (directories lexically) and sorts what
 // it finds into manifests, model dirs, charts and overlays, and images. Each
 // PATH argument is its own unit: objects refer only to objects of their unit.
-func discover(paths []string, stdin io.Reader, excludes []Exclude, outputs []string) *inputs {
+func discover(paths []string, stdin io.Reader, excludes []Exclude, outputs []string, deepSleepPast int64) *inputs {
 	w := &walker{found: &inputs{modelUnits: map[string]int{}}, seen: map[string]bool{}, ignore: newIgnorer(excludes)}
 	// The run's own reports and baseline are never inputs, whether they
 	// exist yet or not.
@@ -77,7 +77,7 @@ func discover(paths []string, stdin io.Reader, excludes []Exclude, outputs []str
 		w.path(path, stdin)
 	}
 	// Files are found in walk order, then read and parsed in parallel.
-	for i, load := range loadAll(w.pending) {
+	for i, load := range loadAll(w.pending, deepSleepPast) {
 		pending := w.pending[i]
 		switch {
 		case load.readErr != nil:
@@ -365,7 +365,17 @@ type loaded struct {
 
 // loadAll reads and parses the files on every CPU and returns them in the
 // order given, whatever the scheduling.
-func loadAll(pending []pendingLoad) []loaded {
+func loadAll(pending []pendingLoad, deepSleepPast int64) []loaded {
+	if deepSleepPast <= 0 {
+		deepSleepPast = deepSleepBytes
+	}
+	var total int64
+	for _, p := range pending {
+		if p.file != "" {
+			total += p.info.Size()
+		}
+	}
+	deep := total >= deepSleepPast
 	return parallel.Map(pending, func(p pendingLoad) loaded {
 		out := loaded{source: p.source}
 		if p.file != "" {
@@ -374,9 +384,24 @@ func loadAll(pending []pendingLoad) []loaded {
 			}
 		}
 		out.file, out.err = manifest.Load(p.path, out.source)
+		if out.err == nil {
+			var reread func() ([]byte, error)
+			if p.file != "" {
+				reread = func() ([]byte, error) { return readManifest(p.file, p.info) }
+			}
+			out.file.Settle(reread, deep)
+			out.source = nil
+		}
 		return out
 	})
 }
+
+// deepSleepBytes is the size of the manifest files from which the field
+// tables of their workloads are dropped until the workload is linted, and
+// the files parsed again then (see manifest.File.Settle): their parsed
+// fields and sources are held at ~2.5 times their size, and a second parse
+// of most of them costs about a third more CPU.
+const deepSleepBytes = 48 << 20
 
 // readManifest reads a file after checking its size, so a huge file is an
 // error before it is in memory.

@@ -31,7 +31,7 @@ func TestDiscoverOrder(t *testing.T) {
 		return nil
 	})
 	for run := 0; run < 5; run++ {
-		found := discover([]string{dir}, nil, nil, nil)
+		found := discover([]string{dir}, nil, nil, nil, 0)
 		if found.errors != nil {
 			t.Fatal(found.errors)
 		}
@@ -53,7 +53,7 @@ func TestDiscoverOrder(t *testing.T) {
 		}
 	}
 	for run := 0; run < 5; run++ {
-		found := discover([]string{dir}, nil, nil, nil)
+		found := discover([]string{dir}, nil, nil, nil, 0)
 		var got []string
 		for _, problem := range found.errors {
 			got = append(got, strings.TrimPrefix(problem.File, dir+"/"))
@@ -96,7 +96,7 @@ func TestDiscoverReadErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	found := discover([]string{dir}, nil, nil, nil)
+	found := discover([]string{dir}, nil, nil, nil, 0)
 	tooBig := "file is 40 MiB, more than the 32 MiB a manifest may hold"
 	want := []string{
 		displayPath(filepath.Join(dir, "big.yaml")) + ": " + tooBig,
@@ -145,7 +145,7 @@ func TestDiscoverStaysInsidePaths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	found := discover([]string{dir}, nil, nil, nil)
+	found := discover([]string{dir}, nil, nil, nil, 0)
 	var read []string
 	for _, file := range found.manifests {
 		read = append(read, file.Path)

@@ -58,6 +58,10 @@ type Options struct {
 	// and keeps the default: a target of 50 would halve the heap the first
 	// collection waits for (4 MiB), which start-up alone nearly reaches.
 	GCPercent int
+	// DeepSleepPast is the size of the manifest files from which the field
+	// tables of their workloads are dropped until each is linted, and the
+	// files parsed again then (manifest.File.Settle); 0 means 48 MiB.
+	DeepSleepPast int64
 }
 
 // Records says which rule checks a run lists in Result.Evaluations: 10,000
@@ -96,7 +100,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 		config = &lint.Config{}
 	}
 	result := &lint.Result{Rules: options.Rules, Secrets: secrets}
-	found := discover(options.Paths, options.Stdin, excludes(options, config), options.Outputs)
+	found := discover(options.Paths, options.Stdin, excludes(options, config), options.Outputs, options.DeepSleepPast)
 	result.InputErrors, result.Notes = found.errors, found.notes
 	rendered, renderNotes, renderErrors := renderInputs(found.renderDirs, options)
 	result.InputErrors = append(result.InputErrors, renderErrors...)
@@ -242,6 +246,12 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 			return nil, done.err
 		}
 		result.Links = append(result.Links, done.links...)
+	}
+	// A file read again to be linted must be the file read first.
+	for _, file := range files {
+		if err := file.WakeError(); err != nil {
+			return nil, err
+		}
 	}
 	all = append(all, inTargetOrder...)
 	addEvaluated(result, all)

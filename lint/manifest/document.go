@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -44,6 +45,10 @@ type Document struct {
 	// borrowed are the compositions whose fields other objects wrote (see
 	// Object.Borrow).
 	borrowed []borrowing
+	// sleeping says fields were dropped until owner, the document's file,
+	// wakes (see File.Settle).
+	sleeping atomic.Bool
+	owner    *File
 }
 
 // Plain is the document's plain value: map[string]any, []any or a scalar.
@@ -51,12 +56,13 @@ func (d *Document) Plain() any {
 	if d.expanded != nil {
 		return d.expanded
 	}
-	if d.fields.retired {
+	fields := d.table()
+	if fields.retired {
 		retiredReads.Add(1)
 	}
 	d.plainOnce.Do(func() {
-		if len(d.fields.entries) > 0 {
-			d.plain = d.fields.plain(0)
+		if len(fields.entries) > 0 {
+			d.plain = fields.plain(0)
 		}
 	})
 	return d.plain
@@ -65,6 +71,12 @@ func (d *Document) Plain() any {
 // retire drops what the document holds: its fields, values and where they
 // were written.
 func (d *Document) retire() {
+	if d.owner != nil {
+		// Not while the file wakes and gives the document its fields.
+		d.owner.sleep.mu.Lock()
+		defer d.owner.sleep.mu.Unlock()
+		d.sleeping.Store(false)
+	}
 	d.expanded, d.plain, d.elsewhere, d.calls, d.borrowed = nil, nil, nil, nil, nil
 	d.fields = fieldTable{retired: true}
 }
@@ -88,12 +100,13 @@ func (d *Document) Where(path string) (string, Position) {
 
 // written is Where in the document's own fields.
 func (d *Document) written(path string) (string, Position) {
+	fields := d.table()
 	for p := path; ; p = parentPath(p) {
-		if entry, ok := d.fields.lookup(p); ok {
+		if entry, ok := fields.lookup(p); ok {
 			if file, ok := d.elsewhere[entry]; ok {
-				return file, d.fields.position(entry)
+				return file, fields.position(entry)
 			}
-			return d.File, d.fields.position(entry)
+			return d.File, fields.position(entry)
 		}
 		if p == "" {
 			return d.File, Position{}
@@ -103,7 +116,7 @@ func (d *Document) written(path string) (string, Position) {
 
 // Has reports whether the exact path was written in the document.
 func (d *Document) Has(path string) bool {
-	_, ok := d.fields.lookup(path)
+	_, ok := d.table().lookup(path)
 	return ok
 }
 
@@ -404,16 +417,17 @@ func countNodes(node *yaml.Node) treeSize {
 // "spec" finds "spec.volumes[0].fc.lun"). The prefix itself may hold indexes
 // ("spec.workerGroupSpecs[1].template.spec"): only paths under that item count.
 func (d *Document) find(prefix, field string) (string, bool) {
+	fields := d.table()
 	if field == "" {
-		_, ok := d.fields.lookup(prefix)
+		_, ok := fields.lookup(prefix)
 		return prefix, ok
 	}
 	best, bestLine, found := "", int32(0), false
-	d.fields.under(prefix, func(entry int32, rest []byte) {
+	fields.under(prefix, func(entry int32, rest []byte) {
 		if !strippedEqual(rest, field) {
 			return
 		}
-		line := d.fields.entries[entry].line
+		line := fields.entries[entry].line
 		if !found || line < bestLine || (line == bestLine && string(rest) < best) {
 			best, bestLine, found = string(rest), line, true
 		}

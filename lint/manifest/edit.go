@@ -150,11 +150,11 @@ func (o *Object) ReplaceScalar(path string, matches func(written string) bool, t
 	if !ok {
 		return Edit{}, false
 	}
-	source := file.Source
 	start, ok := file.offset(pos)
 	if !ok {
 		return Edit{}, false
 	}
+	source := file.Source
 	valueStart, valueEnd, ok := scalarAfterKey(source, start)
 	if !ok {
 		return Edit{}, false
@@ -184,11 +184,12 @@ func (o *Object) editTarget(path string) (file *File, pos Position, templated, o
 	if o.File == nil || o.File.Path == "" {
 		return nil, Position{}, false, false
 	}
-	entry, ok := o.Doc.fields.lookup(o.FullPath(path))
+	fields := o.Doc.table()
+	entry, ok := fields.lookup(o.FullPath(path))
 	if !ok {
 		return nil, Position{}, false, false
 	}
-	pos = o.Doc.fields.position(entry)
+	pos = fields.position(entry)
 	other := o.Doc.elsewhere[entry]
 	switch {
 	case other == "" && !o.File.Rendered:
@@ -313,8 +314,9 @@ func (o *Object) AddFields(path, block string) (Edit, bool) {
 	// The mapping's fields: where they start and how deep its content goes.
 	var keys []Position // the mapping's own keys
 	indent, last, mixed := -1, 0, false
-	o.Doc.fields.under(full, func(entry int32, rest []byte) {
-		pos := o.Doc.fields.position(entry)
+	fields := o.Doc.table()
+	fields.under(full, func(entry int32, rest []byte) {
+		pos := fields.position(entry)
 		direct := !bytes.ContainsAny(rest, ".[")
 		if direct {
 			keys = append(keys, pos)

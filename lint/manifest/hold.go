@@ -52,6 +52,9 @@ func (w *Workload) Hold() error {
 	if holds == nil {
 		return nil
 	}
+	if err := w.Object.File.awake(); err != nil {
+		return err
+	}
 	holds.mu.Lock()
 	defer holds.mu.Unlock()
 	if holds.count == 0 {

@@ -61,6 +61,7 @@ type File struct {
 	pending   atomic.Int32 // workloads not done
 	dropped   bool
 	marked    map[int]string
+	sleep     *sleep // see Settle
 }
 
 // IgnoreMarker starts the comment that suppresses a finding on its line or
@@ -71,7 +72,7 @@ const IgnoreMarker = "modellint:ignore"
 // IgnoreMarker, else "": what the suppression of findings reads, also after
 // the source is dropped.
 func (f *File) MarkedLine(n int) string {
-	if f.dropped {
+	if f.dropped || (f.sleep != nil && f.sleep.asleep.Load()) {
 		return f.marked[n]
 	}
 	if line := f.Line(n); strings.Contains(line, IgnoreMarker) {
@@ -82,6 +83,14 @@ func (f *File) MarkedLine(n int) string {
 
 // dropSource drops the source, keeping the lines MarkedLine returns.
 func (f *File) dropSource() {
+	if f.marked == nil {
+		f.markLines()
+	}
+	f.Source, f.lineStarts, f.dropped = nil, nil, true
+}
+
+// markLines keeps the lines of the source that MarkedLine returns.
+func (f *File) markLines() {
 	if bytes.Contains(f.Source, []byte(IgnoreMarker)) {
 		f.marked = map[int]string{}
 		for n, line := range strings.Split(string(f.Source), "\n") {
@@ -90,11 +99,11 @@ func (f *File) dropSource() {
 			}
 		}
 	}
-	f.Source, f.lineStarts, f.dropped = nil, nil, true
 }
 
 // Line returns the text of a 1-based line, without its newline.
 func (f *File) Line(n int) string {
+	f.awake() //nolint:errcheck // the file keeps the error for WakeError
 	if f.dropped {
 		retiredReads.Add(1)
 		return ""
@@ -134,8 +143,9 @@ type Object struct {
 	Name       string
 	Namespace  string
 
-	strict *strictDecoding // see decodeStrict
-	holds  *typedHolds     // see Hold; nil when the typed fields are never released
+	strict  *strictDecoding // see decodeStrict
+	holds   *typedHolds     // see Hold; nil when the typed fields are never released
+	decoded *decodedObject  // what Settle decoded, until NewSet takes it
 }
 
 // Group is the API group of the object ("" for the core group).
@@ -193,7 +203,7 @@ func (o *Object) Lookup(keys ...string) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		return o.Doc.fields.plain(entry), true
+		return o.Doc.table().plain(entry), true
 	}
 	value, ok := ValueAt(o.Doc.expanded, o.Base)
 	if !ok {
@@ -259,7 +269,7 @@ func (o *Object) Plain() map[string]any {
 
 // lookupEntry is Lookup's field entry, for a document read off its fields.
 func (o *Object) lookupEntry(keys []string) (int32, bool) {
-	fields := &o.Doc.fields
+	fields := o.Doc.table()
 	entry, ok := fields.lookup(o.Base)
 	if !ok {
 		return 0, false
@@ -279,7 +289,7 @@ func (o *Object) kindAt(keys ...string) valueKind {
 		if !ok {
 			return kindUnread
 		}
-		return o.Doc.fields.entries[entry].kind
+		return o.Doc.table().entries[entry].kind
 	}
 	value, ok := o.Lookup(keys...)
 	if !ok {
@@ -314,7 +324,7 @@ func (o *Object) lengthAt(keys ...string) int {
 		if !ok {
 			return 0
 		}
-		first, end, _ := o.Doc.fields.entries[entry].children()
+		first, end, _ := o.Doc.table().entries[entry].children()
 		return int(end - first)
 	}
 	value, _ := o.Lookup(keys...)
@@ -326,10 +336,10 @@ func (o *Object) lengthAt(keys ...string) int {
 func (o *Object) stringAt(keys ...string) string {
 	if o.Doc.expanded == nil {
 		entry, ok := o.lookupEntry(keys)
-		if !ok || o.Doc.fields.entries[entry].kind != kindString {
+		if !ok || o.Doc.table().entries[entry].kind != kindString {
 			return ""
 		}
-		return o.Doc.fields.value(entry)
+		return o.Doc.table().value(entry)
 	}
 	value, _ := o.Lookup(keys...)
 	text, _ := value.(string)
@@ -344,7 +354,7 @@ func (o *Object) jsonAt(keys []string) ([]byte, bool) {
 		if !ok {
 			return nil, false
 		}
-		return o.Doc.fields.appendJSON(nil, entry), true
+		return o.Doc.table().appendJSON(nil, entry), true
 	}
 	value, ok := o.Lookup(keys...)
 	if !ok {
@@ -359,7 +369,7 @@ func (o *Object) jsonAt(keys []string) ([]byte, bool) {
 func (o *Object) hasSuspicious(keys []string) bool {
 	if o.Doc.expanded == nil {
 		entry, ok := o.lookupEntry(keys)
-		return ok && o.Doc.fields.anyString(entry, quantity.Suspicious)
+		return ok && o.Doc.table().anyString(entry, quantity.Suspicious)
 	}
 	value, ok := o.Lookup(keys...)
 	return ok && len(suspiciousQuantities(value, "")) > 0

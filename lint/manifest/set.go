@@ -116,12 +116,11 @@ type decodedObject struct {
 // outcomes in the order of the objects, whatever the scheduling.
 func decodeAll(objects []*Object, releaseTyped bool) []decodedObject {
 	return parallel.Map(objects, func(object *Object) decodedObject {
-		d := decodedObject{unknown: UnknownFields(object)}
-		d.workloads, d.err = Workloads(object)
-		if releaseTyped && d.err == nil {
-			object.releaseTyped(d.workloads)
+		if settled := object.decoded; settled != nil {
+			object.decoded = nil
+			return *settled
 		}
-		return d
+		return decodeObject(object, releaseTyped)
 	})
 }
 

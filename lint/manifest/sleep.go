@@ -1,0 +1,146 @@
+package manifest
+
+import (
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+)
+
+// A run holds every file of its PATHs from the moment they are read until
+// its rules have run, and a workload's field table and its file's source
+// are most of that. So a file read from disk is decoded as soon as it is
+// parsed (Settle), and then sleeps: its source is dropped and read again
+// when something reads its lines (a fix). In a deep sleep the field tables
+// of its workloads' documents go too, and the file is parsed again when
+// something reads them (the engine's hold on a workload): that halves what
+// a large run holds, for a second parse of most of its YAML. The objects
+// other workloads read (Services, ConfigMaps, the serving runtimes) stay
+// awake.
+
+// sleep is what a sleeping file keeps to wake.
+type sleep struct {
+	mu     sync.Mutex
+	asleep atomic.Bool
+	// reread reads the file again; size and digest are what it must give.
+	reread func() ([]byte, error)
+	size   int
+	digest uint64
+	// sleepers are the documents whose field tables were dropped.
+	sleepers []*Document
+	// err is why the file could not wake: it changed, or cannot be read.
+	err error
+}
+
+// digestSeed keys the digests of one process: a woken file is compared
+// with what the same process read.
+var digestSeed = maphash.MakeSeed()
+
+// Settle decodes the file's objects now, as NewSet would, and when reread
+// gives the file's source again, puts the file to sleep, deeply when deep
+// is set. It must be called before the file is shared.
+func (f *File) Settle(reread func() ([]byte, error), deep bool) {
+	for _, object := range f.Objects {
+		decoded := decodeObject(object, true)
+		object.decoded = &decoded
+	}
+	if reread == nil || f.Rendered {
+		return
+	}
+	var sleepers []*Document
+	for _, object := range f.Objects {
+		if !deep {
+			break
+		}
+		doc := object.Doc
+		// A List's items share their document; aliases keep a plain value.
+		if object.Base != "" || object.holds == nil || doc.expanded != nil || doc.calls != nil || doc.elsewhere != nil {
+			continue
+		}
+		sleepers = append(sleepers, doc)
+	}
+	f.sleep = &sleep{reread: reread, size: len(f.Source), digest: maphash.Bytes(digestSeed, f.Source), sleepers: sleepers}
+	f.markLines()
+	for _, doc := range sleepers {
+		doc.owner = f
+		doc.fields = fieldTable{}
+		doc.plain, doc.plainOnce = nil, sync.Once{}
+		doc.sleeping.Store(true)
+	}
+	f.Source = nil
+	f.sleep.asleep.Store(true)
+}
+
+// wake reads the file again and gives its sleeping documents their field
+// tables back. A file that cannot wake (changed or unreadable since it was
+// read) keeps why: its documents read as empty, and WakeError reports it.
+func (f *File) wake() error {
+	s := f.sleep
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.asleep.Load() {
+		return s.err
+	}
+	source, err := s.reread()
+	if err == nil && (len(source) != s.size || maphash.Bytes(digestSeed, source) != s.digest) {
+		err = fmt.Errorf("%s: changed while it was linted", f.Path)
+	}
+	var docs []*Document
+	if err == nil && len(s.sleepers) > 0 {
+		err = parseDocuments(f.Path, source, func(doc *Document) { docs = append(docs, doc) })
+	}
+	for _, doc := range s.sleepers {
+		if !doc.sleeping.Load() {
+			continue // retired
+		}
+		if err == nil && doc.Index < len(docs) {
+			doc.fields = docs[doc.Index].fields
+		}
+		doc.sleeping.Store(false)
+	}
+	s.sleepers = nil
+	if err != nil {
+		s.err = fmt.Errorf("%s: read again: %w", f.Path, err)
+	} else {
+		f.Source = source
+	}
+	s.asleep.Store(false)
+	return s.err
+}
+
+// WakeError is why the file could not be read again when it woke, nil
+// when it woke or never slept.
+func (f *File) WakeError() error {
+	if f.sleep == nil {
+		return nil
+	}
+	f.sleep.mu.Lock()
+	defer f.sleep.mu.Unlock()
+	return f.sleep.err
+}
+
+// awake wakes the file when it sleeps.
+func (f *File) awake() error {
+	if f.sleep == nil || !f.sleep.asleep.Load() {
+		return nil
+	}
+	return f.wake()
+}
+
+// table is the document's field table, its file woken when it sleeps.
+func (d *Document) table() *fieldTable {
+	if d.sleeping.Load() {
+		d.owner.wake() //nolint:errcheck // the file keeps the error for WakeError
+	}
+	return &d.fields
+}
+
+// decodeObject is what NewSet reads off one object.
+func decodeObject(object *Object, releaseTyped bool) decodedObject {
+	d := decodedObject{unknown: UnknownFields(object)}
+	d.workloads, d.err = Workloads(object)
+	if releaseTyped && d.err == nil {
+		object.releaseTyped(d.workloads)
+	}
+	return d
+}

@@ -1,0 +1,91 @@
+package manifest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const sleepSource = "# modellint:ignore MDL205 batch\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\n" +
+	"spec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: i\n" +
+	"---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: a}}\n"
+
+// settled loads path as the engine does: parsed, settled with a reread of
+// the file, and made a set.
+func settled(t *testing.T, path string, deep bool) (*File, *Set) {
+	t.Helper()
+	source, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := Load(path, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file.Settle(func() ([]byte, error) { return os.ReadFile(path) }, deep)
+	set, err := NewSet([]*File{file}, ReleaseTyped())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file, set
+}
+
+func TestSleepingFileWakesAsItWas(t *testing.T) {
+	for _, deep := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "app.yaml")
+		if err := os.WriteFile(path, []byte(sleepSource), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, set := settled(t, path, deep)
+		deployment := set.Workloads[0]
+		if file.Source != nil || deployment.Object.Doc.sleeping.Load() != deep {
+			t.Fatalf("deep %v: source %d bytes, document sleeping %v after Settle", deep, len(file.Source), deployment.Object.Doc.sleeping.Load())
+		}
+		// The suppression markers are read while the file sleeps.
+		if line := file.MarkedLine(1); !strings.Contains(line, "MDL205") || file.Source != nil {
+			t.Errorf("deep %v: marked line %q, or the file woke for it", deep, line)
+		}
+		// The Service does not sleep: other workloads' rules read it.
+		if set.Find("Service", "", "s").Doc.sleeping.Load() {
+			t.Errorf("deep %v: the Service's document sleeps", deep)
+		}
+		if err := deployment.Hold(); err != nil {
+			t.Fatal(err)
+		}
+		if got := deployment.Object.Locate("spec.template.spec.containers[0].image"); got != (Position{Line: 10, Column: 9}) {
+			t.Errorf("deep %v: image at %+v after the wake, want 10:9", deep, got)
+		}
+		if deployment.Containers[0].Image != "i" || file.Line(3) != "kind: Deployment" {
+			t.Errorf("deep %v: image %q, line 3 %q after the wake", deep, deployment.Containers[0].Image, file.Line(3))
+		}
+		deployment.Release()
+		if err := file.WakeError(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestChangedFileDoesNotWake(t *testing.T) {
+	for _, change := range []string{"image: i", "image: j"} {
+		path := filepath.Join(t.TempDir(), "app.yaml")
+		if err := os.WriteFile(path, []byte(sleepSource), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, set := settled(t, path, true)
+		changed := strings.Replace(sleepSource, "image: i", change, 1) + "# edited\n"
+		if change == "image: j" {
+			changed = strings.Replace(sleepSource, "image: i", change, 1) // same size
+		}
+		if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := set.Workloads[0].Hold()
+		if err == nil || !strings.Contains(err.Error(), path+": read again: "+path+": changed while it was linted") {
+			t.Fatalf("%s: Hold of a changed file: %v", change, err)
+		}
+		if file.WakeError() == nil || set.Workloads[0].Object.Has("spec") {
+			t.Errorf("%s: no wake error, or the document reads as before", change)
+		}
+	}
+}
