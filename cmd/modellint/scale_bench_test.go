@@ -253,7 +253,19 @@ func scaleArgs(dir, out string) []string {
 // BenchmarkManifests10k lints 10,000 Deployments in 1,000 files, the
 // table report on standard output, as `modellint DIR` does.
 func BenchmarkManifests10k(b *testing.B) {
-	dir := writeScaleManifests(b, scaleFiles)
+	benchmarkManifestsAgainstFloor(b, scaleFiles)
+}
+
+// BenchmarkManifests100k is the same at ten times the size (196 MB of
+// YAML), past the size from which the workloads' files sleep deeply.
+func BenchmarkManifests100k(b *testing.B) {
+	benchmarkManifestsAgainstFloor(b, 10*scaleFiles)
+}
+
+// benchmarkManifestsAgainstFloor lints the manifests of files files and
+// measures cat and internal/yamlfloor on them.
+func benchmarkManifestsAgainstFloor(b *testing.B, files int) {
+	dir := writeScaleManifests(b, files)
 	floor := catFloor(b, dir)
 	parseCPU, parsePeak := parseFloor(b, dir)
 	benchmarkProcess(b, []string{"--offline", "--no-color", dir}, exitFindings)
