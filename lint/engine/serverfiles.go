@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -190,7 +189,7 @@ func (l *linker) configMapFile(w *manifest.Workload, file *lint.ServerFile, sour
 	// A literal block's lines are the file's from the line after its key;
 	// any other value (folded, quoted, a chart's .Files.Get) is placed at
 	// the key.
-	if !object.File.Rendered && where == object.File.Path && literalBlockAt(object.File.Source, pos.Line) {
+	if !object.File.Rendered && where == object.File.Path && literalBlock(object.File.Line(pos.Line)) {
 		file.Line, file.Exact = pos.Line+1, true
 	}
 	if len(text) > serverconfig.MaxFile {
@@ -200,20 +199,10 @@ func (l *linker) configMapFile(w *manifest.Workload, file *lint.ServerFile, sour
 	return file, []byte(text), true
 }
 
-// literalBlockAt says the line of a YAML source ends in a literal block
-// indicator ("key: |", "key: |-", "key: |2").
-func literalBlockAt(source []byte, line int) bool {
-	for n := 1; n < line; n++ {
-		i := bytes.IndexByte(source, '\n')
-		if i < 0 {
-			return false
-		}
-		source = source[i+1:]
-	}
-	if i := bytes.IndexByte(source, '\n'); i >= 0 {
-		source = source[:i]
-	}
-	text := strings.TrimSpace(string(source))
+// literalBlock says a line of YAML ends in a literal block indicator
+// ("key: |", "key: |-", "key: |2").
+func literalBlock(line string) bool {
+	text := strings.TrimSpace(line)
 	if i := strings.Index(text, " #"); i >= 0 {
 		text = strings.TrimSpace(text[:i])
 	}

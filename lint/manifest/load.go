@@ -81,11 +81,17 @@ func (f *File) MarkedLine(n int) string {
 	return ""
 }
 
-// dropSource drops the source, keeping the lines MarkedLine returns.
+// dropSource drops the source, keeping the lines MarkedLine returns. A
+// file that can be read again goes back to sleep instead.
 func (f *File) dropSource() {
-	if f.marked == nil {
-		f.markLines()
+	if s := f.sleep; s != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		f.Source, f.lineStarts = nil, nil
+		s.asleep.Store(true)
+		return
 	}
+	f.markLines()
 	f.Source, f.lineStarts, f.dropped = nil, nil, true
 }
 
@@ -101,24 +107,41 @@ func (f *File) markLines() {
 	}
 }
 
-// Line returns the text of a 1-based line, without its newline.
+// Line returns the text of a 1-based line, without its newline. A file
+// that sleeps is read again; its lines are read under its lock, as another
+// workload's rules may read them while its own last workload is done.
 func (f *File) Line(n int) string {
-	f.awake() //nolint:errcheck // the file keeps the error for WakeError
+	if s := f.sleep; s != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		f.wakeLocked() //nolint:errcheck // the file keeps the error for WakeError
+		if f.lineStarts == nil {
+			f.indexLines()
+		}
+		return f.line(n)
+	}
 	if f.dropped {
 		retiredReads.Add(1)
 		return ""
 	}
-	f.lineStartsOnce.Do(func() {
-		// Sized to the line count, 4 bytes a line (a file, read or
-		// rendered, is far below 2 GiB): fixes read the lines of every
-		// file a large run edits.
-		f.lineStarts = make([]int32, 1, 1+bytes.Count(f.Source, []byte{'\n'}))
-		for i, b := range f.Source {
-			if b == '\n' {
-				f.lineStarts = append(f.lineStarts, int32(i+1))
-			}
+	f.lineStartsOnce.Do(f.indexLines)
+	return f.line(n)
+}
+
+// indexLines finds where each line starts. Sized to the line count, 4
+// bytes a line (a file, read or rendered, is far below 2 GiB): fixes read
+// the lines of every file a large run edits.
+func (f *File) indexLines() {
+	f.lineStarts = make([]int32, 1, 1+bytes.Count(f.Source, []byte{'\n'}))
+	for i, b := range f.Source {
+		if b == '\n' {
+			f.lineStarts = append(f.lineStarts, int32(i+1))
 		}
-	})
+	}
+}
+
+// line is Line once the lines are indexed.
+func (f *File) line(n int) string {
 	if n < 1 || n > len(f.lineStarts) {
 		return ""
 	}

@@ -75,9 +75,14 @@ func (f *File) Settle(reread func() ([]byte, error), deep bool) {
 // tables back. A file that cannot wake (changed or unreadable since it was
 // read) keeps why: its documents read as empty, and WakeError reports it.
 func (f *File) wake() error {
+	f.sleep.mu.Lock()
+	defer f.sleep.mu.Unlock()
+	return f.wakeLocked()
+}
+
+// wakeLocked is wake with the file's lock held.
+func (f *File) wakeLocked() error {
 	s := f.sleep
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !s.asleep.Load() {
 		return s.err
 	}

@@ -89,3 +89,29 @@ func TestChangedFileDoesNotWake(t *testing.T) {
 		}
 	}
 }
+
+// A file whose workloads are all done goes back to sleep: another
+// workload's rules may still read its lines (a ConfigMap's), and get them.
+func TestDoneFileSleepsAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.yaml")
+	if err := os.WriteFile(path, []byte(sleepSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file, set := settled(t, path, true)
+	deployment := set.Workloads[0]
+	if err := deployment.Hold(); err != nil {
+		t.Fatal(err)
+	}
+	deployment.Release()
+	deployment.Done()
+	if file.Source != nil || !file.sleep.asleep.Load() {
+		t.Fatal("the file's source stays after its last workload is done")
+	}
+	reads := RetiredReads()
+	if line := file.Line(12); line != "apiVersion: v1" || RetiredReads() != reads {
+		t.Errorf("line 12 %q after Done, %d retired reads", line, RetiredReads()-reads)
+	}
+	if line := file.MarkedLine(1); !strings.Contains(line, "MDL205") {
+		t.Errorf("marked line %q after Done", line)
+	}
+}
