@@ -5,6 +5,8 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+
+	"github.com/modellint/modellint/internal/parallel"
 )
 
 // A run holds every file of its PATHs from the moment they are read until
@@ -32,6 +34,10 @@ type sleep struct {
 	err error
 }
 
+// manyObjects is how many objects a file holds before Settle decodes
+// them on every CPU.
+const manyObjects = 100
+
 // digestSeed keys the digests of one process: a woken file is compared
 // with what the same process read.
 var digestSeed = maphash.MakeSeed()
@@ -40,9 +46,19 @@ var digestSeed = maphash.MakeSeed()
 // gives the file's source again, puts the file to sleep, deeply when deep
 // is set. It must be called before the file is shared.
 func (f *File) Settle(reread func() ([]byte, error), deep bool) {
-	for _, object := range f.Objects {
+	// Files are settled on every CPU, but one stream (`helm template |
+	// modellint -`) may hold all the objects.
+	decode := func(object *Object) struct{} {
 		decoded := decodeObject(object, true)
 		object.decoded = &decoded
+		return struct{}{}
+	}
+	if len(f.Objects) > manyObjects {
+		parallel.Map(f.Objects, decode)
+	} else {
+		for _, object := range f.Objects {
+			decode(object)
+		}
 	}
 	if reread == nil || f.Rendered {
 		return
