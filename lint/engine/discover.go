@@ -400,7 +400,7 @@ func loadAll(pending []pendingLoad, deepSleepPast int64) []loaded {
 // tables of their workloads are dropped until the workload is linted, and
 // the files parsed again then (see manifest.File.Settle): their parsed
 // fields and sources are held at ~2.5 times their size, and a second parse
-// of most of them costs about a third more CPU.
+// of most of them costs about half again the CPU (docs/performance.md).
 const deepSleepBytes = 48 << 20
 
 // readManifest reads a file after checking its size, so a huge file is an
