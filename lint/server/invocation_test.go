@@ -97,6 +97,50 @@ func TestParse(t *testing.T) {
 			copies:    1,
 		},
 		{
+			// A flag written last with no value sets nothing.
+			name: "tf serving flag with no value at the end", runtime: "tensorflow-serving",
+			container: Container{Command: []string{"tensorflow_model_server"}, Args: []string{"--model_name=resnet",
+				"--model_base_path"}},
+			modelName: Value{"resnet", "--model_name", "args[0]"},
+			copies:    1,
+		},
+		{
+			// A flag after serve is no model path of its own.
+			name: "vllm serve with the model as a flag", runtime: "vllm",
+			container: Container{Command: []string{"vllm", "serve", "--model", "/data/llama"}},
+			paths:     []Value{{"/data/llama", "--model", "command[3]"}},
+			copies:    1,
+		},
+		{
+			name: "vllm serve with no model", runtime: "vllm",
+			container: Container{Command: []string{"vllm", "serve"}},
+			copies:    1,
+		},
+		{
+			// TorchServe reads TS_CONFIG_FILE before --ts-config.
+			name: "torchserve config file env over flag", runtime: "torchserve",
+			container: Container{
+				Command:  []string{"torchserve", "--start", "--ts-config", "/etc/ts/flag.properties"},
+				Env:      map[string]string{"TS_CONFIG_FILE": "/etc/ts/env.properties"},
+				EnvIndex: map[string]int{"TS_CONFIG_FILE": 0},
+			},
+			config: Value{"/etc/ts/env.properties", "env TS_CONFIG_FILE", "env[0].value"},
+			copies: 1,
+		},
+		{
+			name: "torchserve image default config file", runtime: "torchserve",
+			config: Value{"/home/model-server/config.properties", "image default", ""},
+			copies: 1,
+		},
+		{
+			// The image's entrypoint passes the container's args on: its
+			// default config file gives way to theirs.
+			name: "torchserve config file in args to the image entrypoint", runtime: "torchserve",
+			container: Container{Args: []string{"--ts-config", "/etc/ts/config.properties"}},
+			config:    Value{"/etc/ts/config.properties", "--ts-config", "args[1]"},
+			copies:    1,
+		},
+		{
 			name: "kserve default and workers", runtime: "kserve",
 			container: Container{Args: []string{"--model_name={{.Name}}", "--workers=4"}},
 			modelName: Value{"{{.Name}}", "--model_name", "args[0]"},

@@ -61,6 +61,10 @@ func TestByProgram(t *testing.T) {
 		{[]string{"tritonserver", "--help"}, ""},
 		{[]string{"python", "app.py", "--port", "8000"}, ""},
 		{[]string{"python", "-c", "import vllm"}, ""},
+		// Launchers and interpreters with no program after their options.
+		{[]string{"env", "-u", "HOME"}, ""},
+		{[]string{"python3", "-u"}, ""},
+		{[]string{"python3", "-m"}, ""},
 		{[]string{"/app/server", "--port", "8080"}, ""},
 		{nil, ""},
 	}
@@ -142,6 +146,8 @@ func TestNotServer(t *testing.T) {
 		{[]string{"sleep", "infinity"}, "sleep"},
 		{[]string{"/usr/bin/env", "sleep", "3600"}, "sleep"},
 		{[]string{"tail", "-f", "/dev/null"}, "a keep-alive loop (tail -f /dev/null)"},
+		{[]string{"tail", "-F", "/dev/null"}, "a keep-alive loop (tail -f /dev/null)"},
+		{[]string{"tail", "--follow=name", "/dev/null"}, "a keep-alive loop (tail -f /dev/null)"},
 		{[]string{"cat"}, "a keep-alive loop (cat, reading a stdin that never ends)"},
 		{[]string{"/pause"}, "a pause container (pause)"},
 		{[]string{"true"}, "true, which exits at once"},
@@ -189,6 +195,7 @@ func TestNotServer(t *testing.T) {
 		{[]string{"/bin/ollama", "serve"}, ""},
 		{[]string{"cat", "/etc/hosts"}, ""},
 		{[]string{"tail", "-f", "/var/log/app.log"}, ""},
+		{[]string{"tail", "/dev/null"}, ""}, // no follow option: it exits at once
 		{[]string{"git", "status"}, ""},
 		{[]string{"bash", "-c", "while true; do sleep 30; done"}, ""},
 		{nil, ""},

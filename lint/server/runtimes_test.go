@@ -17,12 +17,16 @@ func TestListenPortsOfLLMServers(t *testing.T) {
 		{runtime: "nim", want: []int32{8000}},
 		{runtime: "nim", env: map[string]string{"NIM_SERVER_PORT": "9000"}, want: []int32{9000}},
 		{runtime: "nim", env: map[string]string{"NIM_HEALTH_PORT": "8080"}, want: []int32{8000, 8080}},
+		// A port out of range is no port: the default stays.
+		{runtime: "nim", env: map[string]string{"NIM_SERVER_PORT": "0"}, want: []int32{8000}},
+		{runtime: "llama.cpp", env: map[string]string{"LLAMA_ARG_PORT": "65536"}, want: []int32{8080}},
 		{runtime: "llama.cpp", want: []int32{8080}},
 		{runtime: "llama.cpp", args: []string{"-m", "m.gguf", "--port", "8081"}, want: []int32{8081}},
 		{runtime: "llama.cpp", env: map[string]string{"LLAMA_ARG_PORT": "9090"}, want: []int32{9090}},
 		{runtime: "ollama", want: []int32{11434}},
 		{runtime: "ollama", env: map[string]string{"OLLAMA_HOST": "0.0.0.0"}, want: []int32{11434}}, // the image's own setting
 		{runtime: "ollama", env: map[string]string{"OLLAMA_HOST": "0.0.0.0:8080"}, want: []int32{8080}},
+		{runtime: "ollama", env: map[string]string{"OLLAMA_HOST": ":8080"}, want: []int32{8080}},
 		{runtime: "jetstream", want: []int32{9000}},
 		{runtime: "jetstream", args: []string{"serve", "--model_id", "m", "--port=9001"}, want: []int32{9001}},
 		{runtime: "ray-serve", want: []int32{8000, 8265}},
