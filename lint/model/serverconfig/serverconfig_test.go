@@ -65,3 +65,65 @@ func FuzzParseProperties(f *testing.F) {
 	f.Add([]byte("model_store=/m\nload_models=all\\\n  ,b.mar\n"))
 	f.Fuzz(func(t *testing.T, text []byte) { ParseProperties(text) })
 }
+
+func TestTFServingLines(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		want       []Entry
+	}{
+		{"every base_path written", "model_config_list {\n  config {\n    name: \"a\"\n    base_path: \"/m/a\"\n  }\n  config { name: \"b\" base_path: \"/m/b\" }\n}\n",
+			[]Entry{{Name: "a", BasePath: "/m/a", Line: 4}, {Name: "b", BasePath: "/m/b", Line: 6}}},
+		{"a base_path missing", "model_config_list {\n  config { name: \"a\" base_path: \"/m/a\" }\n  config {\n    name: \"b\"\n  }\n}\n",
+			[]Entry{{Name: "a", BasePath: "/m/a", Line: 2}, {Name: "b", Line: 3}}},
+	} {
+		config, err := TFServing([]byte(c.text))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !reflect.DeepEqual(config.Entries, c.want) {
+			t.Errorf("%s: entries %+v, want %+v", c.name, config.Entries, c.want)
+		}
+	}
+}
+
+func TestMaxFile(t *testing.T) {
+	pad := func(text string, size int) []byte {
+		return []byte(text + "#" + strings.Repeat("x", size-len(text)-1))
+	}
+	tfServing := "model_config_list { config { name: \"a\" base_path: \"/m/a\" } }\n"
+	if _, err := TFServing(pad(tfServing, MaxFile)); err != nil {
+		t.Errorf("a model config file of %d bytes: %v", MaxFile, err)
+	}
+	if _, err := TFServing(pad(tfServing, MaxFile+1)); err == nil {
+		t.Errorf("a model config file of %d bytes parsed", MaxFile+1)
+	}
+	properties := "model_store=/m\n"
+	if _, err := ParseProperties(pad(properties, MaxFile)); err != nil {
+		t.Errorf("a properties file of %d bytes: %v", MaxFile, err)
+	}
+	if _, err := ParseProperties(pad(properties, MaxFile+1)); err == nil {
+		t.Errorf("a properties file of %d bytes parsed", MaxFile+1)
+	}
+}
+
+func TestParsePropertiesLines(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		want       Properties
+	}{
+		{"last line ends in a backslash", "load_models=a.mar\nmodel_store=/m\\", Properties{"load_models": {"a.mar", 1}, "model_store": {"/m", 2}}},
+		{"line of one backslash", "\\\nmodel_store=/m\n", Properties{"model_store": {"/m", 1}}},
+		{"key without value", "model_store=/m\ndebug\n", Properties{"model_store": {"/m", 1}, "debug": {"", 2}}},
+		{"key ends in an escape", "debug\\\\\n", Properties{`debug\`: {"", 1}}},
+	} {
+		properties, err := ParseProperties([]byte(c.text))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !reflect.DeepEqual(properties, c.want) {
+			t.Errorf("%s: got %+v, want %+v", c.name, properties, c.want)
+		}
+	}
+}
