@@ -297,10 +297,145 @@ func TestFollow(t *testing.T) {
 				"line 4: $bin is set by a for loop",
 			},
 		},
+		{
+			name:   "exec's own options come before the program",
+			script: "exec -c -a server -- /usr/bin/server --port 1\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--port", "1")},
+		},
+		{
+			name:   "a shell's long options and -o come before -c",
+			script: "exec bash --rcfile /etc/rc --init-file /etc/init -o pipefail -c 'exec /usr/bin/server \"$@\"' server --port 1\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--port", "1")},
+		},
+		{
+			name:   "sh -c -- ends the shell's options",
+			script: "exec sh -c -- 'exec /usr/bin/server'\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server")},
+		},
+		{
+			name:   "env -u takes a name, and the program may follow the options",
+			script: "exec env -u DEBUG PORT=1 /usr/bin/server --port 1\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--port", "1")},
+		},
+		{
+			name:   "env -- then the program",
+			script: "exec env -- /usr/bin/server\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server")},
+		},
+		{
+			name:   "env -S splits its string into the program and its first words",
+			script: "exec env -S '/usr/bin/server --port 1' --extra\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--port", "1", "--extra")},
+		},
+		{
+			name:   "env --split-string",
+			script: "exec env --split-string '/usr/bin/server --port 1'\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--port", "1")},
+		},
+		{
+			name:   "a shebang's env -S joined to its string",
+			script: "exec /usr/bin/env '-S python3 -u' /app/serve.py\n",
+			want:   []Command{cmd(1, true, "python3", "-u", "/app/serve.py")},
+		},
+		{
+			name:       "env -S with a string known only at run time",
+			script:     "exec env -S \"$SERVER_CMD\"\n",
+			unresolved: []string{"line 1: $SERVER_CMD is not set"},
+		},
+		{
+			name:       "env -S with nothing after it",
+			script:     "exec env -S\n",
+			unresolved: []string{"line 1: env is given no program to run"},
+		},
+		{
+			name:   "a wrapper given the script's arguments",
+			script: "exec gosu app \"$@\"\n",
+			args:   []string{"/usr/bin/server", "--port", "1"},
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--port", "1")},
+		},
+		{
+			name:       "a wrapper given the script's arguments, and there are none",
+			script:     "exec gosu app \"$@\"\n",
+			unresolved: []string{"line 1: runs its arguments, and there are none"},
+		},
+		{
+			name:   "set with an option before the new arguments",
+			script: "set +e /usr/bin/server --port 1\nexec \"$@\"\n",
+			want:   []Command{cmd(2, true, "/usr/bin/server", "--port", "1")},
+		},
+		{
+			name:       "read -p takes a prompt, and the variable is read at run time",
+			script:     "read -r -p 'server? ' SERVER\nexec \"$SERVER\"\n",
+			unresolved: []string{"line 2: $SERVER is read at run time"},
+		},
+		{
+			name:   "+= appends to the value",
+			script: "SERVER=/opt/bin\nSERVER+=/server\nexec \"$SERVER\" --port 1\n",
+			want:   []Command{cmd(3, true, "/opt/bin/server", "--port", "1")},
+		},
+		{
+			name:       "+= to a value read at run time",
+			script:     "read -r DIR\nDIR+=/server\nexec \"$DIR\"\n",
+			unresolved: []string{"line 3: $DIR is read at run time"},
+		},
+		{
+			name:   "time runs its command",
+			script: "time /usr/bin/server --port 1\n",
+			want:   []Command{cmd(1, false, "/usr/bin/server", "--port", "1")},
+		},
+		{
+			name:   "$9 is the ninth argument",
+			script: "exec \"$9\" \"$1\"\n",
+			args:   []string{"1", "2", "3", "4", "5", "6", "7", "8", "/usr/bin/server"},
+			want:   []Command{cmd(1, true, "/usr/bin/server", "1")},
+		},
+		{
+			name:   "${X:+word} gives the word only when X is set",
+			script: "exec /usr/bin/server ${DEBUG:+--debug} ${QUIET:+--quiet}\n",
+			lookup: env("DEBUG", "1"),
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--debug")},
+		},
+		{
+			name:   "${@:-default} without arguments runs the default",
+			script: "exec \"${@:-/usr/bin/server}\"\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server")},
+		},
+		{
+			name:   "${@:-default} with arguments runs them",
+			script: "exec \"${@:-/usr/bin/server}\"\n",
+			args:   []string{"python3", "app.py"},
+			want:   []Command{cmd(1, true, "python3", "app.py")},
+		},
+		{
+			name:   "${@:+word} without arguments is nothing",
+			script: "exec /usr/bin/server ${@:+--extra}\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server")},
+		},
+		{
+			name:   "${@:+word} with arguments is the word",
+			script: "exec /usr/bin/server ${@:+--extra}\n",
+			args:   []string{"x"},
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--extra")},
+		},
+		{
+			name:   "unquoted $* is one word per argument, each split",
+			script: "exec /usr/bin/server --args=$* --end\n",
+			args:   []string{"a", "b c"},
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--args=a", "b", "c", "--end")},
+		},
 	}
 	for _, c := range cases {
 		got, err := Follow([]byte(c.script), "entrypoint.sh", c.args, c.lookup)
 		checkResult(t, c, got, err)
+	}
+}
+
+// TestIsShell: busybox counts as a shell, its sh applet being one.
+func TestIsShell(t *testing.T) {
+	for base, want := range map[string]bool{"sh": true, "bash": true, "dash": true, "busybox": true, "python3": false, "": false} {
+		if got := IsShell(base); got != want {
+			t.Errorf("IsShell(%q) = %v, want %v", base, got, want)
+		}
 	}
 }
 
