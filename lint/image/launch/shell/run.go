@@ -390,8 +390,16 @@ options:
 			}
 			args = append(knownFields(strings.Fields(args[i+1].text)), args[i+2:]...)
 			i, split = -1, true
-		case !split && strings.HasPrefix(a, "-S") && len(a) > 2:
-			args = append(knownFields(strings.Fields(a[2:])), args[i+1:]...)
+		case !split && (strings.HasPrefix(a, "-S") && len(a) > 2 || strings.HasPrefix(a, "--split-string=")):
+			// -SSTRING and --split-string=STRING are -S STRING.
+			if args[i].unknown != "" {
+				return args[i:], nil
+			}
+			s, long := strings.CutPrefix(a, "--split-string=")
+			if !long {
+				s = a[2:]
+			}
+			args = append(knownFields(strings.Fields(s)), args[i+1:]...)
 			i, split = -1, true
 		case a == "-u" || a == "--unset" || a == "-C" || a == "--chdir":
 			i++
@@ -471,6 +479,8 @@ func setBuiltin(_ *follower, _ frame, p *path, inv invocation) []*path {
 		case a == "--" || a == "-":
 			p.args = slices.Clone(args[i+1:])
 			return []*path{p}
+		case a == "+":
+			// A lone + sets nothing and is not an argument (bash, dash).
 		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
 			if strings.ContainsRune(a[1:], 'o') {
 				i++ // -o pipefail

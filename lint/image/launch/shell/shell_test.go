@@ -333,6 +333,16 @@ func TestFollow(t *testing.T) {
 			want:   []Command{cmd(1, true, "/usr/bin/server", "--port", "1")},
 		},
 		{
+			name:   "env --split-string=STRING is --split-string STRING",
+			script: "exec env --split-string='/usr/bin/server --port 1' --extra\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--port", "1", "--extra")},
+		},
+		{
+			name:       "env --split-string= with a string known only at run time",
+			script:     "exec env --split-string=\"$SERVER_CMD\"\n",
+			unresolved: []string{"line 1: $SERVER_CMD is not set"},
+		},
+		{
 			name:   "a shebang's env -S joined to its string",
 			script: "exec /usr/bin/env '-S python3 -u' /app/serve.py\n",
 			want:   []Command{cmd(1, true, "python3", "-u", "/app/serve.py")},
@@ -361,6 +371,12 @@ func TestFollow(t *testing.T) {
 		{
 			name:   "set with an option before the new arguments",
 			script: "set +e /usr/bin/server --port 1\nexec \"$@\"\n",
+			want:   []Command{cmd(2, true, "/usr/bin/server", "--port", "1")},
+		},
+		{
+			name:   "set ignores a lone +",
+			script: "set + /usr/bin/server --port 1\nexec \"$@\"\n",
+			args:   []string{"a"},
 			want:   []Command{cmd(2, true, "/usr/bin/server", "--port", "1")},
 		},
 		{
