@@ -156,6 +156,11 @@ func TestFollow(t *testing.T) {
 			unresolved: []string{"line 1: the sh -c script does not parse: 1:6: reached EOF without closing quote `\"`"},
 		},
 		{
+			name:   "a word that cannot be expanded at the very end of the script stays as written",
+			script: "exec /usr/bin/server --host=$(hostname)",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--host=$(hostname)")},
+		},
+		{
 			name:   "later words that cannot be expanded stay as written",
 			script: "exec /usr/bin/server --host=$(hostname) --port ${PORT:-8000} --id=$ID\n",
 			want:   []Command{cmd(1, true, "/usr/bin/server", "--host=$(hostname)", "--port", "8000", "--id=$ID")},
@@ -243,6 +248,119 @@ func TestFollow(t *testing.T) {
 			name:   "wait for a job after a foreground program",
 			script: "/bin/ollama serve &\npid=$!\nsleep 5\nollama pull \"${MODEL:-llama3}\"\nwait $pid\n",
 			want:   []Command{background(cmd(1, false, "/bin/ollama", "serve"))},
+		},
+		{
+			name:   "a variable set only on one branch keeps both ways",
+			script: "if [ -e /dev/nvidia0 ]; then\n  :\nelse\n  SERVER=/usr/bin/cpu-server\nfi\nexec \"${SERVER:-/usr/bin/server}\"\n",
+			want:   []Command{cmd(6, true, "/usr/bin/server"), cmd(6, true, "/usr/bin/cpu-server")},
+		},
+		{
+			name:   "a command that expands to no words runs nothing",
+			script: "EMPTY=\n/usr/bin/server\n$EMPTY\n",
+			want:   []Command{cmd(2, false, "/usr/bin/server")},
+		},
+		{
+			name:   "command -v looks a program up and runs nothing",
+			script: "/usr/bin/server\ncommand -v python3 >/dev/null\n",
+			want:   []Command{cmd(1, false, "/usr/bin/server")},
+		},
+		{
+			name:   "command runs the program after it",
+			script: "command /usr/bin/server --port 1\n",
+			want:   []Command{cmd(1, false, "/usr/bin/server", "--port", "1")},
+		},
+		{
+			name:   "busybox without an applet",
+			script: "exec busybox\n",
+			want:   []Command{cmd(1, true, "busybox")},
+		},
+		{
+			name:   "a shell given only options runs as itself",
+			script: "exec sh -x\n",
+			want:   []Command{cmd(1, true, "sh", "-x")},
+		},
+		{
+			name:   "sh -c without a script runs the shell",
+			script: "exec sh -c\n",
+			want:   []Command{cmd(1, true, "sh", "-c")},
+		},
+		{
+			name:       "a wrapper given only options",
+			script:     "exec nice -n 5\n",
+			unresolved: []string{"line 1: nice is given no program to run"},
+		},
+		{
+			name:   "gosu with a user and a program",
+			script: "exec gosu app /usr/bin/server\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server")},
+		},
+		{
+			name:   "a program's own -v is an argument",
+			script: "/usr/bin/server -v\n",
+			want:   []Command{cmd(1, false, "/usr/bin/server", "-v")},
+		},
+		{
+			name:       "command without a program",
+			script:     "/usr/bin/server\ncommand\n",
+			unresolved: []string{"line 2: command is given no program to run"},
+		},
+		{
+			name:   "an if whose test runs no program keeps the last program when false",
+			script: "/usr/bin/server\nif [ -e /x ]; then exec /usr/bin/other; fi\n",
+			want:   []Command{cmd(1, false, "/usr/bin/server"), cmd(2, true, "/usr/bin/other")},
+		},
+		{
+			name:   "case clauses end at ;; and go on at ;&",
+			script: "case \"$1\" in\n  a) X=/usr/bin/a ;;\n  b) X=/usr/bin/b ;&\n  c) Y=--c ;;\nesac\nexec \"${X:-/usr/bin/default}\" ${Y-}\n",
+			want: []Command{cmd(6, true, "/usr/bin/a"), cmd(6, true, "/usr/bin/b", "--c"),
+				cmd(6, true, "/usr/bin/default", "--c"), cmd(6, true, "/usr/bin/default")},
+		},
+		{
+			name:       "source without a file",
+			script:     "source\nexec /usr/bin/server\n",
+			want:       []Command{cmd(2, true, "/usr/bin/server")},
+			unresolved: []string{"line 1: the sourced file named nowhere is not followed"},
+		},
+		{
+			name:   "declare -x exports",
+			script: "declare -x MODEL=m\nPORT=1\nexport PORT\nexec sh -c 'exec /usr/bin/server --model=$MODEL --port=$PORT'\n",
+			want:   []Command{cmd(4, true, "/usr/bin/server", "--model=m", "--port=1")},
+		},
+		{
+			name:   "exit 0 ends on the last program",
+			script: "/usr/bin/server\nexit 0\n",
+			want:   []Command{cmd(1, false, "/usr/bin/server")},
+		},
+		{
+			name:   "exit alone ends on the last program",
+			script: "/usr/bin/server\nexit\n",
+			want:   []Command{cmd(1, false, "/usr/bin/server")},
+		},
+		{
+			name:   "exit 1 ends on an error, not on a program",
+			script: "/usr/bin/server\nexit 1\n",
+		},
+		{
+			name:   "shift 0 shifts nothing",
+			script: "shift 0\nexec /usr/bin/server \"$@\"\n",
+			args:   []string{"a", "b"},
+			want:   []Command{cmd(2, true, "/usr/bin/server", "a", "b")},
+		},
+		{
+			name:   "shift of every argument leaves none",
+			script: "shift 2\nexec /usr/bin/server \"$@\"\n",
+			args:   []string{"a", "b"},
+			want:   []Command{cmd(2, true, "/usr/bin/server")},
+		},
+		{
+			name:   "local X starts unset",
+			script: "X=/usr/bin/outer\nstart() {\n  local X\n  exec \"${X-/usr/bin/server}\"\n}\nstart\n",
+			want:   []Command{cmd(4, true, "/usr/bin/server")},
+		},
+		{
+			name:   "wait without jobs leaves the last program",
+			script: "/usr/bin/server\nwait\n",
+			want:   []Command{cmd(1, false, "/usr/bin/server")},
 		},
 		{
 			name:   "a job without wait until a foreground program runs",
@@ -434,6 +552,37 @@ func TestFollow(t *testing.T) {
 			want:   []Command{cmd(1, true, "/usr/bin/server", "--extra")},
 		},
 		{
+			name:   "\"$@\" joined to text ends its last argument",
+			script: "exec /usr/bin/server \"$@\"=1\n",
+			args:   []string{"--a", "--b"},
+			want:   []Command{cmd(1, true, "/usr/bin/server", "--a", "--b=1")},
+		},
+		{
+			name:   "an empty variable is unset for :-, := and :+ but not for -, = and +",
+			script: "A=\nB=\nC=\nexec /usr/bin/server \"${A:-a}\" \"${A-b}\" \"${B:=c}\" \"$B\" \"${C=d}\" \"${A:+e}\" \"${A+f}\"\n",
+			want:   []Command{cmd(4, true, "/usr/bin/server", "a", "", "c", "c", "", "", "f")},
+		},
+		{
+			name:       "${X:?} of an empty variable fails",
+			script:     "A=\nexec \"${A:?}\"\n",
+			unresolved: []string{"line 2: $A is not set"},
+		},
+		{
+			name:   "${X?} of an empty variable is empty",
+			script: "A=\nexec /usr/bin/server \"${A?}\"\n",
+			want:   []Command{cmd(2, true, "/usr/bin/server", "")},
+		},
+		{
+			name:   "inside double quotes a backslash escapes only $ ` \" \\ and a newline",
+			script: "exec /usr/bin/server \"\\$HOME\" \"a\\x\" \"\\`\" \"\\\\\"\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", "$HOME", `a\x`, "`", `\`)},
+		},
+		{
+			name:   "a backslash at the end of the script stays",
+			script: "exec /usr/bin/server a\\",
+			want:   []Command{cmd(1, true, "/usr/bin/server", `a\`)},
+		},
+		{
 			name:   "unquoted $* is one word per argument, each split",
 			script: "exec /usr/bin/server --args=$* --end\n",
 			args:   []string{"a", "b c"},
@@ -498,6 +647,11 @@ func TestFollowErrors(t *testing.T) {
 	if _, err := FollowCommandString("if true; then", "sh", nil, nil); err == nil {
 		t.Error("an unfinished if parses")
 	}
+	exact := "#!/bin/sh\nexec /usr/bin/server\n#"
+	exact += strings.Repeat("x", MaxScriptBytes-len(exact))
+	if result, err := Follow([]byte(exact), "", nil, nil); err != nil || len(result.Commands) != 1 {
+		t.Errorf("a script of exactly %d bytes: %+v, %v, want it followed", MaxScriptBytes, result, err)
+	}
 	big := []byte("#!/bin/sh\n" + strings.Repeat("# padding\n", (65<<10)/10) + "exec /usr/bin/server\n")
 	if _, err := Follow(big, "", nil, nil); err == nil || !strings.Contains(err.Error(), "limit") {
 		t.Errorf("a 65 KiB script: %v, want an error over the limit", err)
@@ -520,6 +674,35 @@ func TestFollowBounds(t *testing.T) {
 		fmt.Fprintf(&clauses, "  %d) exec /usr/bin/server%d ;;\n", i, i)
 	}
 	clauses.WriteString("esac\n")
+	var same strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&same, "if [ -e /x%d ]; then echo found; fi\n", i)
+	}
+	same.WriteString("exec /usr/bin/server\n")
+
+	var alike strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&alike, "if [ -e /x%d ]; then A=1; else A=1; fi\n", i)
+	}
+	alike.WriteString("exec /usr/bin/server\n")
+
+	// 32 ways on, each with 69 variables, through 1000 statements.
+	var wide strings.Builder
+	for i := range 64 {
+		fmt.Fprintf(&wide, "A%d=1 ", i)
+	}
+	wide.WriteString("\n")
+	for i := range 5 {
+		fmt.Fprintf(&wide, "if [ -e /x%d ]; then B%d=1; fi\n", i, i)
+	}
+	wide.WriteString(strings.Repeat(":\n", 1000) + "exec /usr/bin/server\n")
+
+	var exactClauses strings.Builder
+	exactClauses.WriteString("case \"$1\" in\n")
+	for i := range maxCommands {
+		fmt.Fprintf(&exactClauses, "  %d) exec /usr/bin/server%d ;;\n", i, i)
+	}
+	exactClauses.WriteString("esac\n")
 	var firstClauses []Command
 	for i := range maxCommands {
 		firstClauses = append(firstClauses, cmd(i+2, true, fmt.Sprintf("/usr/bin/server%d", i)))
@@ -532,17 +715,131 @@ func TestFollowBounds(t *testing.T) {
 	}
 	fanout.WriteString("f7\n")
 
+	words := strings.TrimSpace(strings.Repeat("w ", maxWords-2)) // after exec and the program
+	defaults := strings.Repeat("${A:-", maxNesting)
+	closing := strings.Repeat("}", maxNesting)
+	doubled := "X=0123456789abcdef\n" + strings.Repeat("X=$X$X\n", 12) + "exec /usr/bin/server $X\n"
+
+	trims := doubled[:strings.LastIndex(doubled, "exec")] + strings.Repeat("Y=${X#?}\n", 40) + "exec /usr/bin/server\n"
+
+	nested := func(shells int) string {
+		script := "exec /usr/bin/server"
+		for range shells {
+			script = "exec sh -c '" + strings.ReplaceAll(script, "'", `'\''`) + "'"
+		}
+		return script + "\n"
+	}
+
+	calls := func(depth int) string {
+		var script strings.Builder
+		for i := 1; i < depth; i++ {
+			fmt.Fprintf(&script, "f%d() { f%d; }\n", i, i+1)
+		}
+		fmt.Fprintf(&script, "f%d() { exec /usr/bin/server; }\nf1\n", depth)
+		return script.String()
+	}
+
 	cases := []followCase{
+		{
+			name:   "function calls nested as deep as the limit",
+			script: calls(maxCallDepth),
+			want:   []Command{cmd(8, true, "/usr/bin/server")},
+		},
+		{
+			name:       "function calls nested one deeper than the limit",
+			script:     calls(maxCallDepth + 1),
+			unresolved: []string{"line 8: function calls nest deeper than 8; the inner ones are not followed"},
+		},
+		{
+			name:   "sh -c nested as deep as the limit",
+			script: nested(maxShellDepth),
+			want:   []Command{cmd(1, true, "/usr/bin/server")},
+		},
+		{
+			name:       "sh -c nested one deeper than the limit",
+			script:     nested(maxShellDepth + 1),
+			unresolved: []string{"line 1: sh -c nests deeper than 4 shells; the inner ones are not followed"},
+		},
+		{
+			name:   "a pattern of exactly the most bytes",
+			script: "X=/usr/bin/server\nexec ${X#*" + strings.Repeat("x", maxPatternBytes-1) + "}\n",
+			want:   []Command{cmd(2, true, "/usr/bin/server")},
+		},
+		{
+			name:       "matching a pattern costs the value's length times the pattern's",
+			script:     trims,
+			unresolved: []string{"line 45: the script takes more than 1048576 steps to follow; the rest is not followed"},
+		},
+		{
+			name:   "a command of exactly the most words",
+			script: "W='" + words + "'\nexec /usr/bin/server $W\n",
+			want:   []Command{cmd(2, true, append([]string{"/usr/bin/server"}, strings.Fields(words)...)...)},
+		},
+		{
+			name:       "one word of more than the most words",
+			script:     "W='" + strings.Repeat("w ", maxWords+1) + "'\nexec $W\n",
+			unresolved: []string{"line 2: a word expands to more than 1024 words"},
+		},
+		{
+			name:   "a word nested one less than the limit",
+			script: "exec " + defaults[5:] + "/usr/bin/server" + closing[1:] + "\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server")},
+		},
+		{
+			name:       "a word nested as deep as the limit",
+			script:     "exec " + defaults + "/usr/bin/server" + closing + "\n",
+			unresolved: []string{"line 1: a word nests deeper than 64 expansions"},
+		},
+		{
+			name:   "expansions side by side do not nest",
+			script: "exec /usr/bin/server " + strings.Repeat("${A:-x}", 2*maxNesting) + "\n",
+			want:   []Command{cmd(1, true, "/usr/bin/server", strings.Repeat("x", 2*maxNesting))},
+		},
+		{
+			name:   "a word of exactly the most bytes",
+			script: doubled,
+			want:   []Command{cmd(14, true, "/usr/bin/server", strings.Repeat("0123456789abcdef", maxWordBytes/16))},
+		},
 		{
 			name:       "nesting",
 			script:     deep.String(),
 			unresolved: []string{"line 1: statements nest deeper than 64; the inner ones are not followed"},
 		},
 		{
+			name:   "branches that change nothing are one way on",
+			script: same.String(),
+			want:   []Command{cmd(41, true, "/usr/bin/server")},
+		},
+		{
+			name:   "branches that set the same are one way on",
+			script: alike.String(),
+			want:   []Command{cmd(41, true, "/usr/bin/server")},
+		},
+		{
+			name:       "telling ways apart costs more the more variables they hold",
+			script:     wide.String(),
+			unresolved: []string{"line 679: the script takes more than 1048576 steps to follow; the rest is not followed"},
+		},
+		{
 			name:       "many branches",
 			script:     branches.String(),
 			want:       []Command{cmd(41, true, "/usr/bin/server")},
 			unresolved: []string{"line 6: the script branches more than 32 ways; the rest are not followed"},
+		},
+		{
+			name:   "exactly the most candidates",
+			script: exactClauses.String(),
+			want:   firstClauses,
+		},
+		{
+			name:   "statements nested as deep as the limit",
+			script: strings.Repeat("{ ", maxNesting) + "exec /usr/bin/server" + strings.Repeat("; }", maxNesting),
+			want:   []Command{cmd(1, true, "/usr/bin/server")},
+		},
+		{
+			name:       "statements nested one deeper than the limit",
+			script:     strings.Repeat("{ ", maxNesting+1) + "exec /usr/bin/server" + strings.Repeat("; }", maxNesting+1),
+			unresolved: []string{"line 1: statements nest deeper than 64; the inner ones are not followed"},
 		},
 		{
 			name:       "many candidates",
@@ -577,6 +874,54 @@ func TestFollowBounds(t *testing.T) {
 	}
 }
 
+// TestReport: reasons are ordered by line, a reason of no line has no
+// line number, and a note over the limit still says more are left out.
+func TestReport(t *testing.T) {
+	f := &follower{}
+	for i := range maxUnresolved + 8 {
+		f.note(because(i+1, "note %d", i+1))
+	}
+	var notes []string
+	for i := range maxUnresolved {
+		notes = append(notes, fmt.Sprintf("line %d: note %d", i+1, i+1))
+	}
+	cases := []struct {
+		name    string
+		reasons []reason
+		want    []string
+	}{
+		{"by line, once each", []reason{{2, "b"}, {1, "a"}, {2, "b"}}, []string{"line 1: a", "line 2: b"}},
+		{"no line", []reason{{0, "everywhere"}, {3, "here"}}, []string{"everywhere", "line 3: here"}},
+		{"notes over the limit", f.notes, append(notes, "more reasons are left out")},
+	}
+	for _, c := range cases {
+		if got := report(c.reasons); !slices.Equal(got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestFollowTainted: a command says what the script did before it that
+// was not followed, up to the limit.
+func TestFollowTainted(t *testing.T) {
+	cases := []struct {
+		script string
+		want   int
+	}{
+		{". /etc/env\nexec /usr/bin/server\n", 1},
+		{strings.Repeat(". /etc/env\n", maxUnresolved+8) + "exec /usr/bin/server\n", maxUnresolved},
+	}
+	for _, c := range cases {
+		result, err := Follow([]byte(c.script), "/start.sh", nil, nil)
+		if err != nil || len(result.Commands) != 1 {
+			t.Fatalf("%q: %v %+v", c.script, err, result)
+		}
+		if got := result.Commands[0].Tainted; len(got) != c.want {
+			t.Errorf("%q: tainted by %q, want %d reasons", c.script, got, c.want)
+		}
+	}
+}
+
 // TestFollowDirAndEnv: a command carries the directory cd moved to and
 // the variables the script exported, so what it loads resolves as the
 // shell would.
@@ -590,6 +935,9 @@ func TestFollowDirAndEnv(t *testing.T) {
 		{"#!/bin/sh\ncd src\nMODE=x exec python main.py\n", "src", "", []string{"MODE=x"}},
 		{"#!/bin/sh\ncd \"$APP_HOME\"\nexec python main.py\n", "", "$APP_HOME", nil},
 		{"#!/bin/sh\nLOCAL=1\nexec python main.py\n", "", "", nil},
+		{"#!/bin/sh\ncd -P /srv/app\nexec python main.py\n", "/srv/app", "", nil},
+		{"#!/bin/sh\ncd\nexec python main.py\n", "", "cd with no directory moves to $HOME", nil},
+		{"#!/bin/sh\ncd /srv\ncd -\nexec python main.py\n", "", "cd - moves to the previous directory", nil},
 	}
 	for _, c := range cases {
 		result, err := Follow([]byte(c.script), "/start.sh", nil, func(string) (string, bool) { return "", false })
@@ -608,6 +956,10 @@ func TestFollowDirAndEnv(t *testing.T) {
 // ends on.
 func TestFollowKeep(t *testing.T) {
 	keep := func(argv []string) bool { return argv[0] == "torchserve" || strings.HasPrefix(argv[0], "python") }
+	var warm []Command
+	for i := range maxRan {
+		warm = append(warm, cmd(i+3, false, "python3", "warm.py"))
+	}
 	cases := []followCase{
 		{
 			name: "TorchServe's dockerd-entrypoint.sh",
@@ -638,6 +990,22 @@ func TestFollowKeep(t *testing.T) {
 			name:   "a nested shell's starts are kept",
 			script: "sh -c 'python3 app.py &'\nexec tail -f /dev/null\n",
 			want:   []Command{before(cmd(2, true, "tail", "-f", "/dev/null"), background(cmd(1, false, "python3", "app.py")))},
+		},
+		{
+			name:   "the script's starts come before a nested shell's",
+			script: "python3 a.py\nexec sh -c 'python3 b.py & exec tail -f /dev/null'\n",
+			want: []Command{before(cmd(2, true, "tail", "-f", "/dev/null"),
+				cmd(1, false, "python3", "a.py"), background(cmd(2, false, "python3", "b.py")))},
+		},
+		{
+			name:   "at most 16 starts are kept",
+			script: "serve() { python3 serve.py; }\nserve\n" + strings.Repeat("python3 warm.py\n", maxRan) + "serve\n",
+			want:   []Command{before(cmd(1, false, "python3", "serve.py"), warm[:maxRan-1]...)},
+		},
+		{
+			name:   "a while condition's program is a test, what runs after it a start",
+			script: "while ! python3 ready.py; do sleep 1; done\npython3 app.py &\nexec tail -f /dev/null\n",
+			want:   []Command{before(cmd(3, true, "tail", "-f", "/dev/null"), background(cmd(2, false, "python3", "app.py")))},
 		},
 		{
 			name:   "wait ends on the job, which is not its own before",
