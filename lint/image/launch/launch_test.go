@@ -76,6 +76,7 @@ func TestParseShebang(t *testing.T) {
 		"#!/usr/bin/env python3 -u\n":      {Interpreter: "/usr/bin/env", Argument: "python3 -u"},
 		"#! /bin/bash\r\n":                 {Interpreter: "/bin/bash", CRLF: true},
 		"#!/usr/bin/env -S python3 -X a\n": {Interpreter: "/usr/bin/env", Argument: "-S python3 -X a"},
+		"#!":                               {}, // a #! line that names nothing is still one
 	} {
 		got, ok := ParseShebang([]byte(head))
 		if !ok || got != want {
@@ -84,5 +85,34 @@ func TestParseShebang(t *testing.T) {
 	}
 	if envProgram("-S python3 -u") != "python3" || envProgram("A=1 node") != "node" {
 		t.Error("env program")
+	}
+}
+
+// TestVersionOrder pins the order of symbol versions, which decides the
+// oldest missing one and the newest a library defines.
+func TestVersionOrder(t *testing.T) {
+	versions := []string{"GLIBC_2.10", "GLIBC_2.9", "GLIBC_2.2.5", "GLIBC_2.8", "GLIBC_2.2", "GLIBC_2.34"}
+	sortVersions(versions)
+	want := []string{"GLIBC_2.2", "GLIBC_2.2.5", "GLIBC_2.8", "GLIBC_2.9", "GLIBC_2.10", "GLIBC_2.34"}
+	if !reflect.DeepEqual(versions, want) {
+		t.Errorf("sorted %q, want %q", versions, want)
+	}
+	cases := []struct {
+		a, b string
+		want bool
+	}{
+		{"GLIBC_2.2", "GLIBC_2.2.5", true}, // a prefix is older
+		{"GLIBC_2.2.5", "GLIBC_2.2", false},
+		{"GLIBC_2.8", "GLIBC_2.9", true},
+		{"GLIBC_2.9", "GLIBC_2.10", true},
+		{"GLIBC_2.10", "GLIBC_2.9", false},
+	}
+	for _, c := range cases {
+		if got := versionLess(c.a, c.b); got != c.want {
+			t.Errorf("versionLess(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+	if got := newestVersion([]string{"GLIBC_2.9", "GLIBC_2.10", "GLIBC_2.8", "GCC_3.0"}, "GLIBC_2.34"); got != "GLIBC_2.10" {
+		t.Errorf("newest GLIBC_ = %q, want GLIBC_2.10", got)
 	}
 }

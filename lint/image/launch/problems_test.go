@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/modellint/modellint/lint/image"
+	"github.com/modellint/modellint/lint/image/elfinfo"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
 
@@ -76,6 +77,10 @@ var startWants = map[string]startWant{
 		Via: []Hop{{Script: "/entrypoint.sh", Line: 2, Program: "serve", Exec: true}}}}},
 	"shell-script-missing": {problems: []Problem{{Kind: NotFound, Reason: ShellScriptMissing, Path: "/app/start.sh", ByShell: true,
 		Name: "start.sh"}}},
+	// The script file sh is given is found; its text is not captured.
+	"shell-script-file": {unchecked: []string{"/app/start.sh: the script's content was not read, not followed to the program it runs"}},
+	"shell-script-directory": {problems: []Problem{{Kind: NotFound, Reason: ShellScriptMissing, Path: "/app/start.sh", ByShell: true,
+		Name: "start.sh"}}},
 	"branch-not-taken": {notTaken: []NotTaken{{Script: "/entrypoint.sh", Problem: Problem{Kind: NotFound, Reason: NotInPath,
 		Path: "debug-server", PathValue: testPath, ByShell: true, Name: "debug-server",
 		Via: []Hop{{Script: "/entrypoint.sh", Line: 3, Program: "debug-server", Exec: true}}}}}},
@@ -104,6 +109,7 @@ var startWants = map[string]startWant{
 	"version-not-defined": {problems: []Problem{{Kind: VersionMissing, Reason: VersionNotDefined, Path: "/app/serve", Layer: inLayer,
 		Library: "libc.so.6", Missing: []string{"GLIBC_2.34"}, Newest: "GLIBC_2.28",
 		LibraryPath: "/lib/x86_64-linux-gnu/libc.so.6", LibraryLayer: inLayer}}},
+	"library-unreadable": {unchecked: []string{"/lib/x86_64-linux-gnu/libc.so.6: ELF: unknown byte order 3"}},
 	"no-version-defined": {problems: []Problem{{Kind: VersionMissing, Reason: VersionNotDefined, Path: "/app/serve", Layer: inLayer,
 		Library: "libc.so.6", Missing: []string{"GLIBC_2.2.5", "GLIBC_2.34"},
 		LibraryPath: "/lib/x86_64-linux-gnu/libc.so.6", LibraryLayer: inLayer}}},
@@ -175,4 +181,56 @@ func inOneLayer(t *testing.T, img *image.Image, problems []Problem) []Problem {
 		out = append(out, p)
 	}
 	return out
+}
+
+// TestFindLibrary checks where the loader looks for a library: DT_RPATH
+// only without DT_RUNPATH, and the directories ld.so.conf names through
+// its includes.
+func TestFindLibrary(t *testing.T) {
+	amd64 := func(info elfinfo.Info) *elfinfo.Info {
+		info.Class, info.Machine = elf.ELFCLASS64, elf.EM_X86_64
+		return &info
+	}
+	cases := []struct {
+		name     string
+		files    []layerFile
+		info     *elfinfo.Info
+		found    string
+		searched []string
+	}{
+		{name: "rpath without runpath", info: amd64(elfinfo.Info{RPath: []string{"/opt/rpath"}}),
+			files: []layerFile{regular("opt/rpath/libfoo.so.1", 0o644, "x")}, found: "/opt/rpath/libfoo.so.1"},
+		{name: "rpath beside runpath is ignored", info: amd64(elfinfo.Info{RPath: []string{"/opt/rpath"}, RunPath: []string{"/opt/runpath"}}),
+			files:    []layerFile{regular("opt/rpath/libfoo.so.1", 0o644, "x")},
+			searched: append([]string{"/opt/runpath"}, defaultLibraryPath...)},
+		{name: "ld.so.conf include", info: amd64(elfinfo.Info{}), files: []layerFile{
+			regular("etc/ld.so.conf", 0o644, "include /etc/ld.so.conf.d/*.conf\n"),
+			regular("etc/ld.so.conf.d/cuda.conf", 0o644, "/opt/conf # from cuda\n"),
+			regular("opt/conf/libfoo.so.1", 0o644, "x"),
+		}, found: "/opt/conf/libfoo.so.1"},
+		// Includes are followed four deep.
+		{name: "ld.so.conf nested includes", info: amd64(elfinfo.Info{}), files: []layerFile{
+			regular("etc/ld.so.conf", 0o644, "include ld.so.conf.d/a.conf\n"),
+			regular("etc/ld.so.conf.d/a.conf", 0o644, "include b.conf\n"),
+			regular("etc/ld.so.conf.d/b.conf", 0o644, "include c.conf\n"),
+			regular("etc/ld.so.conf.d/c.conf", 0o644, "include d.conf\n"),
+			regular("etc/ld.so.conf.d/d.conf", 0o644, "/opt/deep\ninclude e.conf\n"),
+			regular("etc/ld.so.conf.d/e.conf", 0o644, "/opt/deeper\n"),
+		}, searched: append([]string{"/opt/deep"}, defaultLibraryPath...)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := withArgv("/bin/sh")
+			_, img := startCase{name: "library", spec: spec, files: tc.files}.replay(t)
+			c := &checker{img: img, fs: img.FS(), spec: spec, analysis: &Analysis{}}
+			node, searched := c.findLibrary("libfoo.so.1", tc.info, "/app/serve")
+			found := ""
+			if node != nil {
+				found = node.Path()
+			}
+			if found != tc.found || !reflect.DeepEqual(searched, tc.searched) {
+				t.Errorf("found %q searched %q, want %q searched %q", found, searched, tc.found, tc.searched)
+			}
+		})
+	}
 }

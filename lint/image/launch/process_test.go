@@ -1,6 +1,9 @@
 package launch
 
-import "testing"
+import (
+	"archive/tar"
+	"testing"
+)
 
 func TestNewProcess(t *testing.T) {
 	_, img := startCase{name: "process", spec: withArgv("/bin/sh")}.replay(t)
@@ -63,10 +66,10 @@ func TestProcessWhere(t *testing.T) {
 
 func TestHubCache(t *testing.T) {
 	cases := []struct {
-		env        []string
-		home, want string
-		from       string
-		ok         bool
+		env, defined []string
+		home, want   string
+		from         string
+		ok           bool
 	}{
 		{home: "/root", want: "/root/.cache/huggingface/hub", from: "HOME", ok: true},
 		{home: "/", want: "/.cache/huggingface/hub", from: "HOME", ok: true},
@@ -74,11 +77,13 @@ func TestHubCache(t *testing.T) {
 		{env: []string{"XDG_CACHE_HOME=/cache"}, want: "/cache/huggingface/hub", from: "XDG_CACHE_HOME", ok: true},
 		{env: []string{"HF_HOME=/models", "XDG_CACHE_HOME=/cache"}, want: "/models/hub", from: "HF_HOME", ok: true},
 		{env: []string{"HF_HOME=~/hf"}, home: "/home/app", want: "/home/app/hf/hub", from: "HF_HOME", ok: true},
+		{env: []string{"HF_HOME=x"}, home: "/home/app", want: "x/hub", from: "HF_HOME"}, // relative: depends on the working dir
+		{defined: []string{"HF_HOME"}, home: "/home/app", want: "hub", from: "HF_HOME"}, // set from a Secret: not known here
 		{env: []string{"HF_HOME=/models", "HF_HUB_CACHE=/hub"}, want: "/hub", from: "HF_HUB_CACHE", ok: true},
 		{env: []string{"HUGGINGFACE_HUB_CACHE=/old", "HF_HOME=/models"}, want: "/old", from: "HUGGINGFACE_HUB_CACHE", ok: true},
 	}
 	for _, tc := range cases {
-		p := Process{Env: tc.env, Home: tc.home}
+		p := Process{Env: tc.env, Defined: tc.defined, Home: tc.home}
 		dir, from, ok := p.HubCache()
 		if dir != tc.want || from != tc.from || ok != tc.ok {
 			t.Errorf("env %v HOME %q: HubCache() = %q, %q, %v; want %q, %q, %v", tc.env, tc.home, dir, from, ok, tc.want, tc.from, tc.ok)
@@ -96,6 +101,21 @@ func TestCRIOAccount(t *testing.T) {
 	p := NewProcess(Spec{Env: []string{"PATH=/bin"}, WorkingDir: "/app", RunAsUser: &uid}, img)
 	if !p.CRIOAccount || p.CRIOHome != "/app" || p.Home != "/" {
 		t.Errorf("0644 /etc/passwd: CRIOAccount %v CRIOHome %q Home %q; want true, /app, /", p.CRIOAccount, p.CRIOHome, p.Home)
+	}
+	if p := NewProcess(Spec{Env: []string{"HOME=/data"}, WorkingDir: "/app", RunAsUser: &uid}, img); !p.CRIOAccount || p.CRIOHome != "/data" {
+		t.Errorf("HOME=/data: CRIOAccount %v CRIOHome %q; want true, /data", p.CRIOAccount, p.CRIOHome)
+	}
+	_, owned := startCase{name: "crio-owned", spec: withArgv("/bin/sh"), files: []layerFile{
+		{header: tar.Header{Name: "etc/passwd", Typeflag: tar.TypeReg, Mode: 0o644, Uid: 1001}, content: "root:x:0:0::/root:/bin/sh\n"},
+	}}.replay(t)
+	if p := NewProcess(Spec{RunAsUser: &uid}, owned); p.CRIOAccount {
+		t.Errorf("/etc/passwd owned and writable by the uid: CRI-O adds no entry")
+	}
+	_, readOnly := startCase{name: "crio-owned-read-only", spec: withArgv("/bin/sh"), files: []layerFile{
+		{header: tar.Header{Name: "etc/passwd", Typeflag: tar.TypeReg, Mode: 0o444, Uid: 1001}, content: "root:x:0:0::/root:/bin/sh\n"},
+	}}.replay(t)
+	if p := NewProcess(Spec{RunAsUser: &uid}, readOnly); !p.CRIOAccount {
+		t.Errorf("/etc/passwd owned by the uid, read-only: CRI-O adds an entry")
 	}
 	_, writable := startCase{name: "crio-writable", spec: withArgv("/bin/sh"), files: []layerFile{
 		regular("etc/passwd", 0o664, "root:x:0:0::/root:/bin/sh\n"),

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -119,4 +120,68 @@ func FuzzParseINI(f *testing.F) {
 			}
 		}
 	})
+}
+
+// wrapperChain is /w0 … /w<n-1>, each exec'ing the next, the last running
+// last.
+func wrapperChain(n int, last string) []layerFile {
+	var files []layerFile
+	for i := range n {
+		next := fmt.Sprintf("/w%d", i+1)
+		if i == n-1 {
+			next = last
+		}
+		files = append(files, regular(fmt.Sprintf("w%d", i), 0o755, "#!/bin/sh\nexec "+next+"\n"))
+	}
+	return files
+}
+
+// TestWrapperDepth checks that wrapper scripts are followed eight in a
+// row and no further, supervisors included.
+func TestWrapperDepth(t *testing.T) {
+	cases := []struct {
+		startCase
+		runs      []string
+		problems  int
+		unchecked []string
+	}{
+		{
+			// /w8 is the ninth wrapper: what it runs is not checked.
+			startCase: startCase{name: "nine wrappers", spec: withArgv("/w0"), files: wrapperChain(9, "serve")},
+			unchecked: []string{"/w8: more than 8 wrapper scripts in a row, not followed"},
+		},
+		{
+			startCase: startCase{name: "eight wrappers", spec: withArgv("/w0"), files: wrapperChain(8, "serve")},
+			runs:      []string{"serve"},
+			problems:  1,
+		},
+		{
+			// runsvdir is the ninth program: its services are not followed.
+			startCase: startCase{name: "supervisor after eight wrappers", spec: withArgv("/w0"), files: append(wrapperChain(8, "runsvdir"),
+				elfFile("usr/bin/runsvdir", "stub-amd64"),
+				regular("etc/service/api/run", 0o644, "#!/bin/sh\n"))},
+			runs: []string{"runsvdir"},
+		},
+		{
+			startCase: startCase{name: "supervisor after seven wrappers", spec: withArgv("/w0"), files: append(wrapperChain(7, "runsvdir"),
+				elfFile("usr/bin/runsvdir", "stub-amd64"),
+				regular("etc/service/api/run", 0o644, "#!/bin/sh\n"))},
+			runs:     []string{"side /etc/service/api/run", "runsvdir"},
+			problems: 1,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			analysis, _ := c.replay(t)
+			if got := runsOf(analysis); !slices.Equal(got, c.runs) {
+				t.Errorf("runs\n got %q\nwant %q", got, c.runs)
+			}
+			if len(analysis.Problems) != c.problems {
+				t.Errorf("problems: got %+v, want %d", analysis.Problems, c.problems)
+			}
+			if !slices.Equal(analysis.Unchecked, c.unchecked) {
+				t.Errorf("unchecked:\n got %q\nwant %q", analysis.Unchecked, c.unchecked)
+			}
+		})
+	}
 }

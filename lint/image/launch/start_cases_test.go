@@ -140,6 +140,10 @@ var startCases = []startCase{
 	}},
 	{name: "shell-script-missing", files: []layerFile{directory("app", 0o755)},
 		spec: Spec{Argv: []string{"sh", "start.sh"}, Env: []string{"PATH=" + testPath}, WorkingDir: "/app"}},
+	{name: "shell-script-file", files: []layerFile{regular("app/start.sh", 0o644, "#!/bin/sh\nexec serve\n")},
+		spec: Spec{Argv: []string{"sh", "start.sh"}, Env: []string{"PATH=" + testPath}, WorkingDir: "/app"}},
+	{name: "shell-script-directory", files: []layerFile{directory("app/start.sh", 0o755)},
+		spec: Spec{Argv: []string{"sh", "start.sh"}, Env: []string{"PATH=" + testPath}, WorkingDir: "/app"}},
 	{name: "branch-not-taken", spec: withArgv("/entrypoint.sh"), files: []layerFile{
 		regular("entrypoint.sh", 0o755, wrapperScript),
 		elfFile("usr/local/bin/serve", "stub-amd64"),
@@ -179,6 +183,13 @@ var startCases = []startCase{
 		elfFile("app/serve", "dynamic"),
 		elfFile("lib64/ld-linux-x86-64.so.2", "loader"),
 		elfFile("lib/x86_64-linux-gnu/libc.so.6", "old-libc"),
+	}},
+	// A libc.so.6 whose ELF header names no byte order: its versions are
+	// not checked, and why is said.
+	{name: "library-unreadable", spec: withArgv("/app/serve"), files: []layerFile{
+		elfFile("app/serve", "dynamic"),
+		elfFile("lib64/ld-linux-x86-64.so.2", "loader"),
+		regular("lib/x86_64-linux-gnu/libc.so.6", 0o755, "\x7fELF\x02\x03\x01"+strings.Repeat("\x00", 57)),
 	}},
 	// A libc.so.6 that defines no GLIBC_* version at all.
 	{name: "no-version-defined", spec: withArgv("/app/serve"), files: []layerFile{
