@@ -110,15 +110,5 @@ func servesFrom(run launch.Run) bool {
 	if server.ByProgram(run.Argv) != nil {
 		return true
 	}
-	return server.NotServer(run.Argv) == "" && interpreterName(path.Base(run.Argv[0]))
-}
-
-// interpreterName reports the language runtimes whose app may be the server.
-func interpreterName(base string) bool {
-	switch base {
-	case "node", "java", "ruby", "Rscript", "julia", "deno", "bun":
-		return true
-	}
-	version, ok := strings.CutPrefix(base, "python")
-	return ok && strings.Trim(version, "0123456789.") == ""
+	return server.NotServer(run.Argv) == "" && launch.Interpreter(path.Base(run.Argv[0]))
 }

@@ -129,14 +129,15 @@ func (c *checker) keeps(argv []string) bool {
 	if len(argv) == 0 {
 		return false
 	}
-	if interpreter(path.Base(argv[0])) {
+	if Interpreter(path.Base(argv[0])) {
 		return true
 	}
 	return c.spec.Serves != nil && c.spec.Serves(argv)
 }
 
-// interpreter reports program names of language runtimes that run an app.
-func interpreter(base string) bool {
+// Interpreter reports program names of language runtimes that run an app:
+// the app, not the runtime, may be the server.
+func Interpreter(base string) bool {
 	switch base {
 	case "node", "java", "ruby", "Rscript", "julia", "deno", "bun":
 		return true
