@@ -31,7 +31,7 @@ var ELFKinds = []string{"dynamic", "static", "musl", "needs-libfoo", "libc", "lo
 
 // ELFBuilder compiles the ELF kinds once per test binary with gcc.
 type ELFBuilder struct {
-	dir   string
+	dir   string // the current Build's directory
 	mu    sync.Mutex
 	cache map[string][]byte
 }
@@ -55,12 +55,7 @@ func ELF(t testing.TB) *ELFBuilder {
 			sharedBuilderErr = fmt.Errorf("gcc is not installed (apt-get install gcc)")
 			return
 		}
-		dir, err := os.MkdirTemp("", "modellint-elf-")
-		if err != nil {
-			sharedBuilderErr = err
-			return
-		}
-		sharedBuilder = &ELFBuilder{dir: dir, cache: map[string][]byte{}}
+		sharedBuilder = &ELFBuilder{cache: map[string][]byte{}}
 	})
 	if sharedBuilderErr != nil {
 		Unavailable(t, sharedBuilderErr.Error())
@@ -110,8 +105,15 @@ func (b *ELFBuilder) Build(kind string) ([]byte, error) {
 	if data, ok := b.cache[kind]; ok {
 		return data, nil
 	}
+	// The build directory lives only as long as this call: the bytes are
+	// kept in the cache, and a test binary has no hook to remove it later.
+	dir, err := os.MkdirTemp("", "modellint-elf-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	b.dir = dir
 	var file string
-	var err error
 	switch kind {
 	case "dynamic":
 		file, err = b.compile(kind, program, nil)
