@@ -18,6 +18,7 @@ type reporter struct {
 	withoutFixes bool
 	// secrets are the values no finding may print (see secrets.go).
 	secrets *redact.Set
+	texts   *texts
 }
 
 // newPass is the pass a target's rules share, reporting through r.
@@ -66,6 +67,7 @@ func (r *reporter) report(d lint.Diagnostic) {
 		finding.Severity = r.rule.Severity // a rule reports some findings above or below its default
 	}
 	severityKnown(&finding, workload)
+	r.texts.share(&finding)
 	r.findings = append(r.findings, finding)
 }
 

@@ -170,7 +170,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	// workload is decoded once less.
 	stage := &workloadStage{config: config, linker: linker, units: units, replayed: replayed,
 		checks: checker{rules: options.Rules, config: config, nodes: options.Cluster, records: options.Records,
-			withoutFixes: options.WithoutFixes, secrets: secrets},
+			withoutFixes: options.WithoutFixes, secrets: secrets, texts: &texts{}},
 		suppressor: newSuppressor(config, set, options.Now, options.Rules),
 		linksFirst: len(modelTargets) > 0 || len(linker.mappings) > 0 ||
 			slices.ContainsFunc(targets, func(target *lint.Target) bool { return len(target.Images) > 0 })}
@@ -472,6 +472,7 @@ type checker struct {
 	records      Records
 	withoutFixes bool
 	secrets      *redact.Set
+	texts        *texts
 }
 
 // run runs the rules that apply to a target.
@@ -492,7 +493,7 @@ func (c *checker) run(target *lint.Target, set *manifest.Set) *evaluated {
 	// docs/performance.md).
 	scratch := findingScratch.Get().(*[]lint.Finding)
 	out.findings = (*scratch)[:0]
-	reports := &reporter{target: target, withoutFixes: c.withoutFixes, secrets: c.secrets}
+	reports := &reporter{target: target, withoutFixes: c.withoutFixes, secrets: c.secrets, texts: c.texts}
 	pass := newPass(reports, set, c.config, c)
 	for _, rule := range applies {
 		c.check(out, pass, reports, rule)

@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/modellint/modellint/lint"
+)
+
+// texts keeps one copy of each text findings print. A rule words its
+// finding the same way for most workloads, and a run holds every finding
+// until the reports are written: on 10,000 Deployments the messages alone
+// were 11 MB in 44,000 copies of 1,014 texts.
+type texts struct {
+	mu   sync.Mutex
+	seen map[string]string
+}
+
+// maxTexts bounds the table: past it, texts are kept as they come, so a
+// run whose every message differs holds no more than without the table.
+const maxTexts = 1 << 16
+
+func (t *texts) intern(s string) string {
+	if s == "" {
+		return s
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if kept, ok := t.seen[s]; ok {
+		return kept
+	}
+	if t.seen == nil {
+		t.seen = map[string]string{}
+	}
+	if len(t.seen) < maxTexts {
+		t.seen[s] = s
+	}
+	return s
+}
+
+// share replaces the texts of a finding by their kept copies (none
+// without a table). The fix is
+// the finding's own (see reporter.fix); its edits are the rule's, so they
+// are copied before they change.
+func (t *texts) share(finding *lint.Finding) {
+	if t == nil {
+		return
+	}
+	finding.Message = t.intern(finding.Message)
+	finding.Location.Path = t.intern(finding.Location.Path)
+	fix := finding.Fix
+	if fix == nil || fix == lint.FixableOnly(fix.Safety) { // shared by every finding
+		return
+	}
+	fix.Description, fix.Suggestion = t.intern(fix.Description), t.intern(fix.Suggestion)
+	if len(fix.Edits) == 0 {
+		return
+	}
+	fix.Edits = slices.Clone(fix.Edits)
+	for i := range fix.Edits {
+		edit := &fix.Edits[i]
+		edit.Text, edit.Review.Text = t.intern(edit.Text), t.intern(edit.Review.Text)
+	}
+}
