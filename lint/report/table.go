@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/lint"
@@ -156,10 +158,11 @@ const tableBatch = 64
 // every file so that the columns line up from one file to the next.
 type findingLayout struct {
 	ruleWidth, positionWidth, messageWidth int
+	messages                               *wrappedTexts
 }
 
 func newFindingLayout(findings []lint.Finding, terminalWidth int) findingLayout {
-	layout := findingLayout{ruleWidth: len("RULE"), positionWidth: len("LINE:COL")}
+	layout := findingLayout{ruleWidth: len("RULE"), positionWidth: len("LINE:COL"), messages: &wrappedTexts{}}
 	for _, finding := range findings {
 		if finding.Suppressed() {
 			continue
@@ -181,7 +184,7 @@ func renderFindings(out *bytes.Buffer, findings []lint.Finding, layout findingLa
 		if finding.RuleName != "" {
 			rule += "\n" + finding.RuleName
 		}
-		return []string{paint.severity(finding.Severity), rule, position(finding.Location), messageCell(finding, layout.messageWidth, paint)}
+		return []string{paint.severity(finding.Severity), rule, position(finding.Location), messageCell(finding, layout, paint)}
 	})
 	// Padded headers give each table the shared column widths; the message
 	// column is the last, its padding trimmed, so the pieces of a table
@@ -192,12 +195,14 @@ func renderFindings(out *bytes.Buffer, findings []lint.Finding, layout findingLa
 
 // messageCell is the message, then the target and the field path indented
 // below it, so a reader finds the object without counting lines.
-func messageCell(finding lint.Finding, width int, paint painter) string {
+func messageCell(finding lint.Finding, layout findingLayout, paint painter) string {
 	text := finding.Message
 	if finding.Fix.Applicable(false) {
 		text = fixableMark + " " + text
 	}
-	lines := wrapWords(text, width)
+	width := layout.messageWidth
+	lines := slices.Clip(layout.messages.wrap(text, width)) // appended to below: not the kept lines
+
 	const indent = "  "
 	var where []string
 	if finding.Target != "" {
@@ -213,6 +218,38 @@ func messageCell(finding lint.Finding, width int, paint painter) string {
 		lines = append(lines, indent+paint.paint(ansiDim, line))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// wrappedTexts keeps each message as it was wrapped: most findings share
+// their text with others (one rule, one wording), and wrapping is most of
+// the table's cost.
+type wrappedTexts struct {
+	mu    sync.Mutex
+	lines map[string][]string
+}
+
+// maxWrapped bounds the texts kept: a run whose every message differs
+// holds no more than without them.
+const maxWrapped = 1 << 14
+
+// wrap is wrapWords(text, width), for one width per table.
+func (w *wrappedTexts) wrap(text string, width int) []string {
+	w.mu.Lock()
+	lines, ok := w.lines[text]
+	w.mu.Unlock()
+	if ok {
+		return lines
+	}
+	lines = wrapWords(text, width)
+	w.mu.Lock()
+	if w.lines == nil {
+		w.lines = map[string][]string{}
+	}
+	if len(w.lines) < maxWrapped {
+		w.lines[text] = lines
+	}
+	w.mu.Unlock()
+	return lines
 }
 
 // relatedText is a related location as the text reports show it:
