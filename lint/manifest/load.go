@@ -677,14 +677,13 @@ func isDocumentStart(line []byte) bool {
 // parsePart parses and converts the documents of one part.
 func parsePart(path string, part streamPart) parsedPart {
 	var out parsedPart
-	decoder := yaml.NewDecoder(bytes.NewReader(part.source))
+	next := partDocuments(part.source)
 	keys := map[string]string{}
 	// One span index for the part's documents, emptied for each: a map
 	// made per document was a tenth of a 10,000-workload run's allocation.
 	spans := map[string]span{}
 	for index := 0; ; index++ {
-		var root yaml.Node
-		err := decoder.Decode(&root)
+		root, err := next()
 		if errors.Is(err, io.EOF) {
 			return out
 		}
@@ -692,20 +691,12 @@ func parsePart(path string, part streamPart) parsedPart {
 			out.err = yamlError(path, part.source, part.line, err)
 			return out
 		}
-		start := &root
-		if len(root.Content) > 0 {
-			start = root.Content[0] // the document's first key, not its "---"
-		}
-		doc := &Document{File: path, Index: index}
-		size := countNodes(&root)
 		clear(spans)
-		conv := converter{fields: newFieldTable(Position{start.Line, start.Column}, size.fields), budget: min(10*size.nodes+10000, max(size.nodes, MaxDocumentValues)), keys: keys, values: size.expands, spans: spans}
-		conv.text.Grow(size.text)
-		if doc.expanded, err = conv.convert(&root, 0, true); err != nil {
+		doc, err := convertDocument(path, index, root, keys, spans)
+		if err != nil {
 			out.convertErr, out.failedDoc = err, index
 			return out
 		}
-		doc.fields = conv.table()
 		if part.fields != nil && part.fields.Add(int64(len(doc.fields.entries))) > MaxFileValues {
 			out.err = fmt.Errorf("%s: more than %d YAML values, more than a manifest file needs", path, MaxFileValues)
 			return out
@@ -717,6 +708,48 @@ func parsePart(path string, part streamPart) parsedPart {
 		}
 		out.docs = append(out.docs, doc)
 	}
+}
+
+// partDocuments returns the documents of source one at a time: read by
+// readSimple when it reads the whole part, else by yaml.v3.
+func partDocuments(source []byte) func() (*yaml.Node, error) {
+	if docs, ok := readSimple(source); ok {
+		return func() (*yaml.Node, error) {
+			if len(docs) == 0 {
+				return nil, io.EOF
+			}
+			root := docs[0]
+			docs[0], docs = nil, docs[1:] // converted documents are not held
+			return root, nil
+		}
+	}
+	decoder := yaml.NewDecoder(bytes.NewReader(source))
+	return func() (*yaml.Node, error) {
+		var root yaml.Node
+		if err := decoder.Decode(&root); err != nil {
+			return nil, err
+		}
+		return &root, nil
+	}
+}
+
+// convertDocument converts the parsed document root, the index-th of its
+// part, into a Document. keys and spans are the part's (see converter).
+func convertDocument(path string, index int, root *yaml.Node, keys map[string]string, spans map[string]span) (*Document, error) {
+	start := root
+	if len(root.Content) > 0 {
+		start = root.Content[0] // the document's first key, not its "---"
+	}
+	doc := &Document{File: path, Index: index}
+	size := countNodes(root)
+	conv := converter{fields: newFieldTable(Position{start.Line, start.Column}, size.fields), budget: min(10*size.nodes+10000, max(size.nodes, MaxDocumentValues)), keys: keys, values: size.expands, spans: spans}
+	conv.text.Grow(size.text)
+	var err error
+	if doc.expanded, err = conv.convert(root, 0, true); err != nil {
+		return nil, err
+	}
+	doc.fields = conv.table()
+	return doc, nil
 }
 
 func (f *File) addDocument(doc *Document) {
