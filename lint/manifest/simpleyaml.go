@@ -25,6 +25,40 @@ type simpleReader struct {
 	end int
 	// failed is set at the first thing the reader leaves to yaml.v3.
 	failed bool
+	// slab is where the next nodes are: a stream's nodes live only until
+	// its documents are converted, and one allocation per node was most
+	// of the reader's.
+	slab []yaml.Node
+	// keys holds one copy of each short key.
+	keys map[string]string
+}
+
+func (r *simpleReader) node() *yaml.Node {
+	if len(r.slab) == 0 {
+		r.slab = make([]yaml.Node, 128)
+	}
+	node := &r.slab[0]
+	r.slab = r.slab[1:]
+	return node
+}
+
+// keyString is the text of a key, shared when short: keys repeat in every
+// object of a stream.
+func (r *simpleReader) keyString(text []byte) string {
+	if len(text) > 32 {
+		return string(text)
+	}
+	if key, ok := r.keys[string(text)]; ok {
+		return key
+	}
+	key := string(text)
+	if r.keys == nil {
+		r.keys = map[string]string{}
+	}
+	if len(r.keys) < maxShared {
+		r.keys[key] = key
+	}
+	return key
 }
 
 type simpleLine struct {
@@ -210,7 +244,9 @@ func (r *simpleReader) position(i, p int) (int, int) {
 
 func (r *simpleReader) newNode(kind yaml.Kind, tag string, i, p int) *yaml.Node {
 	line, column := r.position(i, p)
-	return &yaml.Node{Kind: kind, Tag: tag, Line: line, Column: column}
+	node := r.node()
+	node.Kind, node.Tag, node.Line, node.Column = kind, tag, line, column
+	return node
 }
 
 // isSeqItem reports whether byte p of line i starts a block sequence item.
@@ -248,11 +284,10 @@ func (r *simpleReader) keyText(i, p int) (text string, after int, ok bool) {
 		switch src[q] {
 		case ':':
 			if q+1 == l.end || src[q+1] == ' ' {
-				text := string(src[p:q])
-				if src[q-1] == ' ' || text == "<<" || q-p > maxSimpleKey {
+				if src[q-1] == ' ' || string(src[p:q]) == "<<" || q-p > maxSimpleKey {
 					return "", 0, false // "key :" and merge keys are left to yaml.v3
 				}
-				return text, q + 1, true
+				return r.keyString(src[p:q]), q + 1, true
 			}
 		case '#':
 			if src[q-1] == ' ' {
@@ -325,10 +360,18 @@ func (r *simpleReader) mapping(i, p, indent, depth int) (*yaml.Node, int) {
 	return node, i
 }
 
-// plainTag is the tag yaml.v3 resolves a plain scalar to.
+// plainTag is the tag yaml.v3 resolves a plain scalar to. yaml.v3 looks
+// further only at a scalar that starts with one of resolvedFirst (see its
+// resolve.go); any other is a string.
 func plainTag(text string) string {
+	if text != "" && strings.IndexByte(resolvedFirst, text[0]) < 0 {
+		return "!!str"
+	}
 	return (&yaml.Node{Kind: yaml.ScalarNode, Value: text}).ShortTag()
 }
+
+const resolvedFirst = "+-0123456789yYnNtTfFoO~."
+
 
 // value reads the value of a key whose ':' ends before byte p of line i,
 // in a mapping indented by indent. It returns the line after it.
@@ -350,7 +393,9 @@ func (r *simpleReader) value(i, p, indent, depth int) (*yaml.Node, int) {
 			return r.sequence(next, indent, depth+1)
 		}
 	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}, i + 1
+	node := r.node()
+	node.Kind, node.Tag = yaml.ScalarNode, "!!null"
+	return node, i + 1
 }
 
 // block reads the mapping or sequence that starts line i.
@@ -465,6 +510,9 @@ func (r *simpleReader) inline(i, p, indent, depth int) (*yaml.Node, int) {
 		node = r.newNode(yaml.ScalarNode, "", i, p)
 		node.Value = string(src[p:end])
 		node.Tag = plainTag(node.Value)
+		if node.Value == "<<" {
+			r.fail() // yaml.v3 tags it a merge key wherever it is
+		}
 	}
 	if r.failed {
 		return nil, i
@@ -720,5 +768,8 @@ func (r *simpleReader) flowScalarOrCollection(i, p, depth int) (*yaml.Node, int)
 	node := r.newNode(yaml.ScalarNode, "", i, p)
 	node.Value = string(src[p:end])
 	node.Tag = plainTag(node.Value)
+	if node.Value == "<<" {
+		r.fail()
+	}
 	return node, q
 }

@@ -117,6 +117,8 @@ var simpleCases = []struct {
 	{"anchors", "a: &x 1\nb: *x\n", false},
 	{"merge key", "a: {b: 1}\n<<: {c: 2}\n", false},
 	{"tags", "a: !!str 1\n", false},
+	{"merge value", "a: <<\nb: [<<]\n", false},
+	{"values yaml.v3 resolves", "a: [yes, No, on, Off, y, n, .5, .inf, -.Inf, +1, 0x1F, 0o17, 1_000, 1e3, ~, Null, TRUE, '<<']\nb: 2001-12-14T21:59:43Z\nc: -0x1\nd: +.5\n", true},
 	{"folded", "a: >\n  x\n", false},
 	{"indentation indicator", "a: |2\n   x\n", false},
 	{"multi-line flow", "a: [1,\n  2]\n", false},
