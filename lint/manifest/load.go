@@ -676,19 +676,22 @@ func isDocumentStart(line []byte) bool {
 
 // parsePart parses and converts the documents of one part.
 func parsePart(path string, part streamPart) parsedPart {
+	return parsePartWith(path, part, newPartReader(part.source))
+}
+
+func parsePartWith(path string, part streamPart, reader *partReader) parsedPart {
 	var out parsedPart
-	next := partDocuments(part.source)
 	keys := map[string]string{}
 	// One span index for the part's documents, emptied for each: a map
 	// made per document was a tenth of a 10,000-workload run's allocation.
 	spans := map[string]span{}
 	for index := 0; ; index++ {
-		root, err := next()
+		root, err := reader.next()
 		if errors.Is(err, io.EOF) {
 			return out
 		}
 		if err != nil {
-			out.err = yamlError(path, part.source, part.line, err)
+			out.err = yamlError(path, reader.source, part.line+reader.line, err)
 			return out
 		}
 		clear(spans)
@@ -710,26 +713,63 @@ func parsePart(path string, part streamPart) parsedPart {
 	}
 }
 
-// partDocuments returns the documents of source one at a time: read by
-// readSimple when it reads the whole part, else by yaml.v3.
-func partDocuments(source []byte) func() (*yaml.Node, error) {
-	if docs, ok := readSimple(source); ok {
-		return func() (*yaml.Node, error) {
-			if len(docs) == 0 {
-				return nil, io.EOF
-			}
-			root := docs[0]
-			docs[0], docs = nil, docs[1:] // converted documents are not held
-			return root, nil
-		}
+// partReader gives the documents of a part one at a time, as parsing
+// holds one document's tree at a time (see parsing): read by simpleReader
+// until a document it does not read, and from that document's "---" line
+// on by yaml.v3, as if the part were cut there.
+type partReader struct {
+	simple  *simpleReader
+	decoder *yaml.Decoder
+	// source is what the decoder reads, from line line of the part.
+	source []byte
+	line   int
+}
+
+func newPartReader(source []byte) *partReader {
+	p := &partReader{source: source}
+	if simple, ok := newSimpleReader(source); ok {
+		p.simple = simple
+	} else {
+		p.decoder = yaml.NewDecoder(bytes.NewReader(source))
 	}
-	decoder := yaml.NewDecoder(bytes.NewReader(source))
-	return func() (*yaml.Node, error) {
-		var root yaml.Node
-		if err := decoder.Decode(&root); err != nil {
-			return nil, err
+	return p
+}
+
+// next returns the next document, or io.EOF after the last.
+func (p *partReader) next() (*yaml.Node, error) {
+	if p.simple != nil {
+		doc, ok := p.simple.nextDocument()
+		switch {
+		case ok && doc == nil:
+			return nil, io.EOF
+		case ok:
+			return doc, nil
 		}
-		return &root, nil
+		// Cut before the document's "---" line, keeping one empty line
+		// before it: yaml.v3 words an error on its input's first line
+		// without the line.
+		if cut := p.simple.next; cut > 0 {
+			p.line = cut - 1
+			p.source = append([]byte{'\n'}, p.source[p.simple.lines[cut].start:]...)
+		}
+		p.simple = nil
+		p.decoder = yaml.NewDecoder(bytes.NewReader(p.source))
+	}
+	var root yaml.Node
+	if err := p.decoder.Decode(&root); err != nil {
+		return nil, err
+	}
+	if p.line > 0 {
+		shiftLines(&root, p.line)
+	}
+	return &root, nil
+}
+
+// shiftLines moves the nodes of a tree down by lines.
+func shiftLines(node *yaml.Node, lines int) {
+	node.Line += lines
+	for _, child := range node.Content {
+		shiftLines(child, lines)
 	}
 }
 

@@ -11,18 +11,19 @@ import (
 
 // Manifests are written in a small part of YAML: block mappings and
 // sequences, flow collections on one line, plain and quoted scalars on one
-// line, literal blocks. readSimple reads that part into the nodes yaml.v3's
+// line, literal blocks. simpleReader reads that part into the nodes yaml.v3's
 // Decoder gives for it, without its scanner, which was most of a large
 // run's CPU. A stream with anything else (anchors, tags, multi-line
 // scalars, folded blocks, an error) is not read: yaml.v3 reads it, so what
 // a stream means and how its errors read stay yaml.v3's.
 
-// simpleReader reads one stream (see readSimple).
+// simpleReader reads one stream, a document at a time.
 type simpleReader struct {
 	src   []byte
 	lines []simpleLine
-	// end is the line after the document being read.
-	end int
+	// next is the first line of the next document; end is the line after
+	// the document being read.
+	next, end int
 	// failed is set at the first thing the reader leaves to yaml.v3.
 	failed bool
 	// slab is where the next nodes are: a stream's nodes live only until
@@ -77,15 +78,26 @@ const maxSimpleKey = 1000
 // stream to yaml.v3 (which has its own bound).
 const maxSimpleDepth = 100
 
-// readSimple returns the documents of source as yaml.v3's Decoder would,
-// or false when source is not all in the part of YAML it reads.
-func readSimple(source []byte) ([]*yaml.Node, bool) {
-	r := &simpleReader{src: source}
-	if !r.splitLines() {
+// maxSimplePart is the largest part of a stream the reader reads: an
+// object the API server stores is at most 1.5 MiB.
+const maxSimplePart = 2 << 20
+
+// newSimpleReader returns a reader of source, or false when source holds
+// what the reader never reads (see splitLines).
+func newSimpleReader(source []byte) (*simpleReader, bool) {
+	if len(source) > maxSimplePart {
 		return nil, false
 	}
-	var docs []*yaml.Node
-	for i := 0; i < len(r.lines) && !r.failed; {
+	r := &simpleReader{src: source}
+	return r, r.splitLines()
+}
+
+// nextDocument reads the next document as yaml.v3's Decoder would: nil at
+// the end of the stream, false when the document is not in the part of
+// YAML the reader reads, and then r.next is its first line.
+func (r *simpleReader) nextDocument() (*yaml.Node, bool) {
+	for r.next < len(r.lines) {
+		i := r.next
 		marker := r.isMarker(i)
 		start := i
 		if marker {
@@ -95,19 +107,26 @@ func readSimple(source []byte) ([]*yaml.Node, bool) {
 		for r.end < len(r.lines) && !r.isMarker(r.end) {
 			r.end++
 		}
-		if doc := r.document(i, marker); doc != nil {
-			docs = append(docs, doc)
+		doc := r.document(i, marker)
+		if r.failed {
+			return nil, false
 		}
-		i = r.end
+		r.next = r.end
+		if doc != nil {
+			return doc, true
+		}
 	}
-	return docs, !r.failed
+	return nil, true
 }
 
 // splitLines finds the lines and refuses what yaml.v3 would refuse or
 // read otherwise: control characters, carriage returns, a byte order mark,
-// text that is not UTF-8, directives and "..." document ends.
+// text that is not UTF-8, directives and "..." document ends. A stream of
+// mostly empty lines is refused too: its lines would take more memory
+// than yaml.v3 does.
 func (r *simpleReader) splitLines() bool {
 	src := r.src
+	maxLines := len(src)/8 + 1024
 	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
 		return false
 	}
@@ -142,6 +161,9 @@ func (r *simpleReader) splitLines() bool {
 			}
 		}
 		r.lines = append(r.lines, line)
+		if len(r.lines) > maxLines {
+			return false
+		}
 		start = i + 1
 	}
 	return true
@@ -371,7 +393,6 @@ func plainTag(text string) string {
 }
 
 const resolvedFirst = "+-0123456789yYnNtTfFoO~."
-
 
 // value reads the value of a key whose ':' ends before byte p of line i,
 // in a mapping indented by indent. It returns the line after it.

@@ -15,6 +15,26 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// readSimple returns the documents of source as yaml.v3's Decoder would,
+// or false when source is not all in the part of YAML the reader reads.
+func readSimple(source []byte) ([]*yaml.Node, bool) {
+	r, ok := newSimpleReader(source)
+	if !ok {
+		return nil, false
+	}
+	var docs []*yaml.Node
+	for {
+		doc, ok := r.nextDocument()
+		if !ok {
+			return nil, false
+		}
+		if doc == nil {
+			return docs, true
+		}
+		docs = append(docs, doc)
+	}
+}
+
 // yamlDocuments is what yaml.v3's Decoder reads from source, up to its
 // first error.
 func yamlDocuments(source []byte) ([]*yaml.Node, error) {
@@ -201,8 +221,54 @@ func TestSimpleReaderAgreesOnFixtures(t *testing.T) {
 	}
 }
 
+// TestPartReaderHandsOver reads parts whose documents are simple up to
+// one that is not: from that document on yaml.v3 reads them, and the
+// documents, their lines and the errors are what yaml.v3 alone gives.
+func TestPartReaderHandsOver(t *testing.T) {
+	for _, source := range []string{
+		"a: 1\n---\nb: &x 1\nc: *x\n---\nd: 2\n",
+		"# head\n---\na: [1, 2]\n---\nb: >\n  folded\n",
+		"a: 1\n---\nb: [\n",
+		"a: 1\n---\nb: 2\n---\nc: {d\n",
+		"a: 1\n---\nb:\n\t- c\n",
+		"%YAML 1.2\n---\na: 1\n",
+	} {
+		for _, line := range []int{0, 40} {
+			checkPartAgrees(t, []byte(source), line)
+		}
+	}
+}
+
+// checkPartAgrees fails when parsePart reads a part of a stream otherwise
+// than yaml.v3 alone: other documents, lines or errors.
+func checkPartAgrees(t *testing.T, source []byte, line int) {
+	t.Helper()
+	part := streamPart{source: source, line: line}
+	got := parsePart("x.yaml", part)
+	yamlOnly := &partReader{source: part.source, decoder: yaml.NewDecoder(bytes.NewReader(part.source))}
+	want := parsePartWith("x.yaml", part, yamlOnly)
+	// A part with an error fails its file: the documents before it are not
+	// used (and yaml.v3 may stop a document before the one with the error).
+	failed := want.err != nil || want.convertErr != nil
+	if fmt.Sprint(got.err) != fmt.Sprint(want.err) || fmt.Sprint(got.convertErr) != fmt.Sprint(want.convertErr) ||
+		!failed && len(got.docs) != len(want.docs) {
+		t.Errorf("%q at line %d: %d documents, errors %v, %v; yaml.v3 alone: %d, %v, %v", source, line,
+			len(got.docs), got.err, got.convertErr, len(want.docs), want.err, want.convertErr)
+		return
+	}
+	if failed {
+		return
+	}
+	for i := range want.docs {
+		if !reflect.DeepEqual(got.docs[i].fields, want.docs[i].fields) || !reflect.DeepEqual(got.docs[i].expanded, want.docs[i].expanded) {
+			t.Errorf("%q at line %d: document %d differs:%s\nyaml.v3 alone:%s", source, line, i+1,
+				describeTable(got.docs[i].fields), describeTable(want.docs[i].fields))
+		}
+	}
+}
+
 // FuzzSimpleReader checks that whatever readSimple reads, yaml.v3 reads
-// the same.
+// the same, and that a part read partly by each reads as by yaml.v3 alone.
 func FuzzSimpleReader(f *testing.F) {
 	for _, c := range simpleCases {
 		f.Add([]byte(c.source))
@@ -210,5 +276,6 @@ func FuzzSimpleReader(f *testing.F) {
 	f.Add([]byte(deployment))
 	f.Fuzz(func(t *testing.T, source []byte) {
 		checkSimpleAgrees(t, "fuzz.yaml", source)
+		checkPartAgrees(t, source, 3)
 	})
 }
