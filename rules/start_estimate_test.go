@@ -39,3 +39,40 @@ func TestStartEstimateRecorded(t *testing.T) {
 		t.Errorf("probes %v, want livenessProbe and readinessProbe", kinds)
 	}
 }
+
+// TestStartEstimateCountsThePull: a start whose image was read begins with
+// its pull, the image's stored layer bytes at the download rate.
+func TestStartEstimateCountsThePull(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "testdata", "scenarios", "e2e-liveness-no-startup"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := loadScenarioImages(t, dir, &scenarioRegistry{parent: t})
+	options, _ := images.options(t, "tarball")
+	result := lintScenario(t, dir, options, nil)
+	if len(result.Starts) != 1 {
+		t.Fatalf("%d start estimates, want 1: %+v", len(result.Starts), result.Starts)
+	}
+	var stored int64
+	for _, built := range images.Built {
+		for _, img := range built.Images {
+			layers, err := img.Layers()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, layer := range layers {
+				size, err := layer.Size()
+				if err != nil {
+					t.Fatal(err)
+				}
+				stored += size
+			}
+		}
+	}
+	start := result.Starts[0]
+	pull := float64(stored) / (100 << 20) // the default 100 MiB/s
+	if stored == 0 || start.ImageBytes != stored || start.PullMiBPerSecond != 100 || start.PullSeconds != pull {
+		t.Errorf("pull of %d bytes at %g MiB/s in %gs, want the image's %d stored bytes at 100 MiB/s in %gs",
+			start.ImageBytes, start.PullMiBPerSecond, start.PullSeconds, stored, pull)
+	}
+}
