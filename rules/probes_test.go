@@ -4,6 +4,10 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/server"
 )
 
 func TestChecksNothing(t *testing.T) {
@@ -31,5 +35,36 @@ func TestChecksNothing(t *testing.T) {
 	}
 	if checksNothing(&corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{}}}) {
 		t.Error("a tcpSocket probe checks the port")
+	}
+}
+
+// TestLivenessSuggestion: the probe a liveness finding suggests checks the
+// runtime's process-health path on the port the probe checks now, or for
+// a runtime without such a path (TF Serving) its health port; a container
+// whose probes come from a ServingRuntime keeps a tcpSocket check.
+func TestLivenessSuggestion(t *testing.T) {
+	onPort := func(path string, port int) *corev1.Probe {
+		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(int32(port))}},
+			PeriodSeconds: 10}
+	}
+	for _, c := range []struct {
+		name     string
+		argv     []string
+		probe    *corev1.Probe
+		composed bool
+		want     string
+	}{
+		{"vLLM", []string{"vllm", "serve", "m"}, onPort("/v1/models", 8000), false,
+			"livenessProbe:\n  httpGet:\n    path: /health\n    port: 8000\n  periodSeconds: 10\n"},
+		{"TF Serving", []string{"tensorflow_model_server", "--port=9000"}, onPort("/v1/models/m", 8501), false,
+			"livenessProbe:\n  tcpSocket:\n    port: 9000\n  periodSeconds: 10\n"},
+		{"a ServingRuntime's container", []string{"vllm", "serve", "m"}, onPort("/v1/models", 8000), true,
+			"livenessProbe:\n  tcpSocket:\n    port: 8000\n  periodSeconds: 10\n"},
+	} {
+		container := &manifest.Container{Container: &corev1.Container{Command: c.argv, LivenessProbe: c.probe},
+			Runtime: server.ByProgram(c.argv), FromServingRuntime: c.composed}
+		if got := livenessSuggestion(container); got != c.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", c.name, got, c.want)
+		}
 	}
 }
