@@ -68,3 +68,27 @@ func TestLivenessSuggestion(t *testing.T) {
 		}
 	}
 }
+
+// TestSameHandler: two probes check the same thing when they differ only
+// in defaults one of them writes out (scheme HTTP, path /, no headers).
+func TestSameHandler(t *testing.T) {
+	get := func(action corev1.HTTPGetAction) *corev1.Probe {
+		action.Port = intstr.FromInt32(8000)
+		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &action}}
+	}
+	for _, c := range []struct {
+		name string
+		a, b *corev1.Probe
+		want bool
+	}{
+		{"scheme written out", get(corev1.HTTPGetAction{Path: "/health"}), get(corev1.HTTPGetAction{Path: "/health", Scheme: corev1.URISchemeHTTP}), true},
+		{"path written out", get(corev1.HTTPGetAction{}), get(corev1.HTTPGetAction{Path: "/"}), true},
+		{"empty headers", get(corev1.HTTPGetAction{Path: "/health"}), get(corev1.HTTPGetAction{Path: "/health", HTTPHeaders: []corev1.HTTPHeader{}}), true},
+		{"another scheme", get(corev1.HTTPGetAction{Path: "/health"}), get(corev1.HTTPGetAction{Path: "/health", Scheme: corev1.URISchemeHTTPS}), false},
+		{"another path", get(corev1.HTTPGetAction{Path: "/health"}), get(corev1.HTTPGetAction{Path: "/ready"}), false},
+	} {
+		if got := sameHandler(c.a, c.b); got != c.want {
+			t.Errorf("%s: sameHandler %v, want %v", c.name, got, c.want)
+		}
+	}
+}
