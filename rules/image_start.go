@@ -195,7 +195,7 @@ func reportWheelFailures(pass *lint.Pass, c *imageCheck, failing []wheelFailure,
 			continue
 		}
 		subject := "the app imports " + strings.Join(f.wheel.Modules, ", ") + ", whose wheel " + f.wheel.Dist + " " + f.wheel.Version
-		pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: c.field(), Image: location, Message: fmt.Sprintf("%s", message(subject, f))})
+		pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: c.field(), Image: location, Message: message(subject, f)})
 	}
 	if len(others) == 0 {
 		return
@@ -216,7 +216,7 @@ func reportWheelFailures(pass *lint.Pass, c *imageCheck, failing []wheelFailure,
 	if node, err := c.img.FS().Stat(first.wheel.Path); err == nil {
 		location.Layer = c.img.LayerDigest(node)
 	}
-	pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.field(), Image: location, Message: fmt.Sprintf("%s", message(subject, first))})
+	pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.field(), Image: location, Message: message(subject, first)})
 }
 
 var archMismatch = &lint.Rule{

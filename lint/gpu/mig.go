@@ -10,10 +10,6 @@ import (
 	"github.com/modellint/modellint/internal/lazyregexp"
 )
 
-// migGuide is NVIDIA's Multi-Instance GPU user guide, where the profiles
-// and their memory are listed.
-const migGuide = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
-
 // migProfile is one MIG profile of one GPU and the memory a process in it
 // can use.
 type migProfile struct {
@@ -34,8 +30,9 @@ func lgip(gibibytes float64) int64 { return int64(gibibytes * gib) }
 // fraction is a share of a whole GPU's memory.
 func fraction(gpu GPU, eighths int64) int64 { return gpu.MemoryBytes * eighths / 8 }
 
-// migProfiles is the table of MIG profiles, from the MIG user guide
-// (migGuide): supported-mig-profiles.html for the profiles and their
+// migProfiles is the table of MIG profiles, from NVIDIA's MIG user guide
+// (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/):
+// supported-mig-profiles.html for the profiles and their
 // fractions, getting-started-with-mig.html for nvidia-smi mig -lgip.
 // "+me" profiles (media extensions) have the memory of their base profile.
 var migProfiles = []migProfile{
