@@ -92,3 +92,14 @@ func TestSameHandler(t *testing.T) {
 		}
 	}
 }
+
+// TestPortValue: a port read from args or env is a TCP port number,
+// 1 to 65535; anything else names no port.
+func TestPortValue(t *testing.T) {
+	for value, want := range map[string]int32{"8080": 8080, " 1 ": 1, "65535": 65535, "0": 0, "65536": 0, "-1": 0, "http": 0, "": 0} {
+		port, ok := portValue(value)
+		if ok != (want != 0) || ok && port != want {
+			t.Errorf("portValue(%q) = %d, %v; want %d", value, port, ok, want)
+		}
+	}
+}
