@@ -177,7 +177,7 @@ func printableRune(r rune) bool {
 // hasPrefixWord reports whether line starts with word followed by a
 // space or its end.
 func hasPrefixWord(line []byte, word string) bool {
-	return strings.HasPrefix(string(line), word) && (len(line) == len(word) || line[len(word)] == ' ')
+	return bytes.HasPrefix(line, []byte(word)) && (len(line) == len(word) || line[len(word)] == ' ')
 }
 
 func (r *simpleReader) isMarker(i int) bool {
@@ -578,7 +578,12 @@ func (r *simpleReader) quoted(i, p int) (string, int, bool) {
 			case '0':
 				value = append(value, 0)
 			case 'x', 'u', 'U':
-				digits := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+				digits := 2 // \xXX
+				if e == 'u' {
+					digits = 4
+				} else if e == 'U' {
+					digits = 8
+				}
 				if q+digits >= l.end {
 					return "", 0, false
 				}
