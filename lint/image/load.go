@@ -453,7 +453,7 @@ func (o Options) inflateBound(i int, layer storedLayer) func(int64) error {
 			return fmt.Errorf("it inflates to more than the %s --max-layer-size allows", sizeText(o.MaxLayerBytes))
 		}
 		if o.budget != nil && !o.budget.count(i, read) {
-			return o.budget.exceeded(read, layer.size)
+			return o.budget.exceeded(i, read, layer.size)
 		}
 		return nil
 	}
@@ -481,7 +481,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // forEachLayer runs work for the given layers, largest first (so the
 // longest stream starts early), at most parallelism at once; the first
-// error cancels the rest.
+// error cancels the rest. A layer stopped because another passed the
+// image's bound does not hide that layer's error.
 func forEachLayer(ctx context.Context, indexes []int, layers []storedLayer, parallelism int, work func(int) error) error {
 	order := append([]int(nil), indexes...)
 	sort.SliceStable(order, func(a, b int) bool { return layers[order[a]].size > layers[order[b]].size })
@@ -489,7 +490,7 @@ func forEachLayer(ctx context.Context, indexes []int, layers []storedLayer, para
 	defer cancel()
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	var once sync.Once
+	var mu sync.Mutex
 	var first error
 	for w := 0; w < min(max(parallelism, 1), len(order)); w++ {
 		wg.Add(1)
@@ -497,7 +498,12 @@ func forEachLayer(ctx context.Context, indexes []int, layers []storedLayer, para
 			defer wg.Done()
 			for i := range jobs {
 				if err := work(i); err != nil {
-					once.Do(func() { first = err; cancel() })
+					mu.Lock()
+					if first == nil || errors.Is(first, errOtherLayerOver) && !errors.Is(err, errOtherLayerOver) {
+						first = err
+					}
+					mu.Unlock()
+					cancel()
 				}
 			}
 		}()

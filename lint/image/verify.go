@@ -3,6 +3,7 @@ package image
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -41,10 +42,15 @@ type imageBudget struct {
 	mu       sync.Mutex
 	total    int64
 	counted  []int64 // by layer: the most one read of it inflated
+	crossed  int     // the layer whose read passed the bound; -1 before
 }
 
+// errOtherLayerOver stops a layer's read because another layer's passed
+// the image's bound; that layer's error is the one to report.
+var errOtherLayerOver = errors.New("another layer passed the image's bound")
+
 func newImageBudget(limit int64, layers int) *imageBudget {
-	budget := &imageBudget{limit: limit, explicit: limit > 0, counted: make([]int64, layers)}
+	budget := &imageBudget{limit: limit, explicit: limit > 0, counted: make([]int64, layers), crossed: -1}
 	if !budget.explicit {
 		budget.limit = DefaultMaxImageBytes
 	}
@@ -60,12 +66,22 @@ func (b *imageBudget) count(i int, read int64) bool {
 		b.total += read - b.counted[i]
 		b.counted[i] = read
 	}
+	if b.total > b.limit && b.crossed < 0 {
+		b.crossed = i
+	}
 	return b.total <= b.limit
 }
 
-// exceeded explains the bound to the layer whose read passed it, having
-// inflated read bytes from stored compressed ones.
-func (b *imageBudget) exceeded(read, stored int64) error {
+// exceeded explains the bound to layer i, over it having inflated read
+// bytes from stored compressed ones. Only the layer whose read passed the
+// bound is named: a small layer read after it has nothing to explain.
+func (b *imageBudget) exceeded(i int, read, stored int64) error {
+	b.mu.Lock()
+	crossed := b.crossed
+	b.mu.Unlock()
+	if crossed != i {
+		return errOtherLayerOver
+	}
 	allows := "allows"
 	if !b.explicit {
 		allows = "allows by default"
