@@ -22,6 +22,10 @@ func TestConfigErrorsHaveLines(t *testing.T) {
 		{"disable", "failOn: warning\ndisable: [MDL205, MDL2O8]\n", `:2:19: disable: no rule "MDL2O8" (did you mean MDL208?)`},
 		{"enable name", "enable:\n  - memory-limit-mising\n", `:2:5: enable: no rule "memory-limit-mising" (did you mean memory-limit-missing?)`},
 		{"rules key", "rules:\n  MDL2O8: {disabled: true}\n", `:2:3: rules: no rule "MDL2O8" (did you mean MDL208?)`},
+		{"ignore rule", "ignore:\n  - rule: MDL2O8\n    reason: known\n", `:2:5: ignore[0].rule: no rule "MDL2O8" (did you mean MDL208?)`},
+		{"ignore without rule", "ignore:\n  - reason: known\n", `:2:5: ignore[0]: rule is required`},
+		{"models entry", "models:\n  - path: m\n    mountPath: models\n", `:2:5: models[0]: want a path and an absolute mountPath`},
+		{"images entry", "images:\n  - ref: r\n", `:2:5: images[0]: ref and source are required`},
 		{"duplicate", "failOn: warning\nfailOn: error\n", `:2: "failOn" is written twice in one mapping; keep one`},
 		{"syntax", "failOn: warning\n  disable: x\n", `:2: mapping values are not allowed in this context`},
 	}

@@ -230,7 +230,7 @@ func Load(path string) (*Config, error) {
 	positions := positionsOf(data)
 	for i, ignore := range config.Ignore {
 		if ignore.Rule == "" {
-			return nil, fmt.Errorf("%s: ignore[%d]: rule is required", path, i)
+			return nil, fmt.Errorf("%s: ignore[%d]: rule is required", positions.at(path, fmt.Sprintf("ignore[%d]", i)), i)
 		}
 		// A date that does not parse must not be compared: as text,
 		// "banana" or "30/06/2027" sorts after every date, and the
@@ -247,13 +247,13 @@ func Load(path string) (*Config, error) {
 	}
 	for i, mapping := range config.Models {
 		if mapping.Path == "" || (mapping.MountPath != "" && !strings.HasPrefix(mapping.MountPath, "/")) {
-			return nil, fmt.Errorf("%s: models[%d]: want a path and an absolute mountPath", path, i)
+			return nil, fmt.Errorf("%s: models[%d]: want a path and an absolute mountPath", positions.at(path, fmt.Sprintf("models[%d]", i)), i)
 		}
 		config.Models[i].Path = filepath.ToSlash(filepath.Clean(mapping.Path))
 	}
 	for i, mapping := range config.Images {
 		if mapping.Ref == "" || mapping.Source == "" {
-			return nil, fmt.Errorf("%s: images[%d]: ref and source are required", path, i)
+			return nil, fmt.Errorf("%s: images[%d]: ref and source are required", positions.at(path, fmt.Sprintf("images[%d]", i)), i)
 		}
 	}
 	if err := config.checkPathsConfined(); err != nil {
@@ -261,10 +261,10 @@ func Load(path string) (*Config, error) {
 	}
 	if config.Model.MaxSize != "" {
 		if err := quantity.Check(config.Model.MaxSize); err != nil {
-			return nil, fmt.Errorf("%s: model.maxSize: %w", path, err)
+			return nil, fmt.Errorf("%s: model.maxSize: %w", positions.at(path, "model.maxSize"), err)
 		}
 		if size, err := quantity.Parse(config.Model.MaxSize); err != nil || size.Sign() <= 0 {
-			return nil, fmt.Errorf("%s: model.maxSize: %s is not a positive quantity such as 2Gi", path, message.Quote(config.Model.MaxSize))
+			return nil, fmt.Errorf("%s: model.maxSize: %s is not a positive quantity such as 2Gi", positions.at(path, "model.maxSize"), message.Quote(config.Model.MaxSize))
 		}
 	}
 	return config, nil

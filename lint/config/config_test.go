@@ -53,7 +53,7 @@ func TestLoadErrors(t *testing.T) {
 	cases := map[string]struct{ content, want string }{
 		"unknown key":         {"failon: warning\n", `:1:1: unknown key "failon" (did you mean failOn?)`},
 		"unknown nested key":  {"cluster: {gpuNodesTainted: true, driver: 535}\n", `:1:34: unknown key "driver" in cluster`},
-		"ignore without rule": {"ignore: [{object: Deployment/x, reason: r}]\n", ": ignore[0]: rule is required"},
+		"ignore without rule": {"ignore: [{object: Deployment/x, reason: r}]\n", ":1:10: ignore[0]: rule is required"},
 		"not yaml":            {"rules: [\n", ":1: did not find expected node content"},
 		"string for a list":   {"# rules\ndisable: MDL208\n", ":2:1: disable: a string where the config expects a list of strings"},
 		"failOn":              {"failOn: warnings\n", `:1:1: failOn: "warnings" is not a severity (want error, warning, info or none)`},

@@ -34,6 +34,13 @@ func SelectRules(all []*lint.Rule, config *lint.Config, enable, disable []string
 		}
 		return nil
 	}
+	// An ignore entry for a rule that does not exist suppresses nothing,
+	// silently: the finding it was written for would stay red.
+	for i, ignore := range config.Ignore {
+		if name := strings.TrimSpace(ignore.Rule); name != "*" && lint.FindRule(all, name) == nil {
+			return nil, fmt.Errorf("%s: ignore[%d].rule: %s", config.At(fmt.Sprintf("ignore[%d].rule", i)), i, noRule(all, name))
+		}
+	}
 	for _, id := range slices.Sorted(maps.Keys(config.Rules)) {
 		settings := config.Rules[id]
 		rule := lint.FindRule(all, id)
