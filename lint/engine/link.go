@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -152,10 +153,11 @@ func (l *linker) addLinks(target *lint.Target, container *manifest.Container, in
 	// A PVC's dir may well be in the tree; a bucket's dir of the same name
 	// is more likely a sample of it.
 	byName := strings.HasPrefix(fromURI, "pvc://")
-	models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository, byName, workload.Object.File.Unit)
+	file := workload.Object.File
+	models, how := l.find(serverPath.Value, name, annotated, container.Runtime.Model.Repository, byName, file.Unit, file.Path)
 	if dir := path.Dir(serverPath.Value); len(models) == 0 && isModelFile(serverPath.Value) && fromURI == "" && listed == nil {
 		// llama.cpp's -m names a .gguf file: its dir is the model dir.
-		models, how = l.find(dir, path.Base(dir), annotated, false, false, workload.Object.File.Unit)
+		models, how = l.find(dir, path.Base(dir), annotated, false, false, file.Unit, file.Path)
 	}
 	if len(models) == 0 {
 		models = []*model.Model{nil}
@@ -270,8 +272,9 @@ func isModelFile(p string) bool { return strings.EqualFold(path.Ext(p), ".gguf")
 // element, or the storageUri's for KServe). A single-model server gets
 // at most one; a repository path (Triton, TorchServe, MLServer) gets every
 // model dir inside the dir it maps to, and a dir by name only when the
-// name is a PVC storageUri's (byName).
-func (l *linker) find(serverPath, name, annotated string, repository, byName bool, unit int) ([]*model.Model, string) {
+// name is a PVC storageUri's (byName). Of several dirs of that name, the
+// one in the workload's own unit wins, then the one nearest its file.
+func (l *linker) find(serverPath, name, annotated string, repository, byName bool, unit int, file string) ([]*model.Model, string) {
 	pick := func(dir string) []*model.Model {
 		if m := l.byDir[dir]; m != nil && !repository {
 			return []*model.Model{m}
@@ -320,6 +323,9 @@ func (l *linker) find(serverPath, name, annotated string, repository, byName boo
 	if len(matches) > 1 {
 		matches = l.nearestUnit(matches, unit)
 	}
+	if len(matches) > 1 {
+		matches = nearestFile(matches, file)
+	}
 	if len(matches) == 1 {
 		return matches, "name match"
 	}
@@ -341,6 +347,24 @@ func (l *linker) nearestUnit(models []*model.Model, unit int) []*model.Model {
 			return inUnit
 		}
 		unit = parent
+	}
+}
+
+// nearestFile keeps the models below the deepest dir of file that holds
+// any: two deployments side by side (broken/ and fixed/, each with its
+// models/resnet) each link their own. Several at that depth stay several.
+func nearestFile(models []*model.Model, file string) []*model.Model {
+	file = filepath.ToSlash(file)
+	for dir := path.Dir(file); ; dir = path.Dir(dir) {
+		var below []*model.Model
+		for _, m := range models {
+			if _, ok := lint.PathUnder(filepath.ToSlash(m.Dir), dir); ok || dir == "." && !path.IsAbs(m.Dir) {
+				below = append(below, m)
+			}
+		}
+		if len(below) > 0 || dir == "." || dir == "/" || dir == path.Dir(dir) {
+			return below
+		}
 	}
 }
 

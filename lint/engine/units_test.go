@@ -59,6 +59,41 @@ func TestSideBySideDeploymentsLintAsEach(t *testing.T) {
 	}
 }
 
+// TestSideBySideModelsLinkToTheirOwn: when the two deployments' workloads
+// are named apart (fixed/ renamed resnet-v2), the dirs are one unit, but
+// each server still links the models/resnet beside its own manifest, not
+// "no model dir" for a name two dirs share.
+func TestSideBySideModelsLinkToTheirOwn(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "testdata", "examples"))); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "fixed", "tf-serving.yaml")
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := strings.Replace(string(data), "  name: resnet\n", "  name: resnet-v2\n", 1)
+	if renamed == string(data) {
+		t.Fatal("fixed/tf-serving.yaml names no Deployment resnet")
+	}
+	if err := os.WriteFile(manifest, []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var links []string
+	for _, line := range lintPaths(t, dir) {
+		if strings.HasPrefix(line, "link ") {
+			links = append(links, strings.ReplaceAll(line, filepath.ToSlash(dir)+"/", ""))
+		}
+	}
+	for _, want := range []string{"Deployment/serving/resnet ", "Deployment/serving/resnet-v2 "} {
+		side := map[string]string{"Deployment/serving/resnet ": "broken/models/resnet", "Deployment/serving/resnet-v2 ": "fixed/models/resnet"}[want]
+		if !slices.ContainsFunc(links, func(link string) bool { return strings.Contains(link, want) && strings.Contains(link, side) }) {
+			t.Errorf("no link of %sto %s in\n  %s", want, side, strings.Join(links, "\n  "))
+		}
+	}
+}
+
 // TestSiblingDeploymentsSeeWhatIsAbove: dirs that declare no workload twice
 // are one deployment (a ConfigMap in config/ resolves the reference in
 // apps/); env/staging and env/prod, which declare the same Deployment, are
