@@ -109,7 +109,7 @@ func checkEngineLimits(pass *lint.Pass) {
 			checkContextLength(pass, link.Model, c, args)
 			continue
 		}
-		srv := c.Runtime.GPU
+		srv := engineGPU(c)
 		if value, ok := args.Value(srv.TensorParallel); ok {
 			tp, err := strconv.ParseInt(value.Value, 10, 64)
 			heads, kvHeads := config.NumAttentionHeads, config.NumKeyValueHeads
@@ -148,6 +148,16 @@ func engineOf(c *manifest.Container) string {
 		return inv.Engine.Name
 	}
 	return c.Runtime.Name
+}
+
+// engineGPU is the GPU settings of the engine that serves a container's
+// model: a wrapping server passes its engine's flags on (KServe's Hugging
+// Face server gives vLLM its --max-model-len).
+func engineGPU(c *manifest.Container) *server.GPUMemory {
+	if engine := server.Named(engineOf(c)); engine != nil && engine.GPU != nil {
+		return engine.GPU
+	}
+	return c.Runtime.GPU
 }
 
 // fieldOf is the field path of a setting in a container, the container's

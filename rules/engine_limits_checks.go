@@ -108,7 +108,7 @@ func deriveMaxLen(config *model.HFConfig) (derivedLength, bool) {
 
 // checkMaxModelLen holds --max-model-len to the length vLLM derives.
 func checkMaxModelLen(pass *lint.Pass, m *model.Model, c *manifest.Container, args server.Args) {
-	value, ok := args.Value(c.Runtime.GPU.ContextLength)
+	value, ok := args.Value(engineGPU(c).ContextLength)
 	if !ok || m.HFConfig == nil {
 		return
 	}
@@ -166,7 +166,7 @@ func sglangContextLength(config *model.HFConfig) (derivedLength, bool) {
 // model_config.py) raises unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN
 // is set.
 func checkContextLength(pass *lint.Pass, m *model.Model, c *manifest.Container, args server.Args) {
-	value, ok := args.Value(c.Runtime.GPU.ContextLength)
+	value, ok := args.Value(engineGPU(c).ContextLength)
 	if !ok || m.HFConfig == nil {
 		return
 	}
@@ -198,7 +198,7 @@ var distributedBackend = server.Flags("--distributed-executor-backend")
 // placement group of that many GPUs (PG_WAIT_TIMEOUT, 1800 s, in
 // vllm/v1/executor/ray_utils.py) and then fails.
 func checkWorldSize(pass *lint.Pass, c *manifest.Container, args server.Args) {
-	srv := c.Runtime.GPU
+	srv := engineGPU(c)
 	tp, tpValue := parallelDegree(args, srv.TensorParallel)
 	pp, ppValue := parallelDegree(args, srv.PipelineParallel)
 	world := tp * pp
@@ -371,7 +371,7 @@ var needsCheckpointConfig = []string{"awq", "awq_marlin", "gptq", "gptq_marlin",
 // checkQuantizationArgument holds --quantization to the checkpoint
 // (ModelConfig._verify_quantization in vllm/config/model.py).
 func checkQuantizationArgument(pass *lint.Pass, m *model.Model, c *manifest.Container, args server.Args) {
-	value, ok := args.Value(c.Runtime.GPU.Quantization)
+	value, ok := args.Value(engineGPU(c).Quantization)
 	if !ok || m.HFConfig == nil {
 		return
 	}
@@ -429,7 +429,7 @@ func checkDtypeCapability(pass *lint.Pass, config *model.HFConfig, c *manifest.C
 	if !known || device.ComputeCapability == 0 || device.ComputeCapability >= 80 {
 		return
 	}
-	value, set := args.Value(c.Runtime.GPU.Dtype)
+	value, set := args.Value(engineGPU(c).Dtype)
 	dtype := strings.ToLower(value.Value)
 	on := fmt.Sprintf("%s (%s; compute capability %s)", device.Name, device.How, device.Capability())
 	switch {
@@ -447,7 +447,7 @@ func checkDtypeCapability(pass *lint.Pass, config *model.HFConfig, c *manifest.C
 			"compute capability 8.0: vLLM starts, falling back to float16 with a warning (\"Your device … doesn't "+
 			"support torch.bfloat16. Falling back to torch.float16\"), and a model trained in bfloat16 may overflow "+
 			"in float16; set %s half to say so, or schedule the pod on a GPU of compute capability 8.0 or more",
-			describe(c), cmp.Or(value.From, c.Runtime.GPU.Dtype.Name()), on, c.Runtime.GPU.Dtype.Name())})
+			describe(c), cmp.Or(value.From, engineGPU(c).Dtype.Name()), on, engineGPU(c).Dtype.Name())})
 	}
 }
 

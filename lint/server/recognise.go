@@ -1,6 +1,7 @@
 package server
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -92,6 +93,11 @@ func Recognise(p Process) Recognition {
 		words, fromImage = p.Command, false
 	}
 	if runtime := DetectByFlags(texts(words)); runtime != nil {
+		// A server that wraps an engine passes the engine's flags on: vLLM's
+		// flags given to KServe's Hugging Face server make it no vLLM.
+		if wrapper, by := p.wrapperOf(runtime); wrapper != nil {
+			return Recognition{Runtime: wrapper, By: by, Argv: words, FromImage: fromImage}
+		}
 		return Recognition{Runtime: runtime, By: "flags only " + runtime.Title + " has", Argv: words, FromImage: fromImage}
 	}
 	if p.Batch {
@@ -106,6 +112,23 @@ func Recognise(p Process) Recognition {
 		}
 	}
 	return Recognition{}
+}
+
+// wrapperOf is the server the platform declares, or else the image names,
+// when it starts engine's engine (a Backend choice), and how it was told.
+func (p Process) wrapperOf(engine *Runtime) (*Runtime, string) {
+	starts := func(r *Runtime) bool {
+		return r != nil && r.Backend != nil && slices.Contains(slices.Collect(maps.Values(r.Backend.Engines)), engine.Name)
+	}
+	if starts(p.Declared) {
+		return p.Declared, "the serving platform"
+	}
+	if len(p.Runs) == 0 && (p.Command == nil || mayWrap(texts(p.Command))) {
+		if r := ByImage(p.Image); starts(r) {
+			return r, "the image name"
+		}
+	}
+	return nil, ""
 }
 
 // mayWrap reports whether a command that was not followed may be a wrapper
