@@ -27,8 +27,13 @@ func TestLoadTimeUnderCPULimit(t *testing.T) {
 			want: []string{`warning: container server (vLLM): startupProbe allows 170s (initialDelaySeconds 0 + periodSeconds 10 × ` +
 				`failureThreshold 17) but loading the 15.0 GiB model (models/m) takes an estimated 175s at an assumed ` +
 				`100 MiB/s from its volume, of which 11s because limits.cpu 250m throttles deserialisation (safetensors read ` +
-				`into memory at 4000 MiB per CPU-second) (17s even at 2048 MiB/s`, `raise failureThreshold to at least 18`,
+				`into memory at 4000 MiB per CPU-second) (29s even at 2048 MiB/s from a local disk under the same CPU limit`, `raise failureThreshold to at least 18`,
 				`fix: raise the startupProbe's failureThreshold to 18`}}},
+		{rule: "MDL402", hostCase: hostCase{name: "a budget only the throttling breaks for certain", image: vllmCPUImage,
+			params: llama8B, limit: "cpu: 250m",
+			container: "args: [--model=/models/m]\nstartupProbe: {httpGet: {path: /health, port: 8000}, periodSeconds: 10, failureThreshold: 2}",
+			want: []string{`error: container server (vLLM): startupProbe allows 20s`, `(29s even at 2048 MiB/s from a local disk under ` +
+				`the same CPU limit; 10s start-up each): the kubelet kills the container`}}},
 		{rule: "MDL402", hostCase: hostCase{name: "a whole core", image: vllmCPUImage, params: llama8B,
 			limit: "cpu: \"1\"", container: "args: [--model=/models/m]" + startupProbe}},
 		{rule: "MDL402", hostCase: hostCase{name: "GGUF under a tenth of a core", image: llamaCPUImage, gguf: true,
