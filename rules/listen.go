@@ -27,7 +27,8 @@ var listenUnreachable = &lint.Rule{
 			"0.0.0.0:11434) and TorchServe (inference_address, http://127.0.0.1:8080 unless config.properties says " +
 			"otherwise). On a cluster whose pods' primary IP is IPv6 (the first pod CIDR of the `--cluster` nodes), an " +
 			"IPv4-only bind (0.0.0.0, or vLLM's and Triton's default) is as unreachable; `::` binds both families on " +
-			"Linux.\n\n" +
+			"Linux. Nodes whose CNI assigns pod IPs itself (EKS's VPC CNI, Cilium's cluster pool) give no pod CIDR; " +
+			"their InternalIP addresses, when all of one family, tell it, as a warning: a CNI may give pods another.\n\n" +
 			"An address written in the manifest or the image's env is certain (error); a server default on an image that " +
 			"was not read, whose env may set the address, is a warning that says so. Pods whose platform proxies to the " +
 			"server over loopback (KServe's Knative queue-proxy) are not reported, and a pod with another container that " +
@@ -63,9 +64,9 @@ func checkListenAddress(pass *lint.Pass) {
 		pass.Skip("KServe's Knative queue-proxy reaches the server over loopback")
 		return
 	}
-	family := ""
+	family, fromAddresses := "", false
 	if pass.Cluster != nil {
-		family = cluster.PodFamily(pass.Cluster.Nodes)
+		family, fromAddresses = cluster.PodFamily(pass.Cluster.Nodes)
 	}
 	var coverage lint.Coverage
 	for _, c := range servingContainers(pass) {
@@ -98,9 +99,15 @@ func checkListenAddress(pass *lint.Pass) {
 			if !address.certain {
 				severity = lint.Warning
 			}
+			// A CNI may give pods another family than the node's own
+			// addresses; only a pod CIDR says for certain.
+			told := "their first pod CIDR"
+			if fromAddresses {
+				severity, told = lint.Warning, "their InternalIP addresses, as they give no pod CIDR"
+			}
 			pass.Report(lint.Diagnostic{Severity: severity, Path: field, Message: fmt.Sprintf("%s listens on %s (%s), IPv4 "+
-				"only, but the pods' primary IP is IPv6 on the nodes of %s (their first pod CIDR): the kubelet's probes and "+
-				"the Service never reach it; %s", describe(c), address.host, address.from, pass.Cluster.Path, bindAll(c, family))})
+				"only, but the pods' primary IP is IPv6 on the nodes of %s (%s): the kubelet's probes and "+
+				"the Service never reach it; %s", describe(c), address.host, address.from, pass.Cluster.Path, told, bindAll(c, family))})
 		}
 	}
 	coverage.SkipIfNone(pass, "no serving container's listen address is known")

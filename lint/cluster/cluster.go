@@ -58,25 +58,28 @@ type Node struct {
 	// without GPU Feature Discovery's labels).
 	NVIDIADriver string
 	// PodFamily is the IP family of the pods' primary IP on the node,
-	// from its first pod CIDR: "IPv4", "IPv6", or "" when not given.
-	PodFamily string
+	// from its first pod CIDR, else from its InternalIP addresses
+	// (PodFamilyFromAddresses): "IPv4", "IPv6", or "" when not known.
+	PodFamily              string
+	PodFamilyFromAddresses bool
 }
 
 // PodFamily is the IP family of the primary IP of pods on the nodes, when
 // every node that says agrees: "IPv4", "IPv6", or "" (none says, or they
-// differ).
-func PodFamily(nodes []Node) string {
-	family := ""
+// differ); fromAddresses says some node told it by its addresses alone.
+func PodFamily(nodes []Node) (family string, fromAddresses bool) {
 	for _, node := range nodes {
 		switch {
 		case node.PodFamily == "":
+			continue
 		case family == "":
 			family = node.PodFamily
 		case family != node.PodFamily:
-			return ""
+			return "", false
 		}
+		fromAddresses = fromAddresses || node.PodFamilyFromAddresses
 	}
-	return family
+	return family, fromAddresses
 }
 
 // Read reads a `kubectl get nodes -o yaml` file: a List of Node, a

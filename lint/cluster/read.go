@@ -46,12 +46,18 @@ type nodeObject struct {
 		PodCIDRs []string `json:"podCIDRs"`
 	} `json:"spec"`
 	Status struct {
+		Addresses   []nodeAddress           `json:"addresses"`
 		Allocatable map[string]quantityText `json:"allocatable"`
 		NodeInfo    struct {
 			Architecture string `json:"architecture"`
 		} `json:"nodeInfo"`
 	} `json:"status"`
 	Items []nodeObject `json:"-"`
+}
+
+type nodeAddress struct {
+	Type    string `json:"type"`
+	Address string `json:"address"`
 }
 
 type taint struct {
@@ -363,10 +369,9 @@ func (r *reader) add(item int, object *nodeObject) error {
 		cidr = object.Spec.PodCIDRs[0]
 	}
 	if prefix, err := netip.ParsePrefix(cidr); err == nil {
-		node.PodFamily = "IPv4"
-		if prefix.Addr().Is6() && !prefix.Addr().Is4In6() {
-			node.PodFamily = "IPv6"
-		}
+		node.PodFamily = family(prefix.Addr())
+	} else {
+		node.PodFamily, node.PodFamilyFromAddresses = addressFamily(object), true
 	}
 	for _, taint := range object.Spec.Taints {
 		node.Taints = append(node.Taints, corev1.Taint{Key: taint.Key, Value: taint.Value, Effect: corev1.TaintEffect(taint.Effect)})
@@ -452,6 +457,14 @@ func decodeNode(object *yaml.Node, into *nodeObject, items bool) error {
 			into.Status.Allocatable[name] = quantityText(text)
 		}
 	}
+	if addresses := field(status, "addresses"); addresses != nil && addresses.Kind == yaml.SequenceNode && err == nil {
+		into.Status.Addresses = make([]nodeAddress, len(addresses.Content))
+		for i, item := range addresses.Content {
+			item = resolve(item)
+			set(&into.Status.Addresses[i].Type, field(item, "type"))
+			set(&into.Status.Addresses[i].Address, field(item, "address"))
+		}
+	}
 	set(&into.Status.NodeInfo.Architecture, field(field(status, "nodeInfo"), "architecture"))
 	if list := field(object, "items"); items && list != nil && !(list.Kind == yaml.ScalarNode && list.Tag == "!!null") && err == nil {
 		if list.Kind != yaml.SequenceNode {
@@ -518,4 +531,32 @@ func stringMap(mapping *yaml.Node) (map[string]string, error) {
 		values[mapping.Content[i].Value] = value
 	}
 	return values, nil
+}
+
+func family(addr netip.Addr) string {
+	if addr.Is6() && !addr.Is4In6() {
+		return "IPv6"
+	}
+	return "IPv4"
+}
+
+// addressFamily is the family of a node's InternalIP addresses when they
+// are all of one, "" otherwise. A CNI that assigns pod IPs itself (EKS's
+// VPC CNI, Cilium's cluster pool) leaves podCIDR unset; its pods on a node
+// with only IPv6 addresses are IPv6.
+func addressFamily(object *nodeObject) string {
+	found := ""
+	for _, address := range object.Status.Addresses {
+		addr, err := netip.ParseAddr(address.Address)
+		if address.Type != "InternalIP" || err != nil {
+			continue
+		}
+		switch f := family(addr); {
+		case found == "":
+			found = f
+		case found != f:
+			return ""
+		}
+	}
+	return found
 }

@@ -79,3 +79,38 @@ func TestReadBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestPodFamily: a node's pod family is its first pod CIDR's; a node with
+// none (its CNI assigns pod IPs) tells it by its InternalIP addresses when
+// they are of one family, and not at all when they are of both.
+func TestPodFamily(t *testing.T) {
+	node := func(name, spec, addresses string) string {
+		return "- kind: Node\n  metadata: {name: " + name + "}\n  spec: {" + spec + "}\n  status:\n    addresses: [" + addresses + "]\n"
+	}
+	cases := []struct {
+		name, items, want string
+		fromAddresses     bool
+	}{
+		{"pod CIDR", node("a", "podCIDRs: [fd00::/64, 10.0.0.0/24]", "{type: InternalIP, address: 10.0.0.1}"), "IPv6", false},
+		{"IPv6 addresses", node("a", "", "{type: InternalIP, address: \"2600:1f14::1\"}, {type: ExternalIP, address: 1.2.3.4}"), "IPv6", true},
+		{"IPv4 addresses", node("a", "", "{type: InternalIP, address: 10.0.0.1}, {type: Hostname, address: a}"), "IPv4", true},
+		{"both families", node("a", "", "{type: InternalIP, address: \"2600:1f14::1\"}, {type: InternalIP, address: 10.0.0.1}"), "", false},
+		{"one of each way", node("a", "podCIDR: fd00::/64", "") + node("b", "", "{type: InternalIP, address: \"2600::2\"}"), "IPv6", true},
+		{"nodes that differ", node("a", "podCIDR: fd00::/64", "") + node("b", "", "{type: InternalIP, address: 10.0.0.2}"), "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "nodes.yaml")
+			if err := os.WriteFile(path, []byte("kind: List\nitems:\n"+c.items), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			facts, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if family, fromAddresses := PodFamily(facts.Nodes); family != c.want || fromAddresses != c.fromAddresses {
+				t.Errorf("PodFamily = %q, %v; want %q, %v", family, fromAddresses, c.want, c.fromAddresses)
+			}
+		})
+	}
+}
