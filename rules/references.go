@@ -148,7 +148,9 @@ var configRefMissing = &lint.Rule{
 			"an InferenceService's containers) is reported with the name the generator gave. References marked optional " +
 			"and objects listed under external: in .modellint.yaml are not reported. A missing Secret is a warning, since " +
 			"Secrets are usually created outside the repository, and so is a missing object named after the release of a " +
-			"Helm chart modellint rendered, which the rest of the release may create. " +
+			"Helm chart modellint rendered, which the rest of the release may create. A name that repeats one the chart " +
+			"gives after its release, with another release's name in front (`ray-cluster-config` for the chart's " +
+			"`{{ .Release.Name }}-config`), is a warning that names that release: it holds only under that release name. " +
 			"$$(VAR) is an escape and is not reported; in shell scripts (sh -c) only UPPER_CASE names are checked, " +
 			"since $(cmd) there is command substitution. Env vars listed under requiredEnv: in .modellint.yaml must be set " +
 			"on every model-server container.",
@@ -270,6 +272,18 @@ func reportMissing(pass *lint.Pass, ref configRef) {
 			ref.what, ref.kind, ref.name, release, effect, ref.kind, ref.name)})
 		return
 	}
+	if twin, release := releaseTwin(pass, ref); twin != nil {
+		// The chart names the object after the release and the reference
+		// names it after one release in particular: it works only when the
+		// chart is installed under that name.
+		pass.Report(lint.Diagnostic{Severity: min(severity, lint.Warning), Path: ref.path, Message: fmt.Sprintf(
+			"%s names %s %q, which is not in the linted files, but the chart names its %s %q after the release (rendered as "+
+				"release %q): the name is written for a release called %q, and under any other release name %s; derive the "+
+				"name from the release in the template ({{ .Release.Name }}%s), or lint with --release-name %s if that is the "+
+				"release you install", ref.what, ref.kind, ref.name, ref.kind, twin.Name, twin.File.HelmRelease, release, effect,
+			strings.TrimPrefix(twin.Name, twin.File.HelmRelease), release)})
+		return
+	}
 	if generated := generatedUnder(pass, ref); generated != nil {
 		pass.Report(lint.Diagnostic{Severity: severity, Path: ref.path, Message: fmt.Sprintf(
 			"%s names %s %q, but the Kustomize overlay generates it as %s %q and left this reference as it was (kustomize "+
@@ -305,6 +319,27 @@ func generatedUnder(pass *lint.Pass, ref configRef) *manifest.Object {
 		}
 	}
 	return nil
+}
+
+// releaseTwin returns the object a Helm chart names after its release
+// ("release-name-config") whose name the reference repeats with another
+// release's name in front ("ray-cluster-config", written in the values),
+// and that other release name; nil when there is none.
+func releaseTwin(pass *lint.Pass, ref configRef) (*manifest.Object, string) {
+	release := pass.Workload().Object.File.HelmRelease
+	if release == "" {
+		return nil, ""
+	}
+	for _, object := range pass.Objects.OfKindsIn(pass.Workload().Object.Namespace, ref.kind) {
+		suffix, named := strings.CutPrefix(object.Name, release+"-")
+		if !named || object.File.HelmRelease != release {
+			continue
+		}
+		if other, ok := strings.CutSuffix(ref.name, "-"+suffix); ok && other != "" {
+			return object, other
+		}
+	}
+	return nil, ""
 }
 
 // namedAfterRelease reports whether name is made from the Helm release
