@@ -142,7 +142,7 @@ func (k *kserve) runtime(o *manifest.Object) *runtime {
 func (k *kserve) predictor(w *manifest.Workload) (string, error) {
 	shorthand := modelContainer(w)
 	if shorthand == nil {
-		return "", nil
+		return "", k.frameworkStorage(w)
 	}
 	isvc := w.Object
 	var model modelSpec
@@ -162,6 +162,25 @@ func (k *kserve) predictor(w *manifest.Workload) (string, error) {
 	}
 	k.used[r.object] = true
 	return "", mountStorage(w, shorthand, model.StorageURI, modelPath+".storageUri")
+}
+
+// frameworkStorage mounts the storageUri of the older per-framework
+// shorthands (spec.predictor.sklearn, .tensorflow …): KServe's storage
+// initializer fills /mnt/models for them as for model:. They are not
+// composed with a runtime here.
+func (k *kserve) frameworkStorage(w *manifest.Workload) error {
+	for _, c := range w.Containers {
+		if !c.FromServingRuntime || c.Init {
+			continue
+		}
+		value, _ := w.Object.Lookup(append(strings.Split(c.Path, "."), "storageUri")...)
+		if uri, _ := value.(string); uri != "" {
+			if err := mountStorage(w, c, uri, c.Path+".storageUri"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // modelContainer is the container of the predictor's model shorthand

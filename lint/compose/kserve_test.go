@@ -183,3 +183,27 @@ spec:
 		}
 	}
 }
+
+// TestKServeFrameworkShorthandStorage: the older per-framework shorthands
+// get their storageUri at /mnt/models too, a pvc:// claim in place.
+func TestKServeFrameworkShorthandStorage(t *testing.T) {
+	set, _ := composed(t, "", `apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: iris}
+spec:
+  predictor:
+    sklearn:
+      storageUri: pvc://models/iris/v1
+`)
+	var mounts []string
+	for _, w := range set.Workloads {
+		for _, c := range w.Containers {
+			for _, m := range c.VolumeMounts {
+				mounts = append(mounts, c.Path+" "+m.Name+" "+m.MountPath+" "+m.SubPath)
+			}
+		}
+	}
+	if want := []string{"spec.predictor.sklearn " + pvcVolume + " /mnt/models iris/v1"}; fmt.Sprint(mounts) != fmt.Sprint(want) {
+		t.Errorf("mounts %q, want %q", mounts, want)
+	}
+}
