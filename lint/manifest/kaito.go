@@ -42,6 +42,9 @@ var kaitoPresetGiB = map[string]float64{
 	"gpt-oss-20b": 25.63, "gpt-oss-120b": 121.54,
 	"ministral-3-3b-instruct": 4.35, "ministral-3-8b-instruct": 9.70, "ministral-3-14b-instruct": 14.65,
 	"mistral-large-3-675b-instruct": 634.70,
+	// presets/workspace/models/gemma3/model.go names them; the catalog
+	// lists them as google/gemma-3-4b-it and google/gemma-3-27b-it.
+	"gemma-3-4b-instruct": 8.01, "gemma-3-27b-instruct": 51.10,
 }
 
 // kaitoPresetWorkload is the workload of a Workspace whose pods KAITO
