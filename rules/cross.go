@@ -76,7 +76,10 @@ var memoryBelowModel = &lint.Rule{
 			"The estimate is: model bytes × memoryFactor (1.2) × model copies (workers) + baselineMiB (256 MiB, the " +
 			"server without a model). Model bytes are the resident version dirs for TF Serving and Triton, else the " +
 			"exact weight bytes from safetensors/ONNX headers, else all files. A limit that holds the model but not a " +
-			"version swap (one more version) is a warning. Tune `estimates:` in .modellint.yaml. vLLM and TGI with a " +
+			"version swap (one more version) is a warning. A server that loads several models at start in one process " +
+			"(every model of TF Serving's --model_config_file, every model of a Triton repository unless " +
+			"--model-control-mode=explicit) is held to all of them together, with one baseline. Tune `estimates:` in " +
+			".modellint.yaml. vLLM and TGI with a " +
 			"GPU request are not checked: their weights live in GPU memory.\n\n" +
 			"LLM servers on the CPU hold a KV cache beside the weights, added to the estimate. llama.cpp (no GPU " +
 			"requested, -c set; -c 0 is the GGUF header's context_length) allocates 2 × layers × KV heads × head dim × " +
@@ -177,6 +180,7 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 				"versions with a rollout instead of in place", describe(c), limit.String(), humanBytes(bytes), humanBytes(need.Bytes), humanBytes(swap), estimateMemory(estimates, bytes+largestResidentVersion(link.Model), 1, copies).Formula(), quantityCeil(swap))})
 		}
 	}
+	checkModelsTogether(pass, gpu)
 }
 
 // hostMemoryNeed is what a serving container needs in host memory for its
