@@ -67,10 +67,15 @@ func (b *Bundle) ArgvFields(argv []string) []string {
 }
 
 // Env is the container's environment as the server sees it: the image's
-// ENV, then the manifest's literal values.
+// ENV, the literal values of the ConfigMaps envFrom names, then the
+// manifest's literal values (the process's, once composed).
 func (b *Bundle) Env() map[string]string {
+	entries := b.Spec.Env
+	if len(b.Process.Env) > 0 {
+		entries = b.Process.Env
+	}
 	env := map[string]string{}
-	for _, entry := range b.Spec.Env {
+	for _, entry := range entries {
 		name, value, _ := strings.Cut(entry, "=")
 		env[name] = value
 	}

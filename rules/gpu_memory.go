@@ -581,10 +581,7 @@ func serverArgs(pass *lint.Pass, c *manifest.Container) server.Args {
 		return server.NewArgs(manifestWords(c), envValues(c), c.EnvIndex())
 	}
 	env := envValues(c)
-	for _, entry := range bundle.Spec.Env {
-		name, value, _ := strings.Cut(entry, "=")
-		env[name] = value
-	}
+	maps.Copy(env, bundle.Env())
 	return server.NewArgs(bundle.Server.Argv, env, c.EnvIndex())
 }
 
