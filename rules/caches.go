@@ -59,7 +59,9 @@ func checkDownloadCache(pass *lint.Pass) {
 		p := &b.Process
 		if download, ok := hubDownloadOf(c); ok && hubRuntimes[c.Runtime.Name] {
 			dir, from, known := p.HubCache()
-			if flag := flagValue(b.Server.Argv, "--download-dir"); flag != "" && c.Runtime.Name == "vllm" {
+			// vLLM's argparse keeps the last --download-dir given.
+			flag, _ := server.NewArgs(b.Server.Argv, nil, nil).Flag("--download-dir")
+			if flag != "" && c.Runtime.Name == "vllm" {
 				dir, from, known = flag, "--download-dir", strings.HasPrefix(flag, "/")
 			}
 			if !known {
@@ -127,7 +129,10 @@ func reportHubCache(pass *lint.Pass, c *manifest.Container, p *launch.Process, d
 // cache has nowhere to go.
 func reportCompileCache(pass *lint.Pass, b *lint.Bundle, p *launch.Process) {
 	c := b.Container
-	if hasFlag(b.Server.Argv, "--enforce-eager") || strings.TrimSpace(envOr(p, "VLLM_DISABLE_COMPILE_CACHE")) == "1" {
+	// "--enforce-eager, --no-enforce-eager": the last one given decides
+	// (https://docs.vllm.ai/en/latest/configuration/engine_args.html).
+	_, eager, _ := server.NewArgs(b.Server.Argv, nil, nil).Switch([]string{"--enforce-eager"}, []string{"--no-enforce-eager"})
+	if eager || strings.TrimSpace(envOr(p, "VLLM_DISABLE_COMPILE_CACHE")) == "1" {
 		return
 	}
 	root, from, known := p.VLLMCacheRoot()
@@ -177,27 +182,4 @@ func weightsMount(p *launch.Process) *launch.Mount {
 func envOr(p *launch.Process, name string) string {
 	value, _ := p.Getenv(name)
 	return value
-}
-
-// flagValue is the value of a flag in a command line (--flag VALUE or
-// --flag=VALUE), "" when it is not given.
-func flagValue(argv []server.Word, flag string) string {
-	for i, word := range argv {
-		if value, ok := strings.CutPrefix(word.Text, flag+"="); ok {
-			return value
-		}
-		if word.Text == flag && i+1 < len(argv) {
-			return argv[i+1].Text
-		}
-	}
-	return ""
-}
-
-func hasFlag(argv []server.Word, flag string) bool {
-	for _, word := range argv {
-		if word.Text == flag || strings.HasPrefix(word.Text, flag+"=") {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -669,13 +670,24 @@ func checkProbeTarget(pass *lint.Pass) {
 }
 
 func checkProbeModelName(pass *lint.Pass, c *manifest.Container, invocation *server.Invocation, kind, probePath string) {
-	name := invocation.ModelName.Value
-	if name == "" || strings.ContainsAny(name, "{}$,") || invocation.ModelConfigFile.Value != "" {
-		return // unknown, templated, or several models
+	if len(invocation.ModelNames) == 0 || invocation.ModelConfigFile.Value != "" {
+		return // unknown, or models from a file
+	}
+	served := make([]string, len(invocation.ModelNames))
+	for i, name := range invocation.ModelNames {
+		if name.Value == "" || strings.ContainsAny(name.Value, "{}$,") {
+			return // unknown, templated, or several models in one value
+		}
+		served[i] = name.Value
 	}
 	m := modelInPath.FindStringSubmatch(probePath)
-	if m == nil || m[1] == name {
+	if m == nil || slices.Contains(served, m[1]) {
 		return
+	}
+	name := served[0]
+	servedModels := "model " + strconv.Quote(name)
+	if len(served) > 1 {
+		servedModels = "models " + joinAnd(quoteAll(served))
 	}
 	fixed := strings.Replace(probePath, "/models/"+m[1], "/models/"+name, 1)
 	// Unsafe: which name is the mistake, the probe's or the server's, is the user's call.
@@ -685,9 +697,9 @@ func checkProbeModelName(pass *lint.Pass, c *manifest.Container, invocation *ser
 		edits, suggestion = setField(pass.Workload().Object, c.Path+"."+kind+".httpGet.path", fixed, sameText(probePath))
 	}
 	reportFixed(pass, lint.EditFix("point the "+kind+" at the served model, "+fixed, suggestion, edits...),
-		c.Path+"."+kind+".httpGet.path", "%s: %s checks %s, but the server serves model %q (%s): the probe gets "+
-			"404 forever and the pod never becomes Ready; use %s", describe(c), kind, probePath, name,
-		invocation.ModelName.From, fixed)
+		c.Path+"."+kind+".httpGet.path", "%s: %s checks %s, but the server serves %s (%s): the probe gets "+
+			"404 forever and the pod never becomes Ready; use %s", describe(c), kind, probePath, servedModels,
+		invocation.ModelNames[0].From, fixed)
 }
 
 func checkProbeGRPCPort(pass *lint.Pass, c *manifest.Container, kind string, port intstr.IntOrString) {

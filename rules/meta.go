@@ -45,10 +45,10 @@ var manifestInvalid = &lint.Rule{
 			"A field the API does not have (`fsGroup` in a container's securityContext, a misspelt key) is rejected " +
 			"too, by strict field validation, the default of `kubectl apply`: modellint decodes the built-in kinds " +
 			"with the Kubernetes API types, KubeRay's RayCluster, RayJob and RayService (ray.io/v1) with " +
-			"KubeRay's own (v1.5.0: a field only a newer KubeRay has is a warning), and an Argo Rollout's pod " +
+			"KubeRay's own (v1.5.0: a field only a newer KubeRay has is a warning, until --crds gives the cluster's CRD), and an Argo Rollout's pod " +
 			"template as its CRD checks it, naming the field that was probably meant.\n\n" +
-			"A custom object whose CustomResourceDefinition is in the linted files, or in the file `--crds` names " +
-			"(`kubectl get crd -o yaml`), is checked against that CRD's schema instead, as the API server checks it: " +
+			"A custom object whose CustomResourceDefinition is in the linted files (a chart's crds/ and its " +
+			"sub-charts' included), or in the file or directory `--crds` names (`kubectl get crd -o yaml`), is checked against that CRD's schema instead, as the API server checks it: " +
 			"the fields its structural schema does not have, and the types, formats, enums, bounds and required " +
 			"fields of its OpenAPI schema (not its CEL rules). That CRD is the version the cluster runs.",
 		Bad:        "volumes:\n  - name: data\n    fc:\n      lun: <ADD LUN ID Here>",

@@ -95,7 +95,7 @@ func (l *lintCommand) define(set *pflag.FlagSet) {
 	set.Var(&modelFlag{&options.Models}, "model",
 		"link a model dir to the path containers mount it at, DIR[:MOUNTPATH], repeatable")
 	set.StringVar(&flags.cluster, "cluster", "", "kubectl get nodes -o yaml of the target cluster")
-	set.StringVar(&flags.crds, "crds", "", "kubectl get crd -o yaml of the target cluster: custom objects are checked against these schemas")
+	set.StringVar(&flags.crds, "crds", "", "the CRDs of the target cluster, a `PATH` to what kubectl get crd -o yaml writes or to a directory of CRD files: custom objects are checked against their schemas")
 	set.StringArrayVar(&options.Exclude, "exclude", nil, "leave paths out of a directory walk (.gitignore syntax, relative to the working dir), repeatable; .gitignore and .modellintignore files are honoured too")
 	set.BoolVar(&flags.failEmpty, "fail-if-empty", false, "exit 2 when the PATHs hold nothing to lint")
 	addBaselineFlags(set, &flags.baseline)
@@ -182,7 +182,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		return exitError
 	}
 	if flags.crds != "" {
-		if options.CRDs, err = crd.ReadFile(flags.crds); err != nil {
+		if options.CRDs, err = crd.ReadPath(flags.crds); err != nil {
 			printError(stderr, err)
 			return exitError
 		}

@@ -8,7 +8,6 @@
 package crd
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -20,7 +19,6 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 
-	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -107,37 +105,6 @@ func (s *Schemas) Check(o *manifest.Object) (unknown, refused []*manifest.Invali
 				"(the default of kubectl apply) rejects the object", path, crd)})
 	}
 	return unknown, refused, true
-}
-
-// MaxFileBytes bounds a --crds file: `kubectl get crd -o yaml` of a cluster
-// with every operator of this field installed is some tens of MiB.
-const MaxFileBytes = 128 << 20
-
-// ReadFile reads the CRDs of a file such as `kubectl get crd -o yaml`
-// writes (a List, or documents), within MaxFileBytes.
-func ReadFile(path string) ([]*manifest.Object, error) {
-	data, err := fileread.Regular(path, MaxFileBytes)
-	var tooLarge *fileread.TooLargeError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, fmt.Errorf("CRDs %s: larger than %d MiB", path, MaxFileBytes>>20)
-	case err != nil:
-		return nil, fmt.Errorf("CRDs %s: %w", path, err)
-	}
-	file, err := manifest.Load(path, data)
-	if err != nil {
-		return nil, fmt.Errorf("CRDs %s: %w", path, err)
-	}
-	var crds []*manifest.Object
-	for _, o := range file.Objects {
-		if o.Kind == "CustomResourceDefinition" {
-			crds = append(crds, o)
-		}
-	}
-	if len(crds) == 0 {
-		return nil, fmt.Errorf("CRDs %s: no CustomResourceDefinition in it (kubectl get crd -o yaml writes them)", path)
-	}
-	return crds, nil
 }
 
 // fieldPath is a path of the API server's messages as modellint writes

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -105,4 +106,97 @@ func TestReadFile(t *testing.T) {
 	if _, err := ReadFile(other); err == nil || !strings.Contains(err.Error(), "no CustomResourceDefinition") {
 		t.Errorf("a file without CRDs: %v", err)
 	}
+}
+
+func TestReadPathDir(t *testing.T) {
+	write := func(t *testing.T, name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gadgetCRD := strings.NewReplacer("widgets", "gadgets", "Widget", "Gadget").Replace(widgetCRD)
+
+	t.Run("files under it", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "ray", "widgets.yaml"), widgetCRD)
+		write(t, filepath.Join(dir, "gadgets.JSON"), gadgetCRD) // JSON is YAML
+		write(t, filepath.Join(dir, "README.md"), "apiVersion: [")
+		write(t, filepath.Join(dir, "nodes.yml"), "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n")
+		if err := os.Symlink(filepath.Join(dir, "ray"), filepath.Join(dir, "linked.yaml")); err != nil {
+			t.Fatal(err) // a link to a directory inside: not walked
+		}
+		objects, err := ReadPath(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, o := range objects {
+			names = append(names, o.Name)
+		}
+		if got := strings.Join(names, " "); got != "gadgets.example.com widgets.example.com" {
+			t.Errorf("CRDs %q, want gadgets then widgets", got)
+		}
+		if objects[1].File.Path != filepath.Join(dir, "ray", "widgets.yaml") {
+			t.Errorf("a CRD of %s", objects[1].File.Path)
+		}
+	})
+	t.Run("link inside", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "real", "widgets.txt"), widgetCRD)
+		if err := os.Symlink(filepath.Join("real", "widgets.txt"), filepath.Join(dir, "widgets.yaml")); err != nil {
+			t.Fatal(err)
+		}
+		if objects, err := ReadPath(dir); err != nil || len(objects) != 1 {
+			t.Errorf("ReadPath = %d objects, %v", len(objects), err)
+		}
+	})
+	t.Run("link outside", func(t *testing.T) {
+		outside := filepath.Join(t.TempDir(), "secret.yaml")
+		write(t, outside, widgetCRD)
+		dir := t.TempDir()
+		if err := os.Symlink(outside, filepath.Join(dir, "widgets.yaml")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadPath(dir); err == nil || !strings.Contains(err.Error(), "outside") {
+			t.Errorf("a link out of the directory: %v", err)
+		}
+	})
+	t.Run("fifo", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := syscall.Mkfifo(filepath.Join(dir, "widgets.yaml"), 0o644); err != nil {
+			t.Skip(err)
+		}
+		if _, err := ReadPath(dir); err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("a FIFO: %v", err)
+		}
+	})
+	t.Run("bounds", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "a.yaml"), widgetCRD)
+		write(t, filepath.Join(dir, "b.yaml"), gadgetCRD)
+		defer func(bound int64) { maxDirBytes = bound }(maxDirBytes)
+		maxDirBytes = int64(len(widgetCRD) + len(gadgetCRD) - 1)
+		if _, err := ReadPath(dir); err == nil || !strings.Contains(err.Error(), "larger than 0 MiB together") {
+			t.Errorf("files past the bound together: %v", err)
+		}
+		maxDirBytes = MaxFileBytes
+		// A file past a manifest's bound is refused before it is read.
+		if err := os.Truncate(filepath.Join(dir, "a.yaml"), MaxFileBytes); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadPath(dir); err == nil || !strings.Contains(err.Error(), "a.yaml: file is 128 MiB, more than the 32 MiB") {
+			t.Errorf("a file past a manifest's bound: %v", err)
+		}
+	})
+	t.Run("no CRDs", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "nodes.yaml"), "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n")
+		if _, err := ReadPath(dir); err == nil || !strings.Contains(err.Error(), "no CustomResourceDefinition") {
+			t.Errorf("a directory without CRDs: %v", err)
+		}
+	})
 }

@@ -586,9 +586,14 @@ func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, adv
 		if problem.Unsure && !rule.SeverityConfigured {
 			severity = min(severity, lint.Warning)
 		}
+		message := problem.Message + advice
+		if problem.Unsure {
+			// The cluster's CRD decides: say how to give it.
+			message += ", or give the cluster's CRDs with --crds (kubectl get crd " + problem.CRD + " -o yaml)"
+		}
 		finding := lint.Finding{
 			RuleID: rule.ID, RuleName: rule.Name, Severity: severity,
-			Message:  problem.Message + advice,
+			Message:  message,
 			Location: lint.Location{File: file, Line: pos.Line, Column: pos.Column, Path: object.FullPath(problem.Path)},
 			Target:   object.ID(),
 			Related:  helperCall(object, problem.Path),

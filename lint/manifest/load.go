@@ -524,8 +524,10 @@ type InvalidError struct {
 	Path    string // field path relative to the object, as precise as could be found
 	Message string
 	// Unsure says the field may be one of a newer API than modellint's
-	// types of a CRD: the cluster's CRD decides.
+	// types of a CRD: the cluster's CRD decides, the one CRD names
+	// ("rayclusters.ray.io").
 	Unsure bool
+	CRD    string
 }
 
 func (e *InvalidError) Error() string {

@@ -54,10 +54,17 @@ var referencedKinds = map[string]bool{"Service": true, "ConfigMap": true, "Secre
 // API modules are not served, or (Argo Rollouts) the CRD's schema is not the
 // types' (it lets unknown fields through under resources, and rewrites the
 // template metadata's).
-var crdTypes = map[string]func() any{
-	"ray.io/RayCluster": func() any { return &rayv1.RayCluster{} },
-	"ray.io/RayJob":     func() any { return &rayv1.RayJob{} },
-	"ray.io/RayService": func() any { return &rayv1.RayService{} },
+var crdTypes = map[string]crdType{
+	"ray.io/RayCluster": {"rayclusters.ray.io", func() any { return &rayv1.RayCluster{} }},
+	"ray.io/RayJob":     {"rayjobs.ray.io", func() any { return &rayv1.RayJob{} }},
+	"ray.io/RayService": {"rayservices.ray.io", func() any { return &rayv1.RayService{} }},
+}
+
+// crdType is the type a serving CRD's objects are decoded into, and the
+// CRD's name (what kubectl get crd NAME takes).
+type crdType struct {
+	name    string
+	newType func() any
 }
 
 // strictType returns the type an object is strictly decoded into, if any,
@@ -70,8 +77,8 @@ func strictType(o *Object) (newType func() any, crd bool) {
 	if newType, ok := builtInTypes[key]; ok {
 		return newType, false
 	}
-	if newType, ok := crdTypes[key]; ok {
-		return newType, true
+	if t, ok := crdTypes[key]; ok {
+		return t.newType, true
 	}
 	return nil, false
 }
@@ -165,7 +172,7 @@ func (o *Object) decodeStrict() *strictDecoding {
 		// A field the types lack may be one of a newer release of the
 		// operator (KubeRay v1.6's authOptions): the cluster's CRD decides.
 		for _, unknown := range o.strict.unknown {
-			unknown.Unsure = true
+			unknown.Unsure, unknown.CRD = true, crdTypes[o.Group()+"/"+o.Kind].name
 			unknown.Message = strings.Replace(unknown.Message, "has no such field, so strict field validation "+
 				"(the default of kubectl apply) rejects the object", "has no such field in "+crdTypesVersion+
 				"'s API, so strict field validation (the default of kubectl apply) rejects the object unless the "+

@@ -367,7 +367,8 @@ func TestCRDUnknownFieldUnsure(t *testing.T) {
 		t.Fatal(err)
 	}
 	unknown := file.Objects[0].decodeStrict().unknown
-	if len(unknown) != 1 || !unknown[0].Unsure || !strings.Contains(unknown[0].Message, "KubeRay v1.5.0's API") {
+	if len(unknown) != 1 || !unknown[0].Unsure || !strings.Contains(unknown[0].Message, "KubeRay v1.5.0's API") ||
+		unknown[0].CRD != "rayclusters.ray.io" {
 		t.Fatalf("unknown fields %v", unknown)
 	}
 }

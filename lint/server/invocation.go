@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,10 +16,14 @@ type ModelSettings struct {
 	PathFlags  []string
 	PathEnv    []string
 	Repository bool
-	// PathsAdd says each repeated path flag adds a path (Triton's
-	// --model-repository); for other servers the last one given wins, as
-	// their flag parsers keep the last value.
-	PathsAdd bool
+	// FlagsAdd says each repeated path or name flag adds one more (Triton's
+	// --model-repository and --load-model); for other servers the last one
+	// given wins, as their flag parsers keep the last value.
+	FlagsAdd bool
+	// NamesModeFlag and NamesMode say the server reads its name flags only
+	// when that flag has that value (any case), and else loads every model
+	// it finds; AllNames is the name that loads every model.
+	NamesModeFlag, NamesMode, AllNames string
 	// PositionalAfter is the subcommand whose first argument is the model
 	// path ("vllm serve MODEL", "mlserver start DIR").
 	PositionalAfter string
@@ -62,9 +67,12 @@ type Invocation struct {
 	// Engine is the runtime whose engine serves the model: Runtime itself,
 	// or the engine a wrapping server starts (KServe's Hugging Face server
 	// starts vLLM's); Backend is the setting that chose it.
-	Engine          *Runtime
-	Backend         Value
-	ModelName       Value
+	Engine  *Runtime
+	Backend Value
+	// ModelNames are the models the server is told to serve: one, or each
+	// of a flag that adds (Triton's --load-model); none when not told or
+	// when it serves every model it finds.
+	ModelNames      []Value
 	ModelPaths      []Value // several for repeated --model-repository
 	ModelConfigFile Value
 	// Copies is how many copies of the model the server loads (≥ 1).
@@ -104,12 +112,10 @@ func (r *Runtime) parse(args Args, c Container, fromImage bool) *Invocation {
 		}
 	}
 	settings := r.Model
-	if v, ok := args.Value(Flags(settings.NameFlags...)); ok {
-		inv.ModelName = v
-	}
+	inv.ModelNames = settings.modelNames(args)
 	for _, flag := range settings.PathFlags {
 		values := args.Values(flag)
-		if !settings.PathsAdd && len(values) > 1 {
+		if !settings.FlagsAdd && len(values) > 1 {
 			values = values[len(values)-1:]
 		}
 		inv.ModelPaths = append(inv.ModelPaths, values...)
@@ -142,8 +148,8 @@ func (r *Runtime) parse(args Args, c Container, fromImage bool) *Invocation {
 			value, ok := settings.ImageEnv[name]
 			return value, ok
 		}
-		if inv.ModelName.Value == "" && settings.DefaultName != "" {
-			inv.ModelName = Value{Value: kubevar.Expand(settings.DefaultName, lookup), From: "image default"}
+		if len(inv.ModelNames) == 0 && settings.DefaultName != "" {
+			inv.ModelNames = []Value{{Value: kubevar.Expand(settings.DefaultName, lookup), From: "image default"}}
 		}
 		if len(inv.ModelPaths) == 0 && settings.DefaultPath != "" && inv.ModelConfigFile.Value == "" {
 			inv.ModelPaths = []Value{{Value: kubevar.Expand(settings.DefaultPath, lookup), From: "image default"}}
@@ -153,6 +159,29 @@ func (r *Runtime) parse(args Args, c Container, fromImage bool) *Invocation {
 		}
 	}
 	return inv
+}
+
+// modelNames reads the name flags: each value of flags that add, else the
+// last value of the first flag given; none when the server ignores them or
+// is told to load every model.
+func (s ModelSettings) modelNames(args Args) []Value {
+	if s.NamesModeFlag != "" {
+		if mode, _ := args.Flag(s.NamesModeFlag); !strings.EqualFold(mode, s.NamesMode) {
+			return nil
+		}
+	}
+	var names []Value
+	if s.FlagsAdd {
+		for _, flag := range s.NameFlags {
+			names = append(names, args.Values(flag)...)
+		}
+	} else if name, ok := args.Value(Flags(s.NameFlags...)); ok {
+		names = []Value{name}
+	}
+	if s.AllNames != "" && slices.ContainsFunc(names, func(name Value) bool { return name.Value == s.AllNames }) {
+		return nil
+	}
+	return names
 }
 
 // CopiesCount returns the number of model copies, at least 1.

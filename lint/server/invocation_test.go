@@ -21,7 +21,7 @@ func TestParse(t *testing.T) {
 		name      string
 		runtime   string
 		container Container
-		modelName Value
+		names     []Value
 		paths     []Value
 		config    Value
 		copies    int
@@ -29,7 +29,7 @@ func TestParse(t *testing.T) {
 		{
 			name: "tf serving flags", runtime: "tensorflow-serving",
 			container: Container{Args: []string{"--model_name=resnet", "--port=8500", "--model_base_path", "/models/resnet"}},
-			modelName: Value{"resnet", "--model_name", "args[0]"},
+			names:     []Value{Value{"resnet", "--model_name", "args[0]"}},
 			paths:     []Value{{"/models/resnet", "--model_base_path", "args[3]"}},
 			copies:    1,
 		},
@@ -39,9 +39,9 @@ func TestParse(t *testing.T) {
 			name: "tf serving repeated flags", runtime: "tensorflow-serving",
 			container: Container{Command: []string{"tensorflow_model_server"}, Args: []string{"--model_name=model",
 				"--model_base_path=/models/model", "--model_name=resnet", "--model_base_path=/models/resnet"}},
-			modelName: Value{"resnet", "--model_name", "args[2]"},
-			paths:     []Value{{"/models/resnet", "--model_base_path", "args[3]"}},
-			copies:    1,
+			names:  []Value{Value{"resnet", "--model_name", "args[2]"}},
+			paths:  []Value{{"/models/resnet", "--model_base_path", "args[3]"}},
+			copies: 1,
 		},
 		{
 			// Each --model-repository adds one.
@@ -52,17 +52,53 @@ func TestParse(t *testing.T) {
 			copies: 1,
 		},
 		{
+			// Triton loads each --load-model of explicit mode; TF Serving
+			// above keeps the last --model_name.
+			name: "triton repeated load-model", runtime: "triton",
+			container: Container{Command: []string{"tritonserver"}, Args: []string{"--model-repository=/models",
+				"--model-control-mode=explicit", "--load-model=a", "--load-model", "b"}},
+			names:  []Value{{"a", "--load-model", "args[2]"}, {"b", "--load-model", "args[4]"}},
+			paths:  []Value{{"/models", "--model-repository", "args[0]"}},
+			copies: 1,
+		},
+		{
+			// Triton reads --load-model only in explicit mode (the last
+			// --model-control-mode, any case), and loads every model of
+			// its repository otherwise.
+			name: "triton load-model without explicit mode", runtime: "triton",
+			container: Container{Command: []string{"tritonserver"}, Args: []string{"--model-repository=/models",
+				"--model-control-mode=explicit", "--model-control-mode=poll", "--load-model=a"}},
+			paths:  []Value{{"/models", "--model-repository", "args[0]"}},
+			copies: 1,
+		},
+		{
+			name: "triton explicit mode in capitals", runtime: "triton",
+			container: Container{Command: []string{"tritonserver"}, Args: []string{"--model-repository=/models",
+				"--model-control-mode=EXPLICIT", "--load-model=a"}},
+			names:  []Value{{"a", "--load-model", "args[2]"}},
+			paths:  []Value{{"/models", "--model-repository", "args[0]"}},
+			copies: 1,
+		},
+		{
+			// --load-model=* loads every model of the repository.
+			name: "triton load every model", runtime: "triton",
+			container: Container{Command: []string{"tritonserver"}, Args: []string{"--model-repository=/models",
+				"--model-control-mode=explicit", "--load-model=*"}},
+			paths:  []Value{{"/models", "--model-repository", "args[0]"}},
+			copies: 1,
+		},
+		{
 			name: "tf serving image entrypoint with env", runtime: "tensorflow-serving",
 			container: Container{Env: map[string]string{"MODEL_NAME": "resnet"}},
-			modelName: Value{"resnet", "image default", ""},
+			names:     []Value{Value{"resnet", "image default", ""}},
 			paths:     []Value{{"/models/resnet", "image default", ""}},
 			copies:    1,
 		},
 		{
 			name: "tf serving image defaults", runtime: "tensorflow-serving",
-			modelName: Value{"model", "image default", ""},
-			paths:     []Value{{"/models/model", "image default", ""}},
-			copies:    1,
+			names:  []Value{Value{"model", "image default", ""}},
+			paths:  []Value{{"/models/model", "image default", ""}},
+			copies: 1,
 		},
 		{
 			name: "tf serving model config file, $(VAR) expanded", runtime: "tensorflow-serving",
@@ -86,7 +122,7 @@ func TestParse(t *testing.T) {
 		{
 			name: "vllm serve positional", runtime: "vllm",
 			container: Container{Command: []string{"vllm", "serve", "/data/llama", "--served-model-name", "llama"}},
-			modelName: Value{"llama", "--served-model-name", "command[4]"},
+			names:     []Value{Value{"llama", "--served-model-name", "command[4]"}},
 			paths:     []Value{{"/data/llama", "serve argument", "command[2]"}},
 			copies:    1,
 		},
@@ -101,8 +137,8 @@ func TestParse(t *testing.T) {
 			name: "tf serving flag with no value at the end", runtime: "tensorflow-serving",
 			container: Container{Command: []string{"tensorflow_model_server"}, Args: []string{"--model_name=resnet",
 				"--model_base_path"}},
-			modelName: Value{"resnet", "--model_name", "args[0]"},
-			copies:    1,
+			names:  []Value{Value{"resnet", "--model_name", "args[0]"}},
+			copies: 1,
 		},
 		{
 			// A flag after serve is no model path of its own.
@@ -143,7 +179,7 @@ func TestParse(t *testing.T) {
 		{
 			name: "kserve default and workers", runtime: "kserve",
 			container: Container{Args: []string{"--model_name={{.Name}}", "--workers=4"}},
-			modelName: Value{"{{.Name}}", "--model_name", "args[0]"},
+			names:     []Value{{"{{.Name}}", "--model_name", "args[0]"}},
 			paths:     []Value{{"/mnt/models", "image default", ""}},
 			copies:    4,
 		},
@@ -151,8 +187,8 @@ func TestParse(t *testing.T) {
 	for _, test := range tests {
 		t.Run(test.name, func(t *testing.T) {
 			inv := runtimeNamed(t, test.runtime).Parse(test.container)
-			if inv.ModelName != test.modelName {
-				t.Errorf("model name %+v, want %+v", inv.ModelName, test.modelName)
+			if !reflect.DeepEqual(inv.ModelNames, test.names) {
+				t.Errorf("model names %+v, want %+v", inv.ModelNames, test.names)
 			}
 			if !reflect.DeepEqual(inv.ModelPaths, test.paths) {
 				t.Errorf("model paths %+v, want %+v", inv.ModelPaths, test.paths)

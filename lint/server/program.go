@@ -124,43 +124,68 @@ type tool struct {
 }
 
 var nonServers = []tool{
+	// https://docs.vllm.ai/en/latest/cli/: vllm {chat,complete,serve,bench,collect-env,run-batch}
 	{"vllm", []string{"bench"}, "a benchmark", 2},
 	{"vllm.entrypoints.cli.main", []string{"bench"}, "a benchmark", 2},
 	{"vllm", []string{"chat", "complete", "collect-env"}, "a client", 1},
 	{"vllm", []string{"run-batch"}, "a batch job", 1},
+	// python -m sglang.bench_serving, bench_one_batch, ...
+	// (https://github.com/sgl-project/sglang/tree/main/python/sglang).
 	{"sglang.bench_*", nil, "a benchmark", 0},
-	{"benchmark_*.py", nil, "a benchmark", 0}, // vLLM's and JetStream's benchmarks/ scripts
+	// vLLM's and JetStream's benchmarks/ scripts
+	// (https://github.com/vllm-project/vllm/tree/main/benchmarks,
+	// https://github.com/AI-Hypercomputer/JetStream/tree/main/benchmarks).
+	{"benchmark_*.py", nil, "a benchmark", 0},
+	// Triton's load generators; perf_client is perf_analyzer's old name
+	// (https://github.com/triton-inference-server/perf_analyzer).
 	{"genai-perf", nil, "a benchmark", 1},
 	{"perf_analyzer", nil, "a client", 0},
 	{"perf_client", nil, "a client", 0},
+	// https://docs.locust.io/
 	{"locust", nil, "a load test", 0},
+	// https://github.com/ollama/ollama#cli-reference: only ollama serve serves.
 	{"ollama", []string{"pull"}, "a download", 1},
 	{"ollama", []string{"run", "list", "ps", "show", "push", "create", "cp", "rm", "stop"}, "a client", 1},
-	// "serve start" starts Serve on a running Ray cluster and exits.
+	// "serve start" starts Serve on a running Ray cluster and exits
+	// (https://docs.ray.io/en/latest/serve/api/index.html#serve-cli).
 	{"serve", []string{"start", "deploy", "status", "config", "shutdown"}, "a Ray Serve client", 1},
+	// https://github.com/huggingface/text-generation-inference/blob/main/server/text_generation_server/cli.py
 	{"text-generation-server", []string{"download-weights"}, "a download", 1},
+	// https://huggingface.co/docs/huggingface_hub/guides/cli
 	{"huggingface-cli", []string{"download"}, "a download", 1},
 	{"hf", []string{"download"}, "a download", 1},
 	{"huggingface_hub*", nil, "a download", 1},
+	// https://cloud.google.com/storage/docs/gsutil,
+	// https://docs.aws.amazon.com/cli/latest/reference/s3/,
+	// https://cloud.google.com/sdk/gcloud/reference/storage
 	{"gsutil", nil, "a download", 1},
 	{"aws", []string{"s3", "s3api"}, "a download", 2},
 	{"gcloud", []string{"storage"}, "a download", 2},
+	// https://www.gnu.org/software/wget/manual/wget.html, https://curl.se/docs/manpage.html,
+	// https://rclone.org/commands/
 	{"wget", nil, "a download", 0},
 	{"curl", nil, "a download", 0},
 	{"rclone", nil, "a download", 1},
+	// https://git-scm.com/docs, https://git-lfs.com/
 	{"git", []string{"clone", "fetch", "pull"}, "a download", 1},
 	{"git", []string{"lfs"}, "a download", 2},
-	// /storage-initializer/scripts/initializer-entrypoint copies storageUri to /mnt/models.
+	// /storage-initializer/scripts/initializer-entrypoint copies storageUri to /mnt/models
+	// (https://github.com/kserve/kserve/tree/master/python/storage-initializer).
 	{"initializer-entrypoint", nil, "a download by the KServe storage initializer", 0},
 	// NIM's utilities (https://docs.nvidia.com/nim/large-language-models/latest/utilities.html).
 	{"download-to-cache", nil, "a download", 0},
 	{"list-model-profiles", nil, "a listing", 0},
 	{"nim_download_to_cache", nil, "a download", 0},
 	{"nim_list_model_profiles", nil, "a listing", 0},
-	// TensorRT-LLM builds engines from checkpoints: a conversion, not a server.
+	// TensorRT-LLM builds engines from checkpoints: a conversion, not a server
+	// (https://nvidia.github.io/TensorRT-LLM/commands/trtllm-build.html).
 	{"trtllm-build", nil, "an engine build", 0},
 	// Scripts and programs named for what they do instead (fetch_model.sh,
-	// download_weights.py, convert_checkpoint.py, run_benchmark.sh).
+	// download_weights.py, run_benchmark.sh), as the projects' own are:
+	// TensorRT-LLM's convert_checkpoint.py and quantize.py
+	// (https://github.com/NVIDIA/TensorRT-LLM/tree/main/examples),
+	// llama.cpp's convert_hf_to_gguf.py and llama-quantize
+	// (https://github.com/ggml-org/llama.cpp).
 	{"*download*", nil, "a download", 0},
 	{"fetch_model*", nil, "a download", 0},
 	{"fetch-model*", nil, "a download", 0},

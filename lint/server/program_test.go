@@ -224,6 +224,11 @@ func TestRecogniseBatchAndToolImages(t *testing.T) {
 		{"a semantic router", Process{Image: "ghcr.io/vllm-project/semantic-router/extproc:v0.1"}, "", "a request router"},
 		{"a simulator with vLLM's flags", Process{Image: "ghcr.io/llm-d/llm-d-inference-sim:v0.3",
 			Args: words("--model", "m", "--max-model-len", "4096")}, "", "a simulator"},
+		{"the simulator under its first name", Process{Image: "ghcr.io/llm-d/vllm-sim:v0.1.0",
+			Args: words("--model", "m", "--max-num-seqs", "5")}, "", "a simulator"},
+		{"AIBrix's simulator", Process{Image: "aibrix/vllm-simulator:nightly"}, "", "a simulator"},
+		{"AIBrix's mock", Process{Image: "aibrix/vllm-mock:nightly"}, "", "a simulator"},
+		{"vLLM itself", Process{Image: "vllm/vllm-openai:v0.10.1", Args: words("--model", "m")}, "vllm", ""},
 	}
 	for _, test := range tests {
 		got := Recognise(test.process)

@@ -154,6 +154,13 @@ var nonServerImages = []struct{ pattern, kind string }{
 	// https://github.com/llm-d/llm-d-inference-sim: answers vLLM's API
 	// with no model.
 	{"inference-sim", "a simulator"},
+	// The same simulator under its first name (ghcr.io/llm-d/vllm-sim,
+	// quay.io/llm-d/vllm-sim), and AIBrix's vLLM simulator
+	// (aibrix/vllm-simulator) and mock (aibrix/vllm-mock),
+	// https://github.com/vllm-project/aibrix/tree/main/development/app:
+	// they take vLLM's flags and answer its API with no model.
+	{"/vllm-sim", "a simulator"},
+	{"/vllm-mock", "a simulator"},
 	// https://github.com/llm-d/llm-d-routing-sidecar: proxies prefill and
 	// decode pods.
 	{"routing-sidecar", "a request router"},

@@ -149,8 +149,14 @@ var Runtimes = []*Runtime{
 		Model: ModelSettings{
 			// "--model-repository can be specified multiple times"
 			// (Triton's server docs, model_repository.md).
-			PathFlags: []string{"--model-repository", "--model-store"}, Repository: true, PathsAdd: true,
-			NameFlags: []string{"--load-model"},
+			PathFlags: []string{"--model-repository", "--model-store"}, Repository: true, FlagsAdd: true,
+			// "--load-model: Name of the model to be loaded on server startup.
+			// It may be specified multiple times to add multiple models. To
+			// load ALL models at startup, specify '*' ... Note that this option
+			// will only take effect if --model-control-mode=explicit is true";
+			// the mode is read in any case (src/command_line_parser.cc,
+			// https://github.com/triton-inference-server/server).
+			NameFlags: []string{"--load-model"}, NamesModeFlag: "--model-control-mode", NamesMode: "explicit", AllNames: "*",
 		},
 		Readiness: ProbeHint{Path: "/v2/health/ready", PortFlag: "--http-port", Port: 8000},
 		Liveness:  ProbeHint{Path: "/v2/health/live"},

@@ -121,7 +121,31 @@ func renderChart(top *chart.Chart, display, disk string, options charts.Options)
 		r.relocate(file, template, text, origins[name])
 		templates = append(templates, renderedTemplate{file: file, text: []byte(text)})
 	}
-	return templates, r.valuesFiles(), nil
+	crds, err := r.crdFiles()
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(templates, crds...), r.valuesFiles(), nil
+}
+
+// crdFiles are the files of the chart's and its enabled dependencies'
+// crds/, which helm install applies before the templates (Helm does not
+// template them): linted with the chart, their CRDs' schemas judge its
+// custom objects instead of the types modellint bundles.
+func (r *renderer) crdFiles() ([]renderedTemplate, error) {
+	var files []renderedTemplate
+	for _, crd := range r.top.CRDObjects() {
+		display := r.names[crd.File]
+		if display == "" {
+			display = path.Join(r.display, crd.Filename)
+		}
+		file, err := manifest.LoadRendered(display, crd.File.Data, crd.File.Data)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, renderedTemplate{file: file, text: crd.File.Data})
+	}
+	return files, nil
 }
 
 // valuesFiles are the values files fields may be placed in, as files without
@@ -182,9 +206,9 @@ type templateFile struct {
 	parsed  bool
 }
 
-// nameFiles records the user-facing path of every template and values.yaml of
-// the chart and its dependencies. disk is the chart's directory, "" inside
-// an archive.
+// nameFiles records the user-facing path of every template, values.yaml and
+// crds/ file of the chart and its dependencies. disk is the chart's
+// directory, "" inside an archive.
 func (r *renderer) nameFiles(c *chart.Chart, display, disk string) {
 	for _, file := range c.Templates {
 		r.names[file] = path.Join(display, file.Name)
@@ -192,6 +216,11 @@ func (r *renderer) nameFiles(c *chart.Chart, display, disk string) {
 	}
 	for _, file := range c.Raw {
 		if file.Name == chartutil.ValuesfileName {
+			r.names[file] = path.Join(display, file.Name)
+		}
+	}
+	for _, file := range c.Files {
+		if strings.HasPrefix(file.Name, "crds/") {
 			r.names[file] = path.Join(display, file.Name)
 		}
 	}
