@@ -215,6 +215,10 @@ type Hop struct {
 	Then     []string
 	ThenLine int
 	ThenExec bool
+	// After is the builtin the script goes on to once Program returns,
+	// at AfterLine (shell.Command's): the script does not end on it.
+	After     []string
+	AfterLine int
 }
 
 // Analysis is the start path of one container and what would stop it.
