@@ -18,7 +18,8 @@ var downloadCacheMisplaced = &lint.Rule{
 		Why: "vLLM, SGLang, TGI and KServe's Hugging Face server download a hub model id through huggingface_hub into " +
 			"HF_HUB_CACHE, else HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub (vLLM's " +
 			"--download-dir wins). HOME is the image's ENV or the manifest's, else what runc sets: the home of the uid's " +
-			"/etc/passwd entry, or / when the uid has none, so the cache becomes /.cache/huggingface/hub. When that " +
+			"/etc/passwd entry, or / when the uid has none, so the cache becomes /.cache/huggingface/hub (runc reads the " +
+			"/etc/passwd the container sees: with a volume mounted over it HOME is not known, and the check is skipped). When that " +
 			"directory is not on a volume the whole model lands on the container's writable layer: it counts against " +
 			"the node's ephemeral storage (eviction under DiskPressure), and a restarted container starts with an empty " +
 			"layer and downloads it again, while the volume mounted for the weights stays empty (a warning, with the " +
@@ -64,9 +65,13 @@ func checkDownloadCache(pass *lint.Pass) {
 			if flag != "" && c.Runtime.Name == "vllm" {
 				dir, from, known = flag, "--download-dir", strings.HasPrefix(flag, "/")
 			}
-			if !known {
+			switch {
+			case !known && p.PasswdMount != nil:
+				coverage.Missed(fmt.Sprintf("%s: its Hugging Face cache depends on HOME, which runc takes from the /etc/passwd "+
+					"of volume %q mounted at %s", describe(c), p.PasswdMount.Volume, p.PasswdMount.Path))
+			case !known:
 				coverage.Missed(describe(c) + ": its Hugging Face cache depends on HOME, and the image was not read")
-			} else {
+			default:
 				coverage.Checked()
 				reportHubCache(pass, c, p, download, dir, cacheOrigin(p, from))
 			}

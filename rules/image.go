@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch"
-	"github.com/modellint/modellint/lint/image/rootfs"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -138,47 +136,79 @@ func reportProblems(pass *lint.Pass, c *imageCheck, analysis *launch.Analysis, s
 }
 
 // startFix is the advice for a start problem. A file the user may not
-// reach because a directory above it has no search bit for them needs
-// that directory opened, not an execute bit it already has.
+// reach because directories above it have no search bit for them needs
+// those directories opened, not an execute bit it already has: every one
+// of them, as opening only the topmost leaves the user stopped at the
+// next.
 func startFix(c *imageCheck, p launch.Problem) string {
-	dir, mode, uid, gid, ok := blockingDir(c, p)
-	if !ok {
+	blocked := blockingDirs(c, p)
+	if len(blocked) == 0 {
 		return fixFor(p.Kind)
 	}
-	return fmt.Sprintf("directory %s (%s, owner %d:%d) does not let %s through: give it the search bit (chmod %s+x %s, "+
-		"or mode 0755), install the program outside it (/usr/local/bin), or run as a user that may enter it",
-		dir, mode, uid, gid, p.User, permissionClass(p.User, uid, gid), dir)
+	if len(blocked) == 1 {
+		dir := blocked[0]
+		return fmt.Sprintf("directory %s (%s, owner %d:%d) does not let %s through: give it the search bit (chmod %s+x %s, "+
+			"or mode 0755), install the program outside it (/usr/local/bin), or run as a user that may enter it",
+			dir.Path, dir.Mode, dir.UID, dir.GID, p.User, permissionClass(p.User, dir.UID, dir.GID), dir.Path)
+	}
+	described := make([]string, len(blocked))
+	for i, dir := range blocked {
+		described[i] = fmt.Sprintf("%s (%s, owner %d:%d)", dir.Path, dir.Mode, dir.UID, dir.GID)
+	}
+	return fmt.Sprintf("directories %s do not let %s through: give each the search bit (%s, or mode 0755), install the "+
+		"program outside them (/usr/local/bin), or run as a user that may enter them",
+		joinAnd(described), p.User, searchBitCommands(p.User, blocked))
 }
 
-// blockingDir is the directory that keeps the user from the program: the
-// one the start path stopped at, or, when a PATH lookup found only files
-// the user may not run, the one above every candidate (when some
+// searchBitCommands is the chmod that opens the directories to the user,
+// one per permission class that applies.
+func searchBitCommands(user launch.User, dirs []launch.Dir) string {
+	var classes []string
+	byClass := map[string][]string{}
+	for _, dir := range dirs {
+		class := permissionClass(user, dir.UID, dir.GID)
+		if byClass[class] == nil {
+			classes = append(classes, class)
+		}
+		byClass[class] = append(byClass[class], dir.Path)
+	}
+	commands := make([]string, len(classes))
+	for i, class := range classes {
+		commands[i] = fmt.Sprintf("chmod %s+x %s", class, strings.Join(byClass[class], " "))
+	}
+	return strings.Join(commands, "; ")
+}
+
+// blockingDirs are the directories that keep the user from the program,
+// topmost first: the ones the start path stopped at, or, when a PATH
+// lookup found only files the user may not run, the ones above the first
+// candidate when every candidate is behind such a directory (when some
 // candidate lacks its own execute bit, the file is what to fix).
-func blockingDir(c *imageCheck, p launch.Problem) (string, fs.FileMode, uint32, uint32, bool) {
+func blockingDirs(c *imageCheck, p launch.Problem) []launch.Dir {
 	switch p.Reason {
 	case launch.ParentNotSearchable:
-		return p.At, p.Mode, p.UID, p.GID, true
+		if len(p.Blocked) == 0 {
+			return []launch.Dir{{Path: p.At, Mode: p.Mode, UID: p.UID, GID: p.GID}}
+		}
+		return p.Blocked
 	case launch.InPathNotExecutable:
-		first := ""
-		var firstNode *rootfs.Node
+		var first []launch.Dir
 		for _, candidate := range p.Candidates {
 			resolved := candidate.Path
 			if _, after, found := strings.Cut(resolved, " -> "); found {
 				resolved = after
 			}
-			dir, node := launch.BlockingDir(c.img.FS(), p.User, resolved)
-			if dir == "" {
-				return "", 0, 0, 0, false
+			dirs := launch.BlockingDirs(c.img.FS(), p.User, resolved)
+			if len(dirs) == 0 {
+				return nil
 			}
-			if first == "" {
-				first, firstNode = dir, node
+			if first == nil {
+				first = dirs
 			}
 		}
-		if firstNode != nil {
-			return first, firstNode.FileMode(), firstNode.UID, firstNode.GID, true
-		}
+		return first
 	}
-	return "", 0, 0, 0, false
+	return nil
 }
 
 // permissionClass is the class of a file's permission bits that apply to

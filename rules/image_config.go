@@ -303,7 +303,9 @@ var userInvalid = &lint.Rule{
 			"tag says vLLM 0.22 or later, the image's torch is older than 2.13, and the image's /etc/passwd is writable by " +
 			"the uid's group or others (OpenShift-ready images make it so); a warning when either version is unknown, or when " +
 			"/etc/passwd is not writable: CRI-O then writes an entry for the uid (server/container_create.go " +
-			"setupContainerUser) and the server starts, while containerd adds none." + offlineNote,
+			"setupContainerUser) and the server starts, while containerd adds none. A volume mounted over /etc/passwd (a " +
+			"ConfigMap or Secret at /etc/passwd through subPath, or at /etc) is the file getpwuid() reads instead, so the " +
+			"uid's account is not known and this is not reported." + offlineNote,
 		Bad:  "# image USER triton-server\nsecurityContext:\n  runAsNonRoot: true",
 		Good: "# image USER triton-server (uid 1000)\nsecurityContext:\n  runAsNonRoot: true\n  runAsUser: 1000",
 		Fix:  "Use a numeric USER in the Dockerfile (USER 1000:1000), or set runAsUser (and runAsGroup) in the securityContext; create the user in the image if the name is meant. For vLLM under a uid without an account, set env USER (any name), add the uid to the image's /etc/passwd, or run as a uid the image has.",
@@ -379,7 +381,7 @@ var vllmTag = lazyregexp.New(`:v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+][A-Za-z0-9._-]*)?(
 // both versions, a warning when either is unknown.
 func reportNoAccount(pass *lint.Pass, c *imageCheck) {
 	b := c.bundle
-	if b == nil || c.container == nil || !b.Process.Read || b.Process.HasAccount() {
+	if b == nil || c.container == nil || !b.Process.AccountKnown() || b.Process.HasAccount() {
 		return
 	}
 	if b.Server.Runtime == nil || b.Server.Runtime.Name != "vllm" {

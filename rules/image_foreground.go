@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/modellint/modellint/lint"
@@ -10,24 +11,26 @@ import (
 	"github.com/modellint/modellint/lint/server"
 )
 
-// MDL312: a wrapper script starts the server and then keeps the container
-// alive with something else, so the server is not the process the runtime
-// signals and watches.
+// MDL312: a wrapper script starts the server and then runs something
+// else, so the server is not the process the runtime signals and watches.
 
 var serverNotForeground = &lint.Rule{
 	ID: "MDL312", Name: "server-not-foreground", Severity: lint.Warning,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "A wrapper script starts the server in the background (&, or a server that daemonizes such as `torchserve --start`) and then keeps the container alive with `tail -f /dev/null`, `sleep infinity` or `wait`.",
-		Why: "The runtime sends SIGTERM on pod deletion to the container's PID 1 and ends the container when PID 1 exits. " +
-			"When that process is the wrapper's keep-alive command (or a shell waiting for a job), the server never gets " +
-			"the SIGTERM: it is killed with SIGKILL after terminationGracePeriodSeconds, in-flight requests are cut and " +
-			"nothing is flushed. Worse, when the server crashes (out of memory, a model that fails to load) the keep-alive " +
-			"command goes on: the container stays Running, is never restarted, and the pod sits not Ready instead of in " +
-			"CrashLoopBackOff with the server's exit status and logs. The official TorchServe image's dockerd-entrypoint.sh " +
-			"does this (`torchserve --start` then `tail -f /dev/null`). Every command of the script that starts a known " +
-			"server or an interpreter is followed, in the branches the script may take, and is checked like the command " +
-			"it ends on (MDL301-MDL304, MDL320-MDL322)." + offlineNote,
+		Summary: "A wrapper script starts the server and then runs something else: it starts it in the background (&, or a server that daemonizes such as `torchserve --start`) and keeps the container alive with `tail -f /dev/null`, `sleep infinity` or `wait`, or runs it in the foreground but not as its last command (`vllm serve …; echo done`).",
+		Why: "The runtime sends SIGTERM on pod deletion and on every rollout to the container's PID 1 and ends the " +
+			"container when PID 1 exits. When that process is the wrapper (a shell waiting for the server or for a job, " +
+			"or its keep-alive command), the server never gets the SIGTERM: it is killed with SIGKILL after " +
+			"terminationGracePeriodSeconds, in-flight requests are cut and nothing is flushed. Worse, when the server " +
+			"crashes (out of memory, a model that fails to load) the keep-alive command goes on: the container outlives " +
+			"the server, stays Running, is never restarted, and the pod sits not Ready instead of in CrashLoopBackOff " +
+			"with the server's exit status and logs; a command after a foreground server ends the container with its own " +
+			"exit status, not the server's. The official TorchServe image's dockerd-entrypoint.sh does this " +
+			"(`torchserve --start` then `tail -f /dev/null`). Every command of the script that starts a known server or " +
+			"an interpreter is followed, in the branches the script may take, and is checked like the command it ends " +
+			"on (MDL301-MDL304, MDL320-MDL322). An app an interpreter runs in the foreground before another command " +
+			"counts as the server only when that command is a keep-alive: otherwise it may be a setup step." + offlineNote,
 		Bad: "# entrypoint.sh\n#!/bin/sh\npython -m app.server &\ntail -f /dev/null",
 		Good: "# entrypoint.sh\n#!/bin/sh\nexec python -m app.server\n" +
 			"# or, for a server that must share the container with helpers: ENTRYPOINT [\"tini\", \"--\", \"/entrypoint.sh\"] and the server last, in the foreground",
@@ -52,40 +55,71 @@ func checkServerForeground(pass *lint.Pass) {
 			continue
 		}
 		reported := map[string]bool{}
-		for _, run := range c.start.Runs {
+		for i, run := range c.start.Runs {
 			hop, ok := detached(run)
-			if !ok || !servesFrom(run) || !hop.Background && server.ByProgram(run.Argv) == nil {
-				continue // an app run to its end before the keep-alive is no server left behind
+			if !ok || !servesFrom(run) {
+				continue
+			}
+			keptAlive := hop.Then != nil && server.KeepAlive(hop.Then) != ""
+			command := strings.Join(run.Argv, " ")
+			foreground := "runs the server `" + command + "` in the foreground but not as its last command"
+			var how, then, consequence string
+			switch {
+			case hop.Background:
+				how = "starts the server `" + command + "` in the background (&)"
+			case daemonizes(run.Argv) && keptAlive:
+				how = "starts the server `" + command + "`, which returns while the server goes on in the background"
+			case daemonizes(run.Argv):
+				continue // the command after it is what the container runs
+			case hop.Then == nil:
+				// The script's last program, and the script goes on past it.
+				how, then = foreground, fmt.Sprintf("and then goes on to `%s` (line %d)", strings.Join(hop.After, " "), hop.AfterLine)
+				consequence = goesOn
+			case endsServing(c.start, i, server.ByProgram(run.Argv) != nil):
+				continue // a step run to its end before the server the script ends on
+			case keptAlive:
+				how = foreground
+			case server.ByProgram(run.Argv) != nil:
+				// An app an interpreter runs to its end before a command that
+				// is not a keep-alive may be a setup step; a known server is not.
+				how, then = foreground, fmt.Sprintf("and then runs `%s` (line %d)", strings.Join(hop.Then, " "), hop.ThenLine)
+				consequence = goesOn
+			default:
+				continue
 			}
 			key := fmt.Sprintf("%s:%d", hop.Script, hop.Line)
 			if reported[key] {
 				continue
 			}
 			reported[key] = true
-			command := strings.Join(run.Argv, " ")
-			how := "starts the server `" + command + "` in the background (&)"
-			if !hop.Background {
-				how = "starts the server `" + command + "`, which returns while the server goes on in the background"
+			if then == "" {
+				then = "and then `wait`s for it"
+				if hop.Then != nil {
+					then = fmt.Sprintf("and then runs `%s` (line %d) to keep the container alive", strings.Join(hop.Then, " "), hop.ThenLine)
+				}
 			}
-			then := "and then `wait`s for it"
-			if hop.Then != nil {
-				then = fmt.Sprintf("and then runs `%s` (line %d) to keep the container alive", strings.Join(hop.Then, " "), hop.ThenLine)
+			if consequence == "" {
+				consequence = "SIGTERM on pod deletion and the server's exit status do not reach it, so a crashed server " +
+					"leaves the pod Running and never Ready, and shutdown is not graceful (SIGKILL after the grace period)"
 			}
 			fix := "exec the server as the script's last command"
 			if path.Base(run.Argv[0]) == "torchserve" {
 				fix = "exec torchserve with --foreground as the script's last command"
 			}
-			pass.Reportf(c.argvField(), "%s: %s line %d %s %s: SIGTERM on pod deletion and the server's exit status do "+
-				"not reach it, so a crashed server leaves the pod Running and never Ready, and shutdown is not graceful "+
-				"(SIGKILL after the grace period); %s, or run it under a proper init (tini, dumb-init) in the foreground",
-				c.label(), hop.Script, hop.Line, how, then, fix)
+			pass.Reportf(c.argvField(), "%s: %s line %d %s %s: %s; %s, or run it under a proper init (tini, dumb-init) "+
+				"in the foreground", c.label(), hop.Script, hop.Line, how, then, consequence, fix)
 		}
 	}
 }
 
+// goesOn is what a script that goes on past its foreground server does to
+// it.
+const goesOn = "SIGTERM on pod deletion goes to the script, not the server, so shutdown is not graceful " +
+	"(SIGKILL after the grace period), and the script, not the server, decides the exit status the container ends with"
+
 // detached is the hop where a run left the foreground of its wrapper: it
-// was started with & and waited for, or started before a keep-alive
-// command the script ends on.
+// was started with & and waited for, or started before another command
+// the script ends on, in the foreground or before a keep-alive.
 func detached(run launch.Run) (launch.Hop, bool) {
 	for i := len(run.Via) - 1; i >= 0; i-- {
 		hop := run.Via[i]
@@ -94,11 +128,37 @@ func detached(run launch.Run) (launch.Hop, bool) {
 			return hop, true
 		case hop.Then == nil && hop.Background:
 			return hop, true // `wait` ends the script on it
+		case hop.Then != nil && !hop.Background, hop.Then == nil && hop.After != nil:
+			return hop, true // run to its end before the script goes on
 		case hop.Then != nil:
 			return launch.Hop{}, false // something else is the foreground program
 		}
 	}
 	return launch.Hop{}, false
+}
+
+// daemonizes says a server command returns once it has started the server
+// in the background: TorchServe does unless given --foreground
+// (pytorch/serve ts/arg_parser.py: "If this option is disabled, the model
+// server will run in the background").
+func daemonizes(argv []string) bool {
+	runtime := server.ByProgram(argv)
+	return runtime != nil && runtime.Name == "torchserve" && !slices.Contains(argv, "--foreground")
+}
+
+// endsServing says the script a side run was started in goes on to a
+// server, so what the side run started was a step before it: a known
+// server, or, when the side run is not one, an app an interpreter runs.
+func endsServing(start *launch.Analysis, side int, sideKnown bool) bool {
+	for _, run := range start.Runs {
+		if run.Side || !slices.Contains(run.With, side) {
+			continue
+		}
+		if server.ByProgram(run.Argv) != nil || !sideKnown && servesFrom(run) {
+			return true
+		}
+	}
+	return false
 }
 
 // servesFrom says a run is a server: a known one, or an app an interpreter

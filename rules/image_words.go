@@ -49,7 +49,15 @@ func reasonDetail(p launch.Problem) string {
 	case launch.NotRegularFile:
 		return fmt.Sprintf("is a %s, not a program", p.Type)
 	case launch.ParentNotSearchable:
-		return fmt.Sprintf("cannot be reached by %s: directory %s has mode %s (owner %d:%d)", p.User, p.At, p.Mode, p.UID, p.GID)
+		reached := fmt.Sprintf("cannot be reached by %s: directory %s has mode %s (owner %d:%d)", p.User, p.At, p.Mode, p.UID, p.GID)
+		if p.ByShell {
+			// The shell cannot stat the file, so it is not the file's mode it
+			// reports: bash says it did not find the command, dash keeps the
+			// EACCES of the lookup.
+			return fmt.Sprintf("%s, so the shell does not find it: bash fails with \"%s: command not found\", dash with "+
+				"\"%s: Permission denied\" (exit 127)", reached, p.Name, p.Name)
+		}
+		return reached
 	case launch.NoExecuteBit:
 		if p.ByShell {
 			return fmt.Sprintf("has mode %s (owner %d:%d): no execute bit for %s, so the shell fails with \"%s: Permission "+

@@ -43,7 +43,8 @@ func containerProcess(c *manifest.Container, w *manifest.Workload, spec launch.S
 	composed := spec
 	composed.Env = slices.Concat(spec.Env[:at], envFrom, spec.Env[at:])
 	process := launch.NewProcess(composed, img)
-	process.Mounts, process.ReadOnlyRoot = mounts, readOnlyRoot
+	process.SetMounts(mounts)
+	process.ReadOnlyRoot = readOnlyRoot
 	process.Defined, process.EnvUnknown = defined, unknown
 	for _, variable := range c.Env {
 		if variable.ValueFrom != nil && !slices.Contains(process.Defined, variable.Name) {

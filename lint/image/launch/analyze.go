@@ -75,6 +75,9 @@ type Problem struct {
 	// Mode, UID and GID are Path's, or At's for ParentNotSearchable.
 	Mode     fs.FileMode
 	UID, GID uint32
+	// Blocked are, for ParentNotSearchable, every directory above Path
+	// that User may not enter, topmost (At) first.
+	Blocked []Dir
 	// User is who the container runs as.
 	User User
 	// PathValue is the PATH a bare name was looked up in.
@@ -122,8 +125,9 @@ const (
 	IsDirectory
 	// NotRegularFile: Path is a Type (a device, a fifo) exec refuses.
 	NotRegularFile
-	// ParentNotSearchable: At, a directory above Path, has Mode, UID and
-	// GID that do not let User enter it.
+	// ParentNotSearchable: At, the topmost directory above Path that User
+	// may not enter, has Mode, UID and GID; Blocked are it and the others
+	// below it (the shell reports it when ByShell, for Name).
 	ParentNotSearchable
 	// NoExecuteBit: Path has Mode, UID and GID without an execute bit for
 	// User (the shell reports it when ByShell, for Name).
@@ -211,6 +215,10 @@ type Hop struct {
 	Then     []string
 	ThenLine int
 	ThenExec bool
+	// After is the builtin the script goes on to once Program returns,
+	// at AfterLine (shell.Command's): the script does not end on it.
+	After     []string
+	AfterLine int
 }
 
 // Analysis is the start path of one container and what would stop it.
@@ -382,9 +390,8 @@ func (c *checker) checkExecutable(absolute, written string, missing, denied Kind
 		c.problem(node, Problem{Kind: denied, Reason: NotRegularFile, Path: where, Type: node.Type})
 		return nil, "", false
 	}
-	if blocked, dir := c.unsearchableParent(resolved); blocked != "" {
-		c.problem(node, Problem{Kind: denied, Reason: ParentNotSearchable, Path: where, At: blocked,
-			Mode: dir.FileMode(), UID: dir.UID, GID: dir.GID, User: c.analysis.User})
+	if blocked := BlockingDirs(c.fs, c.analysis.User, resolved); len(blocked) > 0 {
+		c.problem(node, notSearchable(denied, where, blocked, c.analysis.User))
 		return nil, "", false
 	}
 	if !c.analysis.User.CanExecute(node.Mode, node.UID, node.GID) {
@@ -399,22 +406,16 @@ func (c *checker) checkExecutable(absolute, written string, missing, denied Kind
 // runnable says the user may exec a file: a regular file with an execute
 // bit for them, in directories they may enter.
 func (c *checker) runnable(node *rootfs.Node, resolved string) bool {
-	blocked, _ := c.unsearchableParent(resolved)
-	return node.Type == rootfs.Regular && c.analysis.User.CanExecute(node.Mode, node.UID, node.GID) && blocked == ""
+	return node.Type == rootfs.Regular && c.analysis.User.CanExecute(node.Mode, node.UID, node.GID) &&
+		len(BlockingDirs(c.fs, c.analysis.User, resolved)) == 0
 }
 
-// unsearchableParent returns the first directory above a path that the
-// user may not enter, and its node; "" when every one lets them through.
-func (c *checker) unsearchableParent(resolved string) (string, *rootfs.Node) {
-	dir := path.Dir(resolved)
-	for dir != "/" && dir != "." {
-		node, err := c.fs.Lstat(dir)
-		if err == nil && node.Type == rootfs.Dir && !c.analysis.User.CanSearch(node.Mode, node.UID, node.GID) {
-			return dir, node
-		}
-		dir = path.Dir(dir)
-	}
-	return "", nil
+// notSearchable is the problem of a file at where that user cannot reach
+// through the blocked directories, topmost first.
+func notSearchable(kind Kind, where string, blocked []Dir, user User) Problem {
+	top := blocked[0]
+	return Problem{Kind: kind, Reason: ParentNotSearchable, Path: where, At: top.Path, Mode: top.Mode, UID: top.UID, GID: top.GID,
+		Blocked: blocked, User: user}
 }
 
 // examine follows what the kernel does with an exec'd file: a script runs

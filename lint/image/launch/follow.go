@@ -100,7 +100,8 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 // hopOf is the hop from a script to a command it runs.
 func hopOf(script string, command shell.Command) Hop {
 	return Hop{Script: script, Line: command.Line, Program: command.Argv[0], Exec: command.Exec, Background: command.Background,
-		Dir: command.Dir, DirUnknown: command.DirUnknown, Env: command.Env, EnvUnknown: command.EnvUnknown, Tainted: command.Tainted}
+		Dir: command.Dir, DirUnknown: command.DirUnknown, Env: command.Env, EnvUnknown: command.EnvUnknown, Tainted: command.Tainted,
+		After: command.After, AfterLine: command.AfterLine}
 }
 
 // start follows a command a wrapper script runs, through hop.
@@ -255,14 +256,20 @@ func (c *checker) checkReadable(file string) (*rootfs.Node, string, bool) {
 // name with a slash is used as is; a bare name is searched in PATH, where
 // a file without an execute bit fails with "Permission denied" (exit 126)
 // when no executable one comes first, and no file with "command not found"
-// (exit 127).
+// (exit 127). A file in a directory the user may not enter is one the
+// shell cannot stat, so it is never what fails with "Permission denied"
+// for its mode: bash passes over it (findcmd.c, file_status) and says
+// "command not found", dash keeps the EACCES (exec.c, find_command) and
+// says "Permission denied", both with exit 127; either way the directory
+// is what to fix.
 func (c *checker) findProgram(name string) (*rootfs.Node, string, bool) {
 	if strings.Contains(name, "/") {
 		return c.checkExecutable(c.absolute(name), name, NotFound, NotExecutable)
 	}
 	pathValue, _ := Lookup(c.spec.Env, "PATH")
-	var denied *rootfs.Node
-	deniedPath := ""
+	var denied, unreachable *rootfs.Node
+	deniedPath, unreachablePath := "", ""
+	var blocked []Dir
 	for _, dir := range strings.Split(pathValue, ":") {
 		if dir == "" {
 			dir = c.spec.WorkingDir // an empty PATH entry is the current directory for a shell
@@ -276,15 +283,26 @@ func (c *checker) findProgram(name string) (*rootfs.Node, string, bool) {
 			c.analysis.Steps = append(c.analysis.Steps, resolved)
 			return node, resolved, true
 		}
+		if dirs := BlockingDirs(c.fs, c.analysis.User, resolved); len(dirs) > 0 {
+			if unreachable == nil {
+				unreachable, unreachablePath, blocked = node, describeLink(candidate, resolved), dirs
+			}
+			continue
+		}
 		if denied == nil {
 			denied, deniedPath = node, describeLink(candidate, resolved)
 		}
 	}
-	if denied != nil {
+	switch {
+	case denied != nil:
 		c.problem(denied, Problem{Kind: NotExecutable, Reason: NoExecuteBit, Path: deniedPath, ByShell: true, Name: name,
 			Mode: denied.FileMode(), UID: denied.UID, GID: denied.GID, User: c.analysis.User})
-		return nil, "", false
+	case unreachable != nil:
+		p := notSearchable(NotExecutable, unreachablePath, blocked, c.analysis.User)
+		p.ByShell, p.Name = true, name
+		c.problem(unreachable, p)
+	default:
+		c.problem(nil, Problem{Kind: NotFound, Reason: NotInPath, Path: name, ByShell: true, Name: name, PathValue: pathValue})
 	}
-	c.problem(nil, Problem{Kind: NotFound, Reason: NotInPath, Path: name, ByShell: true, Name: name, PathValue: pathValue})
 	return nil, "", false
 }

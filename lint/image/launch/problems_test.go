@@ -24,6 +24,10 @@ var (
 // libraries when nothing else is configured.
 var defaultLibraryPath = []string{"/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib", "/usr/local/lib"}
 
+// rootHomeBlocked are the directories of userLocalBin that keep uid 1000
+// from its server.
+var rootHomeBlocked = []Dir{{Path: "/root", Mode: fs.ModeDir | 0o700}, {Path: "/root/.local", Mode: fs.ModeDir | 0o700}}
+
 type startWant struct {
 	problems  []Problem
 	unchecked []string
@@ -41,7 +45,9 @@ var startWants = map[string]startWant{
 	"fifo": {problems: []Problem{{Kind: NotExecutable, Reason: NotRegularFile, Path: "/run/pipe", Layer: inLayer,
 		Type: rootfs.FIFO}}},
 	"parent-not-searchable": {problems: []Problem{{Kind: NotExecutable, Reason: ParentNotSearchable, Path: "/srv/serve", Layer: inLayer,
-		At: "/srv", Mode: fs.ModeDir | 0o700, User: appUser}}},
+		At: "/srv", Mode: fs.ModeDir | 0o700, Blocked: []Dir{{Path: "/srv", Mode: fs.ModeDir | 0o700}}, User: appUser}}},
+	"parents-not-searchable": {problems: []Problem{{Kind: NotExecutable, Reason: ParentNotSearchable, Path: "/root/.local/bin/serve",
+		Layer: inLayer, At: "/root", Mode: fs.ModeDir | 0o700, Blocked: rootHomeBlocked, User: appUser}}},
 	"no-execute-bit": {problems: []Problem{{Kind: NotExecutable, Reason: NoExecuteBit, Path: "/usr/local/bin/serve -> /app/serve.sh",
 		Layer: inLayer, Mode: 0o644, User: rootUser}}},
 	"not-in-path": {problems: []Problem{{Kind: NotFound, Reason: NotInPath, Path: "serve", PathValue: testPath}}},
@@ -74,6 +80,12 @@ var startWants = map[string]startWant{
 		ByShell: true, Name: "serve", Via: []Hop{{Script: "/entrypoint.sh", Line: 2, Program: "serve", Exec: true}}}}},
 	"wrapper-no-execute-bit": {problems: []Problem{{Kind: NotExecutable, Reason: NoExecuteBit, Path: "/usr/local/bin/serve", Layer: inLayer,
 		Mode: 0o644, User: rootUser, ByShell: true, Name: "serve",
+		Via: []Hop{{Script: "/entrypoint.sh", Line: 2, Program: "serve", Exec: true}}}}},
+	"wrapper-parent-not-searchable": {problems: []Problem{{Kind: NotExecutable, Reason: ParentNotSearchable,
+		Path: "/root/.local/bin/serve", Layer: inLayer, At: "/root", Mode: fs.ModeDir | 0o700, Blocked: rootHomeBlocked,
+		User: appUser, ByShell: true, Name: "serve", Via: []Hop{{Script: "/entrypoint.sh", Line: 2, Program: "serve", Exec: true}}}}},
+	"wrapper-no-execute-bit-after-unreachable": {problems: []Problem{{Kind: NotExecutable, Reason: NoExecuteBit,
+		Path: "/usr/local/bin/serve", Layer: inLayer, Mode: 0o644, User: appUser, ByShell: true, Name: "serve",
 		Via: []Hop{{Script: "/entrypoint.sh", Line: 2, Program: "serve", Exec: true}}}}},
 	"shell-script-missing": {problems: []Problem{{Kind: NotFound, Reason: ShellScriptMissing, Path: "/app/start.sh", ByShell: true,
 		Name: "start.sh"}}},

@@ -41,8 +41,13 @@ type Process struct {
 	// then sets as HOME: the HOME env, else the working dir.
 	CRIOAccount bool
 	CRIOHome    string
-	// Mounts are the container's volume mounts.
+	// Mounts are the container's volume mounts (SetMounts).
 	Mounts []Mount
+	// PasswdMount is the mount that hides the image's /etc/passwd (a
+	// ConfigMap or Secret at /etc/passwd through subPath, a volume at
+	// /etc): the uid's account, and the HOME runc takes from it, are then
+	// not known from the image. Nil when none does.
+	PasswdMount *Mount
 	// ReadOnlyRoot is securityContext.readOnlyRootFilesystem.
 	ReadOnlyRoot bool
 }
@@ -150,6 +155,39 @@ func (p *Process) IsSet(name string) bool {
 // HasAccount says the uid has an entry in the image's /etc/passwd.
 func (p *Process) HasAccount() bool {
 	return p.User.Name != ""
+}
+
+// AccountKnown says whether the uid has an account is known: the image
+// was read, and no volume hides its /etc/passwd.
+func (p *Process) AccountKnown() bool {
+	return p.Read && p.PasswdMount == nil
+}
+
+// SetMounts gives the process its volume mounts. One over the image's
+// /etc/passwd hides it from whoever looks the uid up: runc does inside
+// the container, once the mounts are in place (libcontainer/env.go,
+// prepareEnv, for HOME), and so does the server (getpwuid). The account,
+// and the HOME runc sets from it, are then unknown; CRI-O's entry goes to
+// the hidden file.
+func (p *Process) SetMounts(mounts []Mount) {
+	p.Mounts, p.PasswdMount = mounts, nil
+	for i := range p.Mounts {
+		dir := path.Clean("/" + p.Mounts[i].Path)
+		if dir == "/etc/passwd" || strings.HasPrefix("/etc/passwd", strings.TrimSuffix(dir, "/")+"/") {
+			p.PasswdMount = &p.Mounts[i]
+			break
+		}
+	}
+	if p.PasswdMount == nil {
+		return
+	}
+	p.CRIOAccount, p.CRIOHome = false, ""
+	if p.HomeFrom == "passwd" || p.HomeFrom == "no account" {
+		if n := len(p.Env); n > 0 && p.Env[n-1] == "HOME="+p.Home {
+			p.Env = p.Env[:n-1] // runc's, which NewProcess added last
+		}
+		p.Home, p.HomeFrom = "", ""
+	}
 }
 
 // Where says where a write to an absolute path lands, and the mount it is

@@ -124,3 +124,43 @@ func TestCRIOAccount(t *testing.T) {
 		t.Errorf("group-writable /etc/passwd: CRI-O adds no entry")
 	}
 }
+
+// TestSetMountsPasswd checks a volume over the image's /etc/passwd makes
+// the account, and the HOME runc takes from it, unknown; HOME from the
+// env stays.
+func TestSetMountsPasswd(t *testing.T) {
+	_, img := startCase{name: "passwd-mount", spec: withArgv("/bin/sh")}.replay(t)
+	uid := int64(1001)
+	cases := []struct {
+		name   string
+		env    []string
+		mounts []Mount
+		hidden string // the mount that hides /etc/passwd
+		home   string
+	}{
+		{name: "subPath", mounts: []Mount{{Path: "/models"}, {Path: "/etc/passwd", Volume: "passwd", Kind: "configMap"}}, hidden: "passwd"},
+		{name: "etc", mounts: []Mount{{Path: "/etc/", Volume: "etc", Kind: "secret"}}, hidden: "etc"},
+		{name: "beside", mounts: []Mount{{Path: "/etc/passwd.d", Volume: "other"}, {Path: "/etcetera"}}, home: "/"},
+		{name: "home from env", env: []string{"HOME=/data"}, mounts: []Mount{{Path: "/etc/passwd", Volume: "passwd"}}, hidden: "passwd", home: "/data"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := NewProcess(Spec{Env: tc.env, RunAsUser: &uid}, img)
+			p.SetMounts(tc.mounts)
+			hidden := ""
+			if p.PasswdMount != nil {
+				hidden = p.PasswdMount.Volume
+			}
+			if hidden != tc.hidden || p.AccountKnown() != (tc.hidden == "") || p.Home != tc.home {
+				t.Errorf("hidden by %q, account known %v, HOME %q; want %q, %v, %q", hidden, p.AccountKnown(), p.Home,
+					tc.hidden, tc.hidden == "", tc.home)
+			}
+			if home, ok := p.Getenv("HOME"); home != tc.home || ok != (tc.home != "") {
+				t.Errorf("env HOME = %q (%v), want %q", home, ok, tc.home)
+			}
+			if tc.hidden != "" && p.CRIOAccount {
+				t.Errorf("CRI-O's entry goes to the hidden file, not the one read")
+			}
+		})
+	}
+}

@@ -1,6 +1,10 @@
 package launch
 
-import "testing"
+import (
+	"io/fs"
+	"reflect"
+	"testing"
+)
 
 func TestBlockingDir(t *testing.T) {
 	_, img := startCase{name: "blocking", spec: withArgv("/bin/sh"), files: []layerFile{
@@ -14,8 +18,14 @@ func TestBlockingDir(t *testing.T) {
 		user User
 		path string
 		want string
+		all  []Dir
 	}{
-		{user: app, path: "/root/.local/bin/serve", want: "/root"}, // the topmost, as the kernel meets it
+		// The topmost, as the kernel meets it; opening it alone leaves
+		// uid 1000 stopped at /root/.local.
+		{user: app, path: "/root/.local/bin/serve", want: "/root",
+			all: []Dir{{Path: "/root", Mode: fs.ModeDir | 0o700}, {Path: "/root/.local", Mode: fs.ModeDir | 0o700}}},
+		// Past a blocking directory the walk stops where the path does.
+		{user: app, path: "/root/nope/serve", want: "/root", all: []Dir{{Path: "/root", Mode: fs.ModeDir | 0o700}}},
 		{user: root, path: "/root/.local/bin/serve"},
 		{user: app, path: "/usr/bin/sh"},
 		{user: app, path: "/nope/serve"},
@@ -24,6 +34,9 @@ func TestBlockingDir(t *testing.T) {
 	for _, tc := range cases {
 		if got, _ := BlockingDir(img.FS(), tc.user, tc.path); got != tc.want {
 			t.Errorf("BlockingDir(%s, %q) = %q, want %q", tc.user, tc.path, got, tc.want)
+		}
+		if got := BlockingDirs(img.FS(), tc.user, tc.path); !reflect.DeepEqual(got, tc.all) {
+			t.Errorf("BlockingDirs(%s, %q) = %+v, want %+v", tc.user, tc.path, got, tc.all)
 		}
 	}
 }

@@ -64,6 +64,19 @@ func withArgv(words ...string) Spec {
 	return Spec{Argv: words, Env: []string{"PATH=" + testPath}, WorkingDir: "/"}
 }
 
+func withPath(pathValue string, words ...string) Spec {
+	return Spec{Argv: words, Env: []string{"PATH=" + pathValue}, WorkingDir: "/"}
+}
+
+// userLocalBin is a server pip installed with --user as root: executable,
+// in root's home, which only root may enter.
+var userLocalBin = []layerFile{
+	directory("root", 0o700),
+	directory("root/.local", 0o700),
+	directory("root/.local/bin", 0o755),
+	elfFile("root/.local/bin/serve", "stub-amd64"),
+}
+
 func asApp(spec Spec) Spec {
 	uid := int64(1000)
 	spec.RunAsUser = &uid
@@ -89,6 +102,9 @@ var startCases = []startCase{
 		directory("srv", 0o700),
 		elfFile("srv/serve", "stub-amd64"),
 	}},
+	// /root and /root/.local both keep uid 1000 out: the first is where
+	// the kernel stops, and opening it alone is not enough.
+	{name: "parents-not-searchable", spec: asApp(withArgv("/root/.local/bin/serve")), files: userLocalBin},
 	{name: "no-execute-bit", spec: withArgv("/usr/local/bin/serve"), files: []layerFile{
 		regular("app/serve.sh", 0o644, "#!/bin/sh\nexec true\n"),
 		symlink("usr/local/bin/serve", "/app/serve.sh"),
@@ -138,6 +154,17 @@ var startCases = []startCase{
 		regular("entrypoint.sh", 0o755, "#!/bin/sh\nexec serve \"$@\"\n"),
 		regular("usr/local/bin/serve", 0o644, "x"),
 	}},
+	// The server pip put in root's home has its execute bits; uid 1000 may
+	// not enter /root to reach it.
+	{name: "wrapper-parent-not-searchable", spec: asApp(withPath("/root/.local/bin:"+testPath, "/entrypoint.sh")),
+		files: append([]layerFile{regular("entrypoint.sh", 0o755, "#!/bin/sh\nexec serve \"$@\"\n")}, userLocalBin...)},
+	// A file the shell can stat without an execute bit is what it fails
+	// on, wherever in PATH an unreachable one is.
+	{name: "wrapper-no-execute-bit-after-unreachable", spec: asApp(withPath("/root/.local/bin:"+testPath, "/entrypoint.sh")),
+		files: append([]layerFile{
+			regular("entrypoint.sh", 0o755, "#!/bin/sh\nexec serve \"$@\"\n"),
+			regular("usr/local/bin/serve", 0o644, "x"),
+		}, userLocalBin...)},
 	{name: "shell-script-missing", files: []layerFile{directory("app", 0o755)},
 		spec: Spec{Argv: []string{"sh", "start.sh"}, Env: []string{"PATH=" + testPath}, WorkingDir: "/app"}},
 	{name: "shell-script-file", files: []layerFile{regular("app/start.sh", 0o644, "#!/bin/sh\nexec serve\n")},

@@ -57,6 +57,13 @@ type Command struct {
 	// Background says the command was started with & (and the script
 	// ends on it through `wait`, or it is one of Before).
 	Background bool
+	// After is the first builtin the script runs once the command has
+	// returned (`echo done`, at AfterLine), when it goes on instead of
+	// ending on it: the script, not the command, is then what ends the
+	// container. An exit or return right after the command is ending on
+	// it.
+	After     []string
+	AfterLine int
 	// Before are the programs the way through the script that ends on the
 	// command started earlier and Options.Keep kept (a server started with
 	// & before `tail -f /dev/null`), in order; their own Before is empty.
@@ -230,7 +237,7 @@ func (proc *process) end(p *path, cmds []Command, unknown []reason) {
 func (f *follower) finals(proc *process, open []*path) ([]Command, []reason) {
 	all, unknown := slices.Clone(proc.ended), slices.Clone(proc.endedUnknown)
 	for _, p := range open {
-		all = append(all, p.withBefore(p.last)...)
+		all = append(all, p.withBefore(p.withAfter(p.last))...)
 		unknown = append(append(unknown, p.lastUnknown...), p.taint...)
 	}
 	var out []Command
@@ -259,7 +266,7 @@ func distinct(reasons []reason) []reason {
 
 func (c Command) equal(o Command) bool {
 	return c.Line == o.Line && c.Exec == o.Exec && c.Background == o.Background && slices.Equal(c.Argv, o.Argv) &&
-		slices.EqualFunc(c.Before, o.Before, Command.equal)
+		slices.EqualFunc(c.Before, o.Before, Command.equal) && c.AfterLine == o.AfterLine && slices.Equal(c.After, o.After)
 }
 
 func environment(lookup func(string) (string, bool)) func(string) (binding, bool) {

@@ -36,6 +36,10 @@ type path struct {
 	// lastUnknown says why some of them could not be followed.
 	last        []Command
 	lastUnknown []reason
+	// after and afterLine are the first builtin run after the foreground
+	// programs of last returned (Command.After).
+	after     []string
+	afterLine int
 	// jobs are the programs started with &, which a `wait` makes last.
 	jobs        []Command
 	jobsUnknown []reason
@@ -68,6 +72,7 @@ func (p *path) fork() *path {
 
 func (p *path) setLast(cmds []Command, unknown []reason) {
 	p.last, p.lastUnknown = cmds, unknown
+	p.after, p.afterLine = nil, 0
 	p.programs++
 	p.record(cmds)
 }
@@ -116,9 +121,32 @@ func (p *path) withBefore(cmds []Command) []Command {
 	return out
 }
 
+// ranAfter notes a builtin run once the path's foreground programs have
+// returned: the script goes on past them.
+func (p *path) ranAfter(argv []string, line int) {
+	if p.afterLine == 0 && slices.ContainsFunc(p.last, func(c Command) bool { return !c.Background }) {
+		p.after, p.afterLine = argv, line
+	}
+}
+
+// withAfter gives the foreground commands of cmds the builtin the path
+// ran after them.
+func (p *path) withAfter(cmds []Command) []Command {
+	if p.afterLine == 0 {
+		return cmds
+	}
+	out := slices.Clone(cmds)
+	for i := range out {
+		if !out[i].Background {
+			out[i].After, out[i].AfterLine = p.after, p.afterLine
+		}
+	}
+	return out
+}
+
 // forgetLast is for a program that failed: it is not what the script
 // serves on.
-func (p *path) forgetLast() { p.last, p.lastUnknown = nil, nil }
+func (p *path) forgetLast() { p.last, p.lastUnknown, p.after, p.afterLine = nil, nil, nil, 0 }
 
 // background starts jobs; until a foreground program runs, the script
 // ends on them.
@@ -137,6 +165,7 @@ func (p *path) wait() {
 	if len(p.jobs) > 0 || len(p.jobsUnknown) > 0 {
 		p.last, p.lastUnknown = p.jobs, p.jobsUnknown
 		p.jobs, p.jobsUnknown = nil, nil
+		p.after, p.afterLine = nil, 0
 	}
 }
 
@@ -150,6 +179,7 @@ func (p *path) taintWith(r reason) {
 func (p *path) same(o *path) bool {
 	return p.name == o.name && p.returning == o.returning && slices.Equal(p.args, o.args) &&
 		slices.EqualFunc(p.last, o.last, Command.equal) && slices.Equal(p.lastUnknown, o.lastUnknown) &&
+		p.afterLine == o.afterLine && slices.Equal(p.after, o.after) &&
 		slices.EqualFunc(p.jobs, o.jobs, Command.equal) && slices.Equal(p.jobsUnknown, o.jobsUnknown) &&
 		slices.Equal(p.taint, o.taint) && slices.EqualFunc(p.ran, o.ran, Command.equal) && p.testing == o.testing &&
 		p.vars.equal(o.vars) && p.funcs.equal(o.funcs)

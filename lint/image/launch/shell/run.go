@@ -77,6 +77,9 @@ func (f *follower) run(fr frame, p *path, inv invocation) []*path {
 			return []*path{p} // a lookup, not a run
 		}
 		if builtin, ok := builtins[name]; ok {
+			if name != "exit" && name != "return" && name != "wait" {
+				p.ranAfter(texts(inv.argv), inv.line)
+			}
 			return builtin(f, fr, p, inv)
 		}
 		if fn, ok := p.funcs.get(name); ok {
@@ -458,7 +461,7 @@ func exitBuiltin(_ *follower, fr frame, p *path, inv invocation) []*path {
 			return nil
 		}
 	}
-	fr.proc.end(p, p.last, p.lastUnknown)
+	fr.proc.end(p, p.withAfter(p.last), p.lastUnknown)
 	return nil
 }
 

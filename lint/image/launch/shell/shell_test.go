@@ -28,6 +28,12 @@ func background(c Command) Command {
 	return c
 }
 
+// after says the script goes on to the builtin argv at line once c returns.
+func after(c Command, line int, argv ...string) Command {
+	c.After, c.AfterLine = argv, line
+	return c
+}
+
 func before(c Command, earlier ...Command) Command {
 	c.Before = earlier
 	return c
@@ -307,7 +313,7 @@ func TestFollow(t *testing.T) {
 		{
 			name:   "an if whose test runs no program keeps the last program when false",
 			script: "/usr/bin/server\nif [ -e /x ]; then exec /usr/bin/other; fi\n",
-			want:   []Command{cmd(1, false, "/usr/bin/server"), cmd(2, true, "/usr/bin/other")},
+			want:   []Command{after(cmd(1, false, "/usr/bin/server"), 2, "[", "-e", "/x", "]"), cmd(2, true, "/usr/bin/other")},
 		},
 		{
 			name:   "case clauses end at ;; and go on at ;&",
@@ -370,7 +376,27 @@ func TestFollow(t *testing.T) {
 		{
 			name:   "exit after a program takes the program",
 			script: "python3 serve.py\nstatus=$?\necho \"exited $status\"\nexit $status\n",
-			want:   []Command{cmd(1, false, "python3", "serve.py")},
+			want:   []Command{after(cmd(1, false, "python3", "serve.py"), 3, "echo", `"exited $status"`)},
+		},
+		{
+			name:   "a builtin after the last program is what the script goes on to",
+			script: "vllm serve m\necho done\n",
+			want:   []Command{after(cmd(1, false, "vllm", "serve", "m"), 2, "echo", "done")},
+		},
+		{
+			name:   "exit right after the last program ends on it",
+			script: "vllm serve m\nexit\n",
+			want:   []Command{cmd(1, false, "vllm", "serve", "m")},
+		},
+		{
+			name:   "a program after the builtin is the one the script ends on",
+			script: "python3 prepare.py\necho prepared\nexec vllm serve m\n",
+			want:   []Command{cmd(3, true, "vllm", "serve", "m")},
+		},
+		{
+			name:   "a builtin after a background job does not follow a foreground program",
+			script: "vllm serve m &\necho started\nwait\n",
+			want:   []Command{background(cmd(1, false, "vllm", "serve", "m"))},
 		},
 		{
 			name:   "redirect-only exec and a subshell exec",
