@@ -283,24 +283,21 @@ func seesEveryGPU(c *manifest.Container) bool {
 
 // groupGPUs counts the GPUs of a LeaderWorkerSet's group: the leader's
 // pod and size−1 workers, each pod's from its template (the leader's
-// when the set has one template); known is false when the other
-// template is not among the linted workloads, and each pod is then taken
-// to request as many as this one.
+// when the set has one template), as the templates were extracted; known
+// is false when the other template is not known, and each pod is then
+// taken to request as many as this one.
 func groupGPUs(pass *lint.Pass, resource corev1.ResourceName, perPod int64) (total int64, text string, known bool) {
 	w := pass.Workload()
 	size := int64(w.Group.Size)
 	podGPUs := map[string]int64{}
-	for _, other := range pass.Objects.Workloads {
-		if other.Object != w.Object || other.Group == nil {
-			continue
-		}
+	for component, containers := range w.Group.Pods {
 		var most int64
-		for _, container := range other.Containers {
-			if name, n, ok := gpu.Requested(container.Resources, corev1.ResourceName(pass.Config.GPUResourceName())); ok && name == resource {
+		for _, resources := range containers {
+			if name, n, ok := gpu.Requested(resources, corev1.ResourceName(pass.Config.GPUResourceName())); ok && name == resource {
 				most = max(most, n)
 			}
 		}
-		podGPUs[other.Component] = most
+		podGPUs[component] = most
 	}
 	leader, hasLeader := podGPUs["leader"]
 	worker, hasWorker := podGPUs["worker"]

@@ -109,9 +109,13 @@ func leaderWorkerSetWorkloads(o *Object) ([]*Workload, error) {
 	for _, template := range spec.LeaderWorkerTemplate.VolumeClaimTemplates {
 		claims = append(claims, template.Metadata.Name)
 	}
+	group.Pods = map[string][]corev1.ResourceRequirements{}
 	for _, w := range workloads {
 		w.Lifecycle, w.Group, w.ClaimTemplates = KeptRunning, group, claims
 		w.injectLWSEnv()
+		for _, c := range w.Containers {
+			group.Pods[w.Component] = append(group.Pods[w.Component], *c.Resources.DeepCopy())
+		}
 	}
 	return workloads, nil
 }
