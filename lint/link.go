@@ -14,6 +14,12 @@ import (
 // `modellint.dev/model-path: models/resnet` (relative to the working directory).
 const ModelPathAnnotation = "modellint.dev/model-path"
 
+// SkipNoModelLinked is why a rule that needs a model skips a workload none
+// of whose serving containers is linked to a model dir.
+const SkipNoModelLinked = "no model dir is linked to a serving container (-v lists each server's model path and why " +
+	"it is not linked; map one with --model DIR:MOUNTPATH, the " + ModelPathAnnotation + " annotation or models: in " +
+	".modellint.yaml)"
+
 // Link ties a model directory to the serving container that loads it.
 type Link struct {
 	Container  *manifest.Container

@@ -13,12 +13,13 @@ import (
 
 var engineLimitsExceeded = &lint.Rule{
 	ID: "MDL410", Name: "engine-limits-exceeded", Severity: lint.Error,
-	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactModel},
+	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest},
 	Doc: lint.Doc{
 		Summary: "vLLM is told engine arguments that the linked model's config.json or the pod's GPUs refuse: a " +
 			"tensor-parallel size that does not fit the heads, a --max-model-len beyond the length vLLM derives, a world " +
 			"size beyond the GPUs, a --quantization the checkpoint is not, or bfloat16 on a GPU without it; or SGLang a " +
-			"--context-length beyond the length it derives; or TGI token limits that contradict one another.",
+			"--context-length beyond the length it derives, or a LeaderWorkerSet group whose pods or GPUs its --nnodes " +
+			"and parallel sizes do not fit; or TGI token limits that contradict one another.",
 		Why: "vLLM checks its arguments against the model's config.json and the GPUs before it serves, and refuses to " +
 			"start; the pod restarts forever.\n\n" +
 			"Heads: \"Total number of attention heads (32) must be divisible by tensor parallel size (3)\" " +
@@ -56,12 +57,23 @@ var engineLimitsExceeded = &lint.Rule{
 			"model's length is not scaled) fails with \"User-specified context_length (131072) is greater than the " +
 			"derived context_length (32768)\" (ModelConfig in sglang/srt/configs/model_config.py) unless " +
 			"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1.\n\n" +
+			"SGLang on a LeaderWorkerSet (checked without a linked model): each pod is one node, --nnodes of them, " +
+			"--node-rank $(LWS_WORKER_INDEX). A --nnodes above the group's size waits for nodes that never start until " +
+			"torch.distributed times out; below it, the extra pods are no node of the server (a warning). SGLang " +
+			"refuses to start when --nnodes does not divide tensor × pipeline parallel (\"tp_size must be divisible " +
+			"by number of nodes\") and when --dp-size spans nodes without --enable-dp-attention (check_server_args in " +
+			"sglang/srt/server_args.py). Each node starts tensor × pipeline parallel ÷ --nnodes ranks, one process per " +
+			"GPU from --base-gpu-id on (without --nnodes each pod starts them all; without --enable-dp-attention each " +
+			"of --dp-size replicas takes GPUs of its own, with it they share the tensor-parallel group); a rank whose " +
+			"GPU the pod lacks fails with \"CUDA error: invalid device ordinal\". The group's GPUs are counted as for " +
+			"vLLM.\n\n" +
 			"TGI: the launcher exits with an argument error when --max-input-tokens and the older --max-input-length " +
 			"are both set, when the input limit is not below --max-total-tokens, or when --max-total-tokens is above " +
 			"--max-batch-total-tokens (main in launcher/src/main.rs); the limits TGI derives when unset are not " +
 			"checked, as their defaults changed between releases.\n\n" +
 			"Checked: vLLM containers, and SGLang containers for the length, with a linked model that has a " +
-			"config.json; TGI containers that serve a linked model.",
+			"config.json; SGLang containers of a LeaderWorkerSet group that request NVIDIA GPUs, for --nnodes and the " +
+			"GPUs; TGI containers that serve a linked model.",
 		Bad: "# models/qwen2.5-7b/config.json: num_attention_heads 28, max_position_embeddings 32768\n" +
 			"args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=8, --max-model-len=65536, --quantization=awq]\n" +
 			"resources:\n  limits: {nvidia.com/gpu: 4}",
@@ -79,6 +91,8 @@ var engineLimitsExceeded = &lint.Rule{
 			"https://github.com/vllm-project/vllm/blob/main/vllm/platforms/cuda.py",
 			"https://docs.nvidia.com/datacenter/tesla/mig-user-guide/",
 			"https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/model_config.py",
+			"https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py",
+			"https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/entrypoints/engine.py",
 			"https://github.com/huggingface/text-generation-inference/blob/main/launcher/src/main.rs",
 		},
 		Unlintable: "the model's config.json is stated in a comment; the example is the manifest half of the input",
@@ -88,7 +102,26 @@ var engineLimitsExceeded = &lint.Rule{
 
 func checkEngineLimits(pass *lint.Pass) {
 	var coverage lint.Coverage
-	for _, link := range linkedModels(pass) {
+	for _, c := range pass.Workload().Containers {
+		checkSGLangGroup(pass, c, &coverage)
+	}
+	var links []*lint.Link
+	for _, link := range pass.Target.Links {
+		if link.Model != nil {
+			links = append(links, link)
+		}
+	}
+	if len(links) == 0 {
+		switch {
+		case coverage.Any():
+		case pass.Workload().Preset != nil:
+			pass.Skip(skipNoLink)
+		default:
+			pass.Skip(lint.SkipNoModelLinked)
+		}
+		return
+	}
+	for _, link := range links {
 		c, config := link.Container, link.Model.HFConfig
 		engine := engineOf(c)
 		switch {

@@ -283,24 +283,21 @@ func seesEveryGPU(c *manifest.Container) bool {
 
 // groupGPUs counts the GPUs of a LeaderWorkerSet's group: the leader's
 // pod and size−1 workers, each pod's from its template (the leader's
-// when the set has one template); known is false when the other
-// template is not among the linted workloads, and each pod is then taken
-// to request as many as this one.
+// when the set has one template), as the templates were extracted; known
+// is false when the other template is not known, and each pod is then
+// taken to request as many as this one.
 func groupGPUs(pass *lint.Pass, resource corev1.ResourceName, perPod int64) (total int64, text string, known bool) {
 	w := pass.Workload()
 	size := int64(w.Group.Size)
 	podGPUs := map[string]int64{}
-	for _, other := range pass.Objects.Workloads {
-		if other.Object != w.Object || other.Group == nil {
-			continue
-		}
+	for component, containers := range w.Group.Pods {
 		var most int64
-		for _, container := range other.Containers {
-			if name, n, ok := gpu.Requested(container.Resources, corev1.ResourceName(pass.Config.GPUResourceName())); ok && name == resource {
+		for _, resources := range containers {
+			if name, n, ok := gpu.Requested(resources, corev1.ResourceName(pass.Config.GPUResourceName())); ok && name == resource {
 				most = max(most, n)
 			}
 		}
-		podGPUs[other.Component] = most
+		podGPUs[component] = most
 	}
 	leader, hasLeader := podGPUs["leader"]
 	worker, hasWorker := podGPUs["worker"]
@@ -329,6 +326,20 @@ func parallelDegree(args server.Args, s server.Setting) (int64, server.Value) {
 		return 1, server.Value{}
 	}
 	return n, value
+}
+
+// intSetting reads a setting that is a count, fallback when unset or not
+// a number from 0 to 65536.
+func intSetting(args server.Args, s server.Setting, fallback int64) int64 {
+	value, ok := args.Value(s)
+	if !ok {
+		return fallback
+	}
+	n, err := strconv.ParseInt(value.Value, 10, 64)
+	if err != nil || n < 0 || n > 1<<16 {
+		return fallback
+	}
+	return n
 }
 
 func fieldIf(container, field string) string {
@@ -497,5 +508,128 @@ func checkTGITokens(pass *lint.Pass, c *manifest.Container, args server.Args) {
 		pass.Reportf(fieldOf(c.Path, totalValue.Field), "%s: %s %d is above %s %d: TGI's launcher exits "+
 			"(\"`max_total_tokens` must be <= `max_batch_total_tokens`\"); lower %s or raise %s", describe(c),
 			totalValue.From, total, batchValue.From, batch, totalValue.From, batchValue.From)
+	}
+}
+
+// SGLang's multi-node settings (ServerArgs in sglang/srt/server_args.py):
+// --dp is argparse's abbreviation of --dp-size.
+var (
+	sglangNodes        = server.Flags("--nnodes")
+	sglangDataParallel = server.Flags("--dp-size", "--data-parallel-size", "--dp")
+	sglangBaseGPU      = server.Flags("--base-gpu-id")
+	sglangGPUStep      = server.Flags("--gpu-id-step")
+)
+
+// checkSGLangGroup holds an SGLang server on a LeaderWorkerSet group to the
+// group: --nnodes to its pods, tensor × pipeline parallel to their GPUs.
+// SGLang asserts at start that --nnodes divides tensor × pipeline parallel
+// and that data parallelism spans nodes only with --enable-dp-attention
+// (ServerArgs.check_server_args); each node then starts its share of the
+// ranks, tensor × pipeline parallel ÷ --nnodes, one process per GPU, on
+// GPU --base-gpu-id + i × --gpu-id-step (_launch_subprocesses in
+// sglang/srt/entrypoints/engine.py). Without --enable-dp-attention each of
+// --dp-size replicas takes a tensor × pipeline parallel group of GPUs of
+// its own (DataParallelController.launch_dp_schedulers); with it the
+// replicas share the tensor-parallel group. It needs no linked model.
+func checkSGLangGroup(pass *lint.Pass, c *manifest.Container, coverage *lint.Coverage) {
+	group := pass.Workload().Group
+	if group == nil || group.Size <= 1 || engineOf(c) != "sglang" || c.Runtime.GPU == nil {
+		return
+	}
+	gpuResource := corev1.ResourceName(pass.Config.GPUResourceName())
+	resource, perPod, requested := gpu.Requested(c.Resources, gpuResource)
+	if !requested || resource != gpuResource && resource != gpu.ResourceNVIDIA {
+		coverage.Missed("the SGLang container requests no whole NVIDIA GPUs")
+		return
+	}
+	coverage.Checked()
+	args := serverArgs(pass, c)
+	srv := c.Runtime.GPU
+	tp, tpValue := parallelDegree(args, srv.TensorParallel)
+	pp, ppValue := parallelDegree(args, srv.PipelineParallel)
+	dp, dpValue := parallelDegree(args, sglangDataParallel)
+	_, dpAttention, _ := args.Switch([]string{"--enable-dp-attention"}, nil)
+	world := tp * pp
+	size := int64(group.Size)
+	sizePath := cmp.Or(group.SizePath, "spec.leaderWorkerTemplate.size")
+	parallel := cmp.Or(fieldIf(c.Path, tpValue.Field), fieldIf(c.Path, ppValue.Field), c.Path)
+	nodes := int64(1)
+	if nodesValue, ok := args.Value(sglangNodes); ok {
+		field := fieldOf(c.Path, nodesValue.Field)
+		n, err := strconv.ParseInt(nodesValue.Value, 10, 64)
+		switch {
+		case strings.Contains(nodesValue.Value, "LWS_GROUP_SIZE"):
+			n = size // the webhook's env var of the group's size
+		case err != nil || n < 1 || n > 1<<16:
+			return // not known
+		}
+		nodes = n
+		switch {
+		case nodes > size:
+			pass.Reportf(field, "%s: SGLang --nnodes %d, but the group has %d pods (%s): the ranks of the nodes that "+
+				"never start do not join, so torch.distributed's initialisation waits for them until it times out and "+
+				"the server never serves; set --nnodes to %d, the group's size ($(LWS_GROUP_SIZE))", describe(c), nodes,
+				size, sizePath, size)
+			return
+		case nodes < size:
+			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s: SGLang --nnodes "+
+				"%d, but the group has %d pods (%s): the pods of node rank %d and up are no node of the server (their "+
+				"ranks repeat another node's or fall outside the world), so they fail or hold GPUs for nothing; set "+
+				"--nnodes to %d, the group's size ($(LWS_GROUP_SIZE))", describe(c), nodes, size, sizePath, nodes, size)})
+			return
+		}
+	}
+	if nodes > 1 && dp > 1 && !dpAttention {
+		pass.Reportf(fieldOf(c.Path, dpValue.Field), "%s: SGLang %s %d over --nnodes %d without --enable-dp-attention: "+
+			"SGLang refuses to start (\"multi-node data parallel is not supported unless dp attention!\"); add "+
+			"--enable-dp-attention, or serve each replica from a group of its own", describe(c), dpValue.From, dp, nodes)
+		return
+	}
+	if world%nodes != 0 {
+		pass.Reportf(parallel, "%s: SGLang %s (%d GPUs) is not divisible by --nnodes %d: SGLang refuses to start "+
+			"(\"tp_size must be divisible by number of nodes\"); use a tensor × pipeline parallel size that is a "+
+			"multiple of %d", describe(c), parallelText(tp, pp), world, nodes, nodes)
+		return
+	}
+	if seesEveryGPU(c) {
+		return // the container sees the node's GPUs, not only those it requests
+	}
+	ranks := world / nodes // on each node
+	if nodes == 1 && dp > 1 && !dpAttention {
+		ranks = dp * world
+	}
+	base := intSetting(args, sglangBaseGPU, 0)
+	step := max(intSetting(args, sglangGPUStep, 1), 1)
+	needed := base + (ranks-1)*step + 1 // the highest GPU id, plus one
+	lower := cmp.Or(tpValue.From, ppValue.From, srv.TensorParallel.Name())
+	failure := "a rank whose GPU the pod does not have fails with \"CUDA error: invalid device ordinal\""
+	if nodes > 1 {
+		total, text, known := groupGPUs(pass, resource, perPod)
+		if world > total {
+			diagnostic := lint.Diagnostic{Severity: lint.Error, Path: parallel, Message: fmt.Sprintf("%s: SGLang %s "+
+				"needs %d GPUs, but %s: each of the %d nodes starts %d ranks, one per GPU, and %s; request %s: %d in "+
+				"each pod, or lower %s", describe(c), parallelText(tp, pp), world, text, nodes, ranks, failure,
+				resource, needed, lower)}
+			if !known {
+				diagnostic.Severity = lint.Warning
+			}
+			pass.Report(diagnostic)
+			return
+		}
+	}
+	if needed > perPod {
+		how := fmt.Sprintf("%s over --nnodes %d starts %d ranks in each pod", parallelText(tp, pp), nodes, ranks)
+		switch {
+		case nodes == 1 && ranks > world:
+			how = fmt.Sprintf("%s %d × %s, without --enable-dp-attention and --nnodes, starts %d ranks in each pod of "+
+				"the group", dpValue.From, dp, parallelText(tp, pp), ranks)
+		case nodes == 1:
+			how = fmt.Sprintf("%s, without --nnodes, starts %d ranks in each pod of the group", parallelText(tp, pp), ranks)
+		}
+		if needed > ranks {
+			how += fmt.Sprintf(" (on GPUs up to %d: --base-gpu-id %d, --gpu-id-step %d)", needed-1, base, step)
+		}
+		pass.Reportf(parallel, "%s: SGLang %s, one per GPU, but the pod requests %s: %d: %s; request %s: %d, or lower %s",
+			describe(c), how, resource, perPod, failure, resource, needed, lower)
 	}
 }

@@ -1,5 +1,8 @@
 // Package compose builds the pods a controller makes from several objects,
 // so that the pod linted is the pod that runs: KServe merges an
 // InferenceService's model spec over the ServingRuntime it selects, and
-// mounts the model of a storageUri at /mnt/models.
+// mounts the model of a storageUri at /mnt/models; Seldon Core v2 merges a
+// Server's podSpec over its ServerConfig's. A kind whose controller builds
+// its pods from fields that are no pod spec is not composed here (see
+// manifest.NotLinted).
 package compose

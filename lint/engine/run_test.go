@@ -195,3 +195,32 @@ func TestGCPercentWithManifests(t *testing.T) {
 		t.Errorf("after a run of manifests, GC percent %d, want 50", got)
 	}
 }
+
+// TestNotesNameTheController: at -v, a serving kind whose controller
+// builds its pods from fields that are no pod template is noted as such,
+// naming the controller, not as an object only used for references.
+func TestNotesNameTheController(t *testing.T) {
+	dir := t.TempDir()
+	objects := "apiVersion: kubeai.org/v1\nkind: Model\nmetadata: {name: llama}\nspec: {engine: VLLM, url: \"hf://m\"}\n" +
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n"
+	if err := os.WriteFile(filepath.Join(dir, "models.yaml"), []byte(objects), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	result, err := Run(Options{Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		":1: Model/llama (kubeai.org/v1): not linted: KubeAI's model controller builds the server's pods (vLLM, Ollama, " +
+			"Infinity, FasterWhisper) from spec.engine, spec.url, spec.args and spec.resourceProfile; modellint does not compose them",
+		":6: ConfigMap/settings (v1): no pod template, only used for references",
+	}
+	if len(result.Notes) != len(want) {
+		t.Fatalf("notes %q, want %d", result.Notes, len(want))
+	}
+	for i, note := range result.Notes {
+		if !strings.HasSuffix(note, want[i]) {
+			t.Errorf("note %q, want one ending in %q", note, want[i])
+		}
+	}
+}

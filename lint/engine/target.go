@@ -18,8 +18,7 @@ func missingFacts(t *lint.Target, rule *lint.Rule) string {
 			// A KAITO preset's model is known by its catalog entry.
 			present = t.Model != nil || t.Workload != nil && t.Workload.Preset != nil
 			if !present && t.Workload != nil {
-				return "no model dir is linked to a serving container (-v lists each server's model path and why it " +
-					"is not linked; map one with --model DIR:MOUNTPATH, the " + lint.ModelPathAnnotation + " annotation or models: in .modellint.yaml)"
+				return lint.SkipNoModelLinked
 			}
 		case lint.FactImage:
 			present = len(t.Images) > 0

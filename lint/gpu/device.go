@@ -536,7 +536,8 @@ var tpuAccelerators = map[string]GPU{
 }
 
 // otherInstanceTypes are the instance types of accelerators other than
-// NVIDIA's. AWS: https://aws.amazon.com/ec2/instance-types/dl1/; Azure:
+// NVIDIA's. AWS: https://aws.amazon.com/ec2/instance-types/dl1/ and
+// https://aws.amazon.com/ec2/instance-types/g4/ (G4ad); Azure:
 // https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/ndmi300xv5-series
 var otherInstanceTypes = []struct {
 	kind    kind
@@ -544,5 +545,6 @@ var otherInstanceTypes = []struct {
 	gpu     GPU
 }{
 	{kindGaudi, lazyregexp.New(`^dl1\.`), gaudi},
+	{kindAMD, lazyregexp.New(`^g4ad\.`), v520},
 	{kindAMD, lazyregexp.New(`(?i)^standard_nd96isr_mi300x_v5$`), mi300x},
 }

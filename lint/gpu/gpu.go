@@ -71,6 +71,8 @@ var (
 	mi250x = GPU{Name: "one GCD of an AMD Instinct MI250X", MemoryBytes: 64 * gib} // https://www.amd.com/en/products/accelerators/instinct/mi200/mi250x.html
 	mi300x = GPU{Name: "AMD Instinct MI300X", MemoryBytes: 192 * gib}              // https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html
 	mi325x = GPU{Name: "AMD Instinct MI325X", MemoryBytes: 256 * gib}              // https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html
+	// AWS's G4ad have Radeon Pro V520s of 8 GB, also amd.com/gpu.
+	v520 = GPU{Name: "AMD Radeon Pro V520", MemoryBytes: 8 * gib} // https://aws.amazon.com/ec2/instance-types/g4/
 
 	// Intel Gaudi, the HBM of one card (habana.ai/gaudi).
 	gaudi  = GPU{Name: "Intel Gaudi", MemoryBytes: 32 * gib}    // https://aws.amazon.com/ec2/instance-types/dl1/
@@ -157,11 +159,16 @@ var instanceTypes = []struct {
 	{lazyregexp.New(`^a3-ultragpu-`), h200},
 	{lazyregexp.New(`^a4-highgpu-`), b200},
 	{lazyregexp.New(`(?i)^standard_nc\d+as_t4_v3$`), t4},
-	{lazyregexp.New(`(?i)^standard_nc\d+s_v3$`), v100},
+	{lazyregexp.New(`(?i)^standard_nc\d+r?s_v3$`), v100},
+	{lazyregexp.New(`(?i)^standard_nd40rs_v2$`), v100x32}, // https://learn.microsoft.com/azure/virtual-machines/ndv2-series
 	{lazyregexp.New(`(?i)^standard_nc\d+ads_a100_v4$`), a100x80},
 	{lazyregexp.New(`(?i)^standard_nd96asr_v4$`), a100x40},
 	{lazyregexp.New(`(?i)^standard_nd96amsr_a100_v4$`), a100x80},
-	{lazyregexp.New(`(?i)^standard_nc\d+ads_h100_v5$`), h100nvl},
+	// NCads H100 v5 (NC40ads, NC80adis) and the confidential NCCads H100
+	// v5 (NCC40ads) have H100 NVLs of 94 GB.
+	// https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/ncadsh100v5-series and
+	// https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/nccadsh100v5-series
+	{lazyregexp.New(`(?i)^standard_ncc?\d+adi?s_h100_v5$`), h100nvl},
 	// NVadsA10 v5 share one A10 among up to six VMs: 1/6 (4 GiB), 1/3,
 	// 1/2, then whole A10s; NV72ads has two.
 	// https://learn.microsoft.com/azure/virtual-machines/nva10v5-series

@@ -50,6 +50,11 @@ func TestForLabel(t *testing.T) {
 		{LabelInstanceType, "Standard_NC4as_T4_v3", t4, true},
 		{LabelInstanceType, "Standard_ND96isr_H100_v5", h100, true},
 		{LabelInstanceType, "Standard_NC40ads_H100_v5", h100nvl, true},
+		{LabelInstanceType, "Standard_NC80adis_H100_v5", h100nvl, true},
+		{LabelInstanceType, "Standard_NCC40ads_H100_v5", h100nvl, true},
+		{LabelInstanceType, "Standard_NC24rs_v3", v100, true},
+		{LabelInstanceType, "Standard_ND40rs_v2", v100x32, true},
+		{LabelInstanceType, "g4ad.xlarge", GPU{}, false}, // an AMD GPU, not an NVIDIA one
 		{LabelInstanceType, "Standard_NV36ads_A10_v5", a10, true},
 		{LabelInstanceType, "standard_nv72ads_a10_v5", a10, true},
 		{LabelInstanceType, "Standard_NV12ads_A10_v5", GPU{"1/3 of an NVIDIA A10", 8192 * mib, 86}, true},
@@ -178,12 +183,26 @@ func TestInstance(t *testing.T) {
 		{"a2-highgpu-4g", a100x40, 4, true},
 		{"a3-megagpu-8g", h100, 8, true},
 		{"g2-standard-48", l4, 4, true},
+		{"Standard_NC80adis_H100_v5", h100nvl, 2, true},
+		{"Standard_ND40rs_v2", v100x32, 8, true},
+		{"g4ad.8xlarge", v520, 2, true},
 		{"g5.3xlarge", GPU{}, 0, false}, // no such size: the count is not known
 		{"m5.xlarge", GPU{}, 0, false},
 	} {
 		gpu, count, ok := Instance(c.name)
 		if gpu != c.gpu || count != c.count || ok != c.ok {
 			t.Errorf("Instance(%q) = %v, %d, %v; want %v, %d, %v", c.name, gpu, count, ok, c.gpu, c.count, c.ok)
+		}
+	}
+}
+
+// TestInstanceCounts keeps the count table and the instance type patterns
+// together: a type whose count is known resolves to its GPU.
+func TestInstanceCounts(t *testing.T) {
+	for name, want := range instanceGPUCounts {
+		gpu, count, ok := Instance(name)
+		if !ok || count != want {
+			t.Errorf("Instance(%q) = %v, %d, %v; the count table says %d", name, gpu, count, ok, want)
 		}
 	}
 }

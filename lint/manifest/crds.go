@@ -109,9 +109,13 @@ func leaderWorkerSetWorkloads(o *Object) ([]*Workload, error) {
 	for _, template := range spec.LeaderWorkerTemplate.VolumeClaimTemplates {
 		claims = append(claims, template.Metadata.Name)
 	}
+	group.Pods = map[string][]corev1.ResourceRequirements{}
 	for _, w := range workloads {
 		w.Lifecycle, w.Group, w.ClaimTemplates = KeptRunning, group, claims
 		w.injectLWSEnv()
+		for _, c := range w.Containers {
+			group.Pods[w.Component] = append(group.Pods[w.Component], *c.Resources.DeepCopy())
+		}
 	}
 	return workloads, nil
 }
@@ -434,6 +438,21 @@ var notLintedKinds = map[string]string{
 	"apps.nvidia.com/NIMService": "not linted: the NIM operator builds the pod from spec.image, spec.resources, " +
 		"spec.env and spec.*Probe.probe and fills in probes, ports and volumes of its own, so there is no pod template " +
 		"whose fields findings could point at",
+	"apps.nvidia.com/NIMCache": "not linted: the NIM operator builds the pod of the Job that downloads the " +
+		"model into a PVC itself; modellint does not compose it",
+	"apps.nvidia.com/NIMPipeline": "not linted: the NIM operator makes a NIMService of each spec.services entry " +
+		"and builds their pods; modellint does not compose them",
+	// https://github.com/substratusai/kubeai (api/k8s/v1/model_types.go)
+	"kubeai.org/Model": "not linted: KubeAI's model controller builds the server's pods (vLLM, Ollama, Infinity, " +
+		"FasterWhisper) from spec.engine, spec.url, spec.args and spec.resourceProfile; modellint does not compose them",
+	// https://github.com/InftyAI/llmaz (api/inference/v1alpha1)
+	"inference.llmaz.io/Playground": "not linted: llmaz's controller builds the inference Service and its pods " +
+		"from the BackendRuntime and the model the Playground names; modellint does not compose them",
+	"inference.llmaz.io/BackendRuntime": "not linted: llmaz's controller builds the pods of the Playgrounds that " +
+		"use this backend from its image, commands and args; modellint does not compose them",
+	// https://github.com/vllm-project/production-stack (operator/api/v1alpha1)
+	"production-stack.vllm.ai/VLLMRuntime": "not linted: the vLLM production-stack operator builds the vLLM " +
+		"Deployment's pods from spec.model, spec.vllmConfig and spec.deploymentConfig; modellint does not compose them",
 	"serving.kserve.io/LLMInferenceServiceConfig": "not linted: a preset that KServe merges into the " +
 		"LLMInferenceServices naming it, not a pod of its own",
 	// KAITO builds these from its presets, through the Workspaces they make.

@@ -429,6 +429,18 @@ func TestWorkloadNotLintedReasons(t *testing.T) {
 			"    - name: p\n      graph:\n        name: combiner\n        implementation: SKLEARN_SERVER\n" +
 			"        children: [{name: t, implementation: TRITON_SERVER}]\n",
 			"the prepackaged SKLEARN_SERVER, TRITON_SERVER containers are built from Seldon Core 1.18.2's defaults"},
+		{"apiVersion: kubeai.org/v1\nkind: Model\nmetadata: {name: m}\nspec: {engine: VLLM, url: \"hf://m\"}\n",
+			"not linted: KubeAI's model controller builds the server's pods"},
+		{"apiVersion: inference.llmaz.io/v1alpha1\nkind: Playground\nmetadata: {name: p}\nspec: {replicas: 1}\n",
+			"not linted: llmaz's controller builds the inference Service and its pods"},
+		{"apiVersion: inference.llmaz.io/v1alpha1\nkind: BackendRuntime\nmetadata: {name: vllm}\nspec: {image: vllm/vllm-openai}\n",
+			"not linted: llmaz's controller builds the pods of the Playgrounds"},
+		{"apiVersion: production-stack.vllm.ai/v1alpha1\nkind: VLLMRuntime\nmetadata: {name: v}\nspec: {model: {modelURL: m}}\n",
+			"not linted: the vLLM production-stack operator builds"},
+		{"apiVersion: apps.nvidia.com/v1alpha1\nkind: NIMCache\nmetadata: {name: c}\nspec: {storage: {pvc: {create: true}}}\n",
+			"not linted: the NIM operator builds the pod of the Job"},
+		{"apiVersion: apps.nvidia.com/v1alpha1\nkind: NIMPipeline\nmetadata: {name: p}\nspec: {services: [{name: s}]}\n",
+			"not linted: the NIM operator makes a NIMService of each"},
 		{leaderWorkerSet, ""},
 		{llmInferenceService, ""},
 	}

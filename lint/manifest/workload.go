@@ -125,6 +125,11 @@ type RollingUpdate struct {
 type PodGroup struct {
 	Size     int32  // pods in a group, the leader included
 	SizePath string // field path of the size; "" when not written (1)
+	// Pods are the resources of the containers of each template, by its
+	// workload's Component ("leader", "worker"; "" for the one template
+	// of both), kept from the extraction: a rule of one template reads the
+	// other's after that workload is done and its containers are gone.
+	Pods map[string][]corev1.ResourceRequirements
 }
 
 // Name is how findings and reports name the workload.

@@ -96,13 +96,18 @@ func IsChartArchive(path string) bool {
 // An overlay another one in paths builds on (a base, a component) is linted
 // as part of that one, not again on its own: its findings would be counted
 // twice, and a base is often incomplete by design. When every overlay that
-// builds on it fails, it is rendered on its own, so that a broken overlay
-// does not hide its bases. Each rendered file's Unit is the index of its
-// path; a path that fails to render is one error, and the others are still
-// rendered. What Helm and Kustomize log while a path renders comes back as
-// notes, a line each, named by the path.
+// builds on it fails, a base is rendered on its own, so that a broken
+// overlay does not hide its bases. A Component never is: it patches the
+// objects of the overlay that includes it and fails alone. Each rendered
+// file's Unit is the index of its path; a path that fails to render is one
+// error, and the others are still rendered. What Helm and Kustomize log
+// while a path renders comes back as notes, a line each, named by the path.
 func Render(paths []string, options Options) ([]*manifest.File, []string, []error) {
-	includedBy := bases(paths, options.Paths)
+	components := map[string]bool{}
+	for _, path := range paths {
+		components[path] = !IsChart(path) && IsOverlay(path) && kustomize.IsComponent(path)
+	}
+	includedBy := bases(paths, options.Paths, components)
 	renderer := charts.NewRenderer(len(paths))
 	defer renderer.Close()
 	type outcome struct {
@@ -126,17 +131,26 @@ func Render(paths []string, options Options) ([]*manifest.File, []string, []erro
 		failed[path] = err != nil
 	}
 	for unit, path := range paths {
-		if includedBy[path] == "" {
+		if includedBy[path] == "" && !components[path] {
 			render(unit, path)
 		}
 	}
+	skip := func(unit int, path, reason string) {
+		outcomes[unit].files = []*manifest.File{{Path: path, Skipped: []string{reason}}}
+	}
 	for unit, path := range paths {
 		switch includer := includedBy[path]; {
+		case components[path] && includer == "":
+			skip(unit, path, "a Kustomize Component, built only as part of the overlays that include it")
+		case components[path] && includedFailed(path, includedBy, failed):
+			skip(unit, path, "Kustomize component of "+includer+", which did not build; a component is built only as part of the overlays that include it")
+		case components[path]:
+			skip(unit, path, "Kustomize component of "+includer+", linted as part of it")
 		case includer == "":
 		case includedFailed(path, includedBy, failed):
 			render(unit, path)
 		default:
-			outcomes[unit].files = []*manifest.File{{Path: path, Skipped: []string{"Kustomize base of " + includer + ", linted as part of it"}}}
+			skip(unit, path, "Kustomize base of "+includer+", linted as part of it")
 		}
 	}
 	var files []*manifest.File
@@ -282,8 +296,10 @@ func overlayRoot(path string, arguments []string) (string, error) {
 }
 
 // bases maps each overlay in paths that another one builds on to that one;
-// arguments are the PATH arguments (see Options.Paths).
-func bases(paths, arguments []string) map[string]string {
+// arguments are the PATH arguments (see Options.Paths). A component is
+// never the one: it is not built alone, and the overlay that includes it
+// includes what it does.
+func bases(paths, arguments []string, components map[string]bool) map[string]string {
 	absolute := map[string]string{}
 	for _, path := range paths {
 		if !IsChart(path) && IsOverlay(path) {
@@ -297,7 +313,7 @@ func bases(paths, arguments []string) map[string]string {
 		return includedBy
 	}
 	for _, path := range paths {
-		if IsChart(path) || !IsOverlay(path) {
+		if IsChart(path) || !IsOverlay(path) || components[path] {
 			continue
 		}
 		root, err := overlayRoot(path, arguments)

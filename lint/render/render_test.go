@@ -69,6 +69,55 @@ func TestRenderLintsBasesThroughOverlays(t *testing.T) {
 	}
 }
 
+// TestRenderNeverBuildsAComponentAlone: when an overlay fails to build,
+// its base is built on its own and its component is not, whose patch would
+// match nothing there; a component no overlay includes is not built either.
+func TestRenderNeverBuildsAComponentAlone(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		path := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("base/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n")
+	write("base/kustomization.yaml", "resources: [cm.yaml]\n")
+	component := "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - path: patch.yaml\n"
+	patch := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {c: d}\n"
+	write("components/extra/kustomization.yaml", component)
+	write("components/extra/patch.yaml", patch)
+	write("components/unused/kustomization.yaml", component)
+	write("components/unused/patch.yaml", patch)
+	// The overlay's own patch names an object no base has: the build fails.
+	write("overlay/kustomization.yaml", "resources: [../base]\ncomponents: [../components/extra]\npatches:\n  - path: missing.yaml\n")
+	write("overlay/missing.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: missing}\ndata: {a: b}\n")
+	base, extra, unused, overlay := filepath.Join(dir, "base"), filepath.Join(dir, "components/extra"),
+		filepath.Join(dir, "components/unused"), filepath.Join(dir, "overlay")
+
+	files, _, errs := Render([]string{base, extra, unused, overlay}, Options{Paths: []string{dir}})
+	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), overlay) {
+		t.Errorf("errors: %v; want the overlay's only", errs)
+	}
+	skipped := map[string][]string{}
+	objects := 0
+	for _, file := range files {
+		skipped[file.Path] = append(skipped[file.Path], file.Skipped...)
+		objects += len(file.Objects)
+	}
+	if objects != 1 {
+		t.Errorf("%d objects, want the base's ConfigMap", objects)
+	}
+	for path, want := range map[string]string{
+		extra:  "Kustomize component of " + overlay + ", which did not build",
+		unused: "a Kustomize Component, built only as part of the overlays that include it",
+	} {
+		if len(skipped[path]) != 1 || !strings.HasPrefix(skipped[path][0], want) {
+			t.Errorf("%s skipped with %q, want %q", path, skipped[path], want)
+		}
+	}
+}
+
 // TestRenderOneLineErrors: each path that fails is one error, and the
 // paths after it are still rendered.
 func TestRenderOneLineErrors(t *testing.T) {

@@ -400,8 +400,8 @@ var Runtimes = []*Runtime{
 		// --mem-fraction-static, when unset, is derived from the GPU's memory,
 		// 0.88 at most: python/sglang/srt/server_args.py
 		GPU: &GPUMemory{
-			TensorParallel:   Flags("--tp-size", "--tp"),
-			PipelineParallel: Flags("--pp-size"),
+			TensorParallel:   Flags("--tp-size", "--tensor-parallel-size", "--tp"),
+			PipelineParallel: Flags("--pp-size", "--pipeline-parallel-size"),
 			Sharding:         true,
 			Fraction:         Flags("--mem-fraction-static"),
 			DefaultFraction:  0.88,

@@ -16,30 +16,7 @@ import (
 // one of its own. A kustomization that cannot be read, or that is a link
 // leading out of dir, names none; the build reports it.
 func PatchFiles(dir string) []string {
-	name := FileName(dir)
-	if name == "" {
-		return nil
-	}
-	absolute, err := filepath.Abs(dir)
-	if err != nil {
-		return nil
-	}
-	file := filepath.Join(absolute, name)
-	realDir, dirErr := filepath.EvalSymlinks(absolute)
-	realFile, fileErr := filepath.EvalSymlinks(file)
-	if dirErr != nil || fileErr != nil || filepath.Dir(realFile) != realDir {
-		return nil
-	}
-	source, err := fileread.Regular(realFile, manifest.MaxFileSize)
-	if err != nil {
-		return nil
-	}
-	// The parser the build's own read uses, with its bounds.
-	docs, err := manifest.ParseDocuments(file, source)
-	if err != nil || len(docs) == 0 {
-		return nil
-	}
-	fields, _ := docs[0].Plain().(map[string]any) // a kustomization that is no mapping names none
+	absolute, fields := readAlone(dir)
 	var entries []any
 	if list, ok := fields["patchesStrategicMerge"].([]any); ok {
 		entries = append(entries, list...)
@@ -65,4 +42,43 @@ func PatchFiles(dir string) []string {
 		files = append(files, filepath.Clean(path))
 	}
 	return files
+}
+
+// IsComponent reports whether the kustomization in dir is a Component
+// (kind: Component), which kustomize builds only as part of an overlay
+// that lists it under components:, on that overlay's objects.
+func IsComponent(dir string) bool {
+	_, fields := readAlone(dir)
+	return fields["kind"] == "Component"
+}
+
+// readAlone reads the kustomization in dir without its bases: its dir as
+// an absolute path and its fields, nil when it cannot be read, is no
+// mapping, or is a link leading out of dir.
+func readAlone(dir string) (string, map[string]any) {
+	name := FileName(dir)
+	if name == "" {
+		return "", nil
+	}
+	absolute, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil
+	}
+	file := filepath.Join(absolute, name)
+	realDir, dirErr := filepath.EvalSymlinks(absolute)
+	realFile, fileErr := filepath.EvalSymlinks(file)
+	if dirErr != nil || fileErr != nil || filepath.Dir(realFile) != realDir {
+		return "", nil
+	}
+	source, err := fileread.Regular(realFile, manifest.MaxFileSize)
+	if err != nil {
+		return "", nil
+	}
+	// The parser the build's own read uses, with its bounds.
+	docs, err := manifest.ParseDocuments(file, source)
+	if err != nil || len(docs) == 0 {
+		return "", nil
+	}
+	fields, _ := docs[0].Plain().(map[string]any)
+	return absolute, fields
 }
