@@ -194,7 +194,7 @@ func (g gpuCheck) run() {
 		fractionText, humanBytes(budget))
 	if perGPU > budget {
 		failure := `with "CUDA out of memory"`
-		if resource := string(g.gpuResource); resource == gpu.ResourceAMD || resource == gpu.ResourceGaudi || resource == gpu.ResourceTPU {
+		if !gpu.IsNVIDIA(g.gpuResource) {
 			failure = "out of device memory"
 		}
 		g.pass.Reportf(field, "%s: %s, but %s: the server fails to load the model %s and restarts forever; %s",
@@ -541,16 +541,6 @@ func containerDevice(pass *lint.Pass, c *manifest.Container) (device gpu.Device,
 	}
 	device, known = gpu.ForContainer(c.Resources, gpuResource, where)
 	return device, true, known
-}
-
-func gpuCount(c *manifest.Container, resource corev1.ResourceName) int64 {
-	if quantity, ok := c.Resources.Limits[resource]; ok {
-		return quantity.Value()
-	}
-	if quantity, ok := c.Resources.Requests[resource]; ok {
-		return quantity.Value()
-	}
-	return 0
 }
 
 func parallelText(tp, pp int64) string {

@@ -163,6 +163,19 @@ func ForContainer(resources corev1.ResourceRequirements, gpuResource corev1.Reso
 	return device, true
 }
 
+// IsNVIDIA reports whether a requested resource is an NVIDIA GPU, on which
+// CUDA runs: a whole GPU, a shared replica, a MIG slice, or the resource
+// a cluster names its GPUs by (cluster.gpuResource) unless it is another
+// vendor's.
+func IsNVIDIA(resource corev1.ResourceName) bool {
+	k := kindOf(resource)
+	return k == kindNVIDIA || k == kindMIG
+}
+
+// IsMIG reports whether a requested resource is a MIG slice of the device
+// plugin's mixed strategy (nvidia.com/mig-1g.10gb).
+func IsMIG(resource corev1.ResourceName) bool { return kindOf(resource) == kindMIG }
+
 // kind is a family of accelerators with its own resource and labels.
 type kind int
 

@@ -120,6 +120,27 @@ func TestForContainer(t *testing.T) {
 	}
 }
 
+func TestVendor(t *testing.T) {
+	tests := []struct {
+		resource    corev1.ResourceName
+		nvidia, mig bool
+	}{
+		{"nvidia.com/gpu", true, false},
+		{"nvidia.com/gpu.shared", true, false},
+		{"nvidia.com/mig-1g.10gb", true, true},
+		{"nvidia.com/mig-3g.40gb.shared", true, true},
+		{"example.com/gpu", true, false}, // a configured name is taken for NVIDIA's
+		{"amd.com/gpu", false, false},
+		{"habana.ai/gaudi", false, false},
+		{"google.com/tpu", false, false},
+	}
+	for _, test := range tests {
+		if nvidia, mig := IsNVIDIA(test.resource), IsMIG(test.resource); nvidia != test.nvidia || mig != test.mig {
+			t.Errorf("%s: IsNVIDIA %v, IsMIG %v; want %v, %v", test.resource, nvidia, mig, test.nvidia, test.mig)
+		}
+	}
+}
+
 // TestMIGTable keeps the MIG table sane: every slice is smaller than its
 // GPU and its profile's name is near its memory.
 func TestMIGTable(t *testing.T) {
