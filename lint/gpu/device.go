@@ -73,6 +73,10 @@ type Device struct {
 	// Shared says how other pods share the device's memory, "" when the
 	// labels do not say it is shared.
 	Shared string
+	// MIG is the profile of a MIG slice ("1g.10gb"), "" for a whole GPU;
+	// Whole is the GPU it is a slice of, Name "" when nothing names it.
+	MIG   string
+	Whole GPU
 }
 
 // Node is a cluster node as far as its accelerators go.
