@@ -14,6 +14,7 @@ import (
 
 	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/gpu"
 	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/image/rootfs"
 	"github.com/modellint/modellint/lint/manifest"
@@ -80,9 +81,10 @@ var memoryBelowModel = &lint.Rule{
 			"version swap (one more version) is a warning. A server that loads several models at start in one process " +
 			"(every model of TF Serving's --model_config_file, every model of a Triton repository unless " +
 			"--model-control-mode=explicit) is held to all of them together, with one baseline. Tune `estimates:` in " +
-			".modellint.yaml. vLLM and TGI with a " +
-			"GPU request are not checked: their weights live in GPU memory.\n\n" +
-			"LLM servers on the CPU hold a KV cache beside the weights, added to the estimate. llama.cpp (no GPU " +
+			".modellint.yaml. vLLM and TGI with an accelerator request are not checked: their weights live in its memory " +
+			"(nvidia.com/gpu or the configured GPU resource, a MIG slice nvidia.com/mig-<profile>, amd.com/gpu, " +
+			"habana.ai/gaudi, google.com/tpu).\n\n" +
+			"LLM servers on the CPU hold a KV cache beside the weights, added to the estimate. llama.cpp (no accelerator " +
 			"requested, -c set; -c 0 is the GGUF header's context_length) allocates 2 × layers × KV heads × head dim × " +
 			"bytes of --cache-type-k/-v (f16: 2, q8_0: 34 per 32) × -c tokens, which the -np slots share, and writes all " +
 			"of it at start. It memory-maps the weights: page cache, charged to the container but reclaimed at the limit, " +
@@ -95,7 +97,7 @@ var memoryBelowModel = &lint.Rule{
 			"starts. Without -c the cache is not counted (the default was 512, then 4096, now the model's, which --fit may " +
 			"lower), nor for sliding-window, latent-attention or hybrid (state-space) models; it is certain only for architectures " +
 			"whose every layer caches the whole context (llama, qwen2, qwen3, gemma, phi3, granite, command-r and a few more), " +
-			"an estimate for others. vLLM's CPU backend (no GPU requested) allocates " +
+			"an estimate for others. vLLM's CPU backend (no accelerator requested) allocates " +
 			"VLLM_CPU_KVCACHE_SPACE GiB (4 when unset) per tensor-parallel worker. Ollama is not checked: it pulls its " +
 			"models at run time.",
 		Bad:  "# models/resnet/2 holds 2.0 GiB\nresources:\n  limits:\n    memory: 1Gi",
@@ -118,14 +120,13 @@ var memoryBelowModel = &lint.Rule{
 
 func checkMemoryBelowModel(pass *lint.Pass) {
 	estimates := pass.Config.Estimates()
-	gpu := pass.Config.GPUResourceName()
 	for _, link := range linkedModels(pass) {
 		c := link.Container
 		limit, ok := c.Resources.Limits[corev1.ResourceMemory]
 		if !ok {
 			continue // no limit at all is MDL205
 		}
-		need, judged := servingMemory(pass, link, gpu)
+		need, judged := servingMemory(pass, link)
 		if !judged {
 			continue
 		}
@@ -181,7 +182,7 @@ func checkMemoryBelowModel(pass *lint.Pass) {
 				"versions with a rollout instead of in place", describe(c), limit.String(), humanBytes(bytes), humanBytes(need.Bytes), humanBytes(swap), estimateMemory(estimates, bytes+largestResidentVersion(link.Model), 1, copies).Formula(), quantityCeil(swap))})
 		}
 	}
-	checkModelsTogether(pass, gpu)
+	checkModelsTogether(pass)
 }
 
 // hostMemoryNeed is what a serving container needs in host memory for its
@@ -208,10 +209,10 @@ type hostMemoryNeed struct {
 }
 
 // servingMemory computes a container's need for its linked model; false
-// when MDL401 does not judge it (its weights go to a GPU).
-func servingMemory(pass *lint.Pass, link *lint.Link, gpu string) (hostMemoryNeed, bool) {
+// when MDL401 does not judge it (its weights go to an accelerator).
+func servingMemory(pass *lint.Pass, link *lint.Link) (hostMemoryNeed, bool) {
 	c := link.Container
-	bytes, what, judged := hostModelBytes(pass, link, gpu)
+	bytes, what, judged := hostModelBytes(pass, link)
 	if !judged {
 		return hostMemoryNeed{}, false
 	}
@@ -219,8 +220,10 @@ func servingMemory(pass *lint.Pass, link *lint.Link, gpu string) (hostMemoryNeed
 	need.memoryEstimate = estimateMemory(pass.Config.Estimates(), bytes, 1, need.copies)
 	need.certain = bytes * int64(need.copies)
 	host := c.Runtime.Host
-	if host == nil || requestsGPU(c, gpu) {
-		// With a GPU the cache goes there, with the layers offloaded to it.
+	if host == nil || requestsAccelerator(pass, c) {
+		// With an accelerator (a MIG slice, an AMD GPU, a Gaudi, a TPU
+		// chip as much as a whole NVIDIA GPU) the cache goes there, with
+		// the layers offloaded to it.
 		return need, true
 	}
 	args := serverArgs(pass, c)
@@ -324,18 +327,18 @@ func swapBytes(estimates lint.EstimateConfig, m *model.Model, c *manifest.Contai
 
 // hostModelBytes is what of the linked model the server holds in host
 // memory, and where that figure comes from; false for the servers whose
-// weights go to the GPU (vLLM and TGI with a GPU, llama.cpp with every layer
-// offloaded), which MDL401 does not judge.
-func hostModelBytes(pass *lint.Pass, link *lint.Link, gpu string) (int64, string, bool) {
+// weights go to an accelerator (vLLM and TGI with one, llama.cpp with every
+// layer offloaded), which MDL401 does not judge.
+func hostModelBytes(pass *lint.Pass, link *lint.Link) (int64, string, bool) {
 	c := link.Container
-	if c.Runtime.GPU != nil && c.Runtime.GPU.AllWeightsOnGPU && requestsGPU(c, gpu) {
+	if c.Runtime.GPU != nil && c.Runtime.GPU.AllWeightsOnGPU && requestsAccelerator(pass, c) {
 		return 0, "", false
 	}
 	bytes, what := servedBytes(link.Model)
 	if ggufs, problem := ggufFor(link); problem.kind == ggufFine && len(ggufs) > 0 {
 		// The dir may hold other quantizations: the server loads the file it is given.
 		bytes, what = ggufWeights(ggufs).bytes, link.Model.Dir+"/"+ggufs[0].Path
-		if requestsGPU(c, gpu) && allLayersOnGPU(pass, c) {
+		if requestsAccelerator(pass, c) && allLayersOnGPU(pass, c) {
 			return 0, "", false // the weights are copied to the GPU; host memory keeps only the file's page cache
 		}
 	}
@@ -346,13 +349,12 @@ func hostModelBytes(pass *lint.Pass, link *lint.Link, gpu string) (int64, string
 // linked model, the version swap included; false when none is linked or
 // MDL401 does not judge it.
 func modelMemoryNeed(pass *lint.Pass, c *manifest.Container) (int64, bool) {
-	gpu := pass.Config.GPUResourceName()
 	estimates := pass.Config.Estimates()
 	for _, link := range linkedModels(pass) {
 		if link.Container != c {
 			continue
 		}
-		need, judged := servingMemory(pass, link, gpu)
+		need, judged := servingMemory(pass, link)
 		if !judged {
 			return 0, false
 		}
@@ -741,7 +743,10 @@ var gpuImageMismatch = &lint.Rule{
 			"(cuda_version; package_name 'onnxruntime' is the CPU build), jax's CUDA plugin wheels and NVIDIA's " +
 			"nvidia-*-cu12 wheels (which count only when no framework beside them is a CPU build: they run what a framework " +
 			"hands them). A CUDA framework without a GPU request is warned about for any container that declares " +
-			"a port or a readiness probe.",
+			"a port or a readiness probe.\n\n" +
+			"A GPU request is nvidia.com/gpu (or cluster.gpuResource), nvidia.com/gpu.shared or a MIG slice " +
+			"(nvidia.com/mig-<profile>). A container that requests another vendor's accelerator (amd.com/gpu, " +
+			"habana.ai/gaudi, google.com/tpu) is not judged: it needs that vendor's build (ROCm, Gaudi, TPU), not CUDA.",
 		Bad:  "image: tensorflow/serving:2.19.0\nresources:\n  limits: {nvidia.com/gpu: 1}",
 		Good: "image: tensorflow/serving:2.19.0-gpu\nresources:\n  limits: {nvidia.com/gpu: 1}",
 		Fix:  "Use the GPU build of the image for GPU requests, or drop the GPU request for a CPU image.",
@@ -755,26 +760,31 @@ var gpuImageMismatch = &lint.Rule{
 }
 
 func checkGPUImage(pass *lint.Pass) {
-	gpu := pass.Config.GPUResourceName()
+	gpuResource := pass.Config.GPUResourceName()
 	for _, c := range imageChecks(pass, false) {
 		if c.container == nil || c.container.Init {
 			continue
 		}
+		resource, _, wantsGPU := requestedAccelerator(pass, c.container)
+		if wantsGPU && !gpu.IsNVIDIA(resource) {
+			// An AMD GPU, a Gaudi or a TPU runs its vendor's build, not
+			// CUDA's: whether the image has that is another question.
+			continue
+		}
 		toolkit, hasCUDA := imageCUDA(c)
-		wantsGPU := requestsGPU(c.container, gpu)
 		framework, hasFramework := frameworkCUDA(c)
 		switch {
 		case wantsGPU && !hasCUDA && hasFramework:
 			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.container.Path + ".resources", Image: lint.ImageLocation{Reference: c.img.Reference, Path: framework.Path}, Message: fmt.Sprintf("%s requests %s but image %s has no CUDA: its %s is a CPU build (%s says %s) and the image has no "+
-				"CUDA toolkit: the GPU sits idle while the app runs on CPU%s; install a CUDA build (%s) or drop the GPU request", describe(c.container), gpu, c.img.Reference, strings.TrimSpace(framework.Name+" "+framework.Version), framework.Path, framework.CPUEvidence, cpuBuildSymptom[framework.Name], cudaBuildInstall(framework.Name))})
+				"CUDA toolkit: the GPU sits idle while the app runs on CPU%s; install a CUDA build (%s) or drop the GPU request", describe(c.container), resource, c.img.Reference, strings.TrimSpace(framework.Name+" "+framework.Version), framework.Path, framework.CPUEvidence, cpuBuildSymptom[framework.Name], cudaBuildInstall(framework.Name))})
 		case wantsGPU && !hasCUDA:
 			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.container.Path + ".resources", Image: lint.ImageLocation{Reference: c.img.Reference}, Message: fmt.Sprintf("%s requests %s but image %s has no CUDA (no CUDA_VERSION or NVIDIA_REQUIRE_CUDA in its config, no "+
 				"/usr/local/cuda/version.json): the GPU sits idle while the server runs on CPU; use the image's GPU build "+
-				"or drop the GPU request", describe(c.container), gpu, c.img.Reference)})
+				"or drop the GPU request", describe(c.container), resource, c.img.Reference)})
 		case hasCUDA && !wantsGPU && (c.container.Serving() || toolkit.FromFramework && longRunning(c.container)):
 			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.field(), Image: lint.ImageLocation{Reference: c.img.Reference}, Message: fmt.Sprintf("%s: image %s is built for CUDA %s (from %s) but the container requests no %s: it is scheduled on "+
 				"nodes without a GPU, where CUDA fails to initialise or the server falls back to CPU; request a GPU "+
-				"or use the CPU build", describe(c.container), c.img.Reference, orUnknown(toolkit.Version), toolkit.From, gpu)})
+				"or use the CPU build", describe(c.container), c.img.Reference, orUnknown(toolkit.Version), toolkit.From, gpuResource)})
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/model"
 	"github.com/modellint/modellint/lint/server"
 )
 
@@ -18,8 +19,9 @@ var engineLimitsExceeded = &lint.Rule{
 		Summary: "vLLM is told engine arguments that the linked model's config.json or the pod's GPUs refuse: a " +
 			"tensor-parallel size that does not fit the heads, a --max-model-len beyond the length vLLM derives, a world " +
 			"size beyond the GPUs, a --quantization the checkpoint is not, or bfloat16 on a GPU without it; or SGLang a " +
-			"--context-length beyond the length it derives, or a LeaderWorkerSet group whose pods or GPUs its --nnodes " +
-			"and parallel sizes do not fit; or TGI token limits that contradict one another.",
+			"tensor-parallel size that does not fit the heads, a --context-length beyond the length it derives, or a " +
+			"LeaderWorkerSet group whose pods or GPUs its --nnodes and parallel sizes do not fit; or TGI a --num-shard " +
+			"that does not divide the heads, or token limits that contradict one another.",
 		Why: "vLLM checks its arguments against the model's config.json and the GPUs before it serves, and refuses to " +
 			"start; the pod restarts forever.\n\n" +
 			"Heads: \"Total number of attention heads (32) must be divisible by tensor parallel size (3)\" " +
@@ -51,6 +53,14 @@ var engineLimitsExceeded = &lint.Rule{
 			"V100) fails with \"Bfloat16 is only supported on GPUs with compute capability of at least 8.0\"; --dtype " +
 			"auto on bfloat16 weights falls back to float16 with a warning (a warning here: a model trained in " +
 			"bfloat16 may overflow in float16).\n\n" +
+			"SGLang splits the heads the same way (--tp-size, --tp or --tensor-parallel-size): each model's attention " +
+			"asserts that the degree divides the attention heads, and divides or is a multiple of the key-value heads, " +
+			"so SGLang fails with an AssertionError as it builds the model (python/sglang/srt/models/llama.py); not on " +
+			"the CPU (--device cpu), where it pads the heads, nor with --enable-dp-attention, where the attention has " +
+			"fewer ranks. TGI's shards (--num-shard or NUM_SHARD) each load an equal share of the heads: " +
+			"\"`num_heads` must be divisible by `num_shards`\" (the flash_*_modeling.py of each model family), every " +
+			"shard fails and the launcher exits; the sizes it takes also divide the key-value heads, which it does not " +
+			"replicate.\n\n" +
 			"SGLang: a --context-length beyond the length get_context_length derives (the first of " +
 			"max_sequence_length, seq_length, max_seq_len, model_max_length and max_position_embeddings, times " +
 			"rope_scaling's factor unless rope_scaling has an original_max_position_embeddings or is llama3's, so a YaRN " +
@@ -71,15 +81,15 @@ var engineLimitsExceeded = &lint.Rule{
 			"are both set, when the input limit is not below --max-total-tokens, or when --max-total-tokens is above " +
 			"--max-batch-total-tokens (main in launcher/src/main.rs); the limits TGI derives when unset are not " +
 			"checked, as their defaults changed between releases.\n\n" +
-			"Checked: vLLM containers, and SGLang containers for the length, with a linked model that has a " +
-			"config.json; SGLang containers of a LeaderWorkerSet group that request NVIDIA GPUs, for --nnodes and the " +
-			"GPUs; TGI containers that serve a linked model.",
+			"Checked: vLLM and SGLang containers with a linked model that has a config.json; SGLang containers of a " +
+			"LeaderWorkerSet group that request NVIDIA GPUs, for --nnodes and the GPUs; TGI containers that serve a " +
+			"linked model (its shards against the heads when the model has a config.json).",
 		Bad: "# models/qwen2.5-7b/config.json: num_attention_heads 28, max_position_embeddings 32768\n" +
 			"args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=8, --max-model-len=65536, --quantization=awq]\n" +
 			"resources:\n  limits: {nvidia.com/gpu: 4}",
 		Good: "args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=4, --max-model-len=32768]\n" +
 			"resources:\n  limits: {nvidia.com/gpu: 4}",
-		Fix: "Use a tensor-parallel size that divides the attention heads and request as many GPUs as tensor × pipeline " +
+		Fix: "Use a tensor-parallel size (or TGI shard count) that divides the attention heads and request as many GPUs as tensor × pipeline " +
 			"parallel, keep --max-model-len within the length the config gives, drop a --quantization the checkpoint " +
 			"does not have, and use --dtype half on GPUs older than Ampere.",
 		References: []string{
@@ -93,6 +103,8 @@ var engineLimitsExceeded = &lint.Rule{
 			"https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/model_config.py",
 			"https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py",
 			"https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/entrypoints/engine.py",
+			"https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/llama.py",
+			"https://github.com/huggingface/text-generation-inference/blob/main/server/text_generation_server/models/custom_modeling/flash_llama_modeling.py",
 			"https://github.com/huggingface/text-generation-inference/blob/main/launcher/src/main.rs",
 		},
 		Unlintable: "the model's config.json is stated in a comment; the example is the manifest half of the input",
@@ -130,7 +142,11 @@ func checkEngineLimits(pass *lint.Pass) {
 			continue
 		case engine == "tgi":
 			coverage.Checked()
-			checkTGITokens(pass, c, serverArgs(pass, c))
+			args := serverArgs(pass, c)
+			if config != nil {
+				checkHeads(pass, link.Model, c, args, engine)
+			}
+			checkTGITokens(pass, c, args)
 			continue
 		case config == nil:
 			coverage.Missed(fmt.Sprintf("model %s has no config.json", link.Model.Dir))
@@ -138,29 +154,10 @@ func checkEngineLimits(pass *lint.Pass) {
 		}
 		coverage.Checked()
 		args := serverArgs(pass, c)
+		checkHeads(pass, link.Model, c, args, engine)
 		if engine == "sglang" {
 			checkContextLength(pass, link.Model, c, args)
 			continue
-		}
-		srv := engineGPU(c)
-		if value, ok := args.Value(srv.TensorParallel); ok {
-			tp, err := strconv.ParseInt(value.Value, 10, 64)
-			heads, kvHeads := config.NumAttentionHeads, config.NumKeyValueHeads
-			switch {
-			case err != nil || tp < 2:
-			case heads > 0 && heads%tp != 0:
-				pass.Reportf(fieldOf(c.Path, value.Field), "%s: %s %d does not divide the %d attention heads of model %s "+
-					"(config.json num_attention_heads): vLLM refuses to start with \"Total number of attention heads (%d) "+
-					"must be divisible by tensor parallel size (%d)\"; use %s", describe(c), value.From, tp, heads,
-					link.Model.Dir, heads, tp, fittingSizes(heads, kvHeads, tp))
-			case kvHeads > 0 && kvHeads%tp != 0 && tp%kvHeads != 0:
-				// QKVParallelLinear splits the KV heads over the ranks, or
-				// replicates them when there are fewer: either must divide.
-				pass.Reportf(fieldOf(c.Path, value.Field), "%s: %s %d neither divides nor is a multiple of the %d "+
-					"key-value heads of model %s (config.json num_key_value_heads): vLLM fails while it builds the "+
-					"attention layers (\"is not divisible by\"); use %s", describe(c), value.From, tp, kvHeads,
-					link.Model.Dir, fittingSizes(heads, kvHeads, tp))
-			}
 		}
 		checkMaxModelLen(pass, link.Model, c, args)
 		checkWorldSize(pass, c, args)
@@ -168,6 +165,77 @@ func checkEngineLimits(pass *lint.Pass) {
 		checkDtypeCapability(pass, config, c, args)
 	}
 	coverage.SkipIfNone(pass, "")
+}
+
+// headsFailure is how each engine fails when its tensor-parallel degree
+// does not divide the attention heads: %d are the heads and the degree.
+//
+//   - vLLM: ModelConfig.verify_with_parallel_config (vllm/config/model.py).
+//   - SGLang: each model's attention asserts it as it is built
+//     ("assert self.total_num_heads % tp_size == 0" in LlamaAttention,
+//     python/sglang/srt/models/llama.py), on every device but the CPU, whose
+//     model runner pads the heads instead (adjust_config_with_unaligned_cpu_tp
+//     in python/sglang/srt/configs/update_config.py, called when device is
+//     "cpu" in python/sglang/srt/model_executor/model_runner.py).
+//   - TGI: each model's attention raises it as the shard loads the weights
+//     (FlashLlamaAttention in
+//     server/text_generation_server/models/custom_modeling/flash_llama_modeling.py,
+//     and the other flash_*_modeling.py), and the launcher exits when a
+//     shard fails.
+var headsFailure = map[string]string{
+	"vllm": "vLLM refuses to start with \"Total number of attention heads (%d) must be divisible by tensor parallel size (%d)\"",
+	"sglang": "SGLang fails while it builds the model's attention layers, which split the heads evenly over the ranks " +
+		"(an AssertionError in the model's attention, %d %% %d != 0)",
+	"tgi": "every shard fails to load the model with \"`num_heads` must be divisible by `num_shards` (got `num_heads`: " +
+		"%d and `num_shards`: %d\" and the launcher exits",
+}
+
+// kvHeadsFailure is how vLLM and SGLang fail when the degree neither
+// divides nor is a multiple of the key-value heads: QKVParallelLinear
+// splits the KV heads over the ranks, or replicates them when there are
+// fewer (vLLM's, and SGLang's LlamaAttention asserts the same).
+var kvHeadsFailure = map[string]string{
+	"vllm":   "vLLM fails while it builds the attention layers (\"is not divisible by\")",
+	"sglang": "SGLang fails while it builds the attention layers (an AssertionError in the model's attention)",
+}
+
+// checkHeads holds the tensor-parallel degree (vLLM --tensor-parallel-size,
+// SGLang --tp-size, TGI --num-shard) to the attention heads of the model's
+// config.json: each rank takes an equal share of the query heads, and of
+// the key-value heads or a copy of them.
+func checkHeads(pass *lint.Pass, m *model.Model, c *manifest.Container, args server.Args, engine string) {
+	srv, config := engineGPU(c), m.HFConfig
+	value, ok := args.Value(srv.TensorParallel)
+	if !ok {
+		return
+	}
+	if engine == "sglang" {
+		// SGLang pads the heads on the CPU, and with DP attention splits
+		// them over tp / dp ranks only.
+		if device, set := args.Value(server.Flags("--device")); set && device.Value == "cpu" {
+			return
+		}
+		if _, enabled, _ := args.Switch([]string{"--enable-dp-attention"}, nil); enabled {
+			return
+		}
+	}
+	tp, err := strconv.ParseInt(value.Value, 10, 64)
+	heads, kvHeads := config.NumAttentionHeads, config.NumKeyValueHeads
+	// TGI splits the key-value heads over the shards and never replicates
+	// them (num_key_value_heads // num_shards in its attention), so the
+	// sizes it takes divide both.
+	replicatesKV := engine != "tgi"
+	switch {
+	case err != nil || tp < 2:
+	case heads > 0 && heads%tp != 0:
+		pass.Reportf(fieldOf(c.Path, value.Field), "%s: %s %d does not divide the %d attention heads of model %s "+
+			"(config.json num_attention_heads): %s; use %s", describe(c), value.From, tp, heads, m.Dir,
+			fmt.Sprintf(headsFailure[engine], heads, tp), fittingSizes(heads, kvHeads, tp, replicatesKV))
+	case replicatesKV && kvHeads > 0 && kvHeads%tp != 0 && tp%kvHeads != 0:
+		pass.Reportf(fieldOf(c.Path, value.Field), "%s: %s %d neither divides nor is a multiple of the %d "+
+			"key-value heads of model %s (config.json num_key_value_heads): %s; use %s", describe(c), value.From, tp,
+			kvHeads, m.Dir, kvHeadsFailure[engine], fittingSizes(heads, kvHeads, tp, replicatesKV))
+	}
 }
 
 // engineOf names the runtime whose engine serves a container's model: its
@@ -203,11 +271,13 @@ func fieldOf(container, field string) string {
 }
 
 // fittingSizes names the tensor-parallel sizes nearest below and above tp
-// that vLLM accepts: they divide the attention heads, and divide or are a
-// multiple of the key-value heads (a count of 0 is not known).
-func fittingSizes(heads, kvHeads, tp int64) string {
+// that the engine accepts: they divide the attention heads, and divide the
+// key-value heads or, where the engine replicates them, are a multiple of
+// them (a count of 0 is not known).
+func fittingSizes(heads, kvHeads, tp int64, replicatesKV bool) string {
 	fits := func(d int64) bool {
-		return (heads == 0 || heads%d == 0) && (kvHeads == 0 || kvHeads%d == 0 || d%kvHeads == 0)
+		kvFits := kvHeads == 0 || kvHeads%d == 0 || (replicatesKV && d%kvHeads == 0)
+		return (heads == 0 || heads%d == 0) && kvFits
 	}
 	below, above := int64(1), int64(0)
 	for d := tp - 1; d > 1; d-- {

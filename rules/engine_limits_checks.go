@@ -204,12 +204,12 @@ func checkWorldSize(pass *lint.Pass, c *manifest.Container, args server.Args) {
 	world := tp * pp
 	gpuResource := corev1.ResourceName(pass.Config.GPUResourceName())
 	resource, perPod, requested := gpu.Requested(c.Resources, gpuResource)
-	if world <= 1 || !requested || slices.Contains([]corev1.ResourceName{gpu.ResourceAMD, gpu.ResourceGaudi, gpu.ResourceTPU}, resource) {
+	if world <= 1 || !requested || !gpu.IsNVIDIA(resource) {
 		return // ParallelConfig's check is CUDA's; other platforms fail in their own ways
 	}
 	field := cmp.Or(fieldIf(c.Path, tpValue.Field), fieldIf(c.Path, ppValue.Field), limitOrRequest(c, resource))
 	lower := cmp.Or(tpValue.From, ppValue.From, srv.TensorParallel.Name())
-	if strings.HasPrefix(string(resource), gpu.ResourceMIGPrefix) {
+	if gpu.IsMIG(resource) {
 		// A CUDA process enumerates one MIG instance, however many the
 		// container gets (NVIDIA's MIG user guide, "CUDA Device
 		// Enumeration").

@@ -55,3 +55,25 @@ func TestDeriveMaxLen(t *testing.T) {
 		})
 	}
 }
+
+// TestFittingSizes names the sizes nearest a refused one: vLLM and SGLang
+// replicate key-value heads over more ranks than there are, TGI does not.
+func TestFittingSizes(t *testing.T) {
+	tests := []struct {
+		heads, kvHeads, tp int64
+		replicatesKV       bool
+		want               string
+	}{
+		{28, 4, 8, true, "4 or 28"},
+		{32, 8, 3, true, "2 or 4"},
+		{32, 2, 3, true, "2 or 4"},
+		{32, 2, 3, false, "2"},
+		{32, 0, 5, false, "4 or 8"},
+	}
+	for _, test := range tests {
+		if got := fittingSizes(test.heads, test.kvHeads, test.tp, test.replicatesKV); got != test.want {
+			t.Errorf("fittingSizes(%d heads, %d KV heads, TP %d, replicated %v) = %q, want %q", test.heads, test.kvHeads,
+				test.tp, test.replicatesKV, got, test.want)
+		}
+	}
+}

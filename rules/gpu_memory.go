@@ -65,7 +65,9 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"    args: [--model=/models/qwen2.5-14b, --tensor-parallel-size=2]   # 13.8 GiB per GPU\n" +
 			"    resources:\n      limits: {nvidia.com/gpu: 2}",
 		Fix: "Schedule the pod on a larger GPU, split the model over more GPUs (--tensor-parallel-size, --tp-size, " +
-			"--num-shard, with as many nvidia.com/gpu), serve a quantized model, or lower the context length.",
+			"--num-shard, with as many nvidia.com/gpu), serve a quantized model, or lower the context length. On a MIG " +
+			"slice, use a larger profile of the same GPU (the message names the smallest that holds the weights, from " +
+			"NVIDIA's MIG user guide) or a whole GPU: a model is not split over slices, as a CUDA process sees one.",
 		References: []string{
 			"https://docs.vllm.ai/en/latest/configuration/conserving_memory.html",
 			"https://docs.vllm.ai/en/latest/configuration/engine_args.html",
@@ -141,7 +143,7 @@ func checkGPUMemory(pass *lint.Pass) {
 		}
 		coverage.Checked()
 		gpuCheck{pass: pass, c: c, srv: srv, args: args, gpuResource: device.Resource, gpus: device.Count,
-			device: device.GPU, how: device.How, weights: weights, m: link.Model, shape: shapeOf(link.Model, ggufs)}.run()
+			device: device, how: device.How, weights: weights, m: link.Model, shape: shapeOf(link.Model, ggufs)}.run()
 	}
 	coverage.SkipIfNone(pass, "")
 }
@@ -154,7 +156,7 @@ type gpuCheck struct {
 	args        server.Args
 	gpuResource corev1.ResourceName
 	gpus        int64
-	device      gpu.GPU
+	device      gpu.Device
 	how         string
 	weights     weightEstimate
 	m           *model.Model
@@ -194,11 +196,11 @@ func (g gpuCheck) run() {
 		fractionText, humanBytes(budget))
 	if perGPU > budget {
 		failure := `with "CUDA out of memory"`
-		if resource := string(g.gpuResource); resource == gpu.ResourceAMD || resource == gpu.ResourceGaudi || resource == gpu.ResourceTPU {
+		if !gpu.IsNVIDIA(g.gpuResource) {
 			failure = "out of device memory"
 		}
 		g.pass.Reportf(field, "%s: %s, but %s: the server fails to load the model %s and restarts forever; %s",
-			describe(g.c), weightsText, gpuText, failure, g.weightsFix(budget))
+			describe(g.c), weightsText, gpuText, failure, g.weightsFix(budget, fraction))
 		return
 	}
 	kv, ok := g.kvCache(shards)
@@ -260,10 +262,13 @@ func (g gpuCheck) fraction() (float64, string) {
 }
 
 // weightsFix names the smallest split that fits, where the server has one.
-func (g gpuCheck) weightsFix(budget int64) string {
+func (g gpuCheck) weightsFix(budget int64, fraction float64) string {
 	smaller := "a quantized model"
 	if g.shape.quantized {
 		smaller = "a smaller model"
+	}
+	if g.device.MIG != "" {
+		return g.sliceFix(fraction, smaller)
 	}
 	split := int64(2)
 	for split < 8 && g.weights.bytes/split > budget {
@@ -283,6 +288,69 @@ func (g gpuCheck) weightsFix(budget int64) string {
 		flag, split, g.gpuResource, split, smaller)
 }
 
+// sliceFix names a MIG profile, else a whole GPU, that holds the
+// weights. A model is not split over MIG slices: a CUDA process sees one
+// slice however many the container gets (MDL410).
+func (g gpuCheck) sliceFix(fraction float64, smaller string) string {
+	need := int64(math.Ceil(float64(g.weights.bytes) / fraction))
+	request := func(profile string) string {
+		if gpu.IsMIG(g.gpuResource) {
+			return gpu.ResourceMIGPrefix + profile + ": 1"
+		}
+		return profile // the node's partition, which the pod selects
+	}
+	var options []string
+	switch holding := gpu.SlicesHolding(g.device, need); {
+	case len(holding) == 1:
+		slice := holding[0]
+		options = append(options, fmt.Sprintf("a larger MIG slice, %s (%s × %.2f = %s)", request(slice.Profile),
+			humanBytes(slice.MemoryBytes), fraction, humanBytes(int64(float64(slice.MemoryBytes)*fraction))))
+	case len(holding) > 1:
+		// The GPU is not known: the profile that holds it on each GPU
+		// that has the slice's profile.
+		var profiles []string
+		onGPUs := map[string][]string{}
+		for _, slice := range holding {
+			if onGPUs[slice.Profile] == nil {
+				profiles = append(profiles, slice.Profile)
+			}
+			onGPUs[slice.Profile] = append(onGPUs[slice.Profile], slice.Whole.Name)
+		}
+		var each []string
+		for _, profile := range profiles {
+			each = append(each, request(profile)+" on an "+strings.Join(onGPUs[profile], " or "))
+		}
+		options = append(options, "a larger MIG slice ("+strings.Join(each, ", ")+")")
+	}
+	whole, known := gpu.WholeGPU(g.device)
+	wholeBudget := int64(float64(whole.MemoryBytes) * fraction)
+	name := "GPU"
+	if g.device.Whole.Name != "" {
+		name = whole.Name
+	}
+	split := int64(2)
+	for split < 8 && g.weights.bytes/split > wholeBudget {
+		split *= 2
+	}
+	flag := g.srv.TensorParallel.Name()
+	switch {
+	case !known:
+	case g.weights.bytes <= wholeBudget:
+		options = append(options, fmt.Sprintf("a whole %s (%s: 1)", name, gpu.ResourceNVIDIA))
+	case g.weights.bytes/split > wholeBudget:
+	case flag != "":
+		options = append(options, fmt.Sprintf("whole GPUs, split with %s %d and %s: %d", flag, split, gpu.ResourceNVIDIA, split))
+	case g.srv.ShardsOverAllGPUs:
+		options = append(options, fmt.Sprintf("whole GPUs, %s: %d (the server splits the model over every GPU it sees)",
+			gpu.ResourceNVIDIA, split))
+	}
+	if len(options) == 0 {
+		return "use a larger GPU or " + smaller
+	}
+	return fmt.Sprintf("use %s, or serve %s (a model is not split over MIG slices: a CUDA process sees one, however "+
+		"many the container gets)", strings.Join(options, " or "), smaller)
+}
+
 // kvFix names the context length that fits what the weights leave, and
 // the other ways out.
 func (g gpuCheck) kvFix(kv kvEstimate, left int64) string {
@@ -290,9 +358,13 @@ func (g gpuCheck) kvFix(kv kvEstimate, left int64) string {
 	if fits >= 1024 {
 		fits = fits / 1024 * 1024
 	}
-	others := "a quantized model, a larger GPU or more GPUs"
+	larger := "a larger GPU or more GPUs"
+	if g.device.MIG != "" {
+		larger = "a larger MIG slice or a whole GPU" // not more slices: a CUDA process sees one
+	}
+	others := "a quantized model, " + larger
 	if flag := g.srv.KVCacheDtype.Name(); flag != "" {
-		others = flag + " " + cmp.Or(g.srv.SmallerKVCache, "fp8") + ", a larger GPU or more GPUs"
+		others = flag + " " + cmp.Or(g.srv.SmallerKVCache, "fp8") + ", " + larger
 	}
 	return fmt.Sprintf("set %s to %d or lower, or use %s", g.srv.ContextLength.Name(), fits, others)
 }
@@ -541,16 +613,6 @@ func containerDevice(pass *lint.Pass, c *manifest.Container) (device gpu.Device,
 	}
 	device, known = gpu.ForContainer(c.Resources, gpuResource, where)
 	return device, true, known
-}
-
-func gpuCount(c *manifest.Container, resource corev1.ResourceName) int64 {
-	if quantity, ok := c.Resources.Limits[resource]; ok {
-		return quantity.Value()
-	}
-	if quantity, ok := c.Resources.Requests[resource]; ok {
-		return quantity.Value()
-	}
-	return 0
 }
 
 func parallelText(tp, pp int64) string {

@@ -147,7 +147,20 @@ func TestGPUMemoryBelowWeights(t *testing.T) {
 			container: `args: [--model=/models/m]`,
 			want: []string{`15.0 GiB of weights per GPU, but MIG 1g.10gb slice (resource nvidia.com/mig-1g.10gb; usable memory as ` +
 				`nvidia-smi mig -lgip lists it, NVIDIA's MIG user guide; the GPU is not named: the smallest 1g.10gb of NVIDIA ` +
-				`A100 40GB, NVIDIA A100 80GB, NVIDIA H100 80GB) has 9.6 GiB × 0.90`, `"CUDA out of memory"`}},
+				`A100 40GB, NVIDIA A100 80GB, NVIDIA H100 80GB) has 9.6 GiB × 0.90`, `"CUDA out of memory"`,
+				// Each GPU that has 1g.10gb has another profile that holds it; never two slices.
+				`use a larger MIG slice (nvidia.com/mig-3g.20gb: 1 on an NVIDIA A100 40GB, nvidia.com/mig-1g.20gb: 1 on ` +
+					`an NVIDIA H100 80GB or NVIDIA A100 80GB) or a whole GPU (nvidia.com/gpu: 1), or serve a quantized model ` +
+					`(a model is not split over MIG slices`}},
+		{name: "no MIG slice holds it: whole GPUs", image: vllm, gpus: 1, resource: "nvidia.com/mig-1g.5gb", placement: onA100,
+			tensors: []tensor{bf16(2 * qwen14B)}, container: `args: [--model=/models/m]`,
+			want: []string{`but MIG 1g.5gb slice of an NVIDIA A100 40GB`, `use whole GPUs, split with --tensor-parallel-size 2 and ` +
+				`nvidia.com/gpu: 2, or serve a quantized model (a model is not split over MIG slices`}},
+		{name: "TGI on a MIG slice", image: tgi, gpus: 1, resource: "nvidia.com/mig-2g.20gb",
+			placement: "nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}", tensors: []tensor{bf16(2 * qwen14B)},
+			container: `args: [--model-id=/models/m]`,
+			want: []string{`use a larger MIG slice, nvidia.com/mig-7g.80gb: 1 (79.2 GiB × 1.00 = 79.2 GiB) or a whole ` +
+				`NVIDIA H100 80GB (nvidia.com/gpu: 1)`}},
 		{name: "a MIG slice of 40 GB holds it", image: vllm, gpus: 1, resource: "nvidia.com/mig-3g.40gb",
 			placement: "nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", tensors: []tensor{bf16(llama8B)},
 			container: `args: [--model=/models/m, --max-model-len=8192]`},

@@ -76,6 +76,18 @@ func TestMemoryBelowModelOnCPU(t *testing.T) {
 			want:      []string{`+ 8.0 GiB KV cache (4 GiB (VLLM_CPU_KVCACHE_SPACE unset: the default) × 2 tensor-parallel workers)`}},
 		{name: "vLLM with a GPU", image: vllm, limit: "memory: 4Gi\n              nvidia.com/gpu: 1",
 			container: "args: [--model=/models/m]"},
+		{name: "vLLM on the CPU: 8B in 8Gi", image: vllmCPUImage, limit: "memory: 8Gi", params: llama8B,
+			container: "args: [--model=/models/m]",
+			want:      []string{`error: container server (vLLM): memory limit 8Gi is below the 15.0 GiB model itself`}},
+		// Any accelerator takes the weights and the KV cache, not only nvidia.com/gpu.
+		{name: "vLLM on a MIG slice", image: vllm, limit: "memory: 8Gi\n              nvidia.com/mig-1g.10gb: 1",
+			params: llama8B, container: "args: [--model=/models/m]"},
+		{name: "vLLM on an AMD GPU", image: "rocm/vllm:rocm6.4.1_vllm_0.10.0_20250812", params: llama8B,
+			limit: "memory: 8Gi\n              amd.com/gpu: 1", container: "args: [--model=/models/m]"},
+		{name: "vLLM on a Gaudi", image: vllm, limit: "memory: 8Gi\n              habana.ai/gaudi: 1", params: llama8B,
+			container: "args: [--model=/models/m]"},
+		{name: "vLLM on a TPU chip", image: "vllm/vllm-tpu:v0.11.0", limit: "memory: 8Gi\n              google.com/tpu: 1",
+			params: llama8B, container: "args: [--model=/models/m]"},
 	}
 	rule := rules.Lookup(rules.All(), "MDL401")
 	for _, c := range cases {

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
@@ -40,8 +38,8 @@ var cudaDriverTooOld = &lint.Rule{
 			"NVIDIA's CUDA wheels (nvidia_cuda_runtime_cu12-12.1.105.dist-info: CUDA 12.1). A framework built for a newer " +
 			"CUDA than the base image's toolkit (torch cu121 on a CUDA 11.8 image) is judged by its own CUDA, after the " +
 			"image's NVIDIA_REQUIRE_CUDA let the container start. " +
-			"The check runs for containers that request GPUs. The driver is cluster.nvidiaDriver, else the oldest " +
-			"among the --cluster nodes the pod may land on (GPU Feature Discovery's nvidia.com/cuda.driver.major, " +
+			"The check runs for containers that request NVIDIA GPUs (MIG slices among them). The driver is " +
+			"cluster.nvidiaDriver, else the oldest among the --cluster nodes the pod may land on (GPU Feature Discovery's nvidia.com/cuda.driver.major, " +
 			".minor and .rev labels); the check is skipped when neither says." + offlineNote,
 		Bad:        "# .modellint.yaml: cluster: {nvidiaDriver: \"525.60.13\"}\n# image env: NVIDIA_REQUIRE_CUDA=cuda>=12.2\nimage: registry.example.com/serving/triton:23.08-py3",
 		Good:       "# .modellint.yaml: cluster: {nvidiaDriver: \"535.104.05\"}\nimage: registry.example.com/serving/triton:23.08-py3",
@@ -74,11 +72,12 @@ func checkCUDADriver(pass *lint.Pass) {
 		pass.Skip("the config does not set cluster.nvidiaDriver, the GPU nodes' driver version")
 		return
 	}
-	gpu := pass.Config.GPUResourceName()
 	var coverage lint.Coverage
 	for _, c := range imageChecks(pass, false) {
-		if c.container != nil && !requestsGPU(c.container, gpu) {
-			continue
+		if c.container != nil {
+			if _, nvidia := requestsNVIDIA(pass, c.container); !nvidia {
+				continue
+			}
 		}
 		toolkit, found := imageCUDA(c)
 		coverage.Checked()
@@ -125,7 +124,7 @@ func checkCUDADriver(pass *lint.Pass) {
 				"under minor-version compatibility, where PTX JIT of code newer than CUDA %s fails %s; upgrade the driver to %s", c.label(), toolkit.Version, toolkit.From, full.DriverString(), configured, orUnknown(driverCUDA), where(c.img, "", location.Path), full.DriverString())})
 		}
 	}
-	coverage.SkipIfNone(pass, "no container requests "+gpu)
+	coverage.SkipIfNone(pass, "no container requests an NVIDIA GPU ("+pass.Config.GPUResourceName()+", or a MIG slice)")
 }
 
 // fullDriver is the driver a toolkit needs for full functionality, and
@@ -234,14 +233,6 @@ func configLabels(c *imageCheck) map[string]string {
 		return nil
 	}
 	return c.img.Config.Config.Labels
-}
-
-func keys[V any](m map[corev1.ResourceName]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, string(k))
-	}
-	return out
 }
 
 var shellFormArgsDropped = &lint.Rule{

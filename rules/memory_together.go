@@ -16,7 +16,7 @@ import (
 // model its model config file lists, Triton every model of its repository
 // unless --model-control-mode=explicit picks them. One process holds them
 // all, with one baseline.
-func checkModelsTogether(pass *lint.Pass, gpu string) {
+func checkModelsTogether(pass *lint.Pass) {
 	var order []*manifest.Container
 	byContainer := map[*manifest.Container][]*lint.Link{}
 	for _, link := range pass.Target.Links {
@@ -41,7 +41,7 @@ containers:
 		copies := 1
 		seen := map[string]bool{}
 		for _, link := range links {
-			need, judged := servingMemory(pass, link, gpu)
+			need, judged := servingMemory(pass, link)
 			if !judged || limit.Value() < need.Bytes {
 				continue containers // not judged, or MDL401 reports it alone
 			}

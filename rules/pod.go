@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/gpu"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -171,14 +172,39 @@ func containerProbe(c *manifest.Container, kind string) *corev1.Probe {
 	return c.StartupProbe
 }
 
-// requestsGPU reports whether a container asks for GPUs.
-func requestsGPU(c *manifest.Container, resourceName string) bool {
-	for _, list := range [][]string{keys(c.Resources.Limits), keys(c.Resources.Requests)} {
-		for _, name := range list {
-			if name == resourceName {
-				return true
-			}
-		}
+// requestedAccelerator is the accelerator a container requests and how
+// many (gpu.Requested: the configured GPU resource, NVIDIA's shared GPUs
+// and MIG slices, AMD's, Intel's Gaudi and Google's TPU); ok is false when
+// it requests none.
+func requestedAccelerator(pass *lint.Pass, c *manifest.Container) (resource corev1.ResourceName, count int64, ok bool) {
+	return gpu.Requested(c.Resources, corev1.ResourceName(pass.Config.GPUResourceName()))
+}
+
+// requestsAccelerator reports whether a container requests an accelerator
+// of any kind: the server's weights and caches go to it.
+func requestsAccelerator(pass *lint.Pass, c *manifest.Container) bool {
+	_, _, ok := requestedAccelerator(pass, c)
+	return ok
+}
+
+// requestsNVIDIA reports whether a container requests an NVIDIA GPU, on
+// which CUDA runs: a whole one, a shared replica or a MIG slice.
+func requestsNVIDIA(pass *lint.Pass, c *manifest.Container) (corev1.ResourceName, bool) {
+	resource, _, ok := requestedAccelerator(pass, c)
+	return resource, ok && gpu.IsNVIDIA(resource)
+}
+
+// visibleDevices is how many of the accelerators it requests a process in
+// the container sees: all of them, but one MIG slice however many it
+// gets, as a CUDA process enumerates one MIG instance (NVIDIA's MIG user
+// guide, "CUDA Device Enumeration").
+func visibleDevices(pass *lint.Pass, c *manifest.Container) (corev1.ResourceName, int64) {
+	resource, count, ok := requestedAccelerator(pass, c)
+	switch {
+	case !ok:
+		return "", 0
+	case gpu.IsMIG(resource):
+		return resource, 1
 	}
-	return false
+	return resource, count
 }

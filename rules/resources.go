@@ -11,6 +11,7 @@ import (
 
 	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/gpu"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
 	"github.com/modellint/modellint/lint/model/triton"
@@ -434,8 +435,9 @@ var shmMissing = &lint.Rule{
 			"when the GPUs have no peer-to-peer path: it fails at start or under load with \"NCCL WARN Error while creating " +
 			"shared memory segment\". So a vLLM, SGLang or TGI container told to shard (--tensor-parallel-size, " +
 			"--pipeline-parallel-size, --tp-size or --num-shard / NUM_SHARD above 1) is an error, one that requests more than " +
-			"one GPU (TGI shards over every GPU it sees) a warning, and so is a Triton container with evidence that it runs " +
-			"its Python backend: a --backend-config=python,... flag, or a linked model repository holding a model on a " +
+			"one GPU (TGI shards over every GPU it sees; amd.com/gpu, habana.ai/gaudi and google.com/tpu count as GPUs, " +
+			"MIG slices as one, since a CUDA process sees one slice however many it gets) a warning, and so is a Triton " +
+			"container with evidence that it runs its Python backend: a --backend-config=python,... flag, or a linked model repository holding a model on a " +
 			"Python-based backend (backend: \"python\" or \"vllm\" in config.pbtxt, or a model.py Triton loads). Each instance " +
 			"of such a model is a stub process with its own /dev/shm region of shm-default-byte-size (1 MiB) that grows in " +
 			"shm-growth-byte-size steps (1 MiB) with the tensors of its requests; the finding counts the instances " +
@@ -563,10 +565,9 @@ func sharedMemoryNeed(pass *lint.Pass, c *manifest.Container) shmNeed {
 				reason: fmt.Sprintf(" but runs %d GPU workers (%s)", n, settingText(value))}
 		}
 	}
-	gpu := corev1.ResourceName(pass.Config.GPUResourceName())
-	if gpus := gpuCount(c, gpu); gpus > 1 {
+	if resource, devices := visibleDevices(pass, c); devices > 1 {
 		return shmNeed{severity: lint.Warning, effect: ncclEffect,
-			reason: fmt.Sprintf(" but requests %d %s (a model split over GPUs runs one worker on each)", gpus, gpu)}
+			reason: fmt.Sprintf(" but requests %d %s (a model split over GPUs runs one worker on each)", devices, resource)}
 	}
 	return shmNeed{severity: lint.Info, effect: shmEffect}
 }
@@ -605,8 +606,11 @@ func tritonPythonNeed(pass *lint.Pass, c *manifest.Container) (shmNeed, bool) {
 			growthBytes = n
 		}
 	}
-	gpu := corev1.ResourceName(pass.Config.GPUResourceName())
-	gpus := gpuCount(c, gpu)
+	// Triton runs on CUDA: another vendor's accelerator is no GPU to it.
+	resource, gpus := visibleDevices(pass, c)
+	if !gpu.IsNVIDIA(resource) {
+		gpus = 0
+	}
 	var models []string
 	var instances int64
 	seen := map[*model.Model]bool{}

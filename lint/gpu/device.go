@@ -73,6 +73,10 @@ type Device struct {
 	// Shared says how other pods share the device's memory, "" when the
 	// labels do not say it is shared.
 	Shared string
+	// MIG is the profile of a MIG slice ("1g.10gb"), "" for a whole GPU;
+	// Whole is the GPU it is a slice of, Name "" when nothing names it.
+	MIG   string
+	Whole GPU
 }
 
 // Node is a cluster node as far as its accelerators go.
@@ -162,6 +166,19 @@ func ForContainer(resources corev1.ResourceRequirements, gpuResource corev1.Reso
 	device.Resource, device.Count = resource, count
 	return device, true
 }
+
+// IsNVIDIA reports whether a requested resource is an NVIDIA GPU, on which
+// CUDA runs: a whole GPU, a shared replica, a MIG slice, or the resource
+// a cluster names its GPUs by (cluster.gpuResource) unless it is another
+// vendor's.
+func IsNVIDIA(resource corev1.ResourceName) bool {
+	k := kindOf(resource)
+	return k == kindNVIDIA || k == kindMIG
+}
+
+// IsMIG reports whether a requested resource is a MIG slice of the device
+// plugin's mixed strategy (nvidia.com/mig-1g.10gb).
+func IsMIG(resource corev1.ResourceName) bool { return kindOf(resource) == kindMIG }
 
 // kind is a family of accelerators with its own resource and labels.
 type kind int

@@ -123,6 +123,79 @@ func TestForContainer(t *testing.T) {
 	}
 }
 
+func TestVendor(t *testing.T) {
+	tests := []struct {
+		resource    corev1.ResourceName
+		nvidia, mig bool
+	}{
+		{"nvidia.com/gpu", true, false},
+		{"nvidia.com/gpu.shared", true, false},
+		{"nvidia.com/mig-1g.10gb", true, true},
+		{"nvidia.com/mig-3g.40gb.shared", true, true},
+		{"example.com/gpu", true, false}, // a configured name is taken for NVIDIA's
+		{"amd.com/gpu", false, false},
+		{"habana.ai/gaudi", false, false},
+		{"google.com/tpu", false, false},
+	}
+	for _, test := range tests {
+		if nvidia, mig := IsNVIDIA(test.resource), IsMIG(test.resource); nvidia != test.nvidia || mig != test.mig {
+			t.Errorf("%s: IsNVIDIA %v, IsMIG %v; want %v, %v", test.resource, nvidia, mig, test.nvidia, test.mig)
+		}
+	}
+}
+
+// TestSlicesHolding finds the smallest profile that holds a need, on the
+// GPU ForContainer says a slice is of.
+func TestSlicesHolding(t *testing.T) {
+	tests := []struct {
+		name      string
+		resources corev1.ResourceRequirements
+		spec      *corev1.PodSpec
+		need      float64 // GiB
+		want      string  // "profile on GPU", comma-separated
+		whole     string
+	}{
+		{name: "a larger profile of the named GPU", resources: limits("nvidia.com/mig-1g.10gb", 1),
+			spec: selector(LabelGFDProduct, "NVIDIA-A100-SXM4-80GB"), need: 15,
+			want: "1g.20gb on NVIDIA A100 80GB", whole: "NVIDIA A100 80GB"},
+		{name: "the 40GB A100's 20 GB profile has three compute slices", resources: limits("nvidia.com/mig-1g.5gb", 1),
+			spec: selector(LabelGKEAccelerator, "nvidia-tesla-a100", LabelGKEPartitionSize, "1g.5gb"), need: 15,
+			want: "3g.20gb on NVIDIA A100 40GB", whole: "NVIDIA A100 40GB"},
+		{name: "GKE's partition", resources: limits("nvidia.com/gpu", 1),
+			spec: selector(LabelGKEAccelerator, "nvidia-h100-80gb", LabelGKEPartitionSize, "1g.10gb"), need: 30,
+			want: "3g.40gb on NVIDIA H100 80GB", whole: "NVIDIA H100 80GB"},
+		{name: "no GPU named: each that has the profile", resources: limits("nvidia.com/mig-1g.10gb", 1),
+			spec: selector(), need: 15, whole: "NVIDIA A100 40GB",
+			want: "3g.20gb on NVIDIA A100 40GB, 1g.20gb on NVIDIA H100 80GB, 1g.20gb on NVIDIA A100 80GB"},
+		{name: "no profile holds it", resources: limits("nvidia.com/mig-1g.10gb", 1),
+			spec: selector(LabelGFDProduct, "NVIDIA-A100-SXM4-80GB"), need: 100, whole: "NVIDIA A100 80GB"},
+		{name: "a whole GPU is no slice", resources: limits("nvidia.com/gpu", 1),
+			spec: selector(LabelGKEAccelerator, "nvidia-l4"), need: 15},
+	}
+	for _, test := range tests {
+		t.Run(test.name, func(t *testing.T) {
+			device, ok := ForContainer(test.resources, "nvidia.com/gpu", Placement{Spec: test.spec})
+			if !ok {
+				t.Fatal("ForContainer: not known")
+			}
+			var got []string
+			for _, slice := range SlicesHolding(device, int64(test.need*gib)) {
+				got = append(got, slice.Profile+" on "+slice.Whole.Name)
+				if float64(slice.MemoryBytes) < test.need*gib {
+					t.Errorf("%s of %d bytes holds less than %g GiB", slice.Profile, slice.MemoryBytes, test.need)
+				}
+			}
+			if strings.Join(got, ", ") != test.want {
+				t.Errorf("SlicesHolding = %q, want %q", strings.Join(got, ", "), test.want)
+			}
+			whole, ok := WholeGPU(device)
+			if whole.Name != test.whole || ok != (test.whole != "") {
+				t.Errorf("WholeGPU = %q, %v; want %q", whole.Name, ok, test.whole)
+			}
+		})
+	}
+}
+
 // TestMIGTable keeps the MIG table sane: every slice is smaller than its
 // GPU and its profile's name is near its memory.
 func TestMIGTable(t *testing.T) {

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -113,7 +114,7 @@ func migFromLabels(resource corev1.ResourceName, labels map[string]string) (Devi
 					gpu.Name += " of an " + base.Name
 				}
 				gpu.ComputeCapability = base.ComputeCapability
-				return Device{GPU: gpu, How: fmt.Sprintf("node label %s=%s MiB", key, value)}, true
+				return Device{GPU: gpu, How: fmt.Sprintf("node label %s=%s MiB", key, value), MIG: profile, Whole: base}, true
 			}
 		}
 		return Device{}, false
@@ -182,10 +183,67 @@ func sliceOf(name string, base GPU, how string, resource corev1.ResourceName) (D
 		gpu.Name = "MIG " + profile + " slice"
 		source += fmt.Sprintf("; the GPU is not named: the smallest %s of %s", profile, strings.Join(names, ", "))
 	}
-	device := Device{GPU: gpu, How: joinHow(how, source)}
+	device := Device{GPU: gpu, How: joinHow(how, source), MIG: profile, Whole: base}
 	if strings.HasSuffix(string(resource), ".shared") {
 		device.Shared = "time-sliced: every pod on the slice sees all of its memory and they share it"
 		device.How = joinHow(device.How, device.Shared)
 	}
 	return device, true
+}
+
+// Slice is a MIG profile of a GPU and the memory a process in it can use.
+type Slice struct {
+	Profile     string // "3g.40gb"
+	Whole       GPU
+	MemoryBytes int64
+}
+
+// SlicesHolding returns the smallest MIG profile of a slice's GPU whose
+// memory is at least need: of each GPU that has the slice's profile when
+// the slice's GPU is not known, smallest GPU first. It returns none for a
+// whole GPU, or when no profile holds need.
+func SlicesHolding(device Device, need int64) []Slice {
+	if device.MIG == "" {
+		return nil
+	}
+	var wholes []GPU
+	for _, row := range migProfiles {
+		if row.profile == device.MIG && (device.Whole.Name == "" || row.gpu.Name == device.Whole.Name) &&
+			!slices.Contains(wholes, row.gpu) {
+			wholes = append(wholes, row.gpu)
+		}
+	}
+	slices.SortStableFunc(wholes, func(a, b GPU) int { return cmp.Compare(a.MemoryBytes, b.MemoryBytes) })
+	var holding []Slice
+	for _, whole := range wholes {
+		var smallest *migProfile
+		for i, row := range migProfiles {
+			if row.gpu == whole && row.memory >= need && (smallest == nil || row.memory < smallest.memory) {
+				smallest = &migProfiles[i]
+			}
+		}
+		if smallest != nil {
+			holding = append(holding, Slice{Profile: smallest.profile, Whole: whole, MemoryBytes: smallest.memory})
+		}
+	}
+	return holding
+}
+
+// WholeGPU is the GPU a MIG slice is of: the one its labels name, else
+// the smallest of the GPUs that have its profile; ok is false for a whole
+// GPU or a profile the table does not have.
+func WholeGPU(device Device) (GPU, bool) {
+	if device.MIG == "" {
+		return GPU{}, false
+	}
+	if device.Whole.Name != "" {
+		return device.Whole, true
+	}
+	var smallest GPU
+	for _, row := range migProfiles {
+		if row.profile == device.MIG && (smallest.Name == "" || row.gpu.MemoryBytes < smallest.MemoryBytes) {
+			smallest = row.gpu
+		}
+	}
+	return smallest, smallest.Name != ""
 }

@@ -400,7 +400,10 @@ var Runtimes = []*Runtime{
 		// --mem-fraction-static, when unset, is derived from the GPU's memory,
 		// 0.88 at most: python/sglang/srt/server_args.py
 		GPU: &GPUMemory{
-			TensorParallel:   Flags("--tp-size", "--tensor-parallel-size", "--tp"),
+			// --tensor-parallel-size and --pipeline-parallel-size are the
+			// names server_args.py gives them, --tp-size and --pp-size
+			// their aliases; --tp is argparse's abbreviation of --tp-size.
+			TensorParallel:   Flags("--tp-size", "--tp", "--tensor-parallel-size"),
 			PipelineParallel: Flags("--pp-size", "--pipeline-parallel-size"),
 			Sharding:         true,
 			Fraction:         Flags("--mem-fraction-static"),
