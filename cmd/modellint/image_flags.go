@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/spf13/pflag"
 
+	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/internal/quantity"
 	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/image"
@@ -107,7 +108,7 @@ func (f *imageSourceFlag) Set(value string) error {
 	}
 	if source != image.SourceRegistry && !strings.HasPrefix(source, "docker://") {
 		if _, err := os.Stat(source); err != nil {
-			return fmt.Errorf("%s: %v; SOURCE is a docker-save tarball, an OCI layout dir, \"registry\" or docker://REF", source, unwrapPathError(err))
+			return fmt.Errorf("%s: %v; SOURCE is a docker-save tarball, an OCI layout dir, \"registry\" or docker://REF", source, fileread.Cause(err))
 		}
 	}
 	if f.options.Sources == nil {
@@ -160,11 +161,4 @@ func (f *noCacheFlag) Set(value string) error {
 		f.options.CacheDir = ""
 	}
 	return nil
-}
-
-func unwrapPathError(err error) error {
-	if pathErr, ok := err.(*os.PathError); ok {
-		return pathErr.Err
-	}
-	return err
 }

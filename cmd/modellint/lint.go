@@ -504,7 +504,7 @@ func checkWritable(outputs []output, baselineFile string) error {
 		probe, err := os.CreateTemp(filepath.Dir(file), ".modellint-write-check-*")
 		if err != nil {
 			return fmt.Errorf("cannot write %s: %v; in a container, run it as your own user (docker run --user \"$(id -u):$(id -g)\" ...) "+
-				"or write reports into a dir that user may write", file, unwrapPathError(err))
+				"or write reports into a dir that user may write", file, fileread.Cause(err))
 		}
 		probe.Close()
 		os.Remove(probe.Name())

@@ -147,3 +147,13 @@ func IsNotRegular(err error) bool {
 	var notRegular *NotRegularError
 	return errors.As(err, &notRegular)
 }
+
+// Cause drops the path a *fs.PathError repeats, for messages that name
+// the file already.
+func Cause(err error) error {
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Err
+	}
+	return err
+}

@@ -7,7 +7,6 @@ package cluster
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -91,7 +90,7 @@ func Read(path string) (*Facts, error) {
 	case errors.As(err, &tooLarge):
 		return nil, fmt.Errorf("cluster nodes %s: larger than %d MiB, not a kubectl get nodes -o yaml", path, MaxFileBytes>>20)
 	case err != nil:
-		return nil, fmt.Errorf("cluster nodes %s: %w", path, unwrapPath(err))
+		return nil, fmt.Errorf("cluster nodes %s: %w", path, fileread.Cause(err))
 	}
 	facts, err := parse(data)
 	if err != nil {
@@ -187,16 +186,6 @@ func (n *Node) UntoleratedTaint(pod *corev1.PodSpec) (corev1.Taint, bool) {
 	t := newTolerations(pod.Tolerations)
 	placement := Placement{Node: n, taint: t.untolerated(n)}
 	return placement.Untolerated()
-}
-
-// unwrapPath drops the path an *os.PathError repeats, since the message
-// names the file already.
-func unwrapPath(err error) error {
-	var pathError *os.PathError
-	if errors.As(err, &pathError) {
-		return pathError.Err
-	}
-	return err
 }
 
 func oneLine(message string) string { return strings.Join(strings.Fields(message), " ") }

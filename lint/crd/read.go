@@ -88,7 +88,7 @@ func readDir(dir string) ([]*manifest.Object, error) {
 	err = fs.WalkDir(root.FS(), ".", func(name string, entry fs.DirEntry, err error) error {
 		shown := filepath.Join(dir, filepath.FromSlash(name))
 		if err != nil {
-			return fmt.Errorf("%s: %w", shown, unwrapPathError(err))
+			return fmt.Errorf("%s: %w", shown, fileread.Cause(err))
 		}
 		if entries++; entries > maxDirEntries {
 			return fmt.Errorf("more than %d files and directories", maxDirEntries)
@@ -102,7 +102,7 @@ func readDir(dir string) ([]*manifest.Object, error) {
 			// with an absolute target, even one inside it.
 			target, err := filepath.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(name)))
 			if err != nil {
-				return fmt.Errorf("%s: %w", shown, unwrapPathError(err))
+				return fmt.Errorf("%s: %w", shown, fileread.Cause(err))
 			}
 			inside, err := filepath.Rel(realRoot, target)
 			if err != nil || !filepath.IsLocal(inside) {
@@ -147,20 +147,20 @@ var errDirectory = errors.New("a directory")
 func readInside(root *os.Root, name string, limit int64) ([]byte, error) {
 	file, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, unwrapPathError(err)
+		return nil, fileread.Cause(err)
 	}
 	defer file.Close()
 	info, err := file.Stat()
 	switch {
 	case err != nil:
-		return nil, unwrapPathError(err)
+		return nil, fileread.Cause(err)
 	case info.IsDir():
 		return nil, errDirectory
 	case !info.Mode().IsRegular():
 		return nil, fmt.Errorf("%s, not a regular file: refused", fileread.Kind(info.Mode()))
 	}
 	data, err := fileread.ReadAll(file, name, limit)
-	return data, unwrapPathError(err)
+	return data, fileread.Cause(err)
 }
 
 // loadCRDs reads a file's objects and keeps its CRDs.
@@ -176,12 +176,4 @@ func loadCRDs(name string, data []byte) ([]*manifest.Object, error) {
 		}
 	}
 	return crds, nil
-}
-
-func unwrapPathError(err error) error {
-	var pathErr *fs.PathError
-	if errors.As(err, &pathErr) {
-		return pathErr.Err
-	}
-	return err
 }

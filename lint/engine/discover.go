@@ -145,7 +145,7 @@ func (w *walker) path(path string, stdin io.Reader) {
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		w.fail(displayPath(path), unwrapPathError(err))
+		w.fail(displayPath(path), fileread.Cause(err))
 		return
 	}
 	switch {
@@ -173,7 +173,7 @@ func (w *walker) path(path string, stdin io.Reader) {
 func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
 	real, err := realPath(dir)
 	if err != nil {
-		w.fail(displayPath(dir), unwrapPathError(err))
+		w.fail(displayPath(dir), fileread.Cause(err))
 		return
 	}
 	if w.seen[real] {
@@ -200,7 +200,7 @@ func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		w.fail(displayPath(dir), unwrapPathError(err))
+		w.fail(displayPath(dir), fileread.Cause(err))
 		return
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
@@ -213,7 +213,7 @@ func (w *walker) dir(dir, root string, patterns []gitignore.Pattern) {
 				w.found.notes = append(w.found.notes, fmt.Sprintf("%s: broken symlink: skipped", displayPath(file)))
 				continue
 			}
-			w.fail(displayPath(file), unwrapPathError(err))
+			w.fail(displayPath(file), fileread.Cause(err))
 			continue
 		}
 		if w.ignore.ignored(file, info.IsDir(), patterns) {
@@ -299,7 +299,7 @@ func (w *walker) leaves(link, root string) bool {
 func (w *walker) file(path string, info fs.FileInfo, walked bool) {
 	real, err := realPath(path)
 	if err != nil {
-		w.fail(displayPath(path), unwrapPathError(err))
+		w.fail(displayPath(path), fileread.Cause(err))
 		return
 	}
 	if w.seen[real] {
@@ -411,16 +411,9 @@ func readManifest(path string, info fs.FileInfo) ([]byte, error) {
 	}
 	source, err := fileread.Regular(path, manifest.MaxFileSize)
 	if err != nil {
-		return nil, unwrapPathError(err)
+		return nil, fileread.Cause(err)
 	}
 	return source, nil
-}
-
-func unwrapPathError(err error) error {
-	if pathErr, ok := err.(*fs.PathError); ok {
-		return pathErr.Err
-	}
-	return err
 }
 
 // displayPath is how a file is named in reports: relative to the working

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/modellint/modellint/internal/fileread"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/model"
 	"github.com/modellint/modellint/lint/server"
@@ -46,7 +47,7 @@ func modelDirs(discovered []string, mappings []namedMapping) ([]string, error) {
 		info, err := os.Stat(filepath.FromSlash(dir))
 		switch {
 		case err != nil:
-			return nil, fmt.Errorf("%s: model dir %s: %w", mapping.how, dir, unwrapPathError(err))
+			return nil, fmt.Errorf("%s: model dir %s: %w", mapping.how, dir, fileread.Cause(err))
 		case !info.IsDir():
 			return nil, fmt.Errorf("%s: model dir %s is not a directory", mapping.how, dir)
 		case covered(dir):
@@ -70,7 +71,7 @@ func modelsUnder(dir string) ([]string, error) {
 	entries := 0
 	err := filepath.WalkDir(filepath.FromSlash(dir), func(file string, entry fs.DirEntry, err error) error {
 		if err != nil {
-			return fmt.Errorf("%s: %w", displayPath(file), unwrapPathError(err))
+			return fmt.Errorf("%s: %w", displayPath(file), fileread.Cause(err))
 		}
 		if entries++; entries > maxRepositoryEntries {
 			return fmt.Errorf("model dir %s: more than %d entries before its models were found", dir, maxRepositoryEntries)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/modellint/modellint/internal/fileread"
 )
 
 // Layout is the serving layout a model dir is written for.
@@ -208,14 +210,7 @@ func (l *loader) unread(f *treeFile) bool {
 
 // fileError names the file an I/O error is about.
 func (l *loader) fileError(rel string, err error) error {
-	return fmt.Errorf("%s: %w", l.model.Path(rel), unwrapPathError(err))
-}
-
-func unwrapPathError(err error) error {
-	if pathErr, ok := err.(*fs.PathError); ok {
-		return pathErr.Err
-	}
-	return err
+	return fmt.Errorf("%s: %w", l.model.Path(rel), fileread.Cause(err))
 }
 
 // LoadOptions say how to read a model dir.
@@ -241,7 +236,7 @@ func Load(dir, display string) (*Model, error) {
 func LoadWith(dir, display string, options LoadOptions) (*Model, error) {
 	t, err := walkTree(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", display, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", display, fileread.Cause(err))
 	}
 	return loadTree(t, display, options)
 }
@@ -261,7 +256,7 @@ func LoadFS(fsys fs.FS, display string) (*Model, error) {
 func LoadFSWith(fsys fs.FS, display string, options LoadOptions) (*Model, error) {
 	t, err := walkFS(fsys)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", display, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", display, fileread.Cause(err))
 	}
 	return loadTree(t, display, options)
 }

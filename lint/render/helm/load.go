@@ -33,7 +33,7 @@ const maxChartEntries = 10000
 func loadChart(chartPath, display string) (*chart.Chart, error) {
 	info, err := os.Stat(chartPath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, fileread.Cause(err))
 	}
 	if !info.IsDir() {
 		return loadArchive(chartPath, display)
@@ -55,7 +55,7 @@ func loadChart(chartPath, display string) (*chart.Chart, error) {
 func loadArchive(chartPath, display string) (*chart.Chart, error) {
 	file, err := fileread.Open(chartPath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, fileread.Cause(err))
 	}
 	defer file.Close()
 	top, err := loader.LoadArchive(file)
@@ -91,11 +91,11 @@ func readChartDir(chartPath, display string) ([]*loader.BufferedFile, error) {
 	}
 	realRoot, err := filepath.EvalSymlinks(absolute)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, fileread.Cause(err))
 	}
 	root, err := os.OpenRoot(realRoot)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: not a loadable Helm chart: %w", display, fileread.Cause(err))
 	}
 	defer root.Close()
 	w := &chartWalk{display: display, realRoot: realRoot, root: root}
@@ -137,7 +137,7 @@ func (w *chartWalk) readIgnoreRules() error {
 func (w *chartWalk) walkDir(dir, real string, stack []string) error {
 	entries, err := fs.ReadDir(w.root.FS(), real)
 	if err != nil {
-		return fmt.Errorf("%s: %w", w.shown(dir), unwrapPathError(err))
+		return fmt.Errorf("%s: %w", w.shown(dir), fileread.Cause(err))
 	}
 	for _, entry := range entries { // sorted by name, as Helm walks
 		if w.entries++; w.entries > maxChartEntries {
@@ -188,7 +188,7 @@ func (w *chartWalk) resolve(dir, real, base string) (string, fs.FileInfo, error)
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil, err
 		}
-		return "", nil, fmt.Errorf("%s: %w", w.shown(name), unwrapPathError(err))
+		return "", nil, fmt.Errorf("%s: %w", w.shown(name), fileread.Cause(err))
 	}
 	if info.Mode()&fs.ModeSymlink == 0 {
 		return childReal, info, nil
@@ -196,7 +196,7 @@ func (w *chartWalk) resolve(dir, real, base string) (string, fs.FileInfo, error)
 	target, _ := w.root.Readlink(childReal)
 	resolved, err := filepath.EvalSymlinks(filepath.Join(w.realRoot, filepath.FromSlash(childReal)))
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: symbolic link to %s, which cannot be followed: %w", w.shown(name), message.Quote(target), unwrapPathError(err))
+		return "", nil, fmt.Errorf("%s: symbolic link to %s, which cannot be followed: %w", w.shown(name), message.Quote(target), fileread.Cause(err))
 	}
 	inside, err := filepath.Rel(w.realRoot, resolved)
 	if err != nil || !filepath.IsLocal(inside) {
@@ -205,7 +205,7 @@ func (w *chartWalk) resolve(dir, real, base string) (string, fs.FileInfo, error)
 	}
 	childReal = filepath.ToSlash(inside)
 	if info, err = w.root.Stat(childReal); err != nil {
-		return "", nil, fmt.Errorf("%s: symbolic link to %s: %w", w.shown(name), message.Quote(target), unwrapPathError(err))
+		return "", nil, fmt.Errorf("%s: symbolic link to %s: %w", w.shown(name), message.Quote(target), fileread.Cause(err))
 	}
 	return childReal, info, nil
 }
@@ -216,19 +216,19 @@ func (w *chartWalk) resolve(dir, real, base string) (string, fs.FileInfo, error)
 func (w *chartWalk) read(name, real string) ([]byte, error) {
 	file, err := w.root.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", w.shown(name), unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", w.shown(name), fileread.Cause(err))
 	}
 	defer file.Close()
 	info, err := file.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", w.shown(name), unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", w.shown(name), fileread.Cause(err))
 	}
 	if !info.Mode().IsRegular() {
 		return nil, w.irregular(name, info.Mode())
 	}
 	data, err := fileread.ReadAll(file, name, min(loader.MaxDecompressedFileSize, loader.MaxDecompressedChartSize-w.size))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", w.shown(name), unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", w.shown(name), fileread.Cause(err))
 	}
 	w.size += int64(len(data))
 	return data, nil

@@ -41,7 +41,7 @@ func userValues(valuesFiles, set []string) (map[string]any, []*valuesFile, error
 	for _, path := range valuesFiles {
 		source, err := fileread.Regular(path, manifest.MaxFileSize)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
+			return nil, nil, fmt.Errorf("%s: %w", path, fileread.Cause(err))
 		}
 		// Parsed twice: with positions for tracing (and errors with a line),
 		// and as Helm parses values, so numbers render as they would there.

@@ -93,7 +93,7 @@ func (o *Overlay) Files(objects []Object) ([]Built, error) {
 		}
 		source, err := fileread.Regular(g.source, manifest.MaxFileSize)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", fileDisplay, unwrapPathError(err))
+			return nil, fmt.Errorf("%s: %w", fileDisplay, fileread.Cause(err))
 		}
 		file, err := manifest.LoadRendered(fileDisplay, source, g.text.Bytes())
 		if err != nil {

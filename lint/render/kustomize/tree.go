@@ -3,7 +3,6 @@ package kustomize
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -135,7 +134,7 @@ func readTree(dir, display string, parent *kustomization, walk *treeWalk) (*kust
 		parent: parent, resources: map[string]bool{}, builds: 1}
 	source, err := fileread.Regular(filepath.Join(dir, name), manifest.MaxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", k.file, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", k.file, fileread.Cause(err))
 	}
 	docs, err := manifest.ParseDocuments(k.file, source)
 	if err != nil {
@@ -343,12 +342,4 @@ func Includes(dir, root string) ([]string, error) {
 		return true
 	})
 	return dirs, nil
-}
-
-func unwrapPathError(err error) error {
-	var pathErr *fs.PathError
-	if errors.As(err, &pathErr) {
-		return pathErr.Err
-	}
-	return err
 }
