@@ -41,7 +41,7 @@ func TestIntegrationsAgree(t *testing.T) {
 					env = append(env, variable+"="+value)
 				}
 			}
-			job := runCommand(t, repo, append(env, "MODELLINT_PATH=deploy/"), "sh", "-c", gitlab.Script[0])
+			job := runCommand(t, repo, append(env, "MODELLINT_PATH=deploy/"), "sh", "-c", gitlabScript(gitlab))
 
 			for name, got := range map[string]result{"CLI": cli, "Action": action, "GitLab": job} {
 				if got.code != c.wantCode {

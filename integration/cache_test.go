@@ -48,7 +48,10 @@ func (c *blobCounter) take() int {
 // TestActionCacheWarm runs the action's cache and lint scripts twice, as
 // two jobs would with actions/cache between them: the second run reads
 // every layer from the cache the first one left, downloads none, and
-// computes the same cache key, so nothing new is saved.
+// computes the same cache key, so nothing new is saved. Then with the
+// args' own --cache-dir, relative to the working directory, the cache
+// steps name and key the directory modellint filled, and with --no-cache
+// they name none and key nothing.
 func TestActionCacheWarm(t *testing.T) {
 	skipUnlessLinux(t)
 	counter := &blobCounter{layers: map[string]bool{}}
@@ -103,14 +106,21 @@ spec:
 	}
 	home := t.TempDir()
 	cacheEnv := []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "MODELLINT_CACHE_PREFIX=modellint-Linux-"}
-	cacheStep := func(mode string) map[string]string {
+	// cacheStepIn runs a cache step in the lint step's working directory,
+	// with its args.
+	cacheStepIn := func(workDir, args, mode string) map[string]string {
 		t.Helper()
 		output := filepath.Join(t.TempDir(), "output")
-		got := runCommand(t, t.TempDir(), append([]string{"GITHUB_OUTPUT=" + output}, cacheEnv...), "bash", filepath.Join(repoRoot, "scripts", "action-cache.sh"), mode)
+		env := append([]string{"GITHUB_OUTPUT=" + output, "MODELLINT_ARGS=" + args}, cacheEnv...)
+		got := runCommand(t, workDir, env, "bash", filepath.Join(repoRoot, "scripts", "action-cache.sh"), mode)
 		if got.code != 0 {
 			t.Fatalf("action-cache.sh %s: exit %d\n%s%s", mode, got.code, got.stdout, got.stderr)
 		}
 		return readGitHubOutput(t, output)
+	}
+	cacheStep := func(mode string) map[string]string {
+		t.Helper()
+		return cacheStepIn(t.TempDir(), "--no-color --fail-on none", mode)
 	}
 	dir := cacheStep("dir")["dir"]
 	if want := filepath.Join(home, "cache", "modellint"); dir != want {
@@ -119,13 +129,18 @@ spec:
 	if key := cacheStep("key")["key"]; key != "" {
 		t.Errorf("key %q before any image was read, want none (nothing to save)", key)
 	}
-	lint := func() int {
+	lintWith := func(args string) (downloads int, workDir string) {
 		t.Helper()
-		got := runActionLint(t, manifest, append([]string{"MODELLINT_ARGS=--no-color --fail-on none"}, cacheEnv...)...)
+		got := runActionLint(t, manifest, append([]string{"MODELLINT_ARGS=" + args}, cacheEnv...)...)
 		if got.code != 0 {
 			t.Fatalf("exit %d:\n%s%s", got.code, got.stdout, got.stderr)
 		}
-		return counter.take()
+		return counter.take(), got.dir
+	}
+	lint := func() int {
+		t.Helper()
+		downloads, _ := lintWith("--no-color --fail-on none")
+		return downloads
 	}
 
 	if cold := lint(); cold != len(layers) {
@@ -153,5 +168,104 @@ spec:
 	}
 	if again := cacheStep("key")["key"]; again != key {
 		t.Errorf("the warm run keyed the cache %q, the cold one %q: the same images must save nothing new", again, key)
+	}
+
+	// The args' --cache-dir, both spellings: a directory of its own, cold.
+	for _, args := range []string{"--no-color --cache-dir layers --fail-on none", "--no-color --cache-dir=layers --fail-on none"} {
+		downloads, workDir := lintWith(args)
+		if downloads != len(layers) {
+			t.Errorf("%s: the run downloaded %d layers, want %d into its own cache dir", args, downloads, len(layers))
+		}
+		if got, want := cacheStepIn(workDir, args, "dir")["dir"], filepath.Join(workDir, "layers"); got != want {
+			t.Errorf("%s: the action caches %q, want %q, the dir modellint used", args, got, want)
+		}
+		if got := cacheStepIn(workDir, args, "key")["key"]; got != key {
+			t.Errorf("%s: key %q, want %q, from the images.txt of the args' cache dir", args, got, key)
+		}
+	}
+	// --no-cache: nothing to restore or save.
+	args := "--no-color --no-cache --fail-on none"
+	downloads, workDir := lintWith(args)
+	if downloads != len(layers) {
+		t.Errorf("--no-cache: the run downloaded %d layers, want %d", downloads, len(layers))
+	}
+	if got, ok := cacheStepIn(workDir, args, "dir")["dir"]; !ok || got != "" {
+		t.Errorf("--no-cache: the action caches %q, want none (dir= empty)", got)
+	}
+	if got, ok := cacheStepIn(workDir, args, "key")["key"]; !ok || got != "" {
+		t.Errorf("--no-cache: key %q, want none (nothing to save)", got)
+	}
+}
+
+// TestActionCacheDir: the cache directory the action restores and saves is
+// the one modellint uses with the action's args and environment: the last
+// --cache-dir, in either spelling, relative to the working directory, else
+// MODELLINT_CACHE_DIR; none with --no-cache, MODELLINT_NO_CACHE or an
+// empty --cache-dir, whatever the order; the default otherwise, and for
+// what follows --.
+func TestActionCacheDir(t *testing.T) {
+	skipUnlessLinux(t)
+	home := t.TempDir()
+	work := t.TempDir()
+	defaultDir := filepath.Join(home, "cache", "modellint")
+	for _, test := range []struct {
+		args string
+		env  []string
+		want string
+	}{
+		{"", nil, defaultDir},
+		{"--offline --disable MDL208", nil, defaultDir},
+		{"--cache-dir /srv/layers", nil, "/srv/layers"},
+		{"--cache-dir=/srv/layers --offline", nil, "/srv/layers"},
+		{"--cache-dir relative/dir", nil, filepath.Join(work, "relative", "dir")},
+		{"--cache-dir=one --cache-dir two", nil, filepath.Join(work, "two")},
+		{"--no-cache", nil, ""},
+		{"--no-cache=true --cache-dir=/srv/layers", nil, ""},
+		{"--cache-dir /srv/layers --no-cache", nil, ""},
+		{"--no-cache=false --cache-dir /srv/layers", nil, "/srv/layers"},
+		{"--no-cache --no-cache=false", nil, ""},
+		{"--cache-dir=", nil, ""},
+		{"--cache-dir= --cache-dir /srv/layers", nil, ""},
+		{"--offline -- --cache-dir /srv/layers", nil, defaultDir},
+		{"", []string{"MODELLINT_CACHE_DIR=/srv/env"}, "/srv/env"},
+		{"--cache-dir=/srv/layers", []string{"MODELLINT_CACHE_DIR=/srv/env"}, "/srv/layers"},
+		{"", []string{"MODELLINT_NO_CACHE=1"}, ""},
+		{"--no-cache=false", []string{"MODELLINT_NO_CACHE=1"}, defaultDir},
+	} {
+		output := filepath.Join(t.TempDir(), "output")
+		env := append([]string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "GITHUB_OUTPUT=" + output,
+			"MODELLINT_ARGS=" + test.args, "MODELLINT_CACHE_DIR=", "MODELLINT_NO_CACHE="}, test.env...)
+		got := runCommand(t, work, env, "bash", filepath.Join(repoRoot, "scripts", "action-cache.sh"), "dir")
+		if got.code != 0 {
+			t.Fatalf("%q: exit %d\n%s%s", test.args, got.code, got.stdout, got.stderr)
+		}
+		if dir, ok := readGitHubOutput(t, output)["dir"]; !ok || dir != test.want {
+			t.Errorf("args %q, env %q: dir %q, want %q", test.args, test.env, dir, test.want)
+		}
+	}
+}
+
+// TestActionCacheSteps: action.yml runs the cache steps as it runs the
+// Lint step, with its args and in its working directory, so that they
+// name the directory modellint uses; it restores only a directory named
+// and saves under the key the key step gave.
+func TestActionCacheSteps(t *testing.T) {
+	steps := map[string]actionStep{}
+	for _, step := range readAction(t).Runs.Steps {
+		steps[step.ID] = step
+	}
+	lint := steps["lint"]
+	for _, id := range []string{"cache-dir", "cache-key"} {
+		step, ok := steps[id]
+		if !ok {
+			t.Fatalf("action.yml has no step %s", id)
+		}
+		if step.Env["MODELLINT_ARGS"] != lint.Env["MODELLINT_ARGS"] || step.WorkingDirectory != lint.WorkingDirectory {
+			t.Errorf("step %s runs with args %q in %q, the Lint step with %q in %q", id, step.Env["MODELLINT_ARGS"],
+				step.WorkingDirectory, lint.Env["MODELLINT_ARGS"], lint.WorkingDirectory)
+		}
+	}
+	if restore := steps["cache-restore"]; !strings.Contains(restore.If, "steps.cache-dir.outputs.dir != ''") {
+		t.Errorf("the restore step runs if %q: without a directory (--no-cache) there is nothing to restore", restore.If)
 	}
 }

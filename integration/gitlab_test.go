@@ -90,10 +90,10 @@ func checkJob(t *testing.T, name string, job gitlabJob) {
 	if job.Image.Name == "" || len(job.Image.Entrypoint) != 1 || job.Image.Entrypoint[0] != "" {
 		t.Errorf("%s: image %q with entrypoint %q; the entrypoint must be [\"\"] for GitLab's shell", name, job.Image.Name, job.Image.Entrypoint)
 	}
-	if len(job.Script) != 1 {
-		t.Fatalf("%s: script has %d lines, want 1", name, len(job.Script))
+	if len(job.Script) == 0 {
+		t.Fatalf("%s: no script", name)
 	}
-	script := job.Script[0]
+	script := job.Script[len(job.Script)-1] // the modellint command, after any guard
 	formats := map[string]string{}
 	for _, match := range regexp.MustCompile(`--format (\w+)=(\S+)`).FindAllStringSubmatch(script, -1) {
 		formats[match[1]] = match[2]
@@ -210,10 +210,34 @@ func TestGitLabTemplate(t *testing.T) {
 	var component map[string]gitlabJob
 	decodeNode(t, readYAMLDocuments(t, filepath.Join(repoRoot, "ci", "gitlab", "templates", "modellint.yml"))[1], &component)
 	for _, job := range component {
-		if job.Script[0] != hidden.Script[0] {
-			t.Errorf("the template and the component run different commands:\n%s\n%s", hidden.Script[0], job.Script[0])
+		if last := len(hidden.Script) - 1; job.Script[len(job.Script)-1] != hidden.Script[last] {
+			t.Errorf("the template and the component run different commands:\n%s\n%s", hidden.Script[last], job.Script[len(job.Script)-1])
 		}
 	}
+}
+
+// TestGitLabTemplateImageUnset: the template's MODELLINT_IMAGE has no
+// default (no image is published), and without it GitLab runs the job in
+// the runner's default image: the job fails at once and names the
+// variable, rather than with "modellint: not found".
+func TestGitLabTemplateImageUnset(t *testing.T) {
+	job := readTemplate(t)[".modellint"]
+	dir := t.TempDir()
+	copyFile(t, brokenExample, filepath.Join(dir, "deploy", "tf-serving.yaml"))
+	env := []string{"PATH=" + t.TempDir()} // no modellint
+	for variable, value := range job.Variables {
+		env = append(env, variable+"="+value)
+	}
+	got := runCommand(t, dir, env, "sh", "-c", gitlabScript(job))
+	if got.code != 1 || !strings.Contains(got.stderr, "set MODELLINT_IMAGE to a modellint image") || strings.Contains(got.stderr, "not found") {
+		t.Errorf("exit %d, want 1 with a message naming MODELLINT_IMAGE:\n%s%s", got.code, got.stdout, got.stderr)
+	}
+}
+
+// gitlabScript is a job's script as a GitLab runner runs it: each line in
+// turn, the job failing at the first that fails.
+func gitlabScript(job gitlabJob) string {
+	return "set -e\n" + strings.Join(job.Script, "\n")
 }
 
 // TestGitLabScript runs the template's script with sh, as a GitLab runner
@@ -233,7 +257,7 @@ func TestGitLabScript(t *testing.T) {
 				env = append(env, variable+"="+value)
 			}
 			env = append(env, "MODELLINT_PATH=deploy/", "MODELLINT_ARGS=--no-color --disable MDL208")
-			got := runCommand(t, dir, env, "sh", "-c", job.Script[0])
+			got := runCommand(t, dir, env, "sh", "-c", gitlabScript(job))
 			if got.code != test.wantCode {
 				t.Fatalf("exit %d, want %d:\n%s%s", got.code, test.wantCode, got.stdout, got.stderr)
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -121,6 +122,34 @@ func TestReleaseArchives(t *testing.T) {
 	}
 	if sha256File(t, filepath.Join(again, archive)) != sha256File(t, filepath.Join(dir, archive)) {
 		t.Error("two builds of the same sources gave different archives (did the work tree change meanwhile?)")
+	}
+}
+
+// TestReleaseNeedsZip: without zip, which the Windows archives need,
+// `make release` stops before it builds anything, and says so.
+func TestReleaseNeedsZip(t *testing.T) {
+	skipUnlessLinux(t)
+	// What the script runs up to its builds, but neither zip nor go: were
+	// the check late, the first build would fail instead.
+	bin := t.TempDir()
+	for _, tool := range []string{"dirname", "rm", "mkdir", "mktemp"} {
+		path, err := exec.LookPath(tool)
+		if err != nil {
+			t.Skipf("%s: %v", tool, err)
+		}
+		if err := os.Symlink(path, filepath.Join(bin, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := filepath.Join(t.TempDir(), "dist")
+	got := runCommand(t, repoRoot, []string{"PATH=" + bin, "VERSION=" + releaseVersion, "DIST=" + dist, "PLATFORMS=linux/amd64 windows/amd64"},
+		bash, filepath.Join(repoRoot, "scripts", "release.sh"))
+	if got.code != 1 || !strings.Contains(got.stderr, "zip is not installed") || strings.Contains(got.stdout, "build ") {
+		t.Errorf("exit %d, want 1 before any build, naming zip:\n%s%s", got.code, got.stdout, got.stderr)
 	}
 }
 

@@ -107,6 +107,9 @@ type Finding struct {
 	Related []RelatedLocation `json:"related,omitempty"`
 	// Fix is the edit that resolves the finding, when the rule has one.
 	Fix *Fix `json:"fix,omitempty"`
+	// NeverReady says the finding keeps the pod from ever becoming Ready
+	// (Diagnostic.NeverReady); the message says so in words.
+	NeverReady bool `json:"-"`
 }
 
 // RelatedLocation is a line a finding names besides its own, with what it is.

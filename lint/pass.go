@@ -53,6 +53,11 @@ type Diagnostic struct {
 	Image ImageLocation
 	// Fix resolves the finding (see EditFix and MoveFix).
 	Fix *Fix
+	// NeverReady says what the finding describes keeps the pod from ever
+	// becoming Ready (a probe that cannot pass, a pod never created or
+	// started), whatever the start estimate; reports draw it instead of
+	// the estimated Ready.
+	NeverReady bool
 }
 
 // Cause is a field a File finding relates to, and what it is.

@@ -30,6 +30,10 @@ type StartEstimate struct {
 	// Probes are the container's startupProbe, livenessProbe and
 	// readinessProbe, in that order, those it has.
 	Probes []ProbeTiming
+	// MinStartupSeconds is the least a model server is given to start
+	// (probes.minStartupSeconds), which a livenessProbe without a
+	// startupProbe must allow (MDL203); 0 when not recorded.
+	MinStartupSeconds int32
 }
 
 // ProbeTiming is one probe's timing, defaults filled in.

@@ -483,7 +483,7 @@ func recordStart(pass *lint.Pass, link *lint.Link, bytes int64, what string, est
 	start := lint.StartEstimate{
 		Container: c.Name, Model: what, ModelBytes: bytes,
 		LoadSeconds: estimate.Seconds, StartupSeconds: estimates.StartupSeconds, LoadMiBPerSecond: estimates.LoadMiBPerSecond,
-		ThrottledSeconds: estimate.Throttled, CPULimit: estimate.CPULimit,
+		ThrottledSeconds: estimate.Throttled, CPULimit: estimate.CPULimit, MinStartupSeconds: pass.Config.MinStartupSeconds(),
 	}
 	if img := pass.Target.Images[c.Image]; img != nil && len(img.Layers) > 0 {
 		for _, layer := range img.Layers {
@@ -596,7 +596,7 @@ func checkModelPath(pass *lint.Pass) {
 				}
 			default:
 				if _, err := img.FS().Stat(link.ServerPath.Value); err != nil {
-					reportAtLink(pass, link, "%s: the server reads its model from %s (%s) but no volumeMount covers it and image "+
+					reportAtLink(neverReady(pass), link, "%s: the server reads its model from %s (%s) but no volumeMount covers it and image "+
 						"%s does not contain it: the server finds no model and never becomes Ready; mount the model "+
 						"volume at %s (volumeMounts[].mountPath) or point the flag at the mount", describe(c),
 						link.ServerPath.Value, link.ServerPath.From, img.Reference, link.ServerPath.Value)
@@ -607,7 +607,7 @@ func checkModelPath(pass *lint.Pass) {
 			continue
 		}
 		if layout := c.Runtime.Model.Layout; layout != "" && string(link.Model.Layout) != layout {
-			reportAtLink(pass, link, "%s: %s points %s at model dir %s (%s), which is a %s layout, not a TF Serving "+
+			reportAtLink(neverReady(pass), link, "%s: %s points %s at model dir %s (%s), which is a %s layout, not a TF Serving "+
 				"base path (<base>/<version>/saved_model.pb): the server finds no versions and never becomes Ready",
 				describe(c), link.ServerPath.From, c.Runtime.Title, link.Model.Dir, link.How, link.Model.Layout)
 		}
@@ -698,7 +698,7 @@ func checkProbeModelName(pass *lint.Pass, c *manifest.Container, invocation *ser
 	if fixable(c) {
 		edits, suggestion = setField(pass.Workload().Object, c.Path+"."+kind+".httpGet.path", fixed, sameText(probePath))
 	}
-	reportFixed(pass, lint.EditFix("point the "+kind+" at the served model, "+fixed, suggestion, edits...),
+	reportFixed(neverReady(pass), lint.EditFix("point the "+kind+" at the served model, "+fixed, suggestion, edits...),
 		c.Path+"."+kind+".httpGet.path", "%s: %s checks %s, but the server serves %s (%s): the probe gets "+
 			"404 forever and the pod never becomes Ready; use %s", describe(c), kind, probePath, servedModels,
 		invocation.ModelNames[0].From, fixed)
@@ -722,7 +722,7 @@ func checkProbeGRPCPort(pass *lint.Pass, c *manifest.Container, kind string, por
 	if number == 0 || number != grpcPort {
 		return
 	}
-	pass.Reportf(c.Path+"."+kind+".httpGet.port", "%s: %s sends HTTP to port %d, the server's gRPC port (%s): the probe "+
+	neverReady(pass).Reportf(c.Path+"."+kind+".httpGet.port", "%s: %s sends HTTP to port %d, the server's gRPC port (%s): the probe "+
 		"fails forever and the pod never becomes Ready; probe the REST port (%s, default %d)", describe(c), kind, number, grpc.Flag,
 		grpc.HTTPFlag, grpc.HTTPNumber)
 }
@@ -855,7 +855,7 @@ func checkModelReadable(pass *lint.Pass) {
 			user = bundle.Process.User
 		}
 		if dir, node := launch.BlockingDir(img.FS(), user, link.ServerPath.Value); dir != "" {
-			pass.Report(lint.Diagnostic{Severity: lint.Error, Path: linkField(link), Image: lint.ImageLocation{Reference: img.Reference, Path: dir}, Message: fmt.Sprintf("%s runs as uid %d (%s) and cannot reach the model %s in image %s: directory %s (%s, owner %d:%d) "+
+			pass.Report(lint.Diagnostic{Severity: lint.Error, NeverReady: true, Path: linkField(link), Image: lint.ImageLocation{Reference: img.Reference, Path: dir}, Message: fmt.Sprintf("%s runs as uid %d (%s) and cannot reach the model %s in image %s: directory %s (%s, owner %d:%d) "+
 				"has no search bit for it, so the server fails with \"Permission denied\" while loading, whatever the model's own modes; "+
 				"give %s the search bit (chmod %s+x %s, or mode 0755) or move the model out of it", describe(c), user.UID, user.From,
 				link.ServerPath.Value, img.Reference, dir, node.FileMode(), node.UID, node.GID, dir, permissionClass(user, node.UID, node.GID), dir)})
@@ -868,7 +868,7 @@ func checkModelReadable(pass *lint.Pass) {
 			}
 		})
 		if len(denied) > 0 {
-			pass.Report(lint.Diagnostic{Severity: lint.Error, Path: linkField(link), Image: lint.ImageLocation{Reference: img.Reference, Path: link.ServerPath.Value}, Message: fmt.Sprintf("%s runs as uid %d (%s) and cannot read the model in image %s: %s: the server fails with "+
+			pass.Report(lint.Diagnostic{Severity: lint.Error, NeverReady: true, Path: linkField(link), Image: lint.ImageLocation{Reference: img.Reference, Path: link.ServerPath.Value}, Message: fmt.Sprintf("%s runs as uid %d (%s) and cannot read the model in image %s: %s: the server fails with "+
 				"\"Permission denied\" while loading; chown the model to that user or make it world-readable "+
 				"(files 0644, dirs 0755)", describe(c), user.UID, user.From, img.Reference, strings.Join(denied, ", "))})
 		}

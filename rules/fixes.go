@@ -181,5 +181,18 @@ func reportFileFixed(pass *lint.Pass, fix *lint.Fix, file, format string, args .
 	pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, File: file, Message: fmt.Sprintf(format, args...), Fix: fix})
 }
 
+// neverReady is pass with every diagnostic it reports marked NeverReady:
+// for the findings whose failure keeps the pod from ever becoming Ready
+// (a readiness check that cannot pass, a pod that is never created or
+// never started), which the reports draw instead of the estimated Ready.
+func neverReady(pass *lint.Pass) *lint.Pass {
+	marked := *pass
+	marked.Report = func(d lint.Diagnostic) {
+		d.NeverReady = true
+		pass.Report(d)
+	}
+	return &marked
+}
+
 // noFix is the fix of a finding the rule cannot fix.
 func noFix() *lint.Fix { return nil }

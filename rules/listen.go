@@ -91,7 +91,7 @@ func checkListenAddress(pass *lint.Pass) {
 				severity = lint.Warning
 				assumption += fmt.Sprintf("; container %s of the pod may reach it there and proxy to it", others[0].Name)
 			}
-			pass.Report(lint.Diagnostic{Severity: severity, Path: field, Message: fmt.Sprintf("%s listens on %s (%s%s), a "+
+			pass.Report(lint.Diagnostic{Severity: severity, Path: field, NeverReady: severity == lint.Error, Message: fmt.Sprintf("%s listens on %s (%s%s), a "+
 				"loopback address: the kubelet's probes and the Service connect to the pod's IP, so the pod never becomes "+
 				"Ready and no client reaches the server; %s", describe(c), address.host, address.from, assumption, bindAll(c, family))})
 		case family == "IPv6" && (address.host == "0.0.0.0" || isIP && ip.Is4()):
@@ -105,7 +105,7 @@ func checkListenAddress(pass *lint.Pass) {
 			if fromAddresses {
 				severity, told = lint.Warning, "their InternalIP addresses, as they give no pod CIDR"
 			}
-			pass.Report(lint.Diagnostic{Severity: severity, Path: field, Message: fmt.Sprintf("%s listens on %s (%s), IPv4 "+
+			pass.Report(lint.Diagnostic{Severity: severity, Path: field, NeverReady: severity == lint.Error, Message: fmt.Sprintf("%s listens on %s (%s), IPv4 "+
 				"only, but the pods' primary IP is IPv6 on the nodes of %s (%s): the kubelet's probes and "+
 				"the Service never reach it; %s", describe(c), address.host, address.from, pass.Cluster.Path, told, bindAll(c, family))})
 		}

@@ -570,7 +570,7 @@ func checkProbePorts(pass *lint.Pass) {
 			}
 			if port.IntVal == 0 {
 				if w.Platform == "" {
-					pass.Reportf(path, "%s: %s has no port: the API server rejects the pod; set it to the port the server listens on",
+					neverReady(pass).Reportf(path, "%s: %s has no port: the API server rejects the pod; set it to the port the server listens on",
 						c.Label(), kind)
 				}
 				continue
@@ -584,7 +584,7 @@ func checkProbePorts(pass *lint.Pass) {
 			if known.empty() || known.has(port.IntVal) || siblingListens(w, c, port.IntVal) {
 				continue
 			}
-			pass.Reportf(path,
+			probeFails(pass, kind).Reportf(path,
 				"%s: %s probes port %d, but the container listens on %s: the probe fails with connection refused%s; "+
 					"point it at the right port or declare the port the server is started with",
 				describe(c), kind, port.IntVal, known.describe(), probeFailureEffect(kind))
@@ -593,6 +593,15 @@ func checkProbePorts(pass *lint.Pass) {
 	if !servingSeen && len(pass.Workload().Containers) > 0 {
 		pass.Skip(skipNoModelServer)
 	}
+}
+
+// probeFails is the pass to report a probe that always fails on: one that
+// marks the finding NeverReady for a readinessProbe.
+func probeFails(pass *lint.Pass, kind string) *lint.Pass {
+	if kind == "readinessProbe" {
+		return neverReady(pass)
+	}
+	return pass
 }
 
 func probeFailureEffect(kind string) string {
@@ -616,7 +625,7 @@ func checkNamedPort(pass *lint.Pass, c *manifest.Container, kind, path, name str
 	if len(names) > 0 {
 		declared = "the container's named ports are " + joinAnd(names)
 	}
-	pass.Reportf(path, "%s: %s uses the port name %q, but %s: the probe fails (port not found)%s; add the name to a containerPort or use the number",
+	probeFails(pass, kind).Reportf(path, "%s: %s uses the port name %q, but %s: the probe fails (port not found)%s; add the name to a containerPort or use the number",
 		c.Label(), kind, name, declared, probeFailureEffect(kind))
 }
 

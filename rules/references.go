@@ -246,7 +246,7 @@ func checkConfigRef(pass *lint.Pass, ref configRef) {
 	if keys[ref.key] {
 		return
 	}
-	pass.Reportf(ref.keyPath,
+	neverReady(pass).Reportf(ref.keyPath,
 		"%s reads key %q of %s %q, which has no such key (it has %s): the container stays in CreateContainerConfigError; "+
 			"fix the key or add it to the %s", ref.what, ref.key, ref.kind, ref.name, describeKeys(keys), ref.kind)
 }
@@ -283,6 +283,9 @@ func reportMissing(pass *lint.Pass, ref configRef) {
 				"release you install", ref.what, ref.kind, ref.name, ref.kind, twin.Name, twin.File.HelmRelease, release, effect,
 			strings.TrimPrefix(twin.Name, twin.File.HelmRelease), release)})
 		return
+	}
+	if severity == lint.Error {
+		pass = neverReady(pass) // nothing creates it: the container never starts
 	}
 	if generated := generatedUnder(pass, ref); generated != nil {
 		pass.Report(lint.Diagnostic{Severity: severity, Path: ref.path, Message: fmt.Sprintf(
@@ -359,7 +362,7 @@ func checkCreatedKey(pass *lint.Pass, ref configRef, created *manifest.Created) 
 	if len(created.Keys) > 0 {
 		keys = "only " + joinAnd(quoteAll(created.Keys))
 	}
-	pass.Reportf(ref.keyPath,
+	neverReady(pass).Reportf(ref.keyPath,
 		"%s reads key %q of %s %q, which %s %q creates with %s: the container stays in CreateContainerConfigError; "+
 			"fix the key or have the %s create it", ref.what, ref.key, ref.kind, ref.name, created.By.Kind, created.By.Name,
 		keys, created.By.Kind)
@@ -661,7 +664,7 @@ func checkVolumeMounts(pass *lint.Pass) {
 			if len(names) > 0 {
 				declared = "the pod's volumes are " + joinAnd(names)
 			}
-			pass.Reportf(fmt.Sprintf("%s.volumeMounts[%d].name", c.Path, i),
+			neverReady(pass).Reportf(fmt.Sprintf("%s.volumeMounts[%d].name", c.Path, i),
 				"%s mounts volume %q at %s, but %s: the API server rejects the pod, so none is created; "+
 					"fix the name or add the volume", c.Label(), mount.Name, mount.MountPath, declared)
 		}

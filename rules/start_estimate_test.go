@@ -28,6 +28,9 @@ func TestStartEstimateRecorded(t *testing.T) {
 	if start.StartupSeconds != 10 || start.LoadMiBPerSecond != 100 || start.LoadSeconds < 10 || start.LoadSeconds > 10.01 {
 		t.Errorf("load %.3fs (start-up %gs, %g MiB/s), want 10s at the default estimates", start.LoadSeconds, start.StartupSeconds, start.LoadMiBPerSecond)
 	}
+	if start.MinStartupSeconds != 60 {
+		t.Errorf("minimum start-up %ds, want the default probes.minStartupSeconds, 60", start.MinStartupSeconds)
+	}
 	var kinds []string
 	for _, probe := range start.Probes {
 		kinds = append(kinds, probe.Kind)

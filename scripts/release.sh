@@ -14,6 +14,17 @@ platforms=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows
 go=${GO:-go}
 number=${version#v} # goreleaser's .Version: the tag without its "v"
 
+# Windows archives are zips: without zip the build would fail after the
+# other platforms', minutes in.
+case " $platforms " in
+  *" windows/"*)
+    if ! command -v zip >/dev/null; then
+      echo "release.sh: zip is not installed, and the windows archives need it (apt-get install zip); or leave windows out of PLATFORMS" >&2
+      exit 1
+    fi
+    ;;
+esac
+
 rm -rf "$dist"
 mkdir -p "$dist"
 dist=$(cd "$dist" && pwd)

@@ -29,12 +29,13 @@ func newPass(r *reporter, set *manifest.Set, config *lint.Config, c *checker) *l
 
 func (r *reporter) report(d lint.Diagnostic) {
 	finding := lint.Finding{
-		RuleID:   r.rule.ID,
-		RuleName: r.rule.Name,
-		Severity: d.Severity,
-		Message:  d.Message,
-		Target:   r.target.Name(),
-		Fix:      r.fix(d.Fix),
+		RuleID:     r.rule.ID,
+		RuleName:   r.rule.Name,
+		Severity:   d.Severity,
+		Message:    d.Message,
+		Target:     r.target.Name(),
+		Fix:        r.fix(d.Fix),
+		NeverReady: d.NeverReady,
 	}
 	workload := r.target.Workload
 	switch {

@@ -50,6 +50,10 @@ type jsonSummary struct {
 	Info       int `json:"info"`
 	Suppressed int `json:"suppressed"`
 	Skipped    int `json:"skipped"`
+	// Fixable and UnsafeFixable are the counts the table's last line
+	// gives: what --fix fixes, and how many more --unsafe-fixes does.
+	Fixable       int `json:"fixable"`
+	UnsafeFixable int `json:"unsafeFixable"`
 }
 
 type jsonFinding struct {
@@ -117,12 +121,14 @@ type jsonEvaluation struct {
 
 func writeJSON(w io.Writer, result *lint.Result, options Options) error {
 	c := countResult(result)
+	fixable, unsafeFixable := fixableCounts(result)
 	report := jsonReport{
 		Version: jsonVersion,
 		Tool:    jsonTool{Name: toolName, Version: options.ToolVersion},
 		Summary: jsonSummary{
 			Error: c.errors, Warning: c.warnings, Info: c.infos,
 			Suppressed: c.suppressed, Skipped: c.skipped,
+			Fixable: fixable, UnsafeFixable: unsafeFixable,
 		},
 		Files:       append([]string{}, result.Files...),
 		Findings:    make([]jsonFinding, 0, len(result.Findings)),

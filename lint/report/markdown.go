@@ -69,7 +69,7 @@ func writeMarkdown(w io.Writer, result *lint.Result, options Options) error {
 		}
 	}
 	writeMarkdownFixes(&out, shown, options.SourceURL)
-	writeMarkdownStarts(&out, result.Starts)
+	writeMarkdownStarts(&out, result.Starts, result.Findings)
 	if len(suppressed) > 0 && out.Len() < markdownLimit {
 		fmt.Fprintf(&out, "\n<details><summary>%s</summary>\n\n", plural(len(suppressed), "suppressed finding", "suppressed findings"))
 		out.WriteString("| Rule | Location | Suppressed by | Message |\n| --- | --- | --- | --- |\n")

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -19,20 +20,23 @@ const maxStartCharts = 20
 // image pull, the server's start-up, the model's load and Ready, against
 // the probes. A startup or liveness probe whose budget ends before the
 // load is drawn as critical (red): that is when the kubelet restarts the
-// container (MDL402, MDL203). The numbers are the rules' estimates.
-func writeMarkdownStarts(out *strings.Builder, starts []lint.StartEstimate) {
+// container (MDL402, MDL203). A workload that a finding says never becomes
+// Ready (Finding.NeverReady) gets a red "never Ready" bar naming the rules
+// instead of its estimated Ready. The numbers are the rules' estimates.
+func writeMarkdownStarts(out *strings.Builder, starts []lint.StartEstimate, findings []lint.Finding) {
 	if len(starts) == 0 || out.Len() >= markdownLimit {
 		return
 	}
 	out.WriteString("\n### Start of the model servers\n\n" +
 		"Estimated, not measured: each model's bytes at the load rate assumed under `estimates:` in .modellint.yaml, " +
 		"in seconds from the image pull. A probe drawn in red restarts the container before the model has loaded.\n")
+	blocking := neverReadyRules(findings)
 	for i, start := range starts {
 		if i == maxStartCharts {
 			fmt.Fprintf(out, "\n%s not drawn.\n", plural(len(starts)-i, "more container", "more containers"))
 			return
 		}
-		chart := markdownStart(start)
+		chart := markdownStart(start, blocking[start.Target])
 		if out.Len()+len(chart) > markdownLimit {
 			fmt.Fprintf(out, "\n%s not drawn: the summary would exceed GitHub's size limit.\n", plural(len(starts)-i, "more container", "more containers"))
 			return
@@ -41,8 +45,31 @@ func writeMarkdownStarts(out *strings.Builder, starts []lint.StartEstimate) {
 	}
 }
 
-// markdownStart is one container's sentence and chart.
-func markdownStart(start lint.StartEstimate) string {
+// neverReadyRules are, by target, the rules whose unsuppressed findings
+// say the target's pod never becomes Ready, each once, in ID order.
+func neverReadyRules(findings []lint.Finding) map[string][]lint.Finding {
+	byTarget := map[string][]lint.Finding{}
+	for _, finding := range findings {
+		if !finding.NeverReady || finding.Suppressed() {
+			continue
+		}
+		seen := false
+		for _, other := range byTarget[finding.Target] {
+			seen = seen || other.RuleID == finding.RuleID
+		}
+		if !seen {
+			byTarget[finding.Target] = append(byTarget[finding.Target], finding)
+		}
+	}
+	for _, rules := range byTarget {
+		sort.Slice(rules, func(i, j int) bool { return rules[i].RuleID < rules[j].RuleID })
+	}
+	return byTarget
+}
+
+// markdownStart is one container's sentence and chart; blocking are the
+// findings (one per rule) that say its pod never becomes Ready.
+func markdownStart(start lint.StartEstimate, blocking []lint.Finding) string {
 	// Whole seconds, rounded as the sentence writes them, so that the
 	// chart and the sentence agree.
 	pull := math.Round(start.PullSeconds)
@@ -113,7 +140,31 @@ func markdownStart(start lint.StartEstimate) string {
 		killer = liveness
 	}
 	restarted := killer != nil && started+float64(killer.Budget()) < loaded
-	if !restarted {
+	// minimum is the start-up a livenessProbe without a startupProbe must
+	// allow (MDL203); drawn beside the liveness budget it is judged by.
+	minimum := 0.0
+	if liveness != nil && startup == nil {
+		minimum = float64(start.MinStartupSeconds)
+	}
+	switch {
+	case len(blocking) > 0:
+		// From when the estimate would have the pod Ready (or the probes
+		// restart it) to the chart's end: it never is.
+		from := ready
+		if restarted {
+			from = started + float64(killer.Budget())
+		}
+		end := math.Max(loaded, started+minimum)
+		for _, probe := range start.Probes {
+			end = math.Max(end, started+float64(probe.Budget()))
+		}
+		end = math.Max(end, from+1)
+		var ids []string
+		for _, finding := range blocking {
+			ids = append(ids, finding.RuleID)
+		}
+		fmt.Fprintf(&chart, "    never Ready (%s) :crit, never-ready, %.0f, %.0f\n", strings.Join(ids, " "), from, end)
+	case !restarted:
 		fmt.Fprintf(&chart, "    %s :milestone, ready, %.0f, %.0f\n", readyText, ready, ready)
 	}
 	if len(start.Probes) > 0 {
@@ -133,6 +184,10 @@ func markdownStart(start lint.StartEstimate) string {
 	if liveness != nil {
 		if startup == nil {
 			probeBar(liveness, "liveness-probe", started, "restarts the container after")
+			if minimum > 0 {
+				fmt.Fprintf(&chart, "    probes.minStartupSeconds %.0fs to start a model server :min-startup, %.0f, %.0f\n",
+					minimum, started, started+minimum)
+			}
 		} else if !restarted {
 			// Liveness checks begin once the startupProbe has passed.
 			probeBar(liveness, "liveness-probe", loaded, "from the startupProbe's success, restarts after")
@@ -147,8 +202,19 @@ func markdownStart(start lint.StartEstimate) string {
 		fmt.Fprintf(&chart, "    restarted by the %s :crit, milestone, restart, %.0f, %.0f\n", killer.Kind, at, at)
 		fmt.Fprintf(&text, " The %s restarts the container at %ds from its start, %.0fs before the load ends.",
 			killer.Kind, killer.Budget(), loaded-at)
-	} else if readiness == nil {
+	} else if readiness == nil && len(blocking) == 0 {
 		text.WriteString(" Without a readinessProbe the pod is Ready, and sent requests, before the model has loaded.")
+	}
+	if minimum > 0 && minimum > float64(liveness.Budget()) {
+		fmt.Fprintf(&text, " Without a startupProbe the livenessProbe allows %ds to start, less than the %.0fs a model server "+
+			"is given (probes.minStartupSeconds, MDL203).", liveness.Budget(), minimum)
+	}
+	if len(blocking) > 0 {
+		var rules []string
+		for _, finding := range blocking {
+			rules = append(rules, finding.RuleID+" "+finding.RuleName)
+		}
+		fmt.Fprintf(&text, " The pod never becomes Ready, whatever the load takes: see %s.", markdownText(strings.Join(rules, ", ")))
 	}
 	chart.WriteString("```\n")
 	return text.String() + "\n" + chart.String()

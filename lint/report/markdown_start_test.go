@@ -35,7 +35,7 @@ func startsResult() *lint.Result {
 			},
 			{
 				Target: "Deployment/default/triton", Container: "triton", Model: "models/llm, weights",
-				ModelBytes: 20 << 30, LoadSeconds: 214.8, StartupSeconds: 10, LoadMiBPerSecond: 100,
+				ModelBytes: 20 << 30, LoadSeconds: 214.8, StartupSeconds: 10, LoadMiBPerSecond: 100, MinStartupSeconds: 60,
 				Probes: []lint.ProbeTiming{
 					{Kind: "livenessProbe", InitialDelaySeconds: 5, PeriodSeconds: 10, FailureThreshold: 3},
 					{Kind: "readinessProbe", PeriodSeconds: 10, FailureThreshold: 3},
@@ -48,6 +48,49 @@ func startsResult() *lint.Result {
 				Probes: []lint.ProbeTiming{{Kind: "startupProbe", PeriodSeconds: 10, FailureThreshold: 30}},
 			},
 		},
+	}
+}
+
+// neverReadyStartsResult is the start of testdata/examples/broken: a model
+// that loads in 10s, a readinessProbe on a port nothing listens on (MDL204)
+// and a volumeMount of no volume (MDL210), which keep the pod from ever
+// becoming Ready, and a livenessProbe that allows less than
+// probes.minStartupSeconds (MDL203). The claim not in the files (MDL210,
+// info) does not keep it from Ready, and a suppressed finding is not drawn.
+func neverReadyStartsResult() *lint.Result {
+	const target = "Deployment/serving/resnet"
+	at := func(line int, path string) lint.Location {
+		return lint.Location{File: servingFile, Line: line, Column: 11, Path: "spec.template.spec." + path}
+	}
+	return &lint.Result{
+		Rules: testRules(),
+		Files: []string{servingFile},
+		Findings: []lint.Finding{
+			{RuleID: "MDL210", RuleName: "volume-mount-undefined", Severity: lint.Error, Target: target, NeverReady: true,
+				Location: at(49, "containers[0].volumeMounts[0].name"),
+				Message:  `container serving mounts volume "model" at /models/resnet, but the pod's volumes are "models": the API server rejects the pod, so none is created`},
+			{RuleID: "MDL204", RuleName: "probe-port-unknown", Severity: lint.Error, Target: target, NeverReady: true,
+				Location: at(44, "containers[0].readinessProbe.httpGet.port"),
+				Message:  "container serving (TF Serving): readinessProbe probes port 8080, but the container listens on 8500 and 8501: the probe fails with connection refused, so the pod never becomes Ready"},
+			{RuleID: "MDL210", RuleName: "volume-mount-undefined", Severity: lint.Info, Target: target,
+				Location: at(54, "volumes[0].persistentVolumeClaim.claimName"),
+				Message:  `volume "models" uses PersistentVolumeClaim "resnet-model", which is not in the linted files: the pod stays Pending until it exists`},
+			{RuleID: "MDL404", RuleName: "probe-target-mismatch", Severity: lint.Error, Target: target, NeverReady: true,
+				Location:    at(42, "containers[0].readinessProbe.httpGet.path"),
+				Message:     "container serving (TF Serving): readinessProbe checks /v1/models/resnet50, but the server serves model \"resnet\": the probe gets 404 forever and the pod never becomes Ready",
+				Suppression: &lint.Suppression{Kind: lint.SuppressedByAnnotation, Reason: "the model is renamed at start"}},
+			{RuleID: "MDL204", RuleName: "probe-port-unknown", Severity: lint.Error, Target: "Deployment/serving/other", NeverReady: true,
+				Location: at(90, "containers[0].readinessProbe.httpGet.port"),
+				Message:  "container other: readinessProbe probes port 8080, but the container listens on 8501: the probe fails with connection refused, so the pod never becomes Ready"},
+		},
+		Starts: []lint.StartEstimate{{
+			Target: target, Container: "serving", Model: "models/resnet",
+			ModelBytes: 12 << 10, LoadSeconds: 10, StartupSeconds: 10, LoadMiBPerSecond: 100, MinStartupSeconds: 60,
+			Probes: []lint.ProbeTiming{
+				{Kind: "livenessProbe", PeriodSeconds: 10, FailureThreshold: 3},
+				{Kind: "readinessProbe", PeriodSeconds: 10, FailureThreshold: 3},
+			},
+		}},
 	}
 }
 
@@ -64,7 +107,8 @@ func hostileStartsResult() *lint.Result {
 }
 
 func TestMarkdownStartsGolden(t *testing.T) {
-	for name, result := range map[string]*lint.Result{"starts.md": startsResult(), "starts.hostile.md": hostileStartsResult()} {
+	for name, result := range map[string]*lint.Result{"starts.md": startsResult(), "starts.hostile.md": hostileStartsResult(),
+		"starts.never-ready.md": neverReadyStartsResult()} {
 		t.Run(name, func(t *testing.T) {
 			var got bytes.Buffer
 			if err := Write(&got, "markdown", result, testOptions); err != nil {
@@ -85,6 +129,56 @@ func TestMarkdownStartsGolden(t *testing.T) {
 				t.Errorf("output differs from %s (run go test ./lint/report -update after checking the change):\n%s", path, got.String())
 			}
 		})
+	}
+}
+
+// TestMarkdownStartsNeverReady: a pod that findings say never becomes
+// Ready gets a red bar naming their rules instead of its estimated Ready,
+// and the minimum start-up MDL203 judges its livenessProbe by is drawn.
+func TestMarkdownStartsNeverReady(t *testing.T) {
+	var out bytes.Buffer
+	if err := Write(&out, "markdown", neverReadyStartsResult(), testOptions); err != nil {
+		t.Fatal(err)
+	}
+	blocks := mermaidBlocks(out.String())
+	if len(blocks) != 1 {
+		t.Fatalf("%d charts, want 1:\n%s", len(blocks), out.String())
+	}
+	chart := blocks[0]
+	for _, want := range []string{
+		"    never Ready (MDL204 MDL210) :crit, never-ready, 10, 60\n",
+		"    livenessProbe restarts the container after 30s :liveness-probe, 0, 30\n",
+		"    probes.minStartupSeconds 60s to start a model server :min-startup, 0, 60\n",
+	} {
+		if !strings.Contains(chart, want) {
+			t.Errorf("the chart lacks %q:\n%s", want, chart)
+		}
+	}
+	if strings.Contains(chart, ":milestone, ready,") {
+		t.Errorf("the chart draws the pod Ready:\n%s", chart)
+	}
+	if strings.Contains(chart, "MDL404") {
+		t.Errorf("the chart names a suppressed finding's rule:\n%s", chart)
+	}
+	text := strings.Split(out.String(), "```mermaid")[0]
+	for _, want := range []string{
+		"The pod never becomes Ready, whatever the load takes: see MDL204 probe-port-unknown, MDL210 volume-mount-undefined.",
+		"the livenessProbe allows 30s to start, less than the 60s a model server is given (probes.minStartupSeconds, MDL203)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the sentence lacks %q:\n%s", want, text)
+		}
+	}
+
+	// Without the findings the same start is Ready after the load.
+	result := neverReadyStartsResult()
+	result.Findings = nil
+	out.Reset()
+	if err := Write(&out, "markdown", result, testOptions); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "    Ready (readinessProbe passes) :milestone, ready, 10, 10\n") || strings.Contains(out.String(), "never Ready") {
+		t.Errorf("without findings the pod is not drawn Ready after the load:\n%s", out.String())
 	}
 }
 
@@ -163,7 +257,7 @@ func TestMarkdownStartsMermaid(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var files []string
-	for _, golden := range []string{"starts.md", "starts.hostile.md"} {
+	for _, golden := range []string{"starts.md", "starts.hostile.md", "starts.never-ready.md"} {
 		data, err := os.ReadFile(filepath.Join(goldenDir, golden))
 		if err != nil {
 			t.Fatal(err)
@@ -176,8 +270,8 @@ func TestMarkdownStartsMermaid(t *testing.T) {
 			files = append(files, file)
 		}
 	}
-	if len(files) < 4 {
-		t.Fatalf("%d charts in the goldens, want 4", len(files))
+	if len(files) < 5 {
+		t.Fatalf("%d charts in the goldens, want 5", len(files))
 	}
 	// One that does not parse shows that the check can fail.
 	broken := filepath.Join(dir, "broken.mmd")

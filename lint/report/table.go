@@ -359,11 +359,9 @@ func summaryLine(result *lint.Result) string {
 // them.
 const fixableMark = "[*]"
 
-// fixableLine says how many of the findings --fix fixes, and how many more
-// with --unsafe-fixes, as ruff does: "[*] 2 fixable with --fix (1 more
-// with --fix --unsafe-fixes)". Empty when there are none.
-func fixableLine(result *lint.Result) string {
-	safe, unsafe := 0, 0
+// fixableCounts are how many unsuppressed findings --fix fixes (safe) and
+// how many more --fix --unsafe-fixes does (unsafe).
+func fixableCounts(result *lint.Result) (safe, unsafe int) {
 	for _, finding := range result.Findings {
 		switch {
 		case finding.Suppressed():
@@ -373,6 +371,14 @@ func fixableLine(result *lint.Result) string {
 			unsafe++
 		}
 	}
+	return safe, unsafe
+}
+
+// fixableLine says how many of the findings --fix fixes, and how many more
+// with --unsafe-fixes, as ruff does: "[*] 2 fixable with --fix (1 more
+// with --fix --unsafe-fixes)". Empty when there are none.
+func fixableLine(result *lint.Result) string {
+	safe, unsafe := fixableCounts(result)
 	switch {
 	case safe > 0 && unsafe > 0:
 		return fmt.Sprintf("%s %d fixable with --fix (%d more with --fix --unsafe-fixes)", fixableMark, safe, unsafe)
