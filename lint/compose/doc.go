@@ -2,7 +2,8 @@
 // so that the pod linted is the pod that runs: KServe merges an
 // InferenceService's model spec over the ServingRuntime it selects, and
 // mounts the model of a storageUri at /mnt/models; Seldon Core v2 merges a
-// Server's podSpec over its ServerConfig's. A kind whose controller builds
-// its pods from fields that are no pod spec is not composed here (see
-// manifest.NotLinted).
+// Server's podSpec over its ServerConfig's; Seldon Core v1 gives the
+// prepackaged servers of a SeldonDeployment the images of its
+// seldon-config. A kind whose controller builds its pods from fields that
+// are no pod spec is not composed here (see manifest.NotLinted).
 package compose

@@ -1,10 +1,12 @@
 package compose
 
 import (
+	_ "embed"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"dario.cat/mergo"
 	corev1 "k8s.io/api/core/v1"
@@ -19,8 +21,10 @@ const seldonGroup = "mlops.seldon.io"
 const podSpecPath = "spec.podSpec"
 
 // SeldonServers composes the pods of each Seldon Core v2 Server whose
-// ServerConfig the set holds, as Seldon's operator builds the Server's
-// StatefulSet (ServerReconciler.createStatefulSetReconciler in
+// ServerConfig the set holds, or that names mlserver or triton, which
+// Seldon's Helm chart installs (defaultServerConfigs), as Seldon's
+// operator builds the Server's StatefulSet
+// (ServerReconciler.createStatefulSetReconciler in
 // operator/controllers/reconcilers/server/server_reconciler.go): the
 // ServerConfig's podSpec with the Server's merged over it
 // (common.MergePodSpecs), and a claim of each of the ServerConfig's
@@ -66,6 +70,37 @@ type seldon struct {
 	used map[*manifest.Object]bool
 	// rejected are the objects the API server rejects (MDL002).
 	rejected map[*manifest.Object]bool
+}
+
+// seldonV2Version is the Seldon Core release whose ServerConfigs are
+// bundled.
+const seldonV2Version = "2.10.2"
+
+// defaultServerConfigs are the ServerConfigs mlserver and triton as
+// Seldon's Helm chart installs them (see the file's comment).
+//
+//go:embed seldon_serverconfigs.yaml
+var defaultServerConfigs []byte
+
+// defaultServerConfigFile reads defaultServerConfigs once; each run reads
+// its objects, never writes them.
+var defaultServerConfigFile = sync.OnceValues(func() (*manifest.File, error) {
+	return manifest.Load("seldon-core-"+seldonV2Version+"-serverconfigs.yaml", defaultServerConfigs)
+})
+
+// defaultServerConfig is Seldon's own ServerConfig of the name, nil for a
+// name Seldon does not install.
+func defaultServerConfig(name string) (*manifest.Object, error) {
+	file, err := defaultServerConfigFile()
+	if err != nil {
+		return nil, fmt.Errorf("bundled Seldon ServerConfigs: %w", err)
+	}
+	for _, o := range file.Objects {
+		if o.Name == name {
+			return o, nil
+		}
+	}
+	return nil, nil
 }
 
 // serverConfig is what a ServerConfig says of the pods of its Servers
@@ -116,12 +151,25 @@ func (s *seldon) server(server *manifest.Object, override *manifest.Workload) (s
 	config := s.serverConfigNamed(server, name)
 	var c *serverConfig
 	why := fmt.Sprintf("ServerConfig %q is not in the linted files", name)
+	note := ""
 	switch {
 	case name == "":
 		why = "no spec.serverConfig names its ServerConfig"
 	case config != nil:
 		if c = s.serverConfig(config); c == nil {
 			why = fmt.Sprintf("ServerConfig %s is rejected by the API server (MDL002)", config.ID())
+		}
+	default:
+		// Seldon's Helm chart installs mlserver and triton with Seldon
+		// itself.
+		bundled, err := defaultServerConfig(name)
+		if err != nil {
+			return "", err
+		}
+		if bundled != nil {
+			config, c = bundled, s.serverConfig(bundled)
+			note = fmt.Sprintf("%s: ServerConfig %q is not in the linted files, so its pod is built from the %s "+
+				"ServerConfig that Seldon Core %s's Helm chart installs", server.ID(), name, name, seldonV2Version)
 		}
 	}
 	if c == nil {
@@ -164,12 +212,13 @@ func (s *seldon) server(server *manifest.Object, override *manifest.Workload) (s
 			container.ComposedFrom = config
 		}
 	}
-	server.Borrow(podSpecPath, (&podPlacement{server: server, config: config, origins: origins}).place)
+	placement := &podPlacement{server: server, config: config, origins: origins, bundled: note != ""}
+	server.Borrow(podSpecPath, placement.place)
 	if override == nil {
 		s.set.AddWorkload(w)
 	}
 	s.used[config] = true
-	return "", nil
+	return note, nil
 }
 
 // origin is where a composed container comes from: its index among the
@@ -229,10 +278,13 @@ func mergeContainers(configs, overrides []corev1.Container) ([]corev1.Container,
 }
 
 // podPlacement places each field of a Server's composed pod spec in the
-// object that wrote it, the Server or its ServerConfig.
+// object that wrote it, the Server or its ServerConfig. A field of Seldon's
+// own ServerConfig, which no linted file holds, is placed on the Server's
+// spec.serverConfig, which chose it.
 type podPlacement struct {
 	server, config *manifest.Object
 	origins        []origin
+	bundled        bool
 }
 
 func (p *podPlacement) place(rest string) (manifest.FieldSource, bool) {
@@ -246,7 +298,11 @@ func (p *podPlacement) place(rest string) (manifest.FieldSource, bool) {
 			rest = after
 		}
 	}
-	return mergedField(server, config, rest), true
+	source := mergedField(server, config, rest)
+	if p.bundled && source.Object == p.config {
+		return manifest.FieldSource{Object: p.server, Path: "spec.serverConfig"}, true
+	}
+	return source, true
 }
 
 // containerAt is the source of a container of the pod spec, none (no

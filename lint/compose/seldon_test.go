@@ -193,8 +193,10 @@ metadata: {name: triton}
 spec: {serverConfig: triton}
 `
 	set, notes := seldonComposed(t, serverConfigs, servers)
-	// The other group's ServerConfig named triton is not Seldon's.
-	if len(notes) != 1 || !strings.Contains(notes[0], `Server/triton: ServerConfig "triton" is not in the linted files`) {
+	// The other group's ServerConfig named triton is not Seldon's: the
+	// Server runs the one Seldon installs.
+	if len(notes) != 1 || !strings.Contains(notes[0], `Server/triton: ServerConfig "triton" is not in the linted files, `+
+		`so its pod is built from the triton ServerConfig that Seldon Core 2.10.2's Helm chart installs`) {
 		t.Errorf("notes %q", notes)
 	}
 	w := seldonWorkload(t, set, "Server", "mlserver")
@@ -208,8 +210,68 @@ spec: {serverConfig: triton}
 	if file != "serverconfig.yaml" || pos.Line != 18 {
 		t.Errorf("a missing limit at %s:%d, want the ServerConfig's resources", file, pos.Line)
 	}
-	if seldonWorkload(t, set, "Server", "triton") != nil {
-		t.Errorf("a Server whose ServerConfig is not in the files has a pod")
+	triton := seldonWorkload(t, set, "Server", "triton")
+	if triton == nil || len(triton.Containers) != 3 || triton.Containers[2].Image != "nvcr.io/nvidia/tritonserver:23.03-py3" {
+		t.Fatalf("the Server has not the pod of Seldon's triton ServerConfig: %+v", triton)
+	}
+	if file, pos := triton.Object.Where("spec.podSpec.volumes[0].emptyDir.sizeLimit"); file != "server.yaml" || pos.Line != 9 {
+		t.Errorf("the default's /dev/shm at %s:%d, want the Server's spec.serverConfig", file, pos.Line)
+	}
+}
+
+// TestSeldonDefaultServerConfig: Seldon installs the ServerConfigs
+// mlserver and triton itself; a Server naming one that the files do not
+// hold is merged over Seldon's.
+func TestSeldonDefaultServerConfig(t *testing.T) {
+	const server = `apiVersion: mlops.seldon.io/v1alpha1
+kind: Server
+metadata: {name: big, namespace: models}
+spec:
+  serverConfig: mlserver
+  podSpec:
+    containers:
+      - name: mlserver
+        env: [{name: MLSERVER_PARALLEL_WORKERS, value: "4"}]
+        resources: {limits: {memory: 8Gi}}
+`
+	set, notes := seldonComposed(t, "", server)
+	if len(notes) != 1 || !strings.Contains(notes[0], `Server/models/big: ServerConfig "mlserver" is not in the linted files, `+
+		`so its pod is built from the mlserver ServerConfig that Seldon Core 2.10.2's Helm chart installs`) {
+		t.Errorf("notes %q", notes)
+	}
+	w := seldonWorkload(t, set, "Server", "big")
+	if w == nil || w.Incomplete || len(w.Containers) != 3 {
+		t.Fatalf("the Server is not composed with Seldon's mlserver ServerConfig: %+v", w)
+	}
+	if err := w.Hold(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Release()
+	mlserver := w.Containers[0]
+	if mlserver.Name != "mlserver" || mlserver.Image != "docker.io/seldonio/mlserver:1.7.1" || mlserver.ComposedFrom == nil ||
+		mlserver.Resources.Limits.Memory().String() != "8Gi" || mlserver.StartupProbe == nil {
+		t.Errorf("container %s %s, limits %v, startup probe %v", mlserver.Name, mlserver.Image, mlserver.Resources.Limits,
+			mlserver.StartupProbe)
+	}
+	if env := mlserver.Env; env[len(env)-1].Value != "4" {
+		t.Errorf("the Server's env does not come after the default's: %v", env)
+	}
+	if len(w.ClaimTemplates) != 1 || w.ClaimTemplates[0] != "mlserver-models" {
+		t.Errorf("claim templates %q", w.ClaimTemplates)
+	}
+	// What the Server writes is placed where it writes it, what Seldon's
+	// ServerConfig gives on the spec.serverConfig that chose it.
+	for path, line := range map[string]int{
+		"spec.podSpec.containers[0].resources.limits.memory": 10,
+		"spec.podSpec.containers[0].env[7].value":            9,
+		"spec.podSpec.containers[0].image":                   5,
+		"spec.podSpec.containers[0].env[0].value":            5,
+		"spec.podSpec.containers[2].image":                   5,
+		"spec.podSpec.securityContext.runAsUser":             5,
+	} {
+		if file, pos := w.Object.Where(path); file != "server.yaml" || pos.Line != line {
+			t.Errorf("%s at %s:%d, want line %d", path, file, pos.Line, line)
+		}
 	}
 }
 

@@ -21,7 +21,8 @@ func composedSet(files []*manifest.File, crds []*manifest.Object, result *lint.R
 		return nil, nil, err
 	}
 	// Each composes the pods of one platform's objects.
-	for _, composer := range []func(*manifest.Set) ([]string, error){compose.KServe, compose.SeldonServers} {
+	for _, composer := range []func(*manifest.Set) ([]string, error){compose.KServe, compose.SeldonServers,
+		compose.SeldonDeployments} {
 		notes, err := composer(set)
 		if err != nil {
 			return nil, nil, err

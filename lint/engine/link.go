@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -95,7 +96,15 @@ func (l *linker) link(target *lint.Target) {
 		if workload.Platform == "kserve" {
 			uri = storageURI(workload, container)
 		}
-		if container.FromServingRuntime || (workload.Platform == "kserve" && len(paths) == 0) {
+		proxy := workload.Platform == "kserve" && !container.FromServingRuntime &&
+			(workload.Component == "transformer" || workload.Component == "explainer")
+		switch {
+		case proxy:
+			// The containers of a transformer or an explainer send requests
+			// on to the predictor: KServe gives them no storageUri, and the
+			// /mnt/models a KServe ModelServer reads by default holds none.
+			paths = slices.DeleteFunc(paths, func(v server.Value) bool { return v.From == "image default" })
+		case container.FromServingRuntime || (workload.Platform == "kserve" && len(paths) == 0):
 			paths = []server.Value{{Value: kserveModelPath, From: "storageUri " + uri, Field: "storageUri"}}
 			nameFrom = path.Base(strings.TrimRight(uri, "/"))
 		}

@@ -89,3 +89,47 @@ spec:
 		})
 	}
 }
+
+// TestTransformerReadsNoModel: a transformer's or an explainer's container
+// runs KServe's ModelServer, whose default model dir is /mnt/models, but
+// KServe copies the storageUri only into the predictor's: they link none.
+func TestTransformerReadsNoModel(t *testing.T) {
+	source := `apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: cifar10, namespace: vision}
+spec:
+  predictor:
+    containers:
+      - name: kserve-container
+        image: kserve/sklearnserver:v0.14.0
+        args: [--model_name=cifar10]
+  transformer:
+    containers:
+      - name: kserve-container
+        image: kserve/sklearnserver:v0.14.0
+  explainer:
+    containers:
+      - name: kserve-container
+        image: kserve/sklearnserver:v0.14.0
+`
+	file, err := manifest.Load("isvc.yaml", []byte(source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := manifest.NewSet([]*manifest.File{file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range set.Workloads {
+		target := &lint.Target{Workload: w}
+		newLinker(&lint.Config{}, nil).link(target)
+		var paths []string
+		for _, link := range target.Links {
+			paths = append(paths, link.ServerPath.Value)
+		}
+		want := map[string]int{"predictor": 1, "transformer": 0, "explainer": 0}[w.Component]
+		if len(paths) != want {
+			t.Errorf("%s: model paths %q, want %d", w.Component, paths, want)
+		}
+	}
+}

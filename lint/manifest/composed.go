@@ -89,12 +89,12 @@ func (o *Object) borrowOnce(path string, place func(rest string) (FieldSource, b
 }
 
 // placeAt places every field at the path at of o, except those under the
-// field prefixes of fields (".image"), placed at the paths given.
-func placeAt(o *Object, at string, fields map[string]string) func(string) (FieldSource, bool) {
+// field prefixes of fields (".image"), placed where fields says.
+func placeAt(o *Object, at string, fields map[string]FieldSource) func(string) (FieldSource, bool) {
 	return func(rest string) (FieldSource, bool) {
-		for prefix, path := range fields {
+		for prefix, source := range fields {
 			if _, ok := pathUnder(rest, prefix); ok {
-				return FieldSource{Object: o, Path: path}, true
+				return source, true
 			}
 		}
 		return FieldSource{Object: o, Path: at}, true

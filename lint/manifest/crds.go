@@ -493,6 +493,11 @@ func NotLinted(o *Object) string {
 		return "not linted: KAITO builds the pods of tuning itself; only inference.template is a pod template"
 	case "machinelearning.seldon.io/SeldonDeployment":
 		if servers := prepackagedServers(o); len(servers) > 0 {
+			if config := o.seldonConfig; config != nil {
+				return fmt.Sprintf("the prepackaged %s containers are built from the predictor_servers of %s (%s), "+
+					"which replace Seldon Core's defaults", strings.Join(servers, ", "), config.Object.ID(),
+					config.Object.File.Path)
+			}
 			return "the prepackaged " + strings.Join(servers, ", ") + " containers are built from Seldon Core " +
 				seldonVersion + "'s defaults (seldon-config's predictor_servers); a seldon-config of your own may " +
 				"name other images"

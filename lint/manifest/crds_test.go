@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -463,5 +464,46 @@ func TestWorkloadIndexedJobEnv(t *testing.T) {
 	wantContainer(t, workloads[0], 0, "spec.template.spec.containers[0]", 10, "JOB_COMPLETION_INDEX")
 	if workloads[0].Lifecycle != RunToCompletion {
 		t.Errorf("lifecycle %q", workloads[0].Lifecycle)
+	}
+}
+
+// TestKServeTransformerArgs: KServe's controller adds to a transformer's
+// first container the args that point it at the predictor, each unless an
+// arg already starts with its flag.
+func TestKServeTransformerArgs(t *testing.T) {
+	const isvc = `apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: cifar10, namespace: vision%s}
+spec:
+  predictor:%s
+    model: {modelFormat: {name: triton}, storageUri: "gs://bucket/model"}
+  transformer:
+    containerConcurrency: 4
+    containers:
+      - name: kserve-container
+        image: example.com/transformer:1
+        args: [--model_name=cifar, --protocol=v2]
+      - name: sidecar
+        image: example.com/sidecar:1
+`
+	for _, c := range []struct{ annotations, predictor, want string }{
+		{"", "", "--model_name=cifar --protocol=v2 --predictor_host cifar10-predictor.vision --http_port 8080 --workers 4"},
+		{"", "\n    name: blue", "--model_name=cifar --protocol=v2 --predictor_host cifar10-blue-predictor.vision --http_port 8080 " +
+			"--workers 4"},
+		// The predictor's host comes from its status under ModelMesh.
+		{", annotations: {serving.kserve.io/deploymentMode: ModelMesh}", "",
+			"--model_name=cifar --protocol=v2 --http_port 8080 --workers 4"},
+	} {
+		_, workloads := loadWorkloads(t, fmt.Sprintf(isvc, c.annotations, c.predictor))
+		transformer := workloads[1]
+		if transformer.Component != "transformer" {
+			t.Fatalf("workload %s", transformer.Name())
+		}
+		if got := strings.Join(transformer.Containers[0].Args, " "); got != c.want {
+			t.Errorf("args %q, want %q", got, c.want)
+		}
+		if args := transformer.Containers[1].Args; args != nil {
+			t.Errorf("the second container got args %q", args)
+		}
 	}
 }

@@ -169,6 +169,9 @@ type Object struct {
 	strict  *strictDecoding // see decodeStrict
 	holds   *typedHolds     // see Hold; nil when the typed fields are never released
 	decoded *decodedObject  // what Settle decoded, until NewSet takes it
+	// seldonConfig gives a SeldonDeployment's prepackaged servers their
+	// images (see UseSeldonConfig); nil for Seldon's defaults.
+	seldonConfig *SeldonConfig
 }
 
 // Group is the API group of the object ("" for the core group).

@@ -27,7 +27,8 @@ import (
 const seldonVersion = "1.18.2"
 
 // seldonImages are the images of the prepackaged servers by protocol: the
-// predictor_servers of the seldon-core-operator chart's values.yaml.
+// predictor_servers of the seldon-core-operator chart's values.yaml, which
+// the chart writes into the seldon-config ConfigMap.
 var seldonImages = map[string]map[string]string{
 	"SKLEARN_SERVER":     {"seldon": "seldonio/sklearnserver:1.18.2", "v2": "seldonio/mlserver:1.3.5-sklearn"},
 	"XGBOOST_SERVER":     {"seldon": "seldonio/xgboostserver:1.18.2", "v2": "seldonio/mlserver:1.3.5-xgboost"},
@@ -37,6 +38,85 @@ var seldonImages = map[string]map[string]string{
 	"HUGGINGFACE_SERVER": {"v2": "seldonio/mlserver:1.3.5-huggingface"},
 	"TEMPO_SERVER":       {"v2": "seldonio/mlserver:1.3.5-slim"},
 }
+
+// SeldonConfig is the predictor_servers of a seldon-config ConfigMap: the
+// images of the prepackaged servers by implementation and protocol.
+// Seldon's operator reads them from the seldon-config of its namespace and
+// from nowhere else (getPredictorServerConfigs and
+// getPrepackServerConfigWithRelated in operator/apis/
+// machinelearning.seldon.io/v1/prepack.go): the chart's defaults are only
+// what the chart writes there, so a seldon-config of the linted files
+// replaces them whole, and an implementation it does not name has no
+// server ("No entry in predictors map for …").
+type SeldonConfig struct {
+	// Object is the ConfigMap.
+	Object *Object
+	// images are implementation → protocol → image.
+	images map[string]map[string]string
+}
+
+// SeldonConfigName is the ConfigMap Seldon Core v1's operator reads
+// (ControllerConfigMapName).
+const SeldonConfigName = "seldon-config"
+
+// ReadSeldonConfig reads the predictor_servers of a seldon-config
+// ConfigMap as the operator does (getPredictorServerConfigsFromMap): a
+// JSON object of implementation → {protocols: {protocol: {image,
+// defaultImageVersion}}}; a ConfigMap without the key names no server. The
+// operator panics on JSON it cannot read; the error says why.
+func ReadSeldonConfig(o *Object) (*SeldonConfig, error) {
+	config := &SeldonConfig{Object: o, images: map[string]map[string]string{}}
+	value, ok := o.Lookup("data", "predictor_servers")
+	if !ok {
+		return config, nil
+	}
+	text, _ := value.(string)
+	var servers map[string]struct {
+		Protocols map[string]struct {
+			Image               string `json:"image"`
+			DefaultImageVersion string `json:"defaultImageVersion"`
+		} `json:"protocols"`
+	}
+	if err := json.Unmarshal([]byte(text), &servers); err != nil {
+		return nil, fmt.Errorf("%s: data.predictor_servers: %w", o.ID(), err)
+	}
+	for implementation, server := range servers {
+		images := map[string]string{}
+		for protocol, image := range server.Protocols {
+			// PrepackImageName: the version is the image's tag when set.
+			images[protocol] = image.Image
+			if image.DefaultImageVersion != "" {
+				images[protocol] += ":" + image.DefaultImageVersion
+			}
+		}
+		config.images[implementation] = images
+	}
+	return config, nil
+}
+
+// image is the image of the implementation for the deployment's protocol
+// as PrepackImageName picks it: "" is seldon, v2 and kfserving stand for
+// each other. known is false when the config does not name the
+// implementation: the webhook then refuses a node without an image, and
+// the controller fails its deployment ("Failed to get server config").
+func (c *SeldonConfig) image(implementation, protocol string) (image string, known bool) {
+	images, known := c.images[implementation]
+	if protocol == "" {
+		protocol = "seldon"
+	}
+	image, written := images[protocol]
+	switch {
+	case written:
+	case protocol == "v2":
+		image = images["kfserving"]
+	case protocol == "kfserving":
+		image = images["v2"]
+	}
+	return image, known
+}
+
+// seldonDefaultConfig is the seldon-config of the chart's values.
+var seldonDefaultConfig = &SeldonConfig{images: seldonImages}
 
 // mlserverRuntimes are the MLServer runtime classes Seldon names in
 // MLSERVER_MODEL_IMPLEMENTATION (mlserver.go).
@@ -163,16 +243,62 @@ func seldonDeploymentWorkloads(o *Object) ([]*Workload, error) {
 				TemplateMetaPath: base + ".metadata", Spec: &corev1.PodSpec{}, Platform: "seldon", Lifecycle: KeptRunning}
 			workloads = append(workloads, first)
 		}
-		addPrepackaged(first, nodes, spec.Protocol)
+		addPrepackaged(first, nodes, spec.Protocol, o.seldonConfig)
 	}
 	return workloads, nil
 }
 
+// UseSeldonConfig builds the pods of a SeldonDeployment again with the
+// prepackaged servers of config instead of Seldon's defaults: a
+// seldon-config is known only once every file is read, after the
+// object's workloads were extracted. workloads are the object's, as the
+// set holds them; each gets its new pod spec and containers, and keeps
+// them when its typed fields are read again (Hold).
+func (o *Object) UseSeldonConfig(config *SeldonConfig, workloads []*Workload) error {
+	if holds := o.holds; holds != nil {
+		if err := o.File.awake(); err != nil {
+			return err
+		}
+		holds.mu.Lock()
+		defer holds.mu.Unlock()
+		defer func() {
+			if holds.count == 0 {
+				o.dropTyped()
+			}
+		}()
+	}
+	o.seldonConfig = config
+	// The containers the defaults made were placed at the nodes that made
+	// them, by index: the config's servers may be other containers.
+	predictors := o.FullPath("spec.predictors")
+	o.Doc.borrowed = slices.DeleteFunc(o.Doc.borrowed, func(b borrowing) bool {
+		_, under := pathUnder(b.prefix, predictors)
+		return under
+	})
+	o.retype()
+	fresh, err := extractWorkloads(o)
+	if err == nil && len(fresh) != len(workloads) {
+		err = fmt.Errorf("%d workloads, not %d", len(fresh), len(workloads))
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %s with %s's predictor_servers: %w", o.File.Path, o.ID(), config.Object.ID(), err)
+	}
+	for i, w := range workloads {
+		w.Spec, w.Containers = fresh[i].Spec, fresh[i].Containers
+	}
+	return nil
+}
+
 // addPrepackaged gives the pod the containers, init containers and volumes
 // Seldon adds for the prepackaged nodes, each placed at the node that made
-// Seldon add it. A node whose implementation and protocol have no default
-// image is left out: Seldon's webhook refuses it.
-func addPrepackaged(w *Workload, nodes []seldonNode, protocol string) {
+// Seldon add it, their images those of config (the chart's defaults when
+// nil), placed at its predictor_servers. A node whose implementation and
+// protocol have no image there is left out: Seldon's webhook refuses it.
+func addPrepackaged(w *Workload, nodes []seldonNode, protocol string, config *SeldonConfig) {
+	if config == nil {
+		config = seldonDefaultConfig
+	}
+	written := protocol
 	switch protocol {
 	case "":
 		protocol = "seldon"
@@ -181,9 +307,13 @@ func addPrepackaged(w *Workload, nodes []seldonNode, protocol string) {
 	}
 	spec := w.Spec
 	for i, node := range nodes {
-		image, known := seldonImages[node.Implementation][protocol]
-		if !known {
+		image, known := config.image(node.Implementation, written)
+		if !known || image == "" {
 			continue
+		}
+		imageSource := FieldSource{Object: w.Object, Path: node.path + ".implementation"}
+		if config.Object != nil {
+			imageSource = FieldSource{Object: config.Object, Path: "data.predictor_servers"}
 		}
 		http, grpc := int32(seldonFirstHTTPPort+i), int32(seldonFirstGRPCPort+i)
 		index := slices.IndexFunc(spec.Containers, func(c corev1.Container) bool { return c.Name == node.Name })
@@ -191,10 +321,10 @@ func addPrepackaged(w *Workload, nodes []seldonNode, protocol string) {
 			spec.Containers = append(spec.Containers, corev1.Container{Name: node.Name})
 			index = len(spec.Containers) - 1
 			w.Object.borrowOnce(IndexPath(JoinPath(w.SpecPath, "containers"), index), placeAt(w.Object, node.path,
-				map[string]string{".image": node.path + ".implementation"}))
+				map[string]FieldSource{".image": imageSource}))
 		} else if spec.Containers[index].Image == "" {
 			w.Object.borrowOnce(IndexPath(JoinPath(w.SpecPath, "containers"), index)+".image",
-				placeAt(w.Object, node.path+".implementation", nil))
+				placeAt(imageSource.Object, imageSource.Path, nil))
 		}
 		c := &spec.Containers[index]
 		if c.Image == "" {
@@ -209,11 +339,11 @@ func addPrepackaged(w *Workload, nodes []seldonNode, protocol string) {
 				"grpc_endpoint": fmt.Sprintf("0.0.0.0:%d", seldonTFServingGRPCPort), "model_name": node.Name})})
 			sidecar := slices.IndexFunc(spec.Containers, func(c corev1.Container) bool { return c.Name == seldonTFServingContainer })
 			if sidecar < 0 {
-				spec.Containers = append(spec.Containers, corev1.Container{Name: seldonTFServingContainer,
-					Image: seldonImages[node.Implementation]["tensorflow"]})
+				tfServing, _ := config.image(node.Implementation, "tensorflow")
+				spec.Containers = append(spec.Containers, corev1.Container{Name: seldonTFServingContainer, Image: tfServing})
 				sidecar = len(spec.Containers) - 1
 				w.Object.borrowOnce(IndexPath(JoinPath(w.SpecPath, "containers"), sidecar), placeAt(w.Object, node.path,
-					map[string]string{".image": node.path + ".implementation"}))
+					map[string]FieldSource{".image": imageSource}))
 			}
 			served = &spec.Containers[sidecar]
 			if served.Args == nil {
@@ -368,7 +498,8 @@ func addModelInitializer(w *Workload, served *corev1.Container, node seldonNode)
 	}
 	spec.InitContainers = append(spec.InitContainers, init)
 	w.Object.borrowOnce(IndexPath(JoinPath(w.SpecPath, "initContainers"), len(spec.InitContainers)-1),
-		placeAt(w.Object, node.path+".modelUri", map[string]string{".envFrom": envFromPath}))
+		placeAt(w.Object, node.path+".modelUri",
+			map[string]FieldSource{".envFrom": {Object: w.Object, Path: envFromPath}}))
 	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{
 		EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	w.Object.borrowOnce(IndexPath(JoinPath(w.SpecPath, "volumes"), len(spec.Volumes)-1),

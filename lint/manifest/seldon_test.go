@@ -1,7 +1,9 @@
 package manifest
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -91,5 +93,117 @@ func TestSeldonPredictorWithoutComponentSpecs(t *testing.T) {
 	if c.Image != "seldonio/mlserver:1.3.5-mlflow" || c.ReadinessProbe.HTTPGet.Path != "/v2/health/ready" ||
 		c.Runtime == nil || c.Runtime.Name != "mlserver" {
 		t.Errorf("container %s %v", c.Image, c.ReadinessProbe)
+	}
+}
+
+func TestSeldonConfigReplacesTheDefaults(t *testing.T) {
+	source := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: seldon-config, namespace: seldon-system}
+data:
+  predictor_servers: |-
+    {"SKLEARN_SERVER": {"protocols": {"seldon": {"image": "registry.example.com/sklearnserver", "defaultImageVersion": "1.18.2-fix"}}},
+     "MY_SERVER": {"protocols": {"kfserving": {"image": "registry.example.com/my-server:2"}}},
+     "TRITON_SERVER": {"protocols": {"v2": {"image": "nvcr.io/nvidia/tritonserver", "defaultImageVersion": "24.08-py3"}}}}
+---
+apiVersion: machinelearning.seldon.io/v1
+kind: SeldonDeployment
+metadata: {name: s, namespace: models}
+spec:
+  predictors:
+    - name: p
+      graph:
+        name: iris
+        implementation: SKLEARN_SERVER
+        children:
+          - name: booster
+            implementation: XGBOOST_SERVER
+---
+apiVersion: machinelearning.seldon.io/v1
+kind: SeldonDeployment
+metadata: {name: v2, namespace: models}
+spec:
+  protocol: v2
+  predictors:
+    - name: p
+      graph:
+        name: mine
+        implementation: MY_SERVER
+        children:
+          - name: cifar
+            implementation: TRITON_SERVER
+`
+	file, err := Load("seldon.yaml", []byte(source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file.Settle(nil, false) // the typed fields are released, as in a run
+	set, err := NewSet([]*File{file}, ReleaseTyped())
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, err := ReadSeldonConfig(set.Objects[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range set.Objects[1:] {
+		var workloads []*Workload
+		for _, w := range set.Workloads {
+			if w.Object == o {
+				workloads = append(workloads, w)
+			}
+		}
+		if err := o.UseSeldonConfig(config, workloads); err != nil {
+			t.Fatal(err)
+		}
+	}
+	images := func(w *Workload) []string {
+		if err := w.Hold(); err != nil {
+			t.Fatal(err)
+		}
+		defer w.Release()
+		var names []string
+		for _, c := range w.Containers {
+			names = append(names, c.Name+"="+c.Container.Image)
+		}
+		return names
+	}
+	// XGBOOST_SERVER is not in the seldon-config: Seldon has no server for
+	// it, whatever its defaults say. MY_SERVER's kfserving image serves
+	// the v2 protocol (PrepackImageName).
+	for i, want := range [][]string{
+		{"iris=registry.example.com/sklearnserver:1.18.2-fix"},
+		{"mine=registry.example.com/my-server:2", "cifar=nvcr.io/nvidia/tritonserver:24.08-py3"},
+	} {
+		if got := images(set.Workloads[i]); !slices.Equal(got, want) {
+			t.Errorf("workload %d: containers %q, want %q", i, got, want)
+		}
+	}
+	// The image is placed where the seldon-config names it, the rest of
+	// the container at its graph node.
+	deployment := set.Objects[1]
+	for path, want := range map[string]string{
+		"spec.predictors[0].componentSpecs[0].spec.containers[0].image":         "seldon.yaml:5",
+		"spec.predictors[0].componentSpecs[0].spec.containers[0].ports":         "seldon.yaml:16",
+		"spec.predictors[0].componentSpecs[0].spec.containers[0].ports[0].name": "seldon.yaml:16",
+	} {
+		file, pos := deployment.Doc.Where(deployment.FullPath(path))
+		if got := fmt.Sprintf("%s:%d", file, pos.Line); got != want {
+			t.Errorf("%s at %s, want %s", path, got, want)
+		}
+	}
+	if note := NotLinted(deployment); !strings.Contains(note, "ConfigMap/seldon-system/seldon-config") {
+		t.Errorf("note %q", note)
+	}
+}
+
+func TestSeldonConfigUnreadable(t *testing.T) {
+	file, err := Load("cm.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: seldon-config}\n"+
+		"data: {predictor_servers: '{\"SKLEARN_SERVER\": [1]}'}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSeldonConfig(file.Objects[0]); err == nil {
+		t.Error("no error for predictor_servers that is no map of servers")
 	}
 }

@@ -1,7 +1,10 @@
 package manifest
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -516,6 +519,9 @@ func inferenceServiceWorkloads(o *Object) ([]*Workload, error) {
 		w.Lifecycle = KeptRunning
 		fields, _ := o.Lookup("spec", component)
 		componentFields, _ := fields.(map[string]any)
+		if component == "transformer" && len(w.Spec.Containers) > 0 {
+			addTransformerArgs(o, &w.Spec.Containers[0], componentFields)
+		}
 		if component == "predictor" && !hasShorthand(componentFields) {
 			if c := kserveServedContainer(w); c != nil && c.Runtime == nil {
 				// KServe sends the predictor's traffic to it (its first port,
@@ -560,6 +566,42 @@ func inferenceServiceWorkloads(o *Object) ([]*Workload, error) {
 		workloads = append(workloads, w)
 	}
 	return workloads, nil
+}
+
+// addTransformerArgs gives the first container of a transformer the args
+// KServe's controller adds to it, each unless an arg starts with its flag
+// (CustomTransformer.GetContainer in pkg/apis/serving/v1beta1/
+// transformer_custom.go, utils.IncludesArg): --model_name, the
+// InferenceService's name; --predictor_host, the predictor's Service in
+// the namespace (constants.PredictorServiceName, with spec.predictor.name
+// when set), which under ModelMesh comes from the predictor's status and
+// is left out; --http_port 8080; --workers, the component's
+// containerConcurrency when set.
+func addTransformerArgs(o *Object, c *corev1.Container, transformer map[string]any) {
+	includes := func(flag string) bool {
+		return slices.ContainsFunc(c.Args, func(arg string) bool { return strings.HasPrefix(arg, flag) })
+	}
+	if !includes("--model_name") {
+		c.Args = append(c.Args, "--model_name", o.Name)
+	}
+	mode, _ := o.Lookup("metadata", "annotations", "serving.kserve.io/deploymentMode")
+	if !includes("--predictor_host") && mode != "ModelMesh" {
+		service := o.Name + "-predictor"
+		if name, _ := o.Lookup("spec", "predictor", "name"); name != nil && name != "" {
+			service = fmt.Sprintf("%s-%v-predictor", o.Name, name)
+		}
+		namespace := o.Namespace
+		if namespace == "" {
+			namespace = "default"
+		}
+		c.Args = append(c.Args, "--predictor_host", service+"."+namespace)
+	}
+	if !includes("--http_port") {
+		c.Args = append(c.Args, "--http_port", "8080")
+	}
+	if concurrency, ok := transformer["containerConcurrency"].(int64); ok && !includes("--workers") {
+		c.Args = append(c.Args, "--workers", strconv.FormatInt(concurrency, 10))
+	}
 }
 
 // kserveServedContainer is the container of a custom predictor
