@@ -45,9 +45,9 @@ func (c *checker) restricted() bool {
 }
 
 // fileDenied says why the user cannot open a file for reading, nil when
-// it can.
+// it can or when it is on a volume, whose modes are the volume's.
 func (c *checker) fileDenied(file string) *Denied {
-	if !c.restricted() {
+	if !c.restricted() || c.mountOf(file) != "" {
 		return nil
 	}
 	d := &Denied{Path: file, Blocked: launch.BlockingDirs(c.r.fs, c.user, file)}
@@ -61,9 +61,9 @@ func (c *checker) fileDenied(file string) *Denied {
 }
 
 // dirDenied says why the user cannot list a directory and open what is in
-// it (a read and a search bit), nil when it can.
+// it (a read and a search bit), nil when it can or when it is on a volume.
 func (c *checker) dirDenied(dir string) *Denied {
-	if !c.restricted() {
+	if !c.restricted() || c.mountOf(dir) != "" {
 		return nil
 	}
 	if c.listable == nil {
