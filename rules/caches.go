@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/manifest"
@@ -14,7 +17,7 @@ var downloadCacheMisplaced = &lint.Rule{
 	ID: "MDL220", Name: "download-cache-misplaced", Severity: lint.Warning,
 	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
 	Doc: lint.Doc{
-		Summary: "A server downloads its model from the Hugging Face Hub into a cache on the container's writable layer while a volume is mounted for it, or onto a read-only root filesystem.",
+		Summary: "A server downloads its model from the Hugging Face Hub into a cache on the container's writable layer while a volume is mounted for it, onto a read-only root filesystem, or where an ephemeral-storage limit or emptyDir sizeLimit below the model gets the pod evicted.",
 		Why: "vLLM, SGLang, TGI and KServe's Hugging Face server download a hub model id through huggingface_hub into " +
 			"HF_HUB_CACHE, else HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub (vLLM's " +
 			"--download-dir wins). HOME is the image's ENV or the manifest's, else what runc sets: the home of the uid's " +
@@ -25,6 +28,15 @@ var downloadCacheMisplaced = &lint.Rule{
 			"layer and downloads it again, while the volume mounted for the weights stays empty (a warning, with the " +
 			"size when the name gives it). With readOnlyRootFilesystem: true and no writable mount there, huggingface_hub " +
 			"cannot create the cache and the server exits with \"OSError: [Errno 30] Read-only file system\" (an error). " +
+			"When a model dir is linked to the hub id, its weights (the tensors of its safetensors files, which the server " +
+			"downloads at the least) are held against the limits the kubelet evicts on (eviction_manager.go, " +
+			"localStorageEviction): into an emptyDir whose sizeLimit is smaller, the pod is evicted (\"Usage of EmptyDir volume " +
+			"... exceeds the limit\"); into the writable layer or a disk emptyDir while the pod's ephemeral-storage limit, the " +
+			"sum of its containers' limits.ephemeral-storage, is smaller, likewise (\"Pod ephemeral local storage usage exceeds " +
+			"the total limit of containers\"). Both are errors, every new pod starting the download over; the pod's limit is a " +
+			"warning when a container writes none (a LimitRange may give it one) or a platform adds containers. The container's " +
+			"own limit counts its writable layer only on nodes without a separate image filesystem: a warning. A hub model's " +
+			"size is never guessed for this: without a linked dir whose weights are known, nothing is said. " +
 			"vLLM also writes its torch.compile cache under VLLM_CACHE_ROOT (~/.cache/vllm) at start unless " +
 			"--enforce-eager is given; on a read-only root that is a warning. Python's __pycache__ is not reported: " +
 			"Python skips it when it cannot write.",
@@ -35,13 +47,16 @@ var downloadCacheMisplaced = &lint.Rule{
 			"    env: [{name: HF_HOME, value: /models}]\n" +
 			"    volumeMounts: [{name: weights, mountPath: /models}]\nvolumes:\n  - name: weights\n    persistentVolumeClaim: {claimName: llama-weights}",
 		Fix: "Set HF_HOME (or HF_HUB_CACHE, or vLLM's --download-dir) to the volume mounted for the weights; with " +
-			"readOnlyRootFilesystem, mount an emptyDir or the weights volume where the server writes its caches.",
+			"readOnlyRootFilesystem, mount an emptyDir or the weights volume where the server writes its caches; raise " +
+			"limits.ephemeral-storage and emptyDir.sizeLimit above the model plus headroom, or download onto a PersistentVolumeClaim.",
 		References: []string{
 			"https://github.com/huggingface/huggingface_hub/blob/main/src/huggingface_hub/constants.py",
 			"https://huggingface.co/docs/huggingface_hub/package_reference/environment_variables",
 			"https://github.com/opencontainers/runc/blob/main/libcontainer/env.go",
 			"https://github.com/vllm-project/vllm/blob/main/vllm/envs.py",
 			"https://kubernetes.io/docs/concepts/storage/ephemeral-storage/",
+			"https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#local-ephemeral-storage",
+			"https://github.com/kubernetes/kubernetes/blob/master/pkg/kubelet/eviction/eviction_manager.go",
 		},
 	},
 	Check: checkDownloadCache,
@@ -106,6 +121,9 @@ func reportHubCache(pass *lint.Pass, c *manifest.Container, p *launch.Process, d
 		size = humanBytes(download.bytes) + ", " + download.size
 	}
 	storage, mount := p.Where(dir)
+	if storage != launch.ReadOnly && reportEviction(pass, c, p, download, dir, origin, mount) {
+		return
+	}
 	switch storage {
 	case launch.ReadOnly:
 		field, why := readOnlyCause(c, mount)
@@ -187,4 +205,138 @@ func weightsMount(p *launch.Process) *launch.Mount {
 func envOr(p *launch.Process, name string) string {
 	value, _ := p.Getenv(name)
 	return value
+}
+
+// downloadedWeights are the bytes of the weights a hub download brings for
+// certain, and the model dir that says so: the tensors the server loads
+// from the model dir linked to the hub id, read from their safetensors
+// headers. The hub repository may hold more (other formats, an original/
+// checkpoint) that the server skips, so nothing else is counted; 0 when no
+// dir is linked or its weights are not known: a hub model's size is not
+// guessed here.
+func downloadedWeights(pass *lint.Pass, c *manifest.Container, download hubDownload) (int64, string) {
+	for _, link := range pass.Target.Links {
+		if link.Container == c && link.Model != nil && link.ServerPath.Value == download.id.Value && link.Model.WeightBytes > 0 {
+			return link.Model.WeightBytes, link.Model.Dir
+		}
+	}
+	return 0, ""
+}
+
+// podStorageLimit is the pod's ephemeral-storage limit as the kubelet's
+// eviction manager takes it (resourcehelper.PodLimits): the sum of the
+// limits its containers and sidecars write, or an init container's (with
+// the sidecars) when larger. unwritten names a container that writes
+// none, which a LimitRange's default may give one, raising the sum; ok is
+// false when none writes one.
+func podStorageLimit(w *manifest.Workload) (limit resource.Quantity, unwritten string, ok bool) {
+	if w.Spec.Resources != nil {
+		if _, podLevel := w.Spec.Resources.Limits[corev1.ResourceEphemeralStorage]; podLevel {
+			return limit, "", false // pod-level resources: not the sum this models
+		}
+	}
+	var sum, sidecars resource.Quantity
+	var inits []resource.Quantity
+	for _, c := range w.Containers {
+		q, written := c.Resources.Limits[corev1.ResourceEphemeralStorage]
+		if !written {
+			if unwritten == "" {
+				unwritten = c.Name
+			}
+			continue
+		}
+		ok = true
+		sidecar := c.Init && c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+		switch {
+		case sidecar:
+			sidecars.Add(q)
+			sum.Add(q)
+		case c.Init:
+			inits = append(inits, q)
+		default:
+			sum.Add(q)
+		}
+	}
+	limit = sum
+	for _, q := range inits {
+		// The sidecars started before an init container run beside it: all
+		// of them are counted, which only raises the limit.
+		q.Add(sidecars)
+		if q.Cmp(limit) > 0 {
+			limit = q
+		}
+	}
+	return limit, unwritten, ok
+}
+
+// reportEviction reports a hub download the kubelet evicts the pod for
+// before it ends: weights of a known size into an emptyDir whose
+// sizeLimit is smaller, or into the writable layer or an emptyDir while
+// the pod's (or, for the writable layer, the container's)
+// ephemeral-storage limit is smaller (eviction_manager.go,
+// localStorageEviction). It says whether it reported.
+func reportEviction(pass *lint.Pass, c *manifest.Container, p *launch.Process, download hubDownload, dir, origin string, mount *launch.Mount) bool {
+	weights, modelDir := downloadedWeights(pass, c, download)
+	if weights == 0 {
+		return false
+	}
+	w := pass.Workload()
+	where := "on the container's writable layer"
+	var volume *corev1.Volume
+	volumeIndex := -1
+	if mount != nil {
+		volume, volumeIndex = findVolume(w, mount.Volume)
+		if volume == nil || volume.EmptyDir == nil || volume.EmptyDir.Medium == corev1.StorageMediumMemory {
+			return false // a claim or another volume the kubelet does not count; tmpfs is memory
+		}
+		where = fmt.Sprintf("on emptyDir volume %q mounted at %s", mount.Volume, mount.Path)
+	}
+	downloads := fmt.Sprintf("%s downloads %s from the Hugging Face Hub into %s (%s), %s: its weights alone are %s (%s)",
+		describe(c), download.id.Value, dir, origin, where, humanBytes(weights), modelDir)
+	onClaim := "or point HF_HOME (or HF_HUB_CACHE) at a PersistentVolumeClaim's mount, which no ephemeral-storage limit counts"
+	if strings.HasSuffix(origin, "--download-dir") {
+		onClaim = "or point --download-dir at a PersistentVolumeClaim's mount, which no ephemeral-storage limit counts"
+	}
+	if volume != nil && volume.EmptyDir.SizeLimit != nil && volume.EmptyDir.SizeLimit.Sign() > 0 && volume.EmptyDir.SizeLimit.Value() < weights {
+		size := volume.EmptyDir.SizeLimit.String()
+		pass.Report(lint.Diagnostic{Severity: lint.Error, Path: volumePath(w, volumeIndex) + ".emptyDir.sizeLimit", Message: fmt.Sprintf("%s, over the volume's "+
+			"sizeLimit of %s, so the kubelet evicts the pod mid-download (\"Usage of EmptyDir volume \\\"%s\\\" exceeds the limit \\\"%s\\\"\"), and "+
+			"every new pod starts the download over; raise sizeLimit above %s plus room for the tokenizer and config files, %s",
+			downloads, size, mount.Volume, size, humanBytes(weights), onClaim)})
+		return true
+	}
+	limitField := resourcePath(c, "limits", corev1.ResourceEphemeralStorage)
+	if podLimit, unwritten, ok := podStorageLimit(w); ok && podLimit.Value() < weights {
+		severity, sure := lint.Error, "so the kubelet evicts the pod mid-download"
+		detail := "the sum of its containers' limits"
+		if unwritten != "" {
+			severity, sure = lint.Warning, "so the kubelet likely evicts the pod mid-download"
+			detail += fmt.Sprintf("; container %s writes none, which a LimitRange may give it", unwritten)
+		}
+		if w.Platform != "" {
+			severity, sure = lint.Warning, "so the kubelet likely evicts the pod mid-download"
+			detail += fmt.Sprintf("; %s may add containers of its own", w.Platform)
+		}
+		if _, own := c.Resources.Limits[corev1.ResourceEphemeralStorage]; !own {
+			limitField = c.Path + ".resources.limits"
+		}
+		pass.Report(lint.Diagnostic{Severity: severity, Path: limitField, Message: fmt.Sprintf("%s, over the pod's ephemeral-storage "+
+			"limit of %s (%s), %s (\"Pod ephemeral local storage usage exceeds the total limit of containers %s\"), and every new pod "+
+			"starts the download over; raise limits.ephemeral-storage above %s plus room for logs and the tokenizer, %s",
+			downloads, podLimit.String(), detail, sure, podLimit.String(), humanBytes(weights), onClaim)})
+		return true
+	}
+	own, written := c.Resources.Limits[corev1.ResourceEphemeralStorage]
+	if volume != nil || !written || own.Value() >= weights {
+		return false // an emptyDir counts against the pod's limit only
+	}
+	// The container's own limit counts its writable layer only where the
+	// node keeps writable layers on the kubelet's filesystem (no dedicated
+	// image filesystem).
+	pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: limitField, Message: fmt.Sprintf("%s, over the container's "+
+		"ephemeral-storage limit of %s: on nodes that keep writable layers on the kubelet's filesystem (no separate image "+
+		"filesystem) the kubelet evicts the pod mid-download (\"Container %s exceeded its local ephemeral storage limit \\\"%s\\\"\"); "+
+		"raise limits.ephemeral-storage above %s plus room for logs and the tokenizer, %s",
+		downloads, own.String(), c.Name, own.String(), humanBytes(weights), onClaim)})
+	return true
 }

@@ -253,6 +253,11 @@ func wrapperChain(via []launch.Hop) string {
 		if hop.Exec {
 			verb = "execs"
 		}
+		if hop.Line == 0 {
+			// A supervisor's service dir, which names its run script by no line.
+			fmt.Fprintf(&out, "%s %s %s: ", hop.Script, verb, hop.Program)
+			continue
+		}
 		fmt.Fprintf(&out, "%s (line %d) %s %s: ", hop.Script, hop.Line, verb, hop.Program)
 	}
 	return out.String()

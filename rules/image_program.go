@@ -34,11 +34,14 @@ var appFileMissing = &lint.Rule{
 			"\"Error: Unable to access jarfile app.jar\". The pod goes into CrashLoopBackOff although MDL301 sees nothing " +
 			"wrong with argv[0]. A relative path resolves from the container's working dir (the manifest's workingDir, else " +
 			"the image's WORKDIR), or from where a wrapper script's cd moved; the program is found through wrapper scripts " +
-			"and launchers (env, tini, dumb-init) as MDL301 finds it. Files under a volumeMount come from the volume and are " +
-			"not checked." + offlineNote,
+			"and launchers (env, tini, dumb-init) as MDL301 finds it. A python script the container's user may not read fails " +
+			"the same way, with \"python3: can't open file '/root/app/server.py': [Errno 13] Permission denied\": a root-owned " +
+			"0600 file, or one under a directory without the search bit for that user (root's 0700 /root, as uid 1000); the " +
+			"finding names every such directory, topmost first, as MDL302 does for argv[0]. Files under a volumeMount come " +
+			"from the volume and are not checked." + offlineNote,
 		Bad:        "# the image has /app/main.py\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [python3, /app/serve.py]",
 		Good:       "containers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [python3, /app/main.py]",
-		Fix:        "Point the command at the file the image has (the finding lists the files beside the missing one), or COPY the file into the image.",
+		Fix:        "Point the command at the file the image has (the finding lists the files beside the missing one), or COPY the file into the image; for a file the user may not read, give it the read bit and the directories above it the search bit (chmod o+r FILE, chmod o+x DIR), or COPY it outside root's home.",
 		References: append([]string{"https://nodejs.org/api/modules.html#all-together"}, programReferences[:1]...),
 		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
 			"fixture builds such images (testdata/MDL320/images.yaml)",
@@ -62,10 +65,15 @@ var pythonModuleMissing = &lint.Rule{
 			"celery application. The module tasks was not found.\" A RayService's serveConfigV2 applications are imported by " +
 			"the Python of the Ray container's ray program (the first container of each group), from its working dir: a " +
 			"missing import_path module leaves the application DEPLOY_FAILED; applications whose runtime_env brings the code " +
-			"(working_dir, py_modules, pip …) are not checked." + programNote + offlineNote,
+			"(working_dir, py_modules, pip …) are not checked. A directory of the import path the container's user may not " +
+			"list (no read bit, or a directory above it without the search bit: PYTHONPATH=/root/app as uid 1000) is passed " +
+			"over as if empty (FileFinder ignores the PermissionError), so its modules are \"not found\" although the image " +
+			"has them; a module file the user may not read fails with \"PermissionError: [Errno 13] Permission denied\". " +
+			"pip install --user run as root fills root's user site (/root/.local/lib/pythonX.Y/site-packages), which another " +
+			"uid's Python does not look in (its HOME differs) or may not enter." + programNote + offlineNote,
 		Bad:        "# Dockerfile: WORKDIR /srv, COPY app/ /opt/app/\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [uvicorn, app.main:app]",
 		Good:       "containers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [uvicorn, app.main:app, --app-dir, /opt]",
-		Fix:        "Run from the directory that holds the package (workingDir, --app-dir, gunicorn --chdir), add that directory to PYTHONPATH, or install the package into the interpreter that runs.",
+		Fix:        "Run from the directory that holds the package (workingDir, --app-dir, gunicorn --chdir), add that directory to PYTHONPATH, or install the package into the interpreter that runs (pip install without --user when another uid runs the app); open a directory the user may not list (chmod o+rx).",
 		References: append([]string{"https://www.uvicorn.org/settings/#application", "https://docs.gunicorn.org/en/stable/settings.html#chdir"}, programReferences...),
 		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
 			"fixture builds such images (testdata/MDL321/images.yaml)",
@@ -86,7 +94,9 @@ var pythonImportMissing = &lint.Rule{
 			"modules it imports are read one level further. Imports of the standard library count as present when the " +
 			"interpreter's standard library is found; a relative import in a file run as a script fails with \"attempted " +
 			"relative import with no known parent package\". The finding names the distribution most likely missing " +
-			"(cv2 → opencv-python, sklearn → scikit-learn, PIL → pillow, yaml → pyyaml …)." + programNote + offlineNote,
+			"(cv2 → opencv-python, sklearn → scikit-learn, PIL → pillow, yaml → pyyaml …). A package the image has where the " +
+			"container's user may not read it (root's user site, /root/.local, as uid 1000 with HOME=/root) is missing to " +
+			"that user's Python, and the finding says which directory keeps it out." + programNote + offlineNote,
 		Bad:        "# main.py: import torch — the image installed requirements.txt without torch\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0",
 		Good:       "# Dockerfile: RUN pip install torch==2.4.1 -r requirements.txt\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.1",
 		Fix:        "Install the distribution into the interpreter that runs the app (pip install NAME, in the venv the start uses), add the app's missing module to the image, or make the import optional (try/except ImportError) when the app works without it.",
@@ -139,7 +149,14 @@ func reportProgram(pass *lint.Pass, c *imageCheck, p python.Problem) {
 	}
 	location := lint.ImageLocation{Reference: c.img.Reference, Path: p.Path}
 	layer := p.Layer
-	if p.Kind == python.ImportMissing {
+	if p.Reason == python.Unreadable {
+		// The directory or file whose mode is to fix, and the layer that
+		// wrote it.
+		location.Path, layer = p.Denied.At(), ""
+		if node, err := c.img.FS().Stat(location.Path); err == nil {
+			location.Layer, layer = c.img.LayerDigest(node), c.img.LayerOf(node)
+		}
+	} else if p.Kind == python.ImportMissing {
 		location.Layer = p.LayerDigest
 	} else if p.Path != "" {
 		// The nearest directory that exists, and the layer that wrote it.

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/image/launch/python"
 )
 
@@ -78,6 +79,9 @@ func fileDetail(p python.Problem) string {
 	}
 	missing := "is not in the image" + instead
 	switch {
+	case p.Reason == python.Unreadable:
+		return fmt.Sprintf("%s: python fails at once with \"%s: can't open file '%s': [Errno 13] Permission denied\" (exit 2)",
+			deniedText(p), p.Program, p.Path)
 	case p.Reason == python.NoMain:
 		return fmt.Sprintf("is a directory without __main__.py: python fails at once with \"%s: can't find '__main__' module in '%s'\" (exit 1)",
 			p.Program, p.Path)
@@ -126,6 +130,12 @@ func moduleDetail(p python.Problem) string {
 	notFound := fmt.Sprintf("is on none of the import path%s%s", searched, abi)
 	if p.Module != p.Target && !strings.HasPrefix(p.Target, p.Module+".") {
 		notFound = fmt.Sprintf("needs %s, which is on none of the import path%s%s", p.Module, searched, abi)
+	}
+	if p.Reason == python.Unreadable {
+		if !p.Denied.Entry {
+			return fmt.Sprintf("is %s, which %s: %s", p.Path, deniedText(p), loadFailure(p))
+		}
+		notFound = fmt.Sprintf("is %s, but %s", p.Path, entryDeniedText(p))
 	}
 	switch p.Tool {
 	case "uvicorn":
@@ -186,6 +196,14 @@ func otherSiteText(p python.Problem) string {
 	if other.Dist != "" {
 		dist = ", installed by " + other.Dist
 	}
+	if other.UserHome != "" {
+		blocked := ""
+		if len(other.Blocked) > 0 {
+			blocked = ", and " + blockedText(other.Blocked, p.User.String())
+		}
+		return fmt.Sprintf("; the image has %s (in %s%s), the user site pip install --user filled for HOME=%s: %s's Python "+
+			"looks for its user site in %s instead%s", other.File, other.Dir, dist, other.UserHome, p.User, p.Interpreter.UserSite, blocked)
+	}
 	return fmt.Sprintf("; the image has %s (in %s%s), the packages of another Python than the one that runs", other.File, other.Dir, dist)
 }
 
@@ -209,6 +227,14 @@ func importDetail(p python.Problem) string {
 		return fmt.Sprintf("makes a relative import (from %s import …) in a file run as a script, outside any package: the app fails at "+
 			"start with \"ImportError: attempted relative import with no known parent package\"", p.Target)
 	}
+	if p.Reason == python.Unreadable {
+		if !p.Denied.Entry {
+			return fmt.Sprintf("imports %s at the module's top level, which is %s and %s: %s", p.Target, p.Denied.Path, deniedText(p),
+				loadFailure(p))
+		}
+		return fmt.Sprintf("imports %s at the module's top level, which is in %s, but %s: the app fails at start with "+
+			"\"ModuleNotFoundError: No module named '%s'\"", p.Target, p.Denied.Path, entryDeniedText(p), topLevel(p.Module))
+	}
 	searched := fmt.Sprintf("%s searches %s", interpreterText(p.Interpreter), searchedText(p.SysPath))
 	what := "imports " + p.Target
 	if p.Module != p.Target && !strings.HasPrefix(p.Target, p.Module+".") && !strings.HasPrefix(p.Target, ".") {
@@ -219,6 +245,16 @@ func importDetail(p python.Problem) string {
 }
 
 func programFix(p python.Problem) string {
+	if p.Reason == python.Unreadable {
+		return deniedFix(p)
+	}
+	if len(p.OtherSites) > 0 && p.OtherSites[0].UserHome != "" {
+		other := p.OtherSites[0]
+		dist := python.Distribution(topLevel(p.Module))
+		return fmt.Sprintf("install %s where every user's Python finds it: without --user (%s -m pip install %s in the Dockerfile, "+
+			"or into a venv the start runs), or run with HOME=%s as a user that may read %s", dist, p.Interpreter.Executable, dist,
+			other.UserHome, other.Dir)
+	}
 	switch p.Kind {
 	case python.FileMissing:
 		return "point the command at the file the image has, or COPY it into the image"
@@ -278,4 +314,111 @@ func local(p python.Problem) bool {
 func topLevel(module string) string {
 	top, _, _ := strings.Cut(module, ".")
 	return top
+}
+
+// deniedText says why the user cannot read what the start loads: "cannot
+// be read by uid 1000 (app): directory /root (drwx------, owner 0:0) does
+// not let it through".
+func deniedText(p python.Problem) string {
+	d := p.Denied
+	var why []string
+	if len(d.Blocked) > 0 {
+		why = append(why, blockedText(d.Blocked, "it"))
+	}
+	if u := d.Unreadable; u != nil {
+		if u.Path == d.Path && !u.Mode.IsDir() {
+			why = append(why, fmt.Sprintf("it has mode %s (owner %d:%d), no read bit for it", u.Mode, u.UID, u.GID))
+		} else {
+			why = append(why, fmt.Sprintf("directory %s (%s, owner %d:%d) has no read bit for it, so it cannot be listed", u.Path, u.Mode, u.UID, u.GID))
+		}
+	}
+	return fmt.Sprintf("cannot be read by %s: %s", p.User, strings.Join(why, ", and "))
+}
+
+// entryDeniedText says the user cannot list the import path entry that
+// holds the module, so Python finds nothing there.
+func entryDeniedText(p python.Problem) string {
+	d := p.Denied
+	userSite := ""
+	if p.Interpreter != nil && d.Path == p.Interpreter.UserSite {
+		userSite = " (the user site, which pip install --user fills)"
+	}
+	why := []string{}
+	if len(d.Blocked) > 0 {
+		why = append(why, blockedText(d.Blocked, "it"))
+	}
+	if u := d.Unreadable; u != nil {
+		why = append(why, fmt.Sprintf("the directory has mode %s (owner %d:%d), no read bit for it", u.Mode, u.UID, u.GID))
+	}
+	return fmt.Sprintf("%s cannot list %s%s, the import path entry it is in: %s, so Python finds nothing there",
+		p.User, d.Path, userSite, strings.Join(why, ", and "))
+}
+
+// blockedText names the directories that keep who out.
+func blockedText(blocked []launch.Dir, who string) string {
+	if len(blocked) == 1 {
+		dir := blocked[0]
+		return fmt.Sprintf("directory %s (%s, owner %d:%d) does not let %s through", dir.Path, dir.Mode, dir.UID, dir.GID, who)
+	}
+	described := make([]string, len(blocked))
+	for i, dir := range blocked {
+		described[i] = fmt.Sprintf("%s (%s, owner %d:%d)", dir.Path, dir.Mode, dir.UID, dir.GID)
+	}
+	return "directories " + joinAnd(described) + " do not let " + who + " through"
+}
+
+// loadFailure is how loading a module the user cannot read fails: a file
+// it may not open fails the import; a package directory it may not enter
+// or list leaves the module's parts unfound.
+func loadFailure(p python.Problem) string {
+	d := p.Denied
+	if len(d.Blocked) == 0 && d.Unreadable != nil && d.Unreadable.Path == d.Path && !d.Unreadable.Mode.IsDir() {
+		return fmt.Sprintf("the import fails at start with \"PermissionError: [Errno 13] Permission denied: '%s'\"", d.Path)
+	}
+	return "Python cannot look inside it, so loading the app fails at start"
+}
+
+// deniedFix opens what the user cannot read: the search bit on the
+// directories that keep it out, the read bit on the file or directory
+// without one.
+func deniedFix(p python.Problem) string {
+	d := p.Denied
+	what := "the app"
+	if p.Kind == python.FileMissing {
+		what = "the script"
+	}
+	var fixes []string
+	switch len(d.Blocked) {
+	case 0:
+	case 1:
+		dir := d.Blocked[0]
+		fixes = append(fixes, fmt.Sprintf("give %s the search bit (chmod %s+x %s, or mode 0755)", dir.Path,
+			permissionClass(p.User, dir.UID, dir.GID), dir.Path))
+	default:
+		paths := make([]string, len(d.Blocked))
+		for i, dir := range d.Blocked {
+			paths[i] = dir.Path
+		}
+		fixes = append(fixes, fmt.Sprintf("give %s the search bit (%s, or mode 0755)", joinAnd(paths), searchBitCommands(p.User, d.Blocked)))
+	}
+	if u := d.Unreadable; u != nil {
+		subject, mode := "it", "0644"
+		if u.Path != d.Path || u.Mode.IsDir() {
+			subject, mode = u.Path, "0755"
+		}
+		fixes = append(fixes, fmt.Sprintf("give %s the read bit (chmod %s+r %s, or mode %s)", subject,
+			permissionClass(p.User, u.UID, u.GID), u.Path, mode))
+	}
+	fix := strings.Join(fixes, " and ")
+	if p.Interpreter != nil && d.Path == p.Interpreter.UserSite {
+		return fmt.Sprintf("%s, install %s without --user (into %s's own site-packages or a venv), or run as a user that may read it",
+			fix, python.Distribution(topLevel(p.Module)), p.Interpreter.Executable)
+	}
+	switch {
+	case len(d.Blocked) > 0:
+		fix += fmt.Sprintf(", move %s out of %s", what, d.Blocked[0].Path)
+	case d.Unreadable != nil && d.Unreadable.Path == d.Path && !d.Unreadable.Mode.IsDir():
+		fix += fmt.Sprintf(", chown it to uid %d", p.User.UID)
+	}
+	return fix + ", or run as a user that may read it"
 }

@@ -30,7 +30,12 @@ var entrypointNotFound = &lint.Rule{
 			"image root) just before exec. When it is missing the container never starts: \"exec: \\\"serve\\\": executable " +
 			"file not found in $PATH\" or \"no such file or directory\" (exit 127/128), and the pod sits in CrashLoopBackOff " +
 			"or RunContainerError. modellint resolves the path the same way in the image's merged layers: whiteouts, opaque " +
-			"directories and symlinked parents (/bin -> usr/bin) included." + offlineNote,
+			"directories and symlinked parents (/bin -> usr/bin) included. Wrapper scripts are followed to the programs they " +
+			"run, and process supervisors to theirs: supervisord's programs, runit's and s6's service dirs, whose run scripts " +
+			"may be execline (#!/command/execlineb -P, read when they are plain words and \"quoted strings\", the " +
+			"chain-loaders with-contenv, s6-setuidgid, s6-envdir, s6-notifyoncheck, fdmove, fdclose, fdswap, redirfd, cd, " +
+			"export, umask and exec peeled off); a program one of them cannot find fails the same way, reported by the " +
+			"shell or the execline program that execs it." + offlineNote,
 		Bad: "# image has /opt/server/bin/serve, not /usr/local/bin/serve\ncontainers:\n  - name: server\n" +
 			"    image: registry.example.com/serving/app:1.4.0\n    command: [\"/usr/local/bin/serve\"]",
 		Good: "containers:\n  - name: server\n    image: registry.example.com/serving/app:1.4.0\n" +

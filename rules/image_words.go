@@ -32,6 +32,11 @@ func problemDetail(p launch.Problem) string {
 }
 
 func reasonDetail(p launch.Problem) string {
+	if p.ExecBy != "" {
+		if detail := execlineDetail(p); detail != "" {
+			return detail
+		}
+	}
 	switch p.Reason {
 	case launch.NoCommand:
 		return "neither the manifest nor the image sets a command (no command/args, ENTRYPOINT or CMD): the runtime fails " +
@@ -159,4 +164,32 @@ func uncheckedReasons(analysis *launch.Analysis) []string {
 			branch.Script, problemPath(branch.Problem), problemDetail(branch.Problem)))
 	}
 	return append(reasons, analysis.Unchecked[next:]...)
+}
+
+// execlineDetail says how a run script's execline program fails to exec
+// the program it is given: as execvp does, reported with skalibs'
+// "unable to exec" (strerr_dieexec); "" for a reason it does not change.
+func execlineDetail(p launch.Problem) string {
+	fails := func(why string) string {
+		return fmt.Sprintf("%s fails with \"%s: fatal: unable to exec %s: %s\"", p.ExecBy, p.ExecBy, p.Name, why)
+	}
+	switch p.Reason {
+	case launch.Missing, launch.MissingParent:
+		return "does not exist in the image: " + fails("No such file or directory")
+	case launch.NotInPath:
+		return fmt.Sprintf("is not in any $PATH directory of the image (PATH=%s): %s", p.PathValue, fails("No such file or directory"))
+	case launch.InPathNotExecutable:
+		candidates := make([]string, len(p.Candidates))
+		for i, candidate := range p.Candidates {
+			candidates[i] = candidateText(candidate)
+		}
+		return fmt.Sprintf("is in $PATH but not executable for %s: %s (candidates: %s)", p.User, fails("Permission denied"),
+			strings.Join(candidates, ", "))
+	case launch.NoExecuteBit:
+		return fmt.Sprintf("has mode %s (owner %d:%d): no execute bit for %s, so %s", p.Mode, p.UID, p.GID, p.User, fails("Permission denied"))
+	case launch.ParentNotSearchable:
+		return fmt.Sprintf("cannot be reached by %s: directory %s has mode %s (owner %d:%d), so %s", p.User, p.At, p.Mode, p.UID, p.GID,
+			fails("Permission denied"))
+	}
+	return ""
 }

@@ -61,6 +61,10 @@ type Problem struct {
 	// Name is the command or script file as the wrapper writes it, which
 	// the shell's message repeats.
 	Name string
+	// ExecBy is the execline or s6 program of a run script that execs
+	// Path (fdmove, exec, s6-setuidgid …) and reports the failure, "" when
+	// the runtime or a shell does.
+	ExecBy string
 	// Relation says Path was needed by the script Of: as its #!
 	// interpreter, or as the program /usr/bin/env in its #! line looks up.
 	// Zero when Path is on the start path itself.
@@ -219,6 +223,10 @@ type Hop struct {
 	// at AfterLine (shell.Command's): the script does not end on it.
 	After     []string
 	AfterLine int
+	// ExecBy is, for an execline script, the program that execs Program
+	// (its last chain-loader, or execlineb): it looks Program up as
+	// execvp does, not as a shell.
+	ExecBy string
 }
 
 // Analysis is the start path of one container and what would stop it.
@@ -298,6 +306,9 @@ type checker struct {
 	// libraryDirs are the ld.so.conf directories, read once.
 	libraryDirs     []string
 	libraryDirsRead bool
+	// execBy are, by execline script, the program that execs the one it
+	// ends on.
+	execBy map[string]string
 }
 
 // problem records p with the wrapper chain that led to it and the layer

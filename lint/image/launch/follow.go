@@ -74,7 +74,9 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 				c.with = append(c.with, i)
 			}
 		}
-		c.start(hopOf(script, command), command.Argv, depth)
+		hop := hopOf(script, command)
+		hop.ExecBy = c.execBy[script]
+		c.start(hop, command.Argv, depth)
 		c.with = c.with[:withBefore]
 		if last := len(c.analysis.Problems); last > first {
 			failed = append(failed, outcome{first, last})
@@ -107,9 +109,19 @@ func hopOf(script string, command shell.Command) Hop {
 // start follows a command a wrapper script runs, through hop.
 func (c *checker) start(hop Hop, argv []string, depth int) {
 	c.via = append(c.via, hop)
-	if next, nextResolved, ok := c.findProgram(argv[0]); ok {
+	find := c.findProgram
+	if hop.ExecBy != "" {
+		// execline's programs exec as execvp does, which passes over a
+		// file it may not run, as exec.LookPath does.
+		find = c.findArgv0
+	}
+	before := len(c.analysis.Problems)
+	if next, nextResolved, ok := find(argv[0]); ok {
 		c.run(next, nextResolved, argv, depth+1)
 	} else {
+		for i := before; hop.ExecBy != "" && i < len(c.analysis.Problems); i++ {
+			c.analysis.Problems[i].ExecBy, c.analysis.Problems[i].Name = hop.ExecBy, argv[0]
+		}
 		c.addRun(Run{Argv: argv, Via: append([]Hop(nil), c.via...), Fails: true})
 	}
 	c.via = c.via[:len(c.via)-1]
@@ -168,6 +180,8 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 			return script, nil, true
 		}
 		result, err = shell.FollowWith(facts.Text, argv[0], argv[1:], lookup, options)
+	case facts.IsScript() && IsExecline(facts.Head) && !c.supervises(resolved, argv):
+		return resolved, c.followExecline(node, resolved, facts), true
 	case facts.IsELF() && (shell.IsShell(path.Base(resolved)) || shell.IsShell(path.Base(argv[0]))):
 		command, name, args, file, ok := ShellOperands(argv)
 		switch {
@@ -200,6 +214,37 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 		c.analysis.Unchecked = append(c.analysis.Unchecked, script+": "+reason)
 	}
 	return script, result.Commands, true
+}
+
+// followExecline reads an execline script (an s6 run script) to the
+// program its chain-loaders end up execing into; nil, with the reason
+// recorded, when it cannot be followed.
+func (c *checker) followExecline(node *rootfs.Node, resolved string, facts *image.FileFacts) []shell.Command {
+	if facts.Text == nil {
+		reason := "its content was not read"
+		if node.Size > shell.MaxScriptBytes {
+			reason = fmt.Sprintf("an execline script larger than %d KiB", shell.MaxScriptBytes>>10)
+		} else {
+			c.analysis.Needs = append(c.analysis.Needs, node)
+		}
+		c.analysis.Unchecked = append(c.analysis.Unchecked, resolved+": "+reason+", not followed to the program it runs")
+		return nil
+	}
+	words, err := ParseExecline(facts.Text)
+	if err != nil {
+		c.analysis.Unchecked = append(c.analysis.Unchecked, fmt.Sprintf("%s: an execline script of a shape not read (%v), not followed to the program it runs", resolved, err))
+		return nil
+	}
+	command, execBy, reason := peelExecline(words)
+	if reason != "" {
+		c.analysis.Unchecked = append(c.analysis.Unchecked, fmt.Sprintf("%s: %s, not followed to the program it runs", resolved, reason))
+		return nil
+	}
+	if c.execBy == nil {
+		c.execBy = map[string]string{}
+	}
+	c.execBy[resolved] = execBy
+	return []shell.Command{command}
 }
 
 // ShellOperands reads a shell's argv: `sh -c [OPTIONS] [--] STRING [NAME

@@ -70,6 +70,28 @@ func TestCanExecute(t *testing.T) {
 	}
 }
 
+func TestCanRead(t *testing.T) {
+	root := User{UID: 0, Groups: []uint32{0}}
+	app := User{UID: 1000, GID: 1000, Groups: []uint32{1000, 44}}
+	cases := []struct {
+		user          User
+		mode, uid, gi uint32
+		want          bool
+	}{
+		{root, 0o000, 5, 5, true},    // CAP_DAC_OVERRIDE
+		{app, 0o600, 0, 0, false},    // root's private file
+		{app, 0o600, 1000, 0, true},  // its own
+		{app, 0o640, 0, 44, true},    // supplementary group
+		{app, 0o044, 1000, 0, false}, // the owner class matches first, and has no r
+		{app, 0o711, 0, 0, false},    // a directory it may enter but not list
+	}
+	for _, c := range cases {
+		if got := c.user.CanRead(c.mode, c.uid, c.gi); got != c.want {
+			t.Errorf("%v mode %o owner %d:%d: %v, want %v", c.user, c.mode, c.uid, c.gi, got, c.want)
+		}
+	}
+}
+
 func TestParseShebang(t *testing.T) {
 	for head, want := range map[string]Shebang{
 		"#!/bin/sh\nexec x":                {Interpreter: "/bin/sh"},

@@ -54,6 +54,20 @@ func (c *checker) supervise(resolved string, argv []string, depth int) bool {
 	return true
 }
 
+// supervises says argv runs a process supervisor supervise follows (s6-overlay's
+// /init is itself an execline script, followed as a supervisor).
+func (c *checker) supervises(resolved string, argv []string) bool {
+	base := path.Base(argv[0])
+	switch {
+	case base == "supervisord" || path.Base(resolved) == "supervisord":
+	case resolved == "/init" && (c.isDir("/etc/s6-overlay") || c.isDir("/etc/services.d")):
+	case base == "runsvdir" || base == "my_init" || base == "runit" || base == "runsvdir-start":
+	default:
+		return false
+	}
+	return true
+}
+
 func (c *checker) isDir(p string) bool {
 	node, err := c.fs.Stat(p)
 	return err == nil && node.Type == rootfs.Dir

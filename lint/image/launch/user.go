@@ -211,6 +211,16 @@ func (u User) CanSearch(mode, uid, gid uint32) bool {
 	return u.permits(mode, uid, gid, 1)
 }
 
+// CanRead is the check for opening a file, or listing a directory, for
+// reading: root reads anything (CAP_DAC_OVERRIDE), others need the read
+// bit of the class that matches first.
+func (u User) CanRead(mode, uid, gid uint32) bool {
+	if u.UID == 0 {
+		return true
+	}
+	return u.permits(mode, uid, gid, 4)
+}
+
 func (u User) permits(mode, uid, gid, bit uint32) bool {
 	if u.UID == 0 {
 		return mode&0o111 != 0

@@ -41,6 +41,9 @@ const (
 	// AttrMissing: the app module (Path) never mentions the ATTR of
 	// MODULE:ATTR, so it cannot define it.
 	AttrMissing
+	// Unreadable: the image has the script, or Module at Path, but User
+	// may not read it (Denied says why).
+	Unreadable
 )
 
 // Problem is one target or import that would stop the app at start.
@@ -92,6 +95,10 @@ type Problem struct {
 	OtherSites []OtherSite
 	// Layer and LayerDigest are of the file an import is in.
 	Layer, LayerDigest string
+	// User is who the container runs as; Denied, for Unreadable, why it
+	// may not read Path.
+	User   launch.User
+	Denied *Denied
 }
 
 // Analysis is what the checks found over a container's start.
@@ -169,6 +176,7 @@ func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
 	if img == nil || img.FS() == nil {
 		return a
 	}
+	user := launch.ResolveUser(ctx.Spec, img)
 	// A wrapper's branches each give a run: one that would fail while
 	// another starts may be a branch the script never takes, so its
 	// problems are reported only when every run fails (as the start path's
@@ -188,7 +196,7 @@ func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
 		}
 		a.Entries++
 		before := len(a.Problems)
-		c := &checker{r: &resolver{img: img, fs: img.FS()}, ctx: ctx, run: run, entry: entry, analysis: a, seen: map[string]bool{}}
+		c := &checker{r: &resolver{img: img, fs: img.FS()}, ctx: ctx, run: run, entry: entry, analysis: a, seen: map[string]bool{}, user: user}
 		c.check()
 		a.Needs = append(a.Needs, c.r.needs...)
 		checked[i] = true
@@ -249,7 +257,8 @@ func (a *Analysis) checkServeApp(img *image.Image, ctx Context, app ServeApp) {
 	run := launch.Run{Argv: []string{"ray"}}
 	entry := Entry{Tool: "ray", Python: true, Targets: []Target{target}}
 	a.Entries++
-	c := &checker{r: &resolver{img: img, fs: img.FS()}, ctx: ctx, run: run, entry: entry, analysis: a, seen: map[string]bool{}, serveApp: app.Name}
+	c := &checker{r: &resolver{img: img, fs: img.FS()}, ctx: ctx, run: run, entry: entry, analysis: a, seen: map[string]bool{}, serveApp: app.Name,
+		user: launch.ResolveUser(ctx.Spec, img)}
 	c.check()
 	a.Needs = append(a.Needs, c.r.needs...)
 }
@@ -271,6 +280,10 @@ type checker struct {
 	followed             int
 	// others are the site dirs of other Pythons than each interpreter.
 	others map[*Interpreter][]string
+	// user is who the container runs as; listable says, by directory, why
+	// it may not list one (nil when it may), once asked.
+	user     launch.User
+	listable map[string]*Denied
 }
 
 func (c *checker) unchecked(kind Kind, format string, args ...any) {
@@ -507,7 +520,7 @@ func installed(in *Interpreter, entry string) bool {
 }
 
 func (c *checker) problem(p Problem) {
-	p.Run, p.Tool, p.Program, p.ServeApp = c.run, c.entry.Tool, c.run.Argv[c.entry.Offset], c.serveApp
+	p.Run, p.Tool, p.Program, p.ServeApp, p.User = c.run, c.entry.Tool, c.run.Argv[c.entry.Offset], c.serveApp, c.user
 	if p.WorkingDir == "" {
 		p.WorkingDir = c.cwd
 	}
@@ -543,6 +556,11 @@ func (c *checker) checkScript(target Target, in *Interpreter) {
 			Interpreter: in, Siblings: c.siblings(script)})
 		return
 	}
+	if denied := c.scriptDenied(script, resolved, node); denied != nil {
+		c.problem(Problem{Kind: FileMissing, Reason: Unreadable, Word: target.Word, Target: target.Name, Path: script,
+			Interpreter: in, Denied: denied})
+		return
+	}
 	if node.Type == rootfs.Dir {
 		for _, main := range []string{"__main__.py", "__main__.pyc"} {
 			if c.r.isFile(path.Join(resolved, main)) {
@@ -561,6 +579,20 @@ func (c *checker) checkScript(target Target, in *Interpreter) {
 		first = []string{path.Dir(resolved)}
 	}
 	c.checkImports(resolved, "", in, first, true, 0, "")
+}
+
+// scriptDenied says why the user may not open the script python is
+// given, nil when it may: python then fails with "can't open file …:
+// [Errno 13] Permission denied" (exit 2). The directories on the way as
+// written are entered first, then those of the file links lead to.
+func (c *checker) scriptDenied(script, resolved string, node *rootfs.Node) *Denied {
+	if node.Type == rootfs.Dir {
+		return c.dirDenied(resolved)
+	}
+	if blocked := launch.BlockingDirs(c.r.fs, c.user, script); c.restricted() && len(blocked) > 0 {
+		return &Denied{Path: script, Blocked: blocked}
+	}
+	return c.fileDenied(resolved)
 }
 
 // looksLikeSource says a file without .py is Python source: a #! line
@@ -625,7 +657,7 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 		return
 	}
 	search := &searchPath{r: c.r, entries: entries, version: in.Version}
-	found, missing := search.find(target.Name)
+	found, missing, denied := c.findAsUser(search, target.Name)
 	if missing != "" {
 		if stdlibModules[top] && missing == top {
 			return
@@ -642,13 +674,21 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 			Interpreter: in, SysPath: entries, OtherABI: search.otherABI, Elsewhere: c.elsewhere(missing, in), OtherSites: c.otherSite(missing, in)})
 		return
 	}
+	if denied != nil {
+		c.deniedModule(target, found, in, entries, denied)
+		return
+	}
 	file := found.File
 	if len(found.Dirs) > 0 && c.entry.Interpreter != "" && target.Kind == Module && target.Word == c.entry.Targets[0].Word {
 		// python -m PACKAGE runs PACKAGE.__main__.
-		main, mainMissing := search.find(target.Name + ".__main__")
+		main, mainMissing, mainDenied := c.findAsUser(search, target.Name+".__main__")
 		if mainMissing != "" {
 			c.problem(Problem{Kind: ModuleMissing, Reason: NoMain, Word: target.Word, Target: target.Name,
 				Module: target.Name + ".__main__", Path: found.Dirs[0], Interpreter: in, SysPath: entries})
+			return
+		}
+		if mainDenied != nil {
+			c.deniedModule(target, main, in, entries, mainDenied)
 			return
 		}
 		file = main.File
@@ -663,6 +703,17 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 		c.checkAttr(target, file, in)
 	}
 	c.checkImports(file, target.Name, in, first, false, 0, "")
+}
+
+// deniedModule reports a module the image has where the user's Python
+// cannot load it.
+func (c *checker) deniedModule(target Target, found Found, in *Interpreter, entries []string, denied *Denied) {
+	where := found.File
+	if len(found.Dirs) > 0 {
+		where = found.Dirs[0]
+	}
+	c.problem(Problem{Kind: ModuleMissing, Reason: Unreadable, Word: target.Word, Target: target.Name, Module: target.Name,
+		Path: where, Interpreter: in, SysPath: entries, Denied: denied})
 }
 
 // checkAttr checks that an app module can define the object the server
@@ -829,7 +880,13 @@ func (c *checker) checkImports(file, module string, in *Interpreter, first []str
 			continue
 		}
 		search.otherABI = nil
-		found, missing := search.find(imp.Module)
+		found, missing, denied := c.findAsUser(search, imp.Module)
+		if denied != nil {
+			missed++
+			base.Reason, base.Target, base.Module, base.Denied = Unreadable, imp.Module, imp.Module, denied
+			c.problem(base)
+			continue
+		}
 		if missing != "" {
 			local := found.Entry != "" && !installed(in, found.Entry)
 			if missing != top && !local {

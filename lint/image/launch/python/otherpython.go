@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/modellint/modellint/internal/lazyregexp"
+	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
 
@@ -21,6 +22,13 @@ type OtherSite struct {
 	// Python is the interpreter whose packages Dir holds, "" when the image
 	// has none there.
 	Python string
+	// UserHome is the HOME whose user site Dir is, when it is the user
+	// site of the Python that runs under another HOME (pip install --user
+	// as root, the app run as another uid): "" otherwise.
+	UserHome string
+	// Blocked are the directories above a UserHome site that the user may
+	// not enter, topmost first.
+	Blocked []launch.Dir
 }
 
 // otherSiteRoots are where interpreters keep installed packages, one level
@@ -104,9 +112,26 @@ func (c *checker) otherSite(module string, in *Interpreter) []OtherSite {
 		if pkg || namespace {
 			file = path.Join(site, module)
 		}
-		found = append(found, OtherSite{File: file, Dir: site, Dist: c.distributionOf(site, module), Python: c.pythonOf(site)})
+		other := OtherSite{File: file, Dir: site, Dist: c.distributionOf(site, module), Python: c.pythonOf(site), UserHome: userHome(site, in)}
+		if other.UserHome != "" && c.restricted() {
+			other.Blocked = launch.BlockingDirs(c.r.fs, c.user, path.Join(site, "_"))
+		}
+		found = append(found, other)
 	}
 	return found
+}
+
+// userSite matches a user site-packages: HOME/.local/lib/pythonX.Y/site-packages.
+var userSite = lazyregexp.New(`^(/.*)/\.local/lib/python(\d+\.\d+)/site-packages$`)
+
+// userHome is the HOME of a user site of the running Python's version
+// that is not the one it adds, "" when site is none such.
+func userHome(site string, in *Interpreter) string {
+	m := userSite.FindStringSubmatch(site)
+	if m == nil || m[2] != in.Version || in.UserSite == "" || in.UserSite == site {
+		return ""
+	}
+	return m[1]
 }
 
 // distributionOf names the distribution of a site dir that provides a

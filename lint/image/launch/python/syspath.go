@@ -35,6 +35,10 @@ type Interpreter struct {
 	// ZipEntries are sys.path entries that are files (zip archives, eggs),
 	// whose modules are not listed.
 	ZipEntries []string
+	// UserSite is the user site-packages this Python adds when it exists
+	// (~/.local/lib/pythonX.Y/site-packages, or under PYTHONUSERBASE); ""
+	// when it adds none (a venv, -s, -I, -S, PYTHONNOUSERSITE).
+	UserSite string
 	// installed are Stdlib and Site as a set, once asked for.
 	installed map[string]bool
 }
@@ -244,7 +248,8 @@ func (r *resolver) interpreter(executable string, spec launch.Spec, flags Flags)
 		if userBase == "" {
 			userBase = path.Join(r.home(spec), ".local")
 		}
-		sites = append(sites, path.Join(userBase, "lib", "python"+in.Version, "site-packages"))
+		in.UserSite = path.Join(userBase, "lib", "python"+in.Version, "site-packages")
+		sites = append(sites, in.UserSite)
 	}
 	if venv != nil {
 		sites = append(sites, r.siteDirs(in.Venv, in.Version)...)
