@@ -225,10 +225,14 @@ func ValueAt(value any, path string) (any, bool) {
 
 // Call is the line of a template that included the helper (a Helm define)
 // which wrote a field: the field is placed in the helper, and the call says
-// which of the templates sharing the helper made this object.
+// which of the templates sharing the helper made this object. With a Note,
+// it is another line behind a field placed elsewhere: the line inside a
+// packaged dependency that wrote a field placed on its parent's values.
 type Call struct {
 	File string
 	Position
+	// Note says what the line is, when it is not a call.
+	Note string `json:",omitempty"`
 }
 
 // SetCalls records, once the document is relocated, the call behind each

@@ -189,6 +189,32 @@ func TestRenderArchive(t *testing.T) {
 	}
 }
 
+// TestRenderPackagedSubchart renders a chart directory whose subchart is
+// packaged under charts/ (twice, once under an alias): no field stays
+// inside the archive; each lands on the parent's values line that sets it
+// or would (the subchart's key), else on the subchart's entry in
+// Chart.yaml, with the line in the archive beside it.
+func TestRenderPackagedSubchart(t *testing.T) {
+	files, err := renderBoth(t, "../../../testdata/scenarios/helm-packaged-subchart/chart", "chart", charts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	locations := rendertest.Locations(files)
+	checkGolden(t, "packaged-subchart", locations)
+	for _, line := range strings.Split(locations, "\n") {
+		if where, _, _ := strings.Cut(strings.TrimSpace(line), " ("); strings.Contains(where, ".tgz/") && strings.HasPrefix(line, "    ") {
+			t.Errorf("a field placed inside the archive: %s", line)
+		}
+	}
+	var listed bool
+	for _, file := range files {
+		listed = listed || (file.Path == "chart/Chart.yaml" && len(file.Source) > 0)
+	}
+	if !listed {
+		t.Error("chart/Chart.yaml, which fields are placed in, is not among the files (an ignore comment there would not be read)")
+	}
+}
+
 func TestMarkTemplate(t *testing.T) {
 	cases := []struct{ name, template, want string }{
 		{"plain lines", "a: 1\nb: 2\n", "a: 1⟦0:1⟧\nb: 2⟦0:2⟧\n"},

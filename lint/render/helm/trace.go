@@ -180,7 +180,7 @@ func (r *renderer) relocate(file *manifest.File, template *templateFile, rendere
 			continue
 		}
 		trace := newDocTrace(r, template, doc, origins, lines, callLines)
-		doc.Relocate(trace.where)
+		doc.Relocate(trace.placed)
 		doc.SetCalls(trace.calls)
 	}
 }
@@ -234,6 +234,16 @@ type docTrace struct {
 	// (see helperCallLines).
 	calls     map[string]manifest.Call
 	callLines []int
+	// value is the chart value at whose line where last placed a field,
+	// nil when it placed the field on no values line.
+	value *valueAt
+}
+
+// valueAt is a value of a chart, by its path in .Values, and where its
+// files are.
+type valueAt struct {
+	lookup *valuesLookup
+	path   string
 }
 
 type fieldAt struct {
@@ -268,6 +278,37 @@ func (t *docTrace) origin(line int) lineOrigin {
 		return lineOrigin{file: -1, lastFile: -1, secondFile: -1}
 	}
 	return t.origins[line-1]
+}
+
+// placed is where a field was written, or, for a field of a packaged
+// dependency of a chart directory (a .tgz under its charts/ that `helm
+// dependency build` left), the line of the directory chart where a user
+// changes it: a line inside the archive cannot be edited or hold an ignore
+// comment, and code-scanning reports drop a location in no file of the
+// repository. A value the dependency's values.yaml gives is placed on the
+// parent's values line that sets it, or on the key under which it would be
+// set (`worker:`); anything else on the dependency's entry in the parent's
+// Chart.yaml. The line in the archive is kept as the field's related line.
+func (t *docTrace) placed(path string, rendered manifest.Position) (string, manifest.Position, bool) {
+	t.value = nil
+	file, pos, ok := t.where(path, rendered)
+	if !ok || t.self.dependency == nil {
+		return file, pos, ok
+	}
+	if file == "" {
+		file = t.self.display
+	}
+	if !t.r.archivedNames[file] {
+		return file, pos, ok
+	}
+	t.calls[path] = manifest.Call{File: file, Position: pos, Note: t.self.dependency.note()}
+	if t.value != nil {
+		if file, pos, ok := t.value.lookup.editable(t.value.path); ok {
+			return file, pos, true
+		}
+	}
+	entry := t.r.dependencyEntry(t.self.dependency, t.self.dependencyName)
+	return entry.file, entry.pos, true
 }
 
 func (t *docTrace) where(path string, rendered manifest.Position) (string, manifest.Position, bool) {
@@ -341,9 +382,14 @@ func (t *docTrace) rangeElement(template *templateFile, origin lineOrigin) (stri
 		return "", manifest.Position{}, false
 	}
 	if file, pos, ok := t.self.values.locate(path); ok {
+		t.value = &valueAt{t.self.values, path}
 		return file, pos, true
 	}
-	return template.values.locate(path)
+	if file, pos, ok := template.values.locate(path); ok {
+		t.value = &valueAt{template.values, path}
+		return file, pos, true
+	}
+	return "", manifest.Position{}, false
 }
 
 // includedWith finds the values path a helper's rendered line was given as
@@ -505,12 +551,17 @@ func (t *docTrace) findValue(template *templateFile, path string, renderedLine i
 		return "", manifest.Position{}, false
 	}
 	if file, pos, ok := t.self.values.find(path, value); ok {
+		t.value = &valueAt{t.self.values, path}
 		return file, pos, true
 	}
 	if template.values == t.self.values {
 		return "", manifest.Position{}, false
 	}
-	return template.values.find(path, value)
+	if file, pos, ok := template.values.find(path, value); ok {
+		t.value = &valueAt{template.values, path}
+		return file, pos, true
+	}
+	return "", manifest.Position{}, false
 }
 
 // keyOnly reports whether a template line's own text is just a key (or a
