@@ -223,6 +223,7 @@ type templateFile struct {
 	actions map[int][]string
 	ranges  map[int]rangeKey  // ranges over values, by their pipeline's offset
 	args    map[int]string    // what lines that include a helper pass it (see includeArg)
+	chosen  map[int]string    // lines of a helper its argument chose to write (see valueActions)
 	passes  map[string]string // helpers that pass one value through (see passedThrough)
 	calls   []int             // lines that call a helper
 	parsed  bool

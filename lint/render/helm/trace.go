@@ -83,7 +83,7 @@ func (t *templateFile) parse() {
 	if !t.parsed {
 		t.lines = strings.Split(string(t.source), "\n")
 		t.literal = literalLines(string(t.source))
-		t.actions, t.ranges, t.args = valueActions(t.name, string(t.source))
+		t.actions, t.ranges, t.args, t.chosen = valueActions(t.name, string(t.source))
 		t.passes = passedThrough(t.name, string(t.source))
 		t.calls = helperCalls(t.name, string(t.source))
 		t.parsed = true
@@ -134,6 +134,14 @@ func (t *templateFile) argsAt(line int) (string, bool) {
 	t.parse()
 	arg, ok := t.args[line]
 	return arg, ok
+}
+
+// chosenBy is the values path (through the helper's argument) of the
+// condition that chose to write a helper's line, "" for none (see
+// valueActions).
+func (t *templateFile) chosenBy(line int) string {
+	t.parse()
+	return t.chosen[line]
 }
 
 // rangesOver are the template's ranges over values (see valueActions).
@@ -338,9 +346,12 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 		}
 		renderedLine := t.lines[rendered.Line-1]
 		renderedIndent := len(renderedLine) - len(strings.TrimLeft(renderedLine, " "))
-		column := max(rendered.Column-renderedIndent+template.indentAt(origin.line), 1)
+		pos := manifest.Position{Line: origin.line, Column: max(rendered.Column-renderedIndent+template.indentAt(origin.line), 1)}
+		if file, pos, ok := t.rangedHelper(path, template, rendered.Line, pos); ok {
+			return file, pos, true
+		}
 		t.recordCall(path, rendered.Line, origin)
-		return template.display, manifest.Position{Line: origin.line, Column: column}, true
+		return template.display, pos, true
 	}
 	if file, pos, ok := t.generatedValue(path, rendered.Line, origin); ok {
 		return file, pos, true
@@ -348,8 +359,12 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 	if file, pos, ok := t.packagedHelper(template, rendered.Line); ok {
 		return file, pos, true
 	}
+	pos := manifest.Position{Line: origin.line, Column: template.indentAt(origin.line) + 1}
+	if file, pos, ok := t.rangedHelper(path, template, rendered.Line, pos); ok {
+		return file, pos, true
+	}
 	t.recordCall(path, rendered.Line, origin)
-	return template.display, manifest.Position{Line: origin.line, Column: template.indentAt(origin.line) + 1}, true
+	return template.display, pos, true
 }
 
 // rangeElement places a field whose template line reads only fields of one
@@ -361,14 +376,7 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 func (t *docTrace) rangeElement(template *templateFile, origin lineOrigin) (string, manifest.Position, bool) {
 	element := ""
 	for _, action := range template.actionsAt(origin.line) {
-		end := 0 // of the last placeholder
-		for {
-			m := elementPlaceholder.FindStringIndex(action[end:])
-			if m == nil {
-				break
-			}
-			end += m[1]
-		}
+		end := elementEnd(action)
 		if end == 0 || (element != "" && element != action[:end]) {
 			return "", manifest.Position{}, false
 		}
@@ -390,6 +398,58 @@ func (t *docTrace) rangeElement(template *templateFile, origin lineOrigin) (stri
 		return file, pos, true
 	}
 	return "", manifest.Position{}, false
+}
+
+// rangedHelper places a field that a helper wrote by itself, included with
+// an element of a range over values (`include "stack.resources" $spec` in
+// `range $spec := .Values.modelSpec`), in that element in the values file
+// when the element chose the helper's line: the line is in a branch of an
+// if or with on the helper's argument (`limits:` after `{{- if
+// .limitMemory }}` … `{{- else }}`). It lands on the value the condition
+// reads when the element has it, else on the value the helper was given,
+// else on the element, where the value would be added. The elements'
+// objects share the helper's line, and the element is what made this
+// object's differ; a line the helper writes for every element, like one the
+// ranged template writes itself, stays where it is. The helper's line, at
+// helperPos, is kept as the field's related line.
+func (t *docTrace) rangedHelper(path string, helper *templateFile, renderedLine int, helperPos manifest.Position) (string, manifest.Position, bool) {
+	condition := helper.chosenBy(helperPos.Line)
+	if helper == t.self || condition == "" {
+		return "", manifest.Position{}, false
+	}
+	arg, keys, ok := t.includedWith(renderedLine)
+	if !ok {
+		return "", manifest.Position{}, false
+	}
+	end := elementEnd(arg)
+	if end == 0 {
+		return "", manifest.Position{}, false
+	}
+	for _, given := range []string{arg + strings.TrimPrefix(condition, helperArg), arg, arg[:end]} {
+		resolved, ok := resolveElements(given, keys)
+		if !ok {
+			return "", manifest.Position{}, false
+		}
+		if file, pos, ok := t.self.values.locate(resolved); ok {
+			t.value = &valueAt{t.self.values, resolved}
+			t.calls[path] = manifest.Call{File: helper.display, Position: helperPos, Note: manifest.HelperLine}
+			return file, pos, true
+		}
+	}
+	return "", manifest.Position{}, false
+}
+
+// elementEnd is where the last range placeholder of a values path ends,
+// 0 for a path through no range's element.
+func elementEnd(path string) int {
+	end := 0
+	for {
+		m := elementPlaceholder.FindStringIndex(path[end:])
+		if m == nil {
+			return end
+		}
+		end += m[1]
+	}
 }
 
 // includedWith finds the values path a helper's rendered line was given as
