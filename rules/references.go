@@ -138,12 +138,17 @@ var configRefMissing = &lint.Rule{
 			"CreateContainerConfigError; a missing configMap or secret volume keeps the pod in ContainerCreating " +
 			"(\"MountVolume.SetUp failed\"). A $(VAR) in command or args that names no env var of the container is not " +
 			"expanded: the server gets the literal text \"$(VAR)\" as a model name or path and exits. " +
-			"Objects are looked up among the linted files (by namespace when both sides name one), counting the Secrets " +
+			"Objects are looked up among the linted files (by namespace when both sides name one), counting the ConfigMaps and Secrets " +
 			"controllers create for objects of the files: a cert-manager Certificate's spec.secretName (keys tls.crt, " +
 			"tls.key, ca.crt and those of its additional output formats and keystores), an External Secrets ExternalSecret's " +
 			"spec.target.name or else its own name (keys of spec.data, any key with dataFrom or a target template, no Secret " +
 			"with creationPolicy Merge or None), a ClusterExternalSecret's in every namespace, and a Bitnami SealedSecret's " +
-			"own name (keys of encryptedData and template.data). Kustomize overlays are linted as built, generated names " +
+			"own name (keys of encryptedData and template.data); and the objects of the serving stack's controllers: the " +
+			"ConfigMap (spec.target.configMap) and Secret (spec.target.secret) a trust-manager Bundle is synced into under " +
+			"its own name in every namespace, the auth_token Secret KubeRay creates under a RayCluster's name for " +
+			"spec.authOptions without a secretName, an LLMInferenceService's <name>-kserve-self-signed-certs (tls.crt, " +
+			"tls.key, ca.crt), and the seldon-agent, seldon-kafka, seldon-tracing and seldon-scaling ConfigMaps a Seldon " +
+			"Core 2 SeldonRuntime writes in its namespace. Kustomize overlays are linted as built, generated names " +
 			"with their hash suffixes; a reference kustomize left as written (a field of a kind it does not know, such as " +
 			"an InferenceService's containers) is reported with the name the generator gave. References marked optional " +
 			"and objects listed under external: in .modellint.yaml are not reported. A missing Secret is a warning, since " +
@@ -181,6 +186,8 @@ data: {model: resnet}`,
 			"https://cert-manager.io/docs/usage/certificate/",
 			"https://external-secrets.io/latest/api/externalsecret/",
 			"https://github.com/bitnami-labs/sealed-secrets#sealedsecrets-as-templates-for-secrets",
+			"https://cert-manager.io/docs/trust/trust-manager/",
+			"https://docs.ray.io/en/latest/cluster/kubernetes/user-guides/kuberay-auth.html",
 			"https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/configmapgenerator/",
 		},
 	},

@@ -131,8 +131,12 @@ func helperCall(object *manifest.Object, path string) []lint.RelatedLocation {
 	if !ok {
 		return nil
 	}
+	message := lint.IncludedFrom
+	if call.Note != "" {
+		message = call.Note
+	}
 	return []lint.RelatedLocation{{
 		Location: lint.Location{File: call.File, Line: call.Line, Column: call.Column},
-		Message:  lint.IncludedFrom,
+		Message:  message,
 	}}
 }

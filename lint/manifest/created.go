@@ -4,11 +4,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Created is an object a controller creates for an object of the linted
 // files: the Secret cert-manager issues a Certificate into, the one an
-// ExternalSecret syncs. The files define it, though none of them is it.
+// ExternalSecret syncs, the ConfigMap trust-manager syncs a Bundle into.
+// The files define it, though none of them is it.
 type Created struct {
 	Kind string
 	Name string
@@ -16,7 +18,7 @@ type Created struct {
 	// one, which `kubectl apply -n` places anywhere.
 	Namespace string
 	// AnyNamespace: it is created in every namespace a selector picks
-	// (ClusterExternalSecret).
+	// (ClusterExternalSecret, Bundle).
 	AnyNamespace bool
 	// Keys are its data keys, sorted. AnyKey: the creator does not say
 	// them all (keys fetched from a store at run time, a template).
@@ -65,6 +67,43 @@ var creators = []creator{
 	// template key removing one:
 	// https://github.com/bitnami-labs/sealed-secrets#sealedsecrets-as-templates-for-secrets
 	{"bitnami.com", []string{"v1alpha1"}, "SealedSecret", sealedSecretSecret},
+	// trust-manager syncs a Bundle into a ConfigMap (spec.target.configMap)
+	// and a Secret (spec.target.secret) of the Bundle's own name in every
+	// namespace spec.target.namespaceSelector picks (all without one), with
+	// the PEM bundle under the target's key and the trust stores of
+	// spec.target.additionalFormats under jks.key and pkcs12.key:
+	// https://cert-manager.io/docs/trust/trust-manager/, BundleTarget in
+	// pkg/apis/trust/v1alpha1/types_bundle.go and the target names in
+	// pkg/bundle/bundle.go of github.com/cert-manager/trust-manager.
+	{"trust.cert-manager.io", []string{"v1alpha1"}, "Bundle", bundleTargets},
+	// KubeRay (1.5.1 and later) creates the auth token Secret of a
+	// RayCluster with spec.authOptions (mode "token", the default), under
+	// the key auth_token and named after the cluster (the last 50
+	// characters of its name, a leading digit made "r"), unless
+	// authOptions.secretName names one of the user's or enableK8sTokenAuth
+	// leaves auth to the API server (both since 1.6):
+	// https://docs.ray.io/en/latest/cluster/kubernetes/user-guides/kuberay-auth.html,
+	// reconcileAuthSecret in
+	// ray-operator/controllers/ray/raycluster_controller.go, CheckName in
+	// ray-operator/controllers/ray/utils/util.go and AuthOptions in
+	// ray-operator/apis/ray/v1/raycluster_types.go of
+	// github.com/ray-project/kuberay.
+	{"ray.io", []string{"v1"}, "RayCluster", rayClusterAuthSecret},
+	// KServe serves an LLMInferenceService's pods with a self-signed
+	// certificate it keeps in the Secret <name>-kserve-self-signed-certs,
+	// which the LLMInferenceServiceConfig presets mount, with tls.crt,
+	// tls.key and (since v0.18) ca.crt: reconcileSelfSignedCertsSecret in
+	// pkg/controller/v1alpha2/llmisvc/workload_tls_self_signed.go of
+	// github.com/kserve/kserve.
+	{"serving.kserve.io", []string{"v1alpha1", "v1alpha2"}, "LLMInferenceService", llmInferenceServiceCertSecret},
+	// Seldon Core 2's SeldonRuntime writes the configuration of the Servers
+	// of its namespace into ConfigMaps the ServerConfigs' pods mount and
+	// read env from: seldon-agent (agent.yaml), seldon-kafka (kafka.json),
+	// seldon-tracing (tracing.json and the OTEL_ variables) and, since
+	// 2.10, seldon-scaling (scaling.yaml):
+	// operator/controllers/reconcilers/seldon/configmap_reconciler.go of
+	// github.com/SeldonIO/seldon-core (branch v2).
+	{"mlops.seldon.io", []string{"v1alpha1"}, "SeldonRuntime", seldonRuntimeConfigMaps},
 }
 
 // createdKey files a created object by kind and name.
@@ -192,6 +231,67 @@ func sealedSecretSecret(o *Object) []*Created {
 		}
 	}
 	return []*Created{secret}
+}
+
+func bundleTargets(o *Object) []*Created {
+	var formats []string
+	for _, format := range []string{"jks", "pkcs12"} {
+		if key := stringAt(o, "spec", "target", "additionalFormats", format, "key"); key != "" {
+			formats = append(formats, key)
+		}
+	}
+	var created []*Created
+	for _, target := range []struct{ kind, field string }{{"ConfigMap", "configMap"}, {"Secret", "secret"}} {
+		key := stringAt(o, "spec", "target", target.field, "key")
+		if key == "" { // no target of that kind (a key is required)
+			continue
+		}
+		created = append(created, &Created{Kind: target.kind, Name: o.Name, AnyNamespace: true,
+			Keys: append([]string{key}, formats...)})
+	}
+	return created
+}
+
+// rayClusterNameLimit is how much of a RayCluster's name KubeRay keeps in
+// the names it derives from it, dropping the front (CheckName).
+const rayClusterNameLimit = 50
+
+func rayClusterAuthSecret(o *Object) []*Created {
+	auth, ok := o.Lookup("spec", "authOptions")
+	if !ok || auth == nil || stringIn(auth, "mode") == "disabled" || stringIn(auth, "secretName") != "" ||
+		asMap(auth)["enableK8sTokenAuth"] == true {
+		return nil
+	}
+	name := o.Name
+	if len(name) > rayClusterNameLimit {
+		name = name[len(name)-rayClusterNameLimit:]
+	}
+	if name != "" && !unicode.IsLetter(rune(name[0])) {
+		name = "r" + name[1:]
+	}
+	return []*Created{{Kind: "Secret", Name: name, Keys: []string{"auth_token"}}}
+}
+
+// llmInferenceServiceCertSuffix ends the name of the Secret KServe keeps an
+// LLMInferenceService's self-signed certificate in.
+const llmInferenceServiceCertSuffix = "-kserve-self-signed-certs"
+
+func llmInferenceServiceCertSecret(o *Object) []*Created {
+	name := o.Name + llmInferenceServiceCertSuffix
+	if len(name) > 63 { // knative's kmeta.ChildName hashes it
+		return nil
+	}
+	return []*Created{{Kind: "Secret", Name: name, Keys: []string{"tls.crt", "tls.key", "ca.crt"}}}
+}
+
+func seldonRuntimeConfigMaps(*Object) []*Created {
+	return []*Created{
+		{Kind: "ConfigMap", Name: "seldon-agent", Keys: []string{"agent.yaml"}},
+		{Kind: "ConfigMap", Name: "seldon-kafka", Keys: []string{"kafka.json"}},
+		{Kind: "ConfigMap", Name: "seldon-tracing", Keys: []string{"tracing.json", "OTEL_JAVAAGENT_ENABLED",
+			"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL"}},
+		{Kind: "ConfigMap", Name: "seldon-scaling", Keys: []string{"scaling.yaml"}},
+	}
 }
 
 // stringAt is the string at a path of map keys of the object, "" when

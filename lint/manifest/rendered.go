@@ -225,11 +225,21 @@ func ValueAt(value any, path string) (any, bool) {
 
 // Call is the line of a template that included the helper (a Helm define)
 // which wrote a field: the field is placed in the helper, and the call says
-// which of the templates sharing the helper made this object.
+// which of the templates sharing the helper made this object. With a Note,
+// it is another line behind a field placed elsewhere: the line inside a
+// packaged dependency that wrote a field placed on its parent's values, or
+// the helper line that wrote a field placed on the values entry (a range's
+// element) the helper was given.
 type Call struct {
 	File string
 	Position
+	// Note says what the line is, when it is not a call.
+	Note string `json:",omitempty"`
 }
+
+// HelperLine is the Note of a helper's line behind a field placed on the
+// values entry the helper was given.
+const HelperLine = "the helper line that writes it"
 
 // SetCalls records, once the document is relocated, the call behind each
 // field written by a helper, by field path.

@@ -39,7 +39,7 @@ const (
 
 // WireVersion is the version of Request and Response: a renderer from
 // another release refuses a request rather than misread it.
-const WireVersion = 3
+const WireVersion = 4
 
 // RendererName is the renderer's executable, installed beside modellint.
 const RendererName = "modellint-helm"

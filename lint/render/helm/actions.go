@@ -19,15 +19,18 @@ import (
 // written with the range's placeholder (see elementPath), and ranges holds
 // those ranges by the offset of their pipeline. Inside a helper (a define),
 // "." is the helper's argument, helperArg; args holds, per line that
-// includes one helper, the values path of its argument. A template that does not parse
+// includes one helper, the values path of its argument, and chosen, for the
+// lines of a helper that its argument chose to write or not (the branches
+// of an if or with on it, `{{- if .limitMemory }}`), the values path the
+// innermost such condition reads. A template that does not parse
 // yields nil: rendering already succeeded, so this only loses the values
 // lines, never the template lines.
-func valueActions(name, source string) (actions map[int][]string, ranges map[int]rangeKey, args map[int]string) {
+func valueActions(name, source string) (actions map[int][]string, ranges map[int]rangeKey, args map[int]string, chosen map[int]string) {
 	tree := parse.New(name)
 	tree.Mode = parse.SkipFuncCheck
 	treeSet := map[string]*parse.Tree{}
 	if _, err := tree.Parse(source, "{{", "}}", treeSet); err != nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	lineStarts := []int{0}
 	for i := range len(source) {
@@ -42,7 +45,18 @@ func valueActions(name, source string) (actions map[int][]string, ranges map[int
 		}
 		return line + 1
 	}
-	actions, ranges, args = map[int][]string{}, map[int]rangeKey{}, map[int]string{}
+	actions, ranges, args, chosen = map[int][]string{}, map[int]rangeKey{}, map[int]string{}, map[int]string{}
+	byArgument := func(pipe *parse.PipeNode, in scope, branches ...*parse.ListNode) {
+		if path, ok := pipeValues(pipe, in); ok && strings.HasPrefix(path, helperArg) {
+			lines := map[int]bool{}
+			for _, branch := range branches {
+				nodeLines(branch, lineOf, lines)
+			}
+			for line := range lines { // inner conditions come later and win
+				chosen[line] = path
+			}
+		}
+	}
 	var walk func(node parse.Node, in scope)
 	walk = func(node parse.Node, in scope) {
 		switch n := node.(type) {
@@ -74,11 +88,13 @@ func valueActions(name, source string) (actions map[int][]string, ranges map[int
 		case *parse.TemplateNode:
 			actions[lineOf(n.Pos)] = append(actions[lineOf(n.Pos)], "")
 		case *parse.IfNode:
+			byArgument(n.Pipe, in, n.List, n.ElseList)
 			walk(n.List, in.inner())
 			walk(n.ElseList, in.inner())
 		case *parse.WithNode:
 			// Inside {{ with .Values.x }}, "." is .Values.x; inside
 			// {{ with $ }}, the root again.
+			byArgument(n.Pipe, in, n.List, n.ElseList)
 			body := in.inner()
 			if isRoot(n.Pipe) {
 				body.dot = &rootDot
@@ -115,7 +131,38 @@ func valueActions(name, source string) (actions map[int][]string, ranges map[int
 		}
 		walk(treeSet[define].Root, scope{dot: dot, vars: map[string]string{}})
 	}
-	return actions, ranges, args
+	return actions, ranges, args, chosen
+}
+
+// nodeLines records the 1-based lines a template node spans.
+func nodeLines(node parse.Node, lineOf func(parse.Pos) int, lines map[int]bool) {
+	switch n := node.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return
+		}
+		for _, child := range n.Nodes {
+			nodeLines(child, lineOf, lines)
+		}
+	case *parse.TextNode:
+		for line := lineOf(n.Pos); line <= lineOf(n.Pos+parse.Pos(max(len(n.Text)-1, 0))); line++ {
+			lines[line] = true
+		}
+	case *parse.IfNode:
+		lines[lineOf(n.Pos)] = true
+		nodeLines(n.List, lineOf, lines)
+		nodeLines(n.ElseList, lineOf, lines)
+	case *parse.WithNode:
+		lines[lineOf(n.Pos)] = true
+		nodeLines(n.List, lineOf, lines)
+		nodeLines(n.ElseList, lineOf, lines)
+	case *parse.RangeNode:
+		lines[lineOf(n.Pos)] = true
+		nodeLines(n.List, lineOf, lines)
+		nodeLines(n.ElseList, lineOf, lines)
+	default:
+		lines[lineOf(node.Position())] = true
+	}
 }
 
 // rootObjects are the fields of the root context besides .Values.

@@ -78,13 +78,14 @@ func renderTemplates(chartPath, display string, options charts.Options) ([]rende
 // renderChart renders and traces a loaded chart (see renderTemplates); disk
 // is its directory, "" for a packaged chart.
 func renderChart(top *chart.Chart, display, disk string, options charts.Options) ([]renderedTemplate, []*manifest.File, error) {
-	r := &renderer{display: display, options: options, names: map[*chart.File]string{}, packaged: map[*chart.File]bool{}}
+	r := &renderer{display: display, options: options, names: map[*chart.File]string{}, packaged: map[*chart.File]bool{},
+		archived: map[*chart.File]*packagedDependency{}, archivedNames: map[string]bool{}, entries: map[dependencyName]dependencyEntry{}}
 	topDisplay := display
 	if disk == "" {
 		// Files of a packaged chart are named inside the archive: "tfs-0.1.0.tgz/tfs/...".
 		topDisplay = path.Join(display, top.Name())
 	}
-	r.nameFiles(top, topDisplay, disk)
+	r.nameFiles(top, topDisplay, disk, nil)
 	if err := checkDependencies(top, topDisplay); err != nil {
 		return nil, nil, err
 	}
@@ -159,7 +160,16 @@ func (r *renderer) valuesFiles() []*manifest.File {
 			}
 		}
 	}
-	return files
+	// The Chart.yaml files that fields of packaged dependencies were placed in.
+	var listings []*manifest.File
+	for _, entry := range r.entries {
+		if entry.source != nil && !seen[entry.file] {
+			seen[entry.file] = true
+			listings = append(listings, &manifest.File{Path: entry.file, Source: entry.source})
+		}
+	}
+	slices.SortFunc(listings, func(a, b *manifest.File) int { return strings.Compare(a.Path, b.Path) })
+	return append(files, listings...)
 }
 
 // renderer holds one chart's rendering state.
@@ -176,6 +186,13 @@ type renderer struct {
 	names map[*chart.File]string
 	// packaged are the templates of charts read from an archive.
 	packaged map[*chart.File]bool
+	// archived are the templates and values.yaml of the dependencies a
+	// chart directory holds packaged, by file and by the names users see
+	// (see packagedDependency); entries are where the directory's
+	// Chart.yaml lists them, found once for each.
+	archived      map[*chart.File]*packagedDependency
+	archivedNames map[string]bool
+	entries       map[dependencyName]dependencyEntry
 	// templates are the rendered chart's templates by Helm's template name
 	// ("tfs/charts/sub/templates/deployment.yaml"); byIndex numbers them for marks.
 	templates map[string]*templateFile
@@ -193,28 +210,72 @@ type templateFile struct {
 	// packaged is true for a template read from an archive, which users
 	// cannot edit in place.
 	packaged bool
+	// dependency is the packaged dependency of a chart directory the
+	// template is in, nil for none; dependencyName is the name that
+	// dependency has there (its alias, or its chart's name).
+	dependency     *packagedDependency
+	dependencyName string
 	// lines, literal and actions are per line, computed on first use.
 	lines   []string
 	literal []string
 	actions map[int][]string
 	ranges  map[int]rangeKey  // ranges over values, by their pipeline's offset
 	args    map[int]string    // what lines that include a helper pass it (see includeArg)
+	chosen  map[int]string    // lines of a helper its argument chose to write (see valueActions)
 	passes  map[string]string // helpers that pass one value through (see passedThrough)
 	calls   []int             // lines that call a helper
 	parsed  bool
 }
 
+// packagedDependency is a dependency packaged under the charts/ of a chart
+// directory (as `helm dependency build` leaves it), or a chart inside one.
+// Its files cannot be edited, so the fields they write are placed on the
+// lines of the directory chart that configure it: its values under the
+// dependency's name, else its entry in Chart.yaml (see docTrace.placed).
+type packagedDependency struct {
+	// archive is the .tgz as users name it ("chart/charts/worker-0.2.0.tgz"),
+	// chart the name of the chart packaged in it.
+	archive, chart string
+	// parent is the chart directory whose charts/ holds the archive.
+	parent        *chart.Chart
+	parentDisplay string
+}
+
+// note names, for a field placed in the parent, the line in the archive
+// that wrote it.
+func (d *packagedDependency) note() string {
+	return "the line inside the packaged dependency " + path.Base(d.archive) + " that writes it"
+}
+
+// dependencyName is a packaged dependency under the name its parent gives it.
+type dependencyName struct {
+	dependency *packagedDependency
+	name       string
+}
+
+// dependencyEntry is where the parent's Chart.yaml (or requirements.yaml)
+// lists a dependency, and that file's text; the archive itself, with no
+// line, when neither lists it.
+type dependencyEntry struct {
+	file   string
+	pos    manifest.Position
+	source []byte
+}
+
 // nameFiles records the user-facing path of every template, values.yaml and
 // crds/ file of the chart and its dependencies. disk is the chart's
-// directory, "" inside an archive.
-func (r *renderer) nameFiles(c *chart.Chart, display, disk string) {
+// directory, "" inside an archive; in is the packaged dependency of a chart
+// directory the chart is or is in, nil for none.
+func (r *renderer) nameFiles(c *chart.Chart, display, disk string, in *packagedDependency) {
 	for _, file := range c.Templates {
 		r.names[file] = path.Join(display, file.Name)
 		r.packaged[file] = disk == ""
+		r.archive(file, in)
 	}
 	for _, file := range c.Raw {
 		if file.Name == chartutil.ValuesfileName {
 			r.names[file] = path.Join(display, file.Name)
+			r.archive(file, in)
 		}
 	}
 	for _, file := range c.Files {
@@ -224,17 +285,88 @@ func (r *renderer) nameFiles(c *chart.Chart, display, disk string) {
 	}
 	for _, dependency := range c.Dependencies() {
 		name := dependency.Name()
-		subDisplay, subDisk := path.Join(display, "charts", name), ""
+		subDisplay, subDisk, subIn := path.Join(display, "charts", name), "", in
 		if disk != "" {
 			dir := filepath.Join(disk, "charts", name)
 			if info, err := os.Stat(dir); err == nil && info.IsDir() {
 				subDisk = dir
 			} else if archive := findArchive(filepath.Join(disk, "charts"), name); archive != "" {
 				subDisplay = path.Join(display, "charts", archive, name)
+				subIn = &packagedDependency{archive: path.Join(display, "charts", archive), chart: name, parent: c, parentDisplay: display}
 			}
 		}
-		r.nameFiles(dependency, subDisplay, subDisk)
+		r.nameFiles(dependency, subDisplay, subDisk, subIn)
 	}
+}
+
+// archive records that a file is in a packaged dependency of a chart
+// directory (in, when not nil).
+func (r *renderer) archive(file *chart.File, in *packagedDependency) {
+	if in != nil {
+		r.archived[file] = in
+		r.archivedNames[r.names[file]] = true
+	}
+}
+
+// archivedChart is the packaged dependency of a chart directory the chart's
+// files are in, nil for none.
+func (r *renderer) archivedChart(c *chart.Chart) *packagedDependency {
+	for _, file := range c.Templates {
+		if in := r.archived[file]; in != nil {
+			return in
+		}
+	}
+	for _, file := range c.Raw {
+		if in := r.archived[file]; in != nil {
+			return in
+		}
+	}
+	return nil
+}
+
+// dependencyEntry finds where the parent chart lists a packaged dependency
+// under a name: the entry of dependencies in its Chart.yaml (requirements.yaml
+// for an apiVersion v1 chart) whose alias is that name, or without an alias
+// whose chart is; the archive, with no line, when none does.
+func (r *renderer) dependencyEntry(dependency *packagedDependency, name string) dependencyEntry {
+	key := dependencyName{dependency, name}
+	if entry, ok := r.entries[key]; ok {
+		return entry
+	}
+	entry := dependencyEntry{file: dependency.archive}
+	for _, listing := range []string{chartutil.ChartfileName, "requirements.yaml"} {
+		if found, ok := listedIn(dependency, name, listing); ok {
+			entry = found
+			break
+		}
+	}
+	r.entries[key] = entry
+	return entry
+}
+
+// listedIn finds the dependency's entry in a file of its parent chart.
+func listedIn(dependency *packagedDependency, name, listing string) (dependencyEntry, bool) {
+	for _, file := range dependency.parent.Raw {
+		if file.Name != listing {
+			continue
+		}
+		display := path.Join(dependency.parentDisplay, listing)
+		docs, err := manifest.ParseDocuments(display, file.Data)
+		if err != nil || len(docs) == 0 {
+			return dependencyEntry{}, false
+		}
+		list, _ := manifest.ValueAt(docs[0].Plain(), "dependencies")
+		entries, _ := list.([]any)
+		for i, item := range entries {
+			fields, _ := item.(map[string]any)
+			chartName, _ := fields["name"].(string)
+			alias, _ := fields["alias"].(string)
+			if chartName == dependency.chart && (alias == name || alias == "" && chartName == name) {
+				return dependencyEntry{file: display, pos: docs[0].Locate(manifest.IndexPath("dependencies", i)), source: file.Data}, true
+			}
+		}
+	}
+	return dependencyEntry{}, false
 }
 
 // findArchive finds the packaged dependency "name-1.2.3.tgz" in dir.
@@ -275,8 +407,10 @@ func checkDependencies(c *chart.Chart, display string) error {
 // processing (disabled dependencies are gone, aliases renamed).
 func (r *renderer) collectTemplates(top *chart.Chart) {
 	r.templates = map[string]*templateFile{}
-	var walk func(c *chart.Chart, prefix string, lookup *valuesLookup)
-	walk = func(c *chart.Chart, prefix string, parent *valuesLookup) {
+	// in is the packaged dependency of a chart directory c is or is in,
+	// under the name the directory gives it.
+	var walk func(c *chart.Chart, prefix string, lookup *valuesLookup, in dependencyName)
+	walk = func(c *chart.Chart, prefix string, parent *valuesLookup, in dependencyName) {
 		lookup := &valuesLookup{set: r.set, prefix: prefix}
 		for i := len(r.userFiles) - 1; i >= 0; i-- {
 			lookup.sources = append(lookup.sources, valuesSource{file: r.userFiles[i], prefix: prefix})
@@ -298,15 +432,20 @@ func (r *renderer) collectTemplates(top *chart.Chart) {
 				display = path.Join(r.display, name)
 			}
 			template := &templateFile{index: len(r.byIndex), name: name, display: display, source: file.Data, file: file, values: lookup,
-				packaged: r.packaged[file]}
+				packaged: r.packaged[file], dependency: in.dependency, dependencyName: in.name}
 			r.templates[name] = template
 			r.byIndex = append(r.byIndex, template)
 		}
 		for _, dependency := range c.Dependencies() {
-			walk(dependency, manifest.ConcatPath(prefix, manifest.JoinPath("", dependency.Name())), lookup)
+			sub := in
+			if sub.dependency == nil {
+				// The outermost archive: its name here is an alias or its chart's.
+				sub = dependencyName{r.archivedChart(dependency), dependency.Name()}
+			}
+			walk(dependency, manifest.ConcatPath(prefix, manifest.JoinPath("", dependency.Name())), lookup, sub)
 		}
 	}
-	walk(top, "", nil)
+	walk(top, "", nil, dependencyName{})
 }
 
 // chartValues reads a chart's values.yaml with positions; nil when it has
@@ -324,6 +463,7 @@ func (r *renderer) chartValues(c *chart.Chart) *valuesFile {
 		if err != nil {
 			return nil
 		}
+		values.packaged = r.archived[file] != nil
 		return values
 	}
 	return nil

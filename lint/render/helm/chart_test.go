@@ -189,6 +189,32 @@ func TestRenderArchive(t *testing.T) {
 	}
 }
 
+// TestRenderPackagedSubchart renders a chart directory whose subchart is
+// packaged under charts/ (twice, once under an alias): no field stays
+// inside the archive; each lands on the parent's values line that sets it
+// or would (the subchart's key), else on the subchart's entry in
+// Chart.yaml, with the line in the archive beside it.
+func TestRenderPackagedSubchart(t *testing.T) {
+	files, err := renderBoth(t, "../../../testdata/scenarios/helm-packaged-subchart/chart", "chart", charts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	locations := rendertest.Locations(files)
+	checkGolden(t, "packaged-subchart", locations)
+	for _, line := range strings.Split(locations, "\n") {
+		if where, _, _ := strings.Cut(strings.TrimSpace(line), " ("); strings.Contains(where, ".tgz/") && strings.HasPrefix(line, "    ") {
+			t.Errorf("a field placed inside the archive: %s", line)
+		}
+	}
+	var listed bool
+	for _, file := range files {
+		listed = listed || (file.Path == "chart/Chart.yaml" && len(file.Source) > 0)
+	}
+	if !listed {
+		t.Error("chart/Chart.yaml, which fields are placed in, is not among the files (an ignore comment there would not be read)")
+	}
+}
+
 func TestMarkTemplate(t *testing.T) {
 	cases := []struct{ name, template, want string }{
 		{"plain lines", "a: 1\nb: 2\n", "a: 1⟦0:1⟧\nb: 2⟦0:2⟧\n"},
@@ -400,5 +426,60 @@ func TestHelperCallLinesOrigins(t *testing.T) {
 	want := []int{0, 0, 3, 3, 0, 7, 7, 0, 0, 3, 3, 0, 7}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("helperCallLines = %v, want %v", got, want)
+	}
+}
+
+// TestRangedHelperChosenLines renders a range over model specs whose
+// resources a helper writes from each spec: a line the spec chose to write
+// (a branch of `if .limitMemory`) lands in the spec's entry, on the value
+// the condition reads or, when the entry lacks it, on the entry, with the
+// helper's line beside it; a line the helper writes for every spec stays
+// on the helper, called from the template.
+func TestRangedHelperChosenLines(t *testing.T) {
+	const (
+		chartDir = "../../../testdata/scenarios/helm-range-models/chart"
+		template = "chart/templates/deployment.yaml"
+		helpers  = "chart/templates/_helpers.tpl"
+		values   = "chart/values.yaml"
+	)
+	files, err := renderBoth(t, chartDir, "chart", charts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const resources = "spec.template.spec.containers[0].resources"
+	cases := []struct {
+		object, path, want, related string
+	}{
+		// llama sets limitMemory: the branch that writes the memory limit.
+		{"Deployment/release-name-llama", resources + ".limits", values + ":5", manifest.HelperLine + " " + helpers + ":16"},
+		{"Deployment/release-name-llama", resources + ".limits.memory", values + ":5", ""},
+		// mistral does not: the branch without one, placed on its entry.
+		{"Deployment/release-name-mistral", resources + ".limits", values + ":6", manifest.HelperLine + " " + helpers + ":20"},
+		{"Deployment/release-name-mistral", manifest.JoinPath(resources+".limits", "nvidia.com/gpu"), values + ":6", manifest.HelperLine + " " + helpers + ":21"},
+		// requests: are written for every spec.
+		{"Deployment/release-name-llama", resources + ".requests", helpers + ":12", "included from " + template + ":36"},
+		{"Deployment/release-name-mistral", resources + ".requests", helpers + ":12", "included from " + template + ":36"},
+	}
+	objects := map[string]*manifest.Object{}
+	for _, file := range files {
+		for _, object := range file.Objects {
+			objects[object.ID()] = object
+		}
+	}
+	for _, c := range cases {
+		object := objects[c.object]
+		if object == nil {
+			t.Fatalf("no %s among %v", c.object, objects)
+		}
+		file, pos := object.Doc.Where(c.path)
+		related := ""
+		if call, ok := object.Doc.CalledFrom(c.path); ok && call.Note != "" {
+			related = fmt.Sprintf("%s %s:%d", call.Note, call.File, call.Line)
+		} else if ok {
+			related = fmt.Sprintf("included from %s:%d", call.File, call.Line)
+		}
+		if got := fmt.Sprintf("%s:%d", file, pos.Line); got != c.want || related != c.related {
+			t.Errorf("%s %s: at %s (%s), want %s (%s)", c.object, c.path, got, related, c.want, c.related)
+		}
 	}
 }

@@ -27,7 +27,7 @@ func FuzzTemplateLines(f *testing.F) {
 			t.Errorf("marks changed the number of lines:\n%q\n%q", source, marked)
 		}
 		lines := literalLines(source)
-		_, ranges, _ := valueActions("fuzz", source)
+		_, ranges, _, _ := valueActions("fuzz", source)
 		markTemplateKeys(source, 0, ranges)
 		passedThrough("fuzz", source)
 		for _, line := range helperCalls("fuzz", source) {

@@ -15,8 +15,12 @@ import (
 // keeps under charts/ hold their sources under testdata/charts/packaged, so
 // the archives are never edited by hand; -update packages them again.
 func TestPackagedFixtures(t *testing.T) {
-	const scenarioCharts = "../../../testdata/scenarios/helm-packaged-library/chart/charts"
-	for _, name := range []string{"nim-library", "worker"} {
+	for _, fixture := range []struct{ scenario, name string }{
+		{"helm-packaged-library", "nim-library"},
+		{"helm-packaged-library", "worker"},
+		{"helm-packaged-subchart", "embedder"},
+	} {
+		name, scenarioCharts := fixture.name, filepath.Join("../../../testdata/scenarios", fixture.scenario, "chart/charts")
 		t.Run(name, func(t *testing.T) {
 			source, err := loader.Load(filepath.Join(chartsDir, "packaged", name))
 			if err != nil {

@@ -83,7 +83,7 @@ func (t *templateFile) parse() {
 	if !t.parsed {
 		t.lines = strings.Split(string(t.source), "\n")
 		t.literal = literalLines(string(t.source))
-		t.actions, t.ranges, t.args = valueActions(t.name, string(t.source))
+		t.actions, t.ranges, t.args, t.chosen = valueActions(t.name, string(t.source))
 		t.passes = passedThrough(t.name, string(t.source))
 		t.calls = helperCalls(t.name, string(t.source))
 		t.parsed = true
@@ -136,6 +136,14 @@ func (t *templateFile) argsAt(line int) (string, bool) {
 	return arg, ok
 }
 
+// chosenBy is the values path (through the helper's argument) of the
+// condition that chose to write a helper's line, "" for none (see
+// valueActions).
+func (t *templateFile) chosenBy(line int) string {
+	t.parse()
+	return t.chosen[line]
+}
+
 // rangesOver are the template's ranges over values (see valueActions).
 func (t *templateFile) rangesOver() map[int]rangeKey {
 	t.parse()
@@ -180,7 +188,7 @@ func (r *renderer) relocate(file *manifest.File, template *templateFile, rendere
 			continue
 		}
 		trace := newDocTrace(r, template, doc, origins, lines, callLines)
-		doc.Relocate(trace.where)
+		doc.Relocate(trace.placed)
 		doc.SetCalls(trace.calls)
 	}
 }
@@ -234,6 +242,16 @@ type docTrace struct {
 	// (see helperCallLines).
 	calls     map[string]manifest.Call
 	callLines []int
+	// value is the chart value at whose line where last placed a field,
+	// nil when it placed the field on no values line.
+	value *valueAt
+}
+
+// valueAt is a value of a chart, by its path in .Values, and where its
+// files are.
+type valueAt struct {
+	lookup *valuesLookup
+	path   string
 }
 
 type fieldAt struct {
@@ -270,6 +288,37 @@ func (t *docTrace) origin(line int) lineOrigin {
 	return t.origins[line-1]
 }
 
+// placed is where a field was written, or, for a field of a packaged
+// dependency of a chart directory (a .tgz under its charts/ that `helm
+// dependency build` left), the line of the directory chart where a user
+// changes it: a line inside the archive cannot be edited or hold an ignore
+// comment, and code-scanning reports drop a location in no file of the
+// repository. A value the dependency's values.yaml gives is placed on the
+// parent's values line that sets it, or on the key under which it would be
+// set (`worker:`); anything else on the dependency's entry in the parent's
+// Chart.yaml. The line in the archive is kept as the field's related line.
+func (t *docTrace) placed(path string, rendered manifest.Position) (string, manifest.Position, bool) {
+	t.value = nil
+	file, pos, ok := t.where(path, rendered)
+	if !ok || t.self.dependency == nil {
+		return file, pos, ok
+	}
+	if file == "" {
+		file = t.self.display
+	}
+	if !t.r.archivedNames[file] {
+		return file, pos, ok
+	}
+	t.calls[path] = manifest.Call{File: file, Position: pos, Note: t.self.dependency.note()}
+	if t.value != nil {
+		if file, pos, ok := t.value.lookup.editable(t.value.path); ok {
+			return file, pos, true
+		}
+	}
+	entry := t.r.dependencyEntry(t.self.dependency, t.self.dependencyName)
+	return entry.file, entry.pos, true
+}
+
 func (t *docTrace) where(path string, rendered manifest.Position) (string, manifest.Position, bool) {
 	origin := t.origin(rendered.Line)
 	if origin.file < 0 {
@@ -297,9 +346,12 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 		}
 		renderedLine := t.lines[rendered.Line-1]
 		renderedIndent := len(renderedLine) - len(strings.TrimLeft(renderedLine, " "))
-		column := max(rendered.Column-renderedIndent+template.indentAt(origin.line), 1)
+		pos := manifest.Position{Line: origin.line, Column: max(rendered.Column-renderedIndent+template.indentAt(origin.line), 1)}
+		if file, pos, ok := t.rangedHelper(path, template, rendered.Line, pos); ok {
+			return file, pos, true
+		}
 		t.recordCall(path, rendered.Line, origin)
-		return template.display, manifest.Position{Line: origin.line, Column: column}, true
+		return template.display, pos, true
 	}
 	if file, pos, ok := t.generatedValue(path, rendered.Line, origin); ok {
 		return file, pos, true
@@ -307,8 +359,12 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 	if file, pos, ok := t.packagedHelper(template, rendered.Line); ok {
 		return file, pos, true
 	}
+	pos := manifest.Position{Line: origin.line, Column: template.indentAt(origin.line) + 1}
+	if file, pos, ok := t.rangedHelper(path, template, rendered.Line, pos); ok {
+		return file, pos, true
+	}
 	t.recordCall(path, rendered.Line, origin)
-	return template.display, manifest.Position{Line: origin.line, Column: template.indentAt(origin.line) + 1}, true
+	return template.display, pos, true
 }
 
 // rangeElement places a field whose template line reads only fields of one
@@ -320,14 +376,7 @@ func (t *docTrace) where(path string, rendered manifest.Position) (string, manif
 func (t *docTrace) rangeElement(template *templateFile, origin lineOrigin) (string, manifest.Position, bool) {
 	element := ""
 	for _, action := range template.actionsAt(origin.line) {
-		end := 0 // of the last placeholder
-		for {
-			m := elementPlaceholder.FindStringIndex(action[end:])
-			if m == nil {
-				break
-			}
-			end += m[1]
-		}
+		end := elementEnd(action)
 		if end == 0 || (element != "" && element != action[:end]) {
 			return "", manifest.Position{}, false
 		}
@@ -341,9 +390,66 @@ func (t *docTrace) rangeElement(template *templateFile, origin lineOrigin) (stri
 		return "", manifest.Position{}, false
 	}
 	if file, pos, ok := t.self.values.locate(path); ok {
+		t.value = &valueAt{t.self.values, path}
 		return file, pos, true
 	}
-	return template.values.locate(path)
+	if file, pos, ok := template.values.locate(path); ok {
+		t.value = &valueAt{template.values, path}
+		return file, pos, true
+	}
+	return "", manifest.Position{}, false
+}
+
+// rangedHelper places a field that a helper wrote by itself, included with
+// an element of a range over values (`include "stack.resources" $spec` in
+// `range $spec := .Values.modelSpec`), in that element in the values file
+// when the element chose the helper's line: the line is in a branch of an
+// if or with on the helper's argument (`limits:` after `{{- if
+// .limitMemory }}` … `{{- else }}`). It lands on the value the condition
+// reads when the element has it, else on the value the helper was given,
+// else on the element, where the value would be added. The elements'
+// objects share the helper's line, and the element is what made this
+// object's differ; a line the helper writes for every element, like one the
+// ranged template writes itself, stays where it is. The helper's line, at
+// helperPos, is kept as the field's related line.
+func (t *docTrace) rangedHelper(path string, helper *templateFile, renderedLine int, helperPos manifest.Position) (string, manifest.Position, bool) {
+	condition := helper.chosenBy(helperPos.Line)
+	if helper == t.self || condition == "" {
+		return "", manifest.Position{}, false
+	}
+	arg, keys, ok := t.includedWith(renderedLine)
+	if !ok {
+		return "", manifest.Position{}, false
+	}
+	end := elementEnd(arg)
+	if end == 0 {
+		return "", manifest.Position{}, false
+	}
+	for _, given := range []string{arg + strings.TrimPrefix(condition, helperArg), arg, arg[:end]} {
+		resolved, ok := resolveElements(given, keys)
+		if !ok {
+			return "", manifest.Position{}, false
+		}
+		if file, pos, ok := t.self.values.locate(resolved); ok {
+			t.value = &valueAt{t.self.values, resolved}
+			t.calls[path] = manifest.Call{File: helper.display, Position: helperPos, Note: manifest.HelperLine}
+			return file, pos, true
+		}
+	}
+	return "", manifest.Position{}, false
+}
+
+// elementEnd is where the last range placeholder of a values path ends,
+// 0 for a path through no range's element.
+func elementEnd(path string) int {
+	end := 0
+	for {
+		m := elementPlaceholder.FindStringIndex(path[end:])
+		if m == nil {
+			return end
+		}
+		end += m[1]
+	}
 }
 
 // includedWith finds the values path a helper's rendered line was given as
@@ -505,12 +611,17 @@ func (t *docTrace) findValue(template *templateFile, path string, renderedLine i
 		return "", manifest.Position{}, false
 	}
 	if file, pos, ok := t.self.values.find(path, value); ok {
+		t.value = &valueAt{t.self.values, path}
 		return file, pos, true
 	}
 	if template.values == t.self.values {
 		return "", manifest.Position{}, false
 	}
-	return template.values.find(path, value)
+	if file, pos, ok := template.values.find(path, value); ok {
+		t.value = &valueAt{template.values, path}
+		return file, pos, true
+	}
+	return "", manifest.Position{}, false
 }
 
 // keyOnly reports whether a template line's own text is just a key (or a

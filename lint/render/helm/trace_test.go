@@ -72,7 +72,7 @@ spec:
 // element resolves with the keys read back from a render.
 func TestRangeKeys(t *testing.T) {
 	source := "{{- range .Values.models }}\nimage: {{ .image }}\n{{- else }}\nnone: true\n{{- end }}\n"
-	actions, ranges, _ := valueActions("t", source)
+	actions, ranges, _, _ := valueActions("t", source)
 	if len(ranges) != 1 {
 		t.Fatalf("ranges %v, want the one over models", ranges)
 	}
@@ -102,8 +102,40 @@ func TestRangeKeys(t *testing.T) {
 		t.Error("a path resolved without its key")
 	}
 	// A number takes no key variable: declaring one would fail the render.
-	if _, ranges, _ := valueActions("t", "{{ range $n := int .Values.count }}{{ $n }}{{ end }}"); len(ranges) != 0 {
+	if _, ranges, _, _ := valueActions("t", "{{ range $n := int .Values.count }}{{ $n }}{{ end }}"); len(ranges) != 0 {
 		t.Errorf("a range over a number was given a key: %v", ranges)
+	}
+}
+
+// TestChosenLines: the lines of a helper in a branch of an if or with on
+// its argument are chosen by the value the innermost such condition reads;
+// a condition on the chart's values, or the lines outside any, choose none.
+func TestChosenLines(t *testing.T) {
+	source := `{{- define "resources" -}}
+{{- $spec := . -}}
+requests:
+  cpu: "4"
+{{- if $spec.limitMemory }}
+limits:
+  memory: {{ .limitMemory }}
+  {{- with .gpus }}
+  nvidia.com/gpu: {{ . }}
+  {{- end }}
+{{- else }}
+limits: {}
+{{- end }}
+{{- if .Values.debug }}
+debug: true
+{{- end }}
+{{- end }}`
+	_, _, _, chosen := valueActions("_helpers.tpl", source)
+	want := map[int]string{5: "limitMemory", 6: "limitMemory", 7: "limitMemory", 8: "gpus", 9: "gpus",
+		11: "limitMemory", 12: "limitMemory"}
+	for line := 1; line <= strings.Count(source, "\n")+1; line++ {
+		got := strings.TrimPrefix(strings.TrimPrefix(chosen[line], helperArg), ".")
+		if got != want[line] {
+			t.Errorf("line %d chosen by %q, want %q", line, got, want[line])
+		}
 	}
 }
 

@@ -18,6 +18,9 @@ type valuesFile struct {
 	path   string // as users name it
 	source []byte
 	doc    *manifest.Document
+	// packaged: the values.yaml of a packaged dependency of a chart
+	// directory, which users cannot edit.
+	packaged bool
 }
 
 func parseValuesFile(path string, source []byte) (*valuesFile, error) {
@@ -191,6 +194,35 @@ func (l *valuesLookup) locate(path string) (string, manifest.Position, bool) {
 		}
 		if source.file.doc != nil && source.file.doc.Has(full) {
 			return source.file.path, source.file.doc.Locate(full), true
+		}
+	}
+	return "", manifest.Position{}, false
+}
+
+// editable finds where a user sets a value that a packaged dependency's own
+// values.yaml gave: its line in a values file outside the archive, or the
+// line of its nearest ancestor under the chart's key there (`worker:` in the
+// parent's values.yaml), to which the value would be added.
+func (l *valuesLookup) editable(path string) (string, manifest.Position, bool) {
+	global := path == "global" || strings.HasPrefix(path, "global.")
+	for _, source := range l.sources {
+		if source.file.doc == nil || source.file.packaged {
+			continue
+		}
+		top, full := source.prefix, manifest.ConcatPath(source.prefix, path)
+		if global {
+			top, full = "global", path
+		}
+		if top == "" { // the chart's own values.yaml: no key of the chart's to fall back on
+			continue
+		}
+		for p := full; ; p = manifest.ParentPath(p) {
+			if source.file.doc.Has(p) {
+				return source.file.path, source.file.doc.Locate(p), true
+			}
+			if p == top || p == "" {
+				break
+			}
 		}
 	}
 	return "", manifest.Position{}, false

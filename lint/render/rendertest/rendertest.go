@@ -37,8 +37,10 @@ func Locations(files []*manifest.File) string {
 					name = "(object)"
 				}
 				line := fmt.Sprintf("    %-62s %s:%d:%d", name, where, pos.Line, pos.Column)
-				if call, ok := object.Doc.CalledFrom(path); ok {
+				if call, ok := object.Doc.CalledFrom(path); ok && call.Note == "" {
 					line += fmt.Sprintf(" (included from %s:%d)", call.File, call.Line)
+				} else if ok {
+					line += fmt.Sprintf(" (%s: %s:%d)", call.Note, call.File, call.Line)
 				}
 				fmt.Fprintln(&out, line)
 			}
