@@ -31,7 +31,8 @@ var tritonLayout = &lint.Rule{
 			"When the model repository is linted whole, each step is checked against the model it names: a model not in the repository " +
 			"(\"ensemble '<name>' contains models that are not available or ambiguous\"), a model_version the model does not load (a step " +
 			"without model_version asks for version 0), input_map and output_map keys the model's config.pbtxt does not declare, inputs left " +
-			"unmapped, a max_batch_size above the model's, and a tensor whose data type or shape differs between two models. Models whose " +
+			"unmapped, a max_batch_size above the model's, a tensor whose data type or shape differs between two models, and a step " +
+			"that leads back to its ensemble, itself or through other ensembles (\"circular dependency between ensembles\"). Models whose " +
 			"inputs and outputs are completed at load (none written, or a model.py with auto_complete_config) are not judged, nor models in " +
 			"another --model-repository. With --exit-on-error (the default) one such model stops the whole server.",
 		Bad:  "models/\n  resnet/\n    config.pbtxt      # name: \"resnet50\", platform: \"onnxruntime_onnx\"\n    00000001/\n      model.onnx",

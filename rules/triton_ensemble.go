@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/model"
@@ -45,6 +46,7 @@ func checkEnsemble(pass *lint.Pass, m *model.Model) {
 	if !e.checkSteps() {
 		return
 	}
+	e.checkCycle()
 	e.checkDataFlow()
 	if m.Triton.Repository != nil {
 		for i := range config.Scheduling.Steps {
@@ -88,6 +90,55 @@ func (e *ensembleCheck) checkSteps() bool {
 		}
 	}
 	return ok
+}
+
+// maxEnsembleDepth bounds how deep checkCycle follows ensembles that run
+// ensembles: a repository's graphs are a few levels deep.
+const maxEnsembleDepth = 64
+
+// checkCycle reports a step that leads back to the ensemble, itself or
+// through ensembles of the repository: Triton's dependency graph refuses
+// every ensemble of the cycle (CircularcyCheck in
+// model_repository_manager.cc).
+func (e *ensembleCheck) checkCycle() {
+	self := path.Base(e.m.Dir)
+	for i, step := range e.config.Scheduling.Steps {
+		chain, ok := e.leadsBack(step.ModelName, self, map[string]bool{}, 0)
+		if !ok {
+			continue
+		}
+		last := self
+		if len(chain) > 1 {
+			last = chain[len(chain)-2]
+		}
+		e.report(step.NameLine(), "step %d of ensemble '%s' runs model '%s', which leads back to the ensemble (%s -> %s): Triton "+
+			"refuses every ensemble of the cycle with \"circular dependency between ensembles: %s -> ... -> %s -> %s\"; remove "+
+			"the step that closes the cycle", i, e.name, step.ModelName, self, strings.Join(chain, " -> "), self, last, self)
+		return
+	}
+}
+
+// leadsBack returns the models from name to target when name is target
+// or an ensemble of the repository one of whose steps leads back to it.
+func (e *ensembleCheck) leadsBack(name, target string, seen map[string]bool, depth int) ([]string, bool) {
+	if name == target {
+		return []string{name}, true
+	}
+	repository := e.m.Triton.Repository
+	if repository == nil || seen[name] || depth == maxEnsembleDepth {
+		return nil, false
+	}
+	seen[name] = true
+	next := repository.Models[name]
+	if next == nil || next.Triton == nil || next.Triton.Config == nil || next.Triton.Config.Scheduling == nil {
+		return nil, false
+	}
+	for _, step := range next.Triton.Config.Scheduling.Steps {
+		if chain, ok := e.leadsBack(step.ModelName, target, seen, depth+1); ok {
+			return append([]string{name}, chain...), true
+		}
+	}
+	return nil, false
 }
 
 // ensembleTensor is a node of the ensemble's data flow: an ensemble input,
