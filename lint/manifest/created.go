@@ -126,6 +126,11 @@ func (s *Set) FindCreated(kind, namespace, name string) *Created {
 	return found
 }
 
+// createsObjects says a creator of the table is of the object's kind.
+func createsObjects(o *Object) bool {
+	return slices.ContainsFunc(creators, func(c creator) bool { return c.kind == o.Kind })
+}
+
 // created lists the objects the set's creators create, by createdKey.
 func (s *Set) created() map[string][]*Created {
 	index := map[string][]*Created{}

@@ -33,9 +33,10 @@ type typedHolds struct {
 var readAcrossWorkloads = map[string]bool{"ServingRuntime": true, "ClusterServingRuntime": true, "ServerConfig": true}
 
 // releaseTyped drops the typed fields of the object's workloads until a
-// Hold.
+// Hold. A workload that creates objects (a RayCluster's auth Secret) is
+// read by the rules of the workloads that reference them, so it is kept.
 func (o *Object) releaseTyped(workloads []*Workload) {
-	if len(workloads) == 0 || readAcrossWorkloads[o.Kind] {
+	if len(workloads) == 0 || readAcrossWorkloads[o.Kind] || createsObjects(o) {
 		return
 	}
 	o.holds = &typedHolds{workloads: workloads}
