@@ -195,7 +195,10 @@ func (s *seldon) server(server *manifest.Object, override *manifest.Workload) (s
 		return "", fmt.Errorf("%s: merge its podSpec over ServerConfig %s's: %w", server.ID(), config.ID(), err)
 	}
 	w.ComposeSpec(spec)
-	w.Incomplete = false
+	// The ServerConfig the cluster runs may not be the chart's default (a
+	// release installed with other values): what the default gives the pod
+	// is an assumption, so its errors are warnings.
+	w.Incomplete = note != ""
 	for _, template := range c.spec.VolumeClaimTemplates {
 		w.ClaimTemplates = append(w.ClaimTemplates, template.Name)
 	}

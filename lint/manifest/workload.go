@@ -72,8 +72,8 @@ type Workload struct {
 	// Incomplete says the pod spec is not all of the pod: it was found in a
 	// kind modellint has no reader for (see GenericPodPaths), or it is an
 	// override its controller merges into another object's (a Seldon v2
-	// Server's podSpec over its ServerConfig's). What the rest adds is not
-	// known.
+	// Server's podSpec over its ServerConfig's, or over the default one
+	// Seldon's chart installs). What the rest adds is not known.
 	Incomplete bool
 
 	// ServeConfig is a RayService's Ray Serve applications: the YAML text of
