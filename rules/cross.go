@@ -244,8 +244,8 @@ func servingMemory(pass *lint.Pass, link *lint.Link) (hostMemoryNeed, bool) {
 		}
 	} else if host.KVCacheGiB.Name() != "" {
 		workers := int64(1)
-		if c.Runtime.GPU != nil {
-			if value, ok := args.Value(c.Runtime.GPU.TensorParallel); ok {
+		if engineGPU(c) != nil {
+			if value, ok := args.Value(engineGPU(c).TensorParallel); ok {
 				if n, err := strconv.ParseInt(value.Value, 10, 64); err == nil && n > 1 {
 					workers = n
 				}
@@ -331,7 +331,7 @@ func swapBytes(estimates lint.EstimateConfig, m *model.Model, c *manifest.Contai
 // layer offloaded), which MDL401 does not judge.
 func hostModelBytes(pass *lint.Pass, link *lint.Link) (int64, string, bool) {
 	c := link.Container
-	if c.Runtime.GPU != nil && c.Runtime.GPU.AllWeightsOnGPU && requestsAccelerator(pass, c) {
+	if engineGPU(c) != nil && engineGPU(c).AllWeightsOnGPU && requestsAccelerator(pass, c) {
 		return 0, "", false
 	}
 	bytes, what := servedBytes(link.Model)

@@ -252,8 +252,9 @@ func engineOf(c *manifest.Container) string {
 }
 
 // engineGPU is the GPU settings of the engine that serves a container's
-// model: a wrapping server passes its engine's flags on (KServe's Hugging
-// Face server gives vLLM its --max-model-len).
+// model, which every GPU and memory rule reads: a wrapping server passes
+// its engine's flags on (KServe's Hugging Face server gives vLLM its
+// --max-model-len) and its engine places the weights.
 func engineGPU(c *manifest.Container) *server.GPUMemory {
 	if engine := server.Named(engineOf(c)); engine != nil && engine.GPU != nil {
 		return engine.GPU

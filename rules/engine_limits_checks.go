@@ -533,7 +533,7 @@ var (
 // replicas share the tensor-parallel group. It needs no linked model.
 func checkSGLangGroup(pass *lint.Pass, c *manifest.Container, coverage *lint.Coverage) {
 	group := pass.Workload().Group
-	if group == nil || group.Size <= 1 || engineOf(c) != "sglang" || c.Runtime.GPU == nil {
+	if group == nil || group.Size <= 1 || engineOf(c) != "sglang" || engineGPU(c) == nil {
 		return
 	}
 	gpuResource := corev1.ResourceName(pass.Config.GPUResourceName())
@@ -544,7 +544,7 @@ func checkSGLangGroup(pass *lint.Pass, c *manifest.Container, coverage *lint.Cov
 	}
 	coverage.Checked()
 	args := serverArgs(pass, c)
-	srv := c.Runtime.GPU
+	srv := engineGPU(c)
 	tp, tpValue := parallelDegree(args, srv.TensorParallel)
 	pp, ppValue := parallelDegree(args, srv.PipelineParallel)
 	dp, dpValue := parallelDegree(args, sglangDataParallel)

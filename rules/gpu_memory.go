@@ -109,7 +109,7 @@ func checkGPUMemory(pass *lint.Pass) {
 	var coverage lint.Coverage
 	for _, link := range linkedModels(pass) {
 		c := link.Container
-		srv := c.Runtime.GPU
+		srv := engineGPU(c)
 		device, requested, known := containerDevice(pass, c)
 		switch {
 		case srv == nil:
@@ -579,7 +579,7 @@ func ggufWeights(ggufs []model.GGUFFile) weightEstimate {
 // allLayersOnGPU reports whether a llama.cpp container's --n-gpu-layers
 // puts every layer on the GPU.
 func allLayersOnGPU(pass *lint.Pass, c *manifest.Container) bool {
-	gpu := c.Runtime.GPU
+	gpu := engineGPU(c)
 	if gpu == nil || gpu.GPULayers.Name() == "" {
 		return false
 	}

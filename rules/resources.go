@@ -550,7 +550,7 @@ func sharedMemoryNeed(pass *lint.Pass, c *manifest.Container) shmNeed {
 			return need
 		}
 	}
-	srv := c.Runtime.GPU
+	srv := engineGPU(c)
 	if srv == nil || !srv.Sharding {
 		return shmNeed{severity: lint.Info, effect: shmEffect}
 	}
