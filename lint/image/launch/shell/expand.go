@@ -67,10 +67,10 @@ func (f *follower) expandWord(fr frame, p *path, line int, w *syntax.Word) ([]fi
 	}
 	e := &expansion{f: f, fr: fr, p: p, line: line}
 	e.parts(w.Parts, false)
+	e.flush() // the last field, which may be the one past maxWords
 	if e.unknown != "" {
 		return []field{{text: fr.src.written(w), unknown: e.unknown}}, e.usedArgs
 	}
-	e.flush()
 	return e.fields, e.usedArgs
 }
 

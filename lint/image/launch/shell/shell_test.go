@@ -807,6 +807,12 @@ func TestFollowBounds(t *testing.T) {
 			unresolved: []string{"line 2: a word expands to more than 1024 words"},
 		},
 		{
+			// The last field is ended by the word's end, not by a space.
+			name:       "one word whose last field is one more than the most words",
+			script:     "W='" + strings.TrimSpace(strings.Repeat("w ", maxWords+1)) + "'\nexec $W\n",
+			unresolved: []string{"line 2: a word expands to more than 1024 words"},
+		},
+		{
 			name:   "a word nested one less than the limit",
 			script: "exec " + defaults[5:] + "/usr/bin/server" + closing[1:] + "\n",
 			want:   []Command{cmd(1, true, "/usr/bin/server")},
