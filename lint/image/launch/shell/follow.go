@@ -254,10 +254,12 @@ func (f *follower) finals(proc *process, open []*path) ([]Command, []reason) {
 	return out, distinct(unknown)
 }
 
+// distinct drops repeats and keeps one reason past the limit, so report
+// can say that more are left out.
 func distinct(reasons []reason) []reason {
 	var out []reason
 	for _, r := range reasons {
-		if !slices.Contains(out, r) && len(out) < maxUnresolved {
+		if !slices.Contains(out, r) && len(out) <= maxUnresolved {
 			out = append(out, r)
 		}
 	}

@@ -925,6 +925,7 @@ func TestReport(t *testing.T) {
 		{"by line, once each", []reason{{2, "b"}, {1, "a"}, {2, "b"}}, []string{"line 1: a", "line 2: b"}},
 		{"no line", []reason{{0, "everywhere"}, {3, "here"}}, []string{"everywhere", "line 3: here"}},
 		{"notes over the limit", f.notes, append(notes, "more reasons are left out")},
+		{"distinct reasons over the limit", distinct(f.notes), append(notes, "more reasons are left out")},
 	}
 	for _, c := range cases {
 		if got := report(c.reasons); !slices.Equal(got, c.want) {
