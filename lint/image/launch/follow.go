@@ -195,6 +195,9 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 			script = scriptResolved
 			text := c.img.Facts(scriptNode)
 			if text == nil || text.Text == nil {
+				// A script run as sh's operand needs no #! line, so the first
+				// read may not have kept its text: a targeted read does.
+				c.analysis.Needs = append(c.analysis.Needs, scriptNode)
 				c.analysis.Unchecked = append(c.analysis.Unchecked, scriptResolved+": the script's content was not read, not followed to the program it runs")
 				return script, nil, true
 			}

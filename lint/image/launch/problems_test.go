@@ -89,8 +89,8 @@ var startWants = map[string]startWant{
 		Via: []Hop{{Script: "/entrypoint.sh", Line: 2, Program: "serve", Exec: true}}}}},
 	"shell-script-missing": {problems: []Problem{{Kind: NotFound, Reason: ShellScriptMissing, Path: "/app/start.sh", ByShell: true,
 		Name: "start.sh"}}},
-	// The script file sh is given is found; its text is not captured.
-	"shell-script-file": {unchecked: []string{"/app/start.sh: the script's content was not read, not followed to the program it runs"}},
+	// The script file sh is given is read, #! line or not, and followed.
+	"shell-script-file": {},
 	"shell-script-directory": {problems: []Problem{{Kind: NotFound, Reason: ShellScriptMissing, Path: "/app/start.sh", ByShell: true,
 		Name: "start.sh"}}},
 	"branch-not-taken": {notTaken: []NotTaken{{Script: "/entrypoint.sh", Problem: Problem{Kind: NotFound, Reason: NotInPath,

@@ -167,7 +167,9 @@ var startCases = []startCase{
 		}, userLocalBin...)},
 	{name: "shell-script-missing", files: []layerFile{directory("app", 0o755)},
 		spec: Spec{Argv: []string{"sh", "start.sh"}, Env: []string{"PATH=" + testPath}, WorkingDir: "/app"}},
-	{name: "shell-script-file", files: []layerFile{regular("app/start.sh", 0o644, "#!/bin/sh\nexec serve\n")},
+	// sh reads its operand whatever its first line: a script with no #! is
+	// followed too.
+	{name: "shell-script-file", files: []layerFile{regular("app/start.sh", 0o644, "exec serve\n"), elfFile("usr/local/bin/serve", "stub-amd64")},
 		spec: Spec{Argv: []string{"sh", "start.sh"}, Env: []string{"PATH=" + testPath}, WorkingDir: "/app"}},
 	{name: "shell-script-directory", files: []layerFile{directory("app/start.sh", 0o755)},
 		spec: Spec{Argv: []string{"sh", "start.sh"}, Env: []string{"PATH=" + testPath}, WorkingDir: "/app"}},
