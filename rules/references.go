@@ -152,8 +152,10 @@ var configRefMissing = &lint.Rule{
 			"with their hash suffixes; a reference kustomize left as written (a field of a kind it does not know, such as " +
 			"an InferenceService's containers) is reported with the name the generator gave. References marked optional " +
 			"and objects listed under external: in .modellint.yaml are not reported. A missing Secret is a warning, since " +
-			"Secrets are usually created outside the repository, and so is a missing object named after the release of a " +
-			"Helm chart modellint rendered, which the rest of the release may create. A name that repeats one the chart " +
+			"Secrets are usually created outside the repository; a missing imagePullSecrets entry is a note, since the " +
+			"kubelet then pulls without it and only a registry that wants credentials refuses the pull. A missing object " +
+			"named after the release of a Helm chart modellint rendered is a warning too, since the rest of the release " +
+			"may create it. A name that repeats one the chart " +
 			"gives after its release, with another release's name in front (`ray-cluster-config` for the chart's " +
 			"`{{ .Release.Name }}-config`), is a warning that names that release: it holds only under that release name. " +
 			"$$(VAR) is an escape and is not reported; in shell scripts (sh -c) only UPPER_CASE names are checked, " +
@@ -203,6 +205,8 @@ type configRef struct {
 	path     string // field path of the name
 	keyPath  string // field path of the key
 	what     string // how it is used, for messages
+	// pull: an imagePullSecrets entry, which the kubelet goes on without.
+	pull bool
 }
 
 func checkConfigRefs(pass *lint.Pass) {
@@ -268,6 +272,12 @@ func reportMissing(pass *lint.Pass, ref configRef) {
 	}
 	if ref.kind == "Secret" && severity > lint.Warning {
 		severity = lint.Warning // Secrets usually live outside the repository
+	}
+	if ref.pull {
+		// The kubelet pulls without a pull secret it cannot find, which
+		// fails only for a registry that wants credentials.
+		severity = lint.Info
+		effect = "the kubelet pulls the images without it, and an image of a registry that wants credentials fails with ImagePullBackOff"
 	}
 	if release := pass.Workload().Object.File.HelmRelease; namedAfterRelease(ref.name, release) {
 		// Another chart of the same release, or the release's own hooks,
@@ -444,6 +454,10 @@ func podConfigRefs(w *manifest.Workload) []configRef {
 					path: base + ".secretRef.name", what: what})
 			}
 		}
+	}
+	for i, secret := range w.Spec.ImagePullSecrets {
+		refs = append(refs, configRef{kind: "Secret", name: secret.Name, pull: true,
+			path: manifest.IndexPath(manifest.JoinPath(w.SpecPath, "imagePullSecrets"), i) + ".name", what: "imagePullSecrets"})
 	}
 	for i, volume := range w.Spec.Volumes {
 		base := volumePath(w, i)
