@@ -21,8 +21,9 @@ var inlineIgnore = lazyregexp.New(`#\s*modellint:ignore[=\s]\s*([A-Za-z0-9_,-]+)
 type suppressor struct {
 	config *lint.Config
 	files  map[string]*manifest.File
-	// workloads by target name, to read annotations.
-	workloads map[string]*manifest.Workload
+	// workloads by target name, to read annotations: several when sibling
+	// deployments under one PATH name theirs alike.
+	workloads map[string][]*manifest.Workload
 	// annotations are the ignore annotations of the workloads, read (by
 	// learn) while their documents are there.
 	annotationsMu sync.Mutex
@@ -39,14 +40,14 @@ type suppressor struct {
 }
 
 func newSuppressor(config *lint.Config, set *manifest.Set, now string, rules []*lint.Rule) *suppressor {
-	s := &suppressor{config: config, files: map[string]*manifest.File{}, workloads: map[string]*manifest.Workload{},
+	s := &suppressor{config: config, files: map[string]*manifest.File{}, workloads: map[string][]*manifest.Workload{},
 		annotations: map[*manifest.Workload][]ignoreAnnotation{}, now: now, missingReason: map[lint.Location]lint.Finding{}, reasonRule: ruleByID(rules, lint.SuppressionRuleID),
 		expired: map[int]lint.Finding{}, expiredRule: ruleByID(rules, lint.ExpiredSuppressionRuleID)}
 	for _, file := range set.Files {
 		s.files[file.Path] = file
 	}
 	for _, workload := range set.Workloads {
-		s.workloads[workload.Name()] = workload
+		s.workloads[workload.Name()] = append(s.workloads[workload.Name()], workload)
 	}
 	return s
 }
@@ -123,12 +124,8 @@ type ignoreAnnotation struct {
 }
 
 // learn reads the ignore annotations of a workload, the object's and then
-// its pod template's, while the workload's document is there; a workload
-// that another of its name hides is not looked up.
+// its pod template's, while the workload's document is there.
 func (s *suppressor) learn(workload *manifest.Workload) {
-	if s.workloads[workload.Name()] != workload {
-		return
-	}
 	annotations := workloadIgnores(workload)
 	s.annotationsMu.Lock()
 	defer s.annotationsMu.Unlock()
@@ -162,7 +159,7 @@ func workloadIgnores(workload *manifest.Workload) []ignoreAnnotation {
 
 // annotation looks for the ignore annotation on the object, then on its pod template.
 func (s *suppressor) annotation(finding *lint.Finding) *lint.Suppression {
-	workload := s.workloads[finding.Target]
+	workload := s.workloadOf(finding)
 	if workload == nil {
 		return nil
 	}
@@ -183,6 +180,38 @@ func (s *suppressor) annotation(finding *lint.Finding) *lint.Suppression {
 		return &lint.Suppression{Kind: lint.SuppressedByAnnotation, Reason: reason}
 	}
 	return nil
+}
+
+// workloadOf is the workload a finding was made on: of the workloads of
+// its target's name, the one in the finding's file, else the one whose
+// file is nearest to it (a runtime or ConfigMap beside its workload).
+func (s *suppressor) workloadOf(finding *lint.Finding) *manifest.Workload {
+	candidates := s.workloads[finding.Target]
+	if len(candidates) <= 1 {
+		if len(candidates) == 0 {
+			return nil
+		}
+		return candidates[0]
+	}
+	var best *manifest.Workload
+	bestShared := -1
+	for _, w := range candidates {
+		if shared := sharedDirs(w.Object.File.Path, finding.Location.File); shared > bestShared {
+			best, bestShared = w, shared
+		}
+	}
+	return best
+}
+
+// sharedDirs counts the leading path elements two files share, the file
+// name included, so a file shares most with itself.
+func sharedDirs(a, b string) int {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(as) && n < len(bs) && as[n] == bs[n] {
+		n++
+	}
+	return n
 }
 
 // asString is a plain value that is a string, else "" (an annotation of

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,5 +72,35 @@ func TestConfigIgnoreExpires(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAnnotationOfItsOwnWorkload: two deployments side by side under one
+// PATH may name a workload alike; each one's ignore annotation applies to
+// its own findings only.
+func TestAnnotationOfItsOwnWorkload(t *testing.T) {
+	dir := t.TempDir()
+	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n%sspec:\n  containers: [{name: c, image: x:1}]\n"
+	annotated := "  annotations:\n    modellint.dev/ignore: \"MDL904 -- accepted here\"\n"
+	for sub, annotation := range map[string]string{"a": annotated, "b": ""} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, sub, "pod.yaml"), []byte(fmt.Sprintf(pod, annotation)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	failing := &lint.Rule{ID: "MDL904", Name: "failing", Severity: lint.Warning, Needs: []lint.Fact{lint.FactManifest},
+		Check: func(pass *lint.Pass) { pass.Reportf("spec.containers[0].image", "bad image") }}
+	result, err := Run(Options{Paths: []string{dir}, Rules: []*lint.Rule{failing}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, finding := range result.Findings {
+		got = append(got, fmt.Sprintf("%s suppressed=%v", filepath.Base(filepath.Dir(finding.Location.File)), finding.Suppressed()))
+	}
+	if want := "a suppressed=true, b suppressed=false"; strings.Join(got, ", ") != want {
+		t.Errorf("findings %v, want %s", got, want)
 	}
 }
