@@ -63,8 +63,17 @@ fuzz-ci:
 GREMLINS ?= github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 PKG ?= ./lint/model/serverconfig
 MUTATE_TIMEOUT ?= 30m
+# FILES='cross.go argv.go' mutates only those files of PKG (not its subdirectories).
+FILES ?=
+MUTATE_EXCLUDE = $(if $(FILES),--exclude-files / $(foreach f,$(filter-out $(FILES) %_test.go,$(notdir $(wildcard $(PKG)/*.go))),--exclude-files '^$(subst .,\.,$(f))$$'))
+# ONLY=conditionals-negation makes only that kind of mutant (gremlins' flag names).
+ONLY ?=
+GREMLINS_DEFAULT_MUTANTS := arithmetic-base conditionals-boundary conditionals-negation increment-decrement invert-negatives
+# MUTATE_FLAGS passes more flags to gremlins unleash (--dry-run counts the mutants).
+MUTATE_FLAGS ?=
+MUTATE_KINDS = $(if $(ONLY),$(foreach k,$(filter-out $(ONLY),$(GREMLINS_DEFAULT_MUTANTS)),--$(k)=false) $(foreach k,$(ONLY),--$(k)))
 mutate:
-	GOMAXPROCS=1 timeout $(MUTATE_TIMEOUT) $(GO) run $(GREMLINS) unleash --workers 1 --timeout-coefficient 30 $(PKG)
+	GOMAXPROCS=1 timeout $(MUTATE_TIMEOUT) $(GO) run $(GREMLINS) unleash --workers 1 --timeout-coefficient 30 $(MUTATE_KINDS) $(MUTATE_EXCLUDE) $(MUTATE_FLAGS) $(PKG)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

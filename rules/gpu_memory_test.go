@@ -69,9 +69,15 @@ type gpuCase struct {
 	tensors   []tensor
 	config    string
 	gguf      int64 // a GGUF file of this many weight bytes instead of safetensors
+	ggufShape bool  // the GGUF header gives Llama 3.1 8B's shape (llamaGGUFShape)
 	want      []string
 	skip      string
 }
+
+// llamaGGUFShape is Llama 3.1 8B's shape as its GGUF header writes it: a
+// KV cache of 128 KiB a token in f16, 16 GiB for the whole context.
+var llamaGGUFShape = map[string]uint32{"llama.block_count": 32, "llama.attention.head_count": 32,
+	"llama.attention.head_count_kv": 8, "llama.embedding_length": 4096, "llama.context_length": 131072}
 
 const (
 	onL4     = "nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}"
@@ -143,6 +149,32 @@ func TestGPUMemoryBelowWeights(t *testing.T) {
 		{name: "llama.cpp keeps layers in host memory", placement: onL4, image: llamaCpp, gpus: 1, gguf: 40 << 30,
 			container: `args: [-m, /models/m/model.gguf, -ngl, "20"]`,
 			skip:      `container server (llama.cpp server) does not put every layer on the GPU (--n-gpu-layers)`},
+		// llama.cpp's KV cache: 8 GiB of weights beside it on an L4 (22.5 GiB × 1.00).
+		{name: "llama.cpp -c 0 takes the model's context", placement: onL4, image: llamaCpp, gpus: 1, gguf: 8 << 30, ggufShape: true,
+			container: `args: [-m, /models/m/model.gguf, -ngl, "99", -c, "0"]`,
+			want: []string{`which leaves 14.5 GiB, but the KV cache for one sequence of 131072 tokens (-c 0: llama.context_length ` +
+				`in the GGUF header of model.gguf) needs 16.0 GiB (2 × 32 layers × 8 KV heads × 128 head dim × 2 bytes × 131072 tokens)`,
+				`set --ctx-size to 117760 or lower, or use --cache-type-k q8_0`}},
+		{name: "llama.cpp with an f16 KV cache said outright", placement: onL4, image: llamaCpp, gpus: 1, gguf: 8 << 30, ggufShape: true,
+			container: `args: [-m, /models/m/model.gguf, -ngl, "99", -c, "131072", -ctk, f16]`,
+			want:      []string{`needs 16.0 GiB (2 × 32 layers × 8 KV heads × 128 head dim × 2 bytes × 131072 tokens)`}},
+		{name: "llama.cpp with a bf16 KV cache", placement: onL4, image: llamaCpp, gpus: 1, gguf: 8 << 30, ggufShape: true,
+			container: `args: [-m, /models/m/model.gguf, -ngl, "99", -c, "131072", -ctk, bf16]`,
+			want:      []string{`needs 16.0 GiB (2 × 32 layers × 8 KV heads × 128 head dim × 2 bytes × 131072 tokens)`}},
+		{name: "llama.cpp with an f32 KV cache", placement: onL4, image: llamaCpp, gpus: 1, gguf: 8 << 30, ggufShape: true,
+			container: `args: [-m, /models/m/model.gguf, -ngl, "99", -c, "65536", -ctk, f32]`,
+			want:      []string{`needs 16.0 GiB (2 × 32 layers × 8 KV heads × 128 head dim × 4 bytes × 65536 tokens)`}},
+		{name: "llama.cpp with a q8_0 KV cache", placement: onL4, image: llamaCpp, gpus: 1, gguf: 16 << 30, ggufShape: true,
+			container: `args: [-m, /models/m/model.gguf, -ngl, "99", -c, "131072", -ctk, q8_0]`,
+			want:      []string{`needs 8.0 GiB (2 × 32 layers × 8 KV heads × 128 head dim × 1 byte × 131072 tokens)`}},
+		{name: "llama.cpp's 4-bit KV cache is not sized", placement: onL4, image: llamaCpp, gpus: 1, gguf: 8 << 30, ggufShape: true,
+			container: `args: [-m, /models/m/model.gguf, -ngl, "99", -c, "131072", -ctk, q4_0]`},
+		{name: "vLLM's auto KV cache is the model's dtype", placement: onL4, image: vllm, gpus: 1, tensors: []tensor{bf16(llama8B)},
+			config: llamaCfg, container: `args: [--model=/models/m, --kv-cache-dtype=auto]`,
+			want: []string{`needs 16.0 GiB (2 × 32 layers × 8 KV heads × 128 head dim × 2 bytes × 131072 tokens)`}},
+		{name: "a float32 model's KV cache is float32 too", placement: onA100, image: vllm, gpus: 1, tensors: []tensor{{"w", "F32", llama8B, 4}},
+			config: llamaCfg, container: `args: [--model=/models/m, --dtype=float32, --max-model-len=32768]`,
+			want: []string{`needs 8.0 GiB (2 × 32 layers × 8 KV heads × 128 head dim × 4 bytes × 32768 tokens)`}},
 		{name: "a MIG slice of 10 GB", image: vllm, gpus: 1, resource: "nvidia.com/mig-1g.10gb", tensors: []tensor{bf16(llama8B)},
 			container: `args: [--model=/models/m]`,
 			want: []string{`15.0 GiB of weights per GPU, but MIG 1g.10gb slice (resource nvidia.com/mig-1g.10gb; usable memory as ` +
@@ -217,8 +249,12 @@ func lintGPUCase(t *testing.T, rule *lint.Rule, c gpuCase) ([]string, string) {
 			t.Fatal(err)
 		}
 		// One F16 matrix of c.gguf bytes, 4096 wide.
-		header, size := gguftest.File{Tensors: []gguftest.Tensor{
-			{Name: "w", Dims: []uint64{4096, uint64(c.gguf) / 2 / 4096}, Type: gguftest.F16}}}.Header()
+		file := gguftest.File{Tensors: []gguftest.Tensor{
+			{Name: "w", Dims: []uint64{4096, uint64(c.gguf) / 2 / 4096}, Type: gguftest.F16}}}
+		if c.ggufShape {
+			file.Strings, file.Uint32s = map[string]string{"general.architecture": "llama"}, llamaGGUFShape
+		}
+		header, size := file.Header()
 		if err := os.WriteFile(filepath.Join(model, "model.gguf"), header, 0o644); err != nil {
 			t.Fatal(err)
 		}
