@@ -17,6 +17,7 @@ import (
 	"github.com/modellint/modellint/lint/image/launch"
 	"github.com/modellint/modellint/lint/image/launch/python"
 	"github.com/modellint/modellint/lint/manifest"
+	"github.com/modellint/modellint/lint/server"
 )
 
 var cudaDriverTooOld = &lint.Rule{
@@ -385,7 +386,9 @@ func reportNoAccount(pass *lint.Pass, c *imageCheck) {
 	}
 	certain := b.Process.EnvUnknown == ""
 	vllmVersion := ""
-	if m := vllmTag.FindStringSubmatch(c.img.Reference); m != nil {
+	// A tag is vLLM's release only on an image named for vLLM: a private
+	// name's tag (team-a/assistant:2024.11.3) is the team's own version.
+	if m := vllmTag.FindStringSubmatch(c.img.Reference); m != nil && server.ByImage(c.img.Reference) == b.Server.Runtime {
 		major, _ := strconv.Atoi(m[1])
 		minor, _ := strconv.Atoi(m[2])
 		if versionBefore([2]int{major, minor}, [2]int{0, 22}) {

@@ -18,7 +18,7 @@ var serverNotForeground = &lint.Rule{
 	ID: "MDL312", Name: "server-not-foreground", Severity: lint.Warning,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "A wrapper script starts the server and then runs something else: it starts it in the background (&, or a server that daemonizes such as `torchserve --start`) and keeps the container alive with `tail -f /dev/null`, `sleep infinity` or `wait`, or runs it in the foreground but not as its last command (`vllm serve …; echo done`).",
+		Summary: "A wrapper script starts the server and then runs something else: it starts it in the background (&, or a server that daemonizes such as `torchserve --start`) and keeps the container alive with `tail -f /dev/null` or `sleep infinity` or `wait`s for it, or runs it in the foreground but not as its last command (`vllm serve …; echo done`).",
 		Why: "The runtime sends SIGTERM on pod deletion and on every rollout to the container's PID 1 and ends the " +
 			"container when PID 1 exits. When that process is the wrapper (a shell waiting for the server or for a job, " +
 			"or its keep-alive command), the server never gets the SIGTERM: it is killed with SIGKILL after " +
@@ -92,11 +92,14 @@ func checkServerForeground(pass *lint.Pass) {
 				continue
 			}
 			reported[key] = true
-			if then == "" {
-				then = "and then `wait`s for it"
-				if hop.Then != nil {
-					then = fmt.Sprintf("and then runs `%s` (line %d) to keep the container alive", strings.Join(hop.Then, " "), hop.ThenLine)
-				}
+			switch {
+			case then != "":
+			case hop.Then != nil:
+				then = fmt.Sprintf("and then runs `%s` (line %d) to keep the container alive", strings.Join(hop.Then, " "), hop.ThenLine)
+			default:
+				// wait returns once the server exits, and the script ends
+				// with it: the container does not outlive the server.
+				then, consequence = "and then `wait`s for it", goesOn
 			}
 			if consequence == "" {
 				consequence = "SIGTERM on pod deletion and the server's exit status do not reach it, so a crashed server " +

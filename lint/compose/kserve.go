@@ -225,7 +225,11 @@ func (k *kserve) selectRuntime(isvc *manifest.Object, model modelSpec) (*runtime
 		case !r.supports(model, true):
 			return nil, fmt.Sprintf("runtime %q does not list model format %q", name, model.ModelFormat.Name)
 		case !r.speaks(model):
-			return nil, fmt.Sprintf("runtime %q does not list protocol %s", name, *model.ProtocolVersion)
+			protocol := protocolOf(model)
+			if model.ProtocolVersion == nil {
+				protocol += " (KServe's default, as the predictor sets no protocolVersion)"
+			}
+			return nil, fmt.Sprintf("runtime %q does not list protocol %s", name, protocol)
 		}
 		return r, ""
 	}
@@ -288,14 +292,19 @@ func (r *runtime) speaks(model modelSpec) bool {
 	if len(r.spec.ProtocolVersions) == 0 {
 		return true
 	}
-	protocol := "v1"
+	return slices.Contains(r.spec.ProtocolVersions, protocolOf(model))
+}
+
+// protocolOf is the protocol the predictor asks for: its protocolVersion,
+// else v2 for the triton format and v1 for the others.
+func protocolOf(model modelSpec) string {
 	switch {
 	case model.ProtocolVersion != nil:
-		protocol = *model.ProtocolVersion
+		return *model.ProtocolVersion
 	case model.ModelFormat.Name == "triton":
-		protocol = "v2"
+		return "v2"
 	}
-	return slices.Contains(r.spec.ProtocolVersions, protocol)
+	return "v1"
 }
 
 func (r *runtime) priority(format string) *int32 {

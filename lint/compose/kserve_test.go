@@ -2,6 +2,8 @@ package compose
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modellint/modellint/lint/manifest"
@@ -181,6 +183,34 @@ spec:
 		if got != want {
 			t.Errorf("%s: composed with %q, want %q", format, got, want)
 		}
+	}
+}
+
+// TestKServeNamedRuntimeProtocol: a runtime named by runtime: that lists
+// only v2, for a model spec that writes no protocolVersion (so asks for
+// v1), is not composed, and the note says which protocol was asked for.
+func TestKServeNamedRuntimeProtocol(t *testing.T) {
+	const source = `apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata: {name: onnx-v2, namespace: ns}
+spec:
+  supportedModelFormats: [{name: onnx, version: "1"}]
+  protocolVersions: [v2]
+  containers: [{name: kserve-container, image: triton-image}]
+`
+	const isvc = "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m, namespace: ns}\n" +
+		"spec:\n  predictor:\n    model:\n      modelFormat: {name: onnx}\n      runtime: onnx-v2\n"
+	set, notes := composed(t, source, isvc)
+	for _, w := range set.Workloads {
+		for _, c := range w.Containers {
+			if c.ComposedFrom != nil {
+				t.Errorf("composed with %s", c.ComposedFrom.Name)
+			}
+		}
+	}
+	want := `runtime "onnx-v2" does not list protocol v1 (KServe's default, as the predictor sets no protocolVersion)`
+	if !slices.ContainsFunc(notes, func(note string) bool { return strings.Contains(note, want) }) {
+		t.Errorf("notes %q, want one containing %q", notes, want)
 	}
 }
 

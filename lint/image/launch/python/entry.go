@@ -140,6 +140,15 @@ func ParseEntry(argv []string) (Entry, bool) {
 		entry.Python = true
 		entry.Targets = append(entry.Targets, Target{Kind: Module, Word: -1, Name: "mlserver"})
 		return entry, true
+	case tool == "vllm":
+		// vLLM's CLI (vllm serve MODEL), what the vllm/vllm-openai image's
+		// ENTRYPOINT runs: a console script whose entry point is
+		// vllm.entrypoints.cli.main:main (vLLM's pyproject.toml), so its
+		// interpreter must import the vllm package, and the frameworks
+		// installed for it are the server's.
+		entry.Python = true
+		entry.Targets = append(entry.Targets, Target{Kind: Module, Word: -1, Name: "vllm"})
+		return entry, true
 	case tool == "torchserve":
 		entry.parseTorchServe(args, at)
 		return entry, len(entry.Targets) > 0

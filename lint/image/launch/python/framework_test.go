@@ -90,3 +90,24 @@ func TestOtherSite(t *testing.T) {
 		t.Errorf("problems:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestVLLMConsoleScript: the official vLLM image's ENTRYPOINT is `vllm
+// serve`, a console script: its interpreter's frameworks are the server's,
+// and a vllm package it cannot import is a missing module.
+func TestVLLMConsoleScript(t *testing.T) {
+	const site = "/usr/local/lib/python3.11/site-packages"
+	script := `{path: /usr/local/bin/vllm, mode: "0755", content: "#!/usr/local/bin/python3.11\nimport sys\nfrom vllm.entrypoints.cli.main import main\nsys.exit(main())\n"}`
+	torch := `{path: ` + site + `/torch/version.py, content: "__version__ = '2.9.0+cu128'\ncuda: Optional[str] = '12.8'\n"}`
+	spec := launch.Spec{Argv: []string{"vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"}}
+	_, a := openImage(t, `[`+script+`, `+torch+`, {path: `+site+`/vllm/__init__.py, content: ""}]`, spec, nil)
+	if len(a.Frameworks) != 1 || a.Frameworks[0].Name != "torch" || a.Frameworks[0].Version != "2.9.0+cu128" || a.Frameworks[0].CUDA != "12.8" {
+		t.Errorf("frameworks: %+v", a.Frameworks)
+	}
+	if len(a.Problems) != 0 {
+		t.Errorf("problems: %v", summary(a))
+	}
+	_, missing := openImage(t, `[`+script+`, `+torch+`]`, spec, nil)
+	if got := summary(missing); !slices.Equal(got, []string{"module vllm"}) {
+		t.Errorf("without the vllm package: %v", got)
+	}
+}
