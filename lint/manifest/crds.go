@@ -435,9 +435,9 @@ func (c *Container) inject(names ...string) {
 // notLintedKinds have no pod template although a controller builds pods
 // from them.
 var notLintedKinds = map[string]string{
-	"apps.nvidia.com/NIMService": "not linted: the NIM operator builds the pod from spec.image, spec.resources, " +
-		"spec.env and spec.*Probe.probe and fills in probes, ports and volumes of its own, so there is no pod template " +
-		"whose fields findings could point at",
+	"apps.nvidia.com/NIMService": "the NIM operator builds the Deployment's pod from spec.image, spec.resources, " +
+		"spec.env, spec.storage and spec.*Probe with its own env, ports, probes and volumes; modellint builds it the " +
+		"same way (lint/compose), each field on the line that made the operator write it",
 	"apps.nvidia.com/NIMCache": "not linted: the NIM operator builds the pod of the Job that downloads the " +
 		"model into a PVC itself; modellint does not compose it",
 	"apps.nvidia.com/NIMPipeline": "not linted: the NIM operator makes a NIMService of each spec.services entry " +

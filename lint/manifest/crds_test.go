@@ -419,7 +419,7 @@ func TestWorkloadNotLintedReasons(t *testing.T) {
 	cases := []struct{ source, want string }{
 		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", "no pod template, only used for references"},
 		{"apiVersion: apps.nvidia.com/v1alpha1\nkind: NIMService\nmetadata: {name: n}\nspec:\n  image: {repository: nvcr.io/nim/meta/llama-3.1-8b-instruct, tag: \"1.8\"}\n",
-			"not linted: the NIM operator builds the pod"},
+			"the NIM operator builds the Deployment's pod from spec.image"},
 		{"apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata: {name: w}\ninference:\n  preset: {name: phi-4-mini-instruct}\n",
 			"KAITO builds the pods of preset phi-4-mini-instruct from its model catalog"},
 		{"apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceService\nmetadata: {name: l}\nspec:\n  model: {uri: \"hf://m\"}\n",
