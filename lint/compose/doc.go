@@ -6,5 +6,6 @@
 // prepackaged servers of a SeldonDeployment the images of its
 // seldon-config. The pods some controllers build from fields that are no
 // pod spec (an image repository, a resource profile) are built here as
-// their code builds them: the NIM operator's NIMService.
+// their code builds them: the NIM operator's NIMService, the vLLM
+// production-stack operator's VLLMRuntime.
 package compose

@@ -451,8 +451,9 @@ var notLintedKinds = map[string]string{
 	"inference.llmaz.io/BackendRuntime": "not linted: llmaz's controller builds the pods of the Playgrounds that " +
 		"use this backend from its image, commands and args; modellint does not compose them",
 	// https://github.com/vllm-project/production-stack (operator/api/v1alpha1)
-	"production-stack.vllm.ai/VLLMRuntime": "not linted: the vLLM production-stack operator builds the vLLM " +
-		"Deployment's pods from spec.model, spec.vllmConfig and spec.deploymentConfig; modellint does not compose them",
+	"production-stack.vllm.ai/VLLMRuntime": "the vLLM production-stack operator builds the vLLM Deployment's pod " +
+		"from spec.model, spec.vllmConfig, spec.storageConfig and spec.deploymentConfig; modellint builds it the same " +
+		"way (lint/compose), each field on the line that made the operator write it",
 	"serving.kserve.io/LLMInferenceServiceConfig": "not linted: a preset that KServe merges into the " +
 		"LLMInferenceServices naming it, not a pod of its own",
 	// KAITO builds these from its presets, through the Workspaces they make.

@@ -437,7 +437,7 @@ func TestWorkloadNotLintedReasons(t *testing.T) {
 		{"apiVersion: inference.llmaz.io/v1alpha1\nkind: BackendRuntime\nmetadata: {name: vllm}\nspec: {image: vllm/vllm-openai}\n",
 			"not linted: llmaz's controller builds the pods of the Playgrounds"},
 		{"apiVersion: production-stack.vllm.ai/v1alpha1\nkind: VLLMRuntime\nmetadata: {name: v}\nspec: {model: {modelURL: m}}\n",
-			"not linted: the vLLM production-stack operator builds"},
+			"the vLLM production-stack operator builds the vLLM Deployment's pod"},
 		{"apiVersion: apps.nvidia.com/v1alpha1\nkind: NIMCache\nmetadata: {name: c}\nspec: {storage: {pvc: {create: true}}}\n",
 			"not linted: the NIM operator builds the pod of the Job"},
 		{"apiVersion: apps.nvidia.com/v1alpha1\nkind: NIMPipeline\nmetadata: {name: p}\nspec: {services: [{name: s}]}\n",

@@ -112,6 +112,13 @@ var creators = []creator{
 	// github.com/NVIDIA/k8s-nim-operator).
 	{"apps.nvidia.com", []string{"v1alpha1"}, "NIMCache", nimClaim},
 	{"apps.nvidia.com", []string{"v1alpha1"}, "NIMService", nimClaim},
+	// The vLLM production-stack operator makes a VLLMRuntime's claim of its
+	// own name (spec.storageConfig.enabled) and the ConfigMap
+	// <name>-chat-template with the key chatTemplate (spec.model.chatTemplate):
+	// pvcForVLLMRuntime and configMapForVLLMRuntime in
+	// operator/internal/controller/vllmruntime_controller.go of
+	// github.com/vllm-project/production-stack.
+	{"production-stack.vllm.ai", []string{"v1alpha1"}, "VLLMRuntime", vllmRuntimeObjects},
 }
 
 // createdKey files a created object by kind and name.
@@ -316,6 +323,17 @@ func nimClaim(o *Object) []*Created {
 		name = o.Name + "-pvc"
 	}
 	return []*Created{{Kind: "PersistentVolumeClaim", Name: name}}
+}
+
+func vllmRuntimeObjects(o *Object) []*Created {
+	var created []*Created
+	if enabled, _ := o.Lookup("spec", "storageConfig", "enabled"); enabled == true {
+		created = append(created, &Created{Kind: "PersistentVolumeClaim", Name: o.Name})
+	}
+	if stringAt(o, "spec", "model", "chatTemplate") != "" {
+		created = append(created, &Created{Kind: "ConfigMap", Name: o.Name + "-chat-template", Keys: []string{"chatTemplate"}})
+	}
+	return created
 }
 
 // stringAt is the string at a path of map keys of the object, "" when
