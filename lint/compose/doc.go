@@ -7,5 +7,5 @@
 // seldon-config. The pods some controllers build from fields that are no
 // pod spec (an image repository, a resource profile) are built here as
 // their code builds them: the NIM operator's NIMService, the vLLM
-// production-stack operator's VLLMRuntime.
+// production-stack operator's VLLMRuntime, KubeAI's Model.
 package compose

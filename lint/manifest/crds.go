@@ -443,8 +443,9 @@ var notLintedKinds = map[string]string{
 	"apps.nvidia.com/NIMPipeline": "not linted: the NIM operator makes a NIMService of each spec.services entry " +
 		"and builds their pods; modellint does not compose them",
 	// https://github.com/substratusai/kubeai (api/k8s/v1/model_types.go)
-	"kubeai.org/Model": "not linted: KubeAI's model controller builds the server's pods (vLLM, Ollama, Infinity, " +
-		"FasterWhisper) from spec.engine, spec.url, spec.args and spec.resourceProfile; modellint does not compose them",
+	"kubeai.org/Model": "KubeAI's model controller builds the server's pods (vLLM, Ollama, Infinity, FasterWhisper) " +
+		"from spec.engine, spec.url, spec.args and spec.resourceProfile with the images and resource profiles of its " +
+		"system configuration; modellint builds them the same way on the default configuration (lint/compose)",
 	// https://github.com/InftyAI/llmaz (api/inference/v1alpha1)
 	"inference.llmaz.io/Playground": "not linted: llmaz's controller builds the inference Service and its pods " +
 		"from the BackendRuntime and the model the Playground names; modellint does not compose them",

@@ -431,7 +431,7 @@ func TestWorkloadNotLintedReasons(t *testing.T) {
 			"        children: [{name: t, implementation: TRITON_SERVER}]\n",
 			"the prepackaged SKLEARN_SERVER, TRITON_SERVER containers are built from Seldon Core 1.18.2's defaults"},
 		{"apiVersion: kubeai.org/v1\nkind: Model\nmetadata: {name: m}\nspec: {engine: VLLM, url: \"hf://m\"}\n",
-			"not linted: KubeAI's model controller builds the server's pods"},
+			"KubeAI's model controller builds the server's pods"},
 		{"apiVersion: inference.llmaz.io/v1alpha1\nkind: Playground\nmetadata: {name: p}\nspec: {replicas: 1}\n",
 			"not linted: llmaz's controller builds the inference Service and its pods"},
 		{"apiVersion: inference.llmaz.io/v1alpha1\nkind: BackendRuntime\nmetadata: {name: vllm}\nspec: {image: vllm/vllm-openai}\n",
