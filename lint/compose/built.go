@@ -30,6 +30,7 @@ type builtPod struct {
 // field at path, or (mirror) the field under path with the same rest of
 // path, for a part the controller copies whole (spec.resources).
 type builtField struct {
+	object *manifest.Object // nil for the pod's own object
 	path   string
 	mirror bool
 }
@@ -46,14 +47,28 @@ func (p *builtPod) at(under, path string) { p.fields[under] = builtField{path: p
 // each field below it on the field below path with the same rest of path.
 func (p *builtPod) mirror(under, path string) { p.fields[under] = builtField{path: path, mirror: true} }
 
+// atIn is at for a field another object wrote.
+func (p *builtPod) atIn(o *manifest.Object, under, path string) {
+	p.fields[under] = builtField{object: o, path: path}
+}
+
+// mirrorIn is mirror for a field another object wrote (the runtime the
+// pod's object names).
+func (p *builtPod) mirrorIn(o *manifest.Object, under, path string) {
+	p.fields[under] = builtField{object: o, path: path, mirror: true}
+}
+
 func (p *builtPod) place(rest string) (manifest.FieldSource, bool) {
 	for prefix := rest; ; prefix = parentRest(prefix) {
 		if field, ok := p.fields[prefix]; ok {
-			path := field.path
+			path, object := field.path, field.object
 			if field.mirror {
 				path += rest[len(prefix):]
 			}
-			return manifest.FieldSource{Object: p.object, Path: path}, true
+			if object == nil {
+				object = p.object
+			}
+			return manifest.FieldSource{Object: object, Path: path}, true
 		}
 		if prefix == "" {
 			return manifest.FieldSource{Object: p.object, Path: p.fallback}, true

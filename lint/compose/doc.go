@@ -7,5 +7,6 @@
 // seldon-config. The pods some controllers build from fields that are no
 // pod spec (an image repository, a resource profile) are built here as
 // their code builds them: the NIM operator's NIMService, the vLLM
-// production-stack operator's VLLMRuntime, KubeAI's Model.
+// production-stack operator's VLLMRuntime, KubeAI's Model, llmaz's
+// Playground.
 package compose

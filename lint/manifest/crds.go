@@ -447,10 +447,11 @@ var notLintedKinds = map[string]string{
 		"from spec.engine, spec.url, spec.args and spec.resourceProfile with the images and resource profiles of its " +
 		"system configuration; modellint builds them the same way on the default configuration (lint/compose)",
 	// https://github.com/InftyAI/llmaz (api/inference/v1alpha1)
-	"inference.llmaz.io/Playground": "not linted: llmaz's controller builds the inference Service and its pods " +
-		"from the BackendRuntime and the model the Playground names; modellint does not compose them",
-	"inference.llmaz.io/BackendRuntime": "not linted: llmaz's controller builds the pods of the Playgrounds that " +
-		"use this backend from its image, commands and args; modellint does not compose them",
+	"inference.llmaz.io/Playground": "llmaz builds the inference Service's pod from the BackendRuntime and the " +
+		"OpenModel the Playground names; modellint builds it the same way (lint/compose), each field on the object " +
+		"that wrote it",
+	"inference.llmaz.io/BackendRuntime": "llmaz builds the pods of the Playgrounds that use this backend from its " +
+		"image, command, args and probes; modellint builds them with each Playground (lint/compose)",
 	// https://github.com/vllm-project/production-stack (operator/api/v1alpha1)
 	"production-stack.vllm.ai/VLLMRuntime": "the vLLM production-stack operator builds the vLLM Deployment's pod " +
 		"from spec.model, spec.vllmConfig, spec.storageConfig and spec.deploymentConfig; modellint builds it the same " +
