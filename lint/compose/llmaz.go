@@ -67,7 +67,7 @@ type llmazResources struct {
 
 // llmazDefaultVLLM is the BackendRuntime vllm llmaz's chart installs
 // (chart/templates/backends/vllm.yaml at the values of
-// chart/values.global.yaml), its default config only.
+// chart/values.global.yaml): its default and speculative-decoding configs.
 func llmazDefaultVLLM() *llmazBackendRuntime {
 	health := func(delay, period, failure int32) *corev1.Probe {
 		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/health",
@@ -78,14 +78,22 @@ func llmazDefaultVLLM() *llmazBackendRuntime {
 	runtime := &llmazBackendRuntime{Command: []string{"python3", "-m", "vllm.entrypoints.openai.api_server"},
 		Image: "vllm/vllm-openai", Version: "v0.7.3", StartupProbe: health(0, 10, 30), LivenessProbe: health(15, 10, 3),
 		ReadinessProbe: health(5, 5, 3)}
-	runtime.RecommendedConfigs = make([]llmazRecommendedConfig, 1)
-	config := &runtime.RecommendedConfigs[0]
-	config.Name = "default"
-	config.Args = []string{"--model", "{{ .ModelPath }}", "--served-model-name", "{{ .ModelName }}", "--host", "0.0.0.0",
-		"--port", "8080"}
-	config.SharedMemorySize = &shm
-	config.Resources = &llmazResources{Limits: corev1.ResourceList{corev1.ResourceCPU: four, corev1.ResourceMemory: eight},
-		Requests: corev1.ResourceList{corev1.ResourceCPU: four, corev1.ResourceMemory: eight}}
+	eight16 := resource.MustParse("16Gi")
+	runtime.RecommendedConfigs = []llmazRecommendedConfig{{
+		Name: "default",
+		Args: []string{"--model", "{{ .ModelPath }}", "--served-model-name", "{{ .ModelName }}", "--host", "0.0.0.0",
+			"--port", "8080"},
+		SharedMemorySize: &shm,
+		Resources: &llmazResources{Limits: corev1.ResourceList{corev1.ResourceCPU: four, corev1.ResourceMemory: eight},
+			Requests: corev1.ResourceList{corev1.ResourceCPU: four, corev1.ResourceMemory: eight}},
+	}, {
+		Name: "speculative-decoding",
+		Args: []string{"--model", "{{ .ModelPath }}", "--served-model-name", "{{ .ModelName }}", "--speculative_model",
+			"{{ .DraftModelPath }}", "--host", "0.0.0.0", "--port", "8080", "--num_speculative_tokens", "5", "-tp", "1"},
+		SharedMemorySize: &shm,
+		Resources: &llmazResources{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"),
+			corev1.ResourceMemory: eight16}, Requests: corev1.ResourceList{corev1.ResourceCPU: four, corev1.ResourceMemory: eight}},
+	}}
 	return runtime
 }
 
