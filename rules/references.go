@@ -615,7 +615,9 @@ var volumeMountUndefined = &lint.Rule{
 			"Pending (\"persistentvolumeclaim not found\"); it may be created elsewhere, so that is only info. A StatefulSet's " +
 			"volumeClaimTemplates count as volumes; KServe's storage-initializer volume (kserve-provision-location) counts " +
 			"for InferenceServices and ServingRuntimes, and an InferenceService's shorthand container may mount the volumes " +
-			"of ServingRuntimes in the linted files. Claims listed under external: in .modellint.yaml are not reported.",
+			"of ServingRuntimes in the linted files. A claim a controller makes for an object of the files counts (the NIM " +
+			"operator's for a NIMCache or NIMService with spec.storage.pvc.create). Claims listed under external: in " +
+			".modellint.yaml are not reported.",
 		Bad: `containers:
   - name: tf-serving
     volumeMounts:
@@ -697,6 +699,7 @@ func checkVolumeMounts(pass *lint.Pass) {
 		}
 		namespace := w.Object.Namespace
 		if pass.Objects.Find("PersistentVolumeClaim", namespace, claim.ClaimName) != nil ||
+			pass.Objects.FindCreated("PersistentVolumeClaim", namespace, claim.ClaimName) != nil ||
 			pass.Config.IsExternal("PersistentVolumeClaim", namespace, claim.ClaimName) {
 			continue
 		}

@@ -4,6 +4,9 @@
 // mounts the model of a storageUri at /mnt/models; Seldon Core v2 merges a
 // Server's podSpec over its ServerConfig's; Seldon Core v1 gives the
 // prepackaged servers of a SeldonDeployment the images of its
-// seldon-config. A kind whose controller builds its pods from fields that
-// are no pod spec is not composed here (see manifest.NotLinted).
+// seldon-config. The pods some controllers build from fields that are no
+// pod spec (an image repository, a resource profile) are built here as
+// their code builds them: the NIM operator's NIMService, the vLLM
+// production-stack operator's VLLMRuntime, KubeAI's Model, llmaz's
+// Playground.
 package compose

@@ -22,7 +22,8 @@ func composedSet(files []*manifest.File, crds []*manifest.Object, result *lint.R
 	}
 	// Each composes the pods of one platform's objects.
 	for _, composer := range []func(*manifest.Set) ([]string, error){compose.KServe, compose.SeldonServers,
-		compose.SeldonDeployments} {
+		compose.SeldonDeployments, compose.NIMServices, compose.VLLMRuntimes,
+		compose.KubeAIModels, compose.Playgrounds} {
 		notes, err := composer(set)
 		if err != nil {
 			return nil, nil, err

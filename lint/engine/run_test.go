@@ -211,8 +211,11 @@ func TestNotesNameTheController(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		":1: Model/llama (kubeai.org/v1): not linted: KubeAI's model controller builds the server's pods (vLLM, Ollama, " +
-			"Infinity, FasterWhisper) from spec.engine, spec.url, spec.args and spec.resourceProfile; modellint does not compose them",
+		`Model/llama: spec.resourceProfile "" is not <name>:<multiple>, so KubeAI's controller refuses to build its pods`,
+		":1: Model/llama (kubeai.org/v1): KubeAI's model controller builds the server's pods (vLLM, Ollama, " +
+			"Infinity, FasterWhisper) from spec.engine, spec.url, spec.args and spec.resourceProfile with the images and " +
+			"resource profiles of its system configuration; modellint builds them the same way on the default " +
+			"configuration (lint/compose)",
 		":6: ConfigMap/settings (v1): no pod template, only used for references",
 	}
 	if len(result.Notes) != len(want) {

@@ -435,24 +435,27 @@ func (c *Container) inject(names ...string) {
 // notLintedKinds have no pod template although a controller builds pods
 // from them.
 var notLintedKinds = map[string]string{
-	"apps.nvidia.com/NIMService": "not linted: the NIM operator builds the pod from spec.image, spec.resources, " +
-		"spec.env and spec.*Probe.probe and fills in probes, ports and volumes of its own, so there is no pod template " +
-		"whose fields findings could point at",
+	"apps.nvidia.com/NIMService": "the NIM operator builds the Deployment's pod from spec.image, spec.resources, " +
+		"spec.env, spec.storage and spec.*Probe with its own env, ports, probes and volumes; modellint builds it the " +
+		"same way (lint/compose), each field on the line that made the operator write it",
 	"apps.nvidia.com/NIMCache": "not linted: the NIM operator builds the pod of the Job that downloads the " +
 		"model into a PVC itself; modellint does not compose it",
 	"apps.nvidia.com/NIMPipeline": "not linted: the NIM operator makes a NIMService of each spec.services entry " +
 		"and builds their pods; modellint does not compose them",
 	// https://github.com/substratusai/kubeai (api/k8s/v1/model_types.go)
-	"kubeai.org/Model": "not linted: KubeAI's model controller builds the server's pods (vLLM, Ollama, Infinity, " +
-		"FasterWhisper) from spec.engine, spec.url, spec.args and spec.resourceProfile; modellint does not compose them",
+	"kubeai.org/Model": "KubeAI's model controller builds the server's pods (vLLM, Ollama, Infinity, FasterWhisper) " +
+		"from spec.engine, spec.url, spec.args and spec.resourceProfile with the images and resource profiles of its " +
+		"system configuration; modellint builds them the same way on the default configuration (lint/compose)",
 	// https://github.com/InftyAI/llmaz (api/inference/v1alpha1)
-	"inference.llmaz.io/Playground": "not linted: llmaz's controller builds the inference Service and its pods " +
-		"from the BackendRuntime and the model the Playground names; modellint does not compose them",
-	"inference.llmaz.io/BackendRuntime": "not linted: llmaz's controller builds the pods of the Playgrounds that " +
-		"use this backend from its image, commands and args; modellint does not compose them",
+	"inference.llmaz.io/Playground": "llmaz builds the inference Service's pod from the BackendRuntime and the " +
+		"OpenModel the Playground names; modellint builds it the same way (lint/compose), each field on the object " +
+		"that wrote it",
+	"inference.llmaz.io/BackendRuntime": "llmaz builds the pods of the Playgrounds that use this backend from its " +
+		"image, command, args and probes; modellint builds them with each Playground (lint/compose)",
 	// https://github.com/vllm-project/production-stack (operator/api/v1alpha1)
-	"production-stack.vllm.ai/VLLMRuntime": "not linted: the vLLM production-stack operator builds the vLLM " +
-		"Deployment's pods from spec.model, spec.vllmConfig and spec.deploymentConfig; modellint does not compose them",
+	"production-stack.vllm.ai/VLLMRuntime": "the vLLM production-stack operator builds the vLLM Deployment's pod " +
+		"from spec.model, spec.vllmConfig, spec.storageConfig and spec.deploymentConfig; modellint builds it the same " +
+		"way (lint/compose), each field on the line that made the operator write it",
 	"serving.kserve.io/LLMInferenceServiceConfig": "not linted: a preset that KServe merges into the " +
 		"LLMInferenceServices naming it, not a pod of its own",
 	// KAITO builds these from its presets, through the Workspaces they make.

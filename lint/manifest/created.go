@@ -9,7 +9,8 @@ import (
 
 // Created is an object a controller creates for an object of the linted
 // files: the Secret cert-manager issues a Certificate into, the one an
-// ExternalSecret syncs, the ConfigMap trust-manager syncs a Bundle into.
+// ExternalSecret syncs, the ConfigMap trust-manager syncs a Bundle into,
+// the PersistentVolumeClaim the NIM operator makes for a NIMCache.
 // The files define it, though none of them is it.
 type Created struct {
 	Kind string
@@ -104,6 +105,20 @@ var creators = []creator{
 	// operator/controllers/reconcilers/seldon/configmap_reconciler.go of
 	// github.com/SeldonIO/seldon-core (branch v2).
 	{"mlops.seldon.io", []string{"v1alpha1"}, "SeldonRuntime", seldonRuntimeConfigMaps},
+	// The NIM operator creates the PersistentVolumeClaim of a NIMCache or a
+	// NIMService whose spec.storage.pvc.create is true, named
+	// spec.storage.pvc.name or else <name>-pvc (GetPVCName in
+	// api/apps/v1alpha1/nimcache_types.go and nimservice_types.go of
+	// github.com/NVIDIA/k8s-nim-operator).
+	{"apps.nvidia.com", []string{"v1alpha1"}, "NIMCache", nimClaim},
+	{"apps.nvidia.com", []string{"v1alpha1"}, "NIMService", nimClaim},
+	// The vLLM production-stack operator makes a VLLMRuntime's claim of its
+	// own name (spec.storageConfig.enabled) and the ConfigMap
+	// <name>-chat-template with the key chatTemplate (spec.model.chatTemplate):
+	// pvcForVLLMRuntime and configMapForVLLMRuntime in
+	// operator/internal/controller/vllmruntime_controller.go of
+	// github.com/vllm-project/production-stack.
+	{"production-stack.vllm.ai", []string{"v1alpha1"}, "VLLMRuntime", vllmRuntimeObjects},
 }
 
 // createdKey files a created object by kind and name.
@@ -297,6 +312,28 @@ func seldonRuntimeConfigMaps(*Object) []*Created {
 			"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL"}},
 		{Kind: "ConfigMap", Name: "seldon-scaling", Keys: []string{"scaling.yaml"}},
 	}
+}
+
+func nimClaim(o *Object) []*Created {
+	if create, _ := o.Lookup("spec", "storage", "pvc", "create"); create != true {
+		return nil
+	}
+	name := stringAt(o, "spec", "storage", "pvc", "name")
+	if name == "" {
+		name = o.Name + "-pvc"
+	}
+	return []*Created{{Kind: "PersistentVolumeClaim", Name: name}}
+}
+
+func vllmRuntimeObjects(o *Object) []*Created {
+	var created []*Created
+	if enabled, _ := o.Lookup("spec", "storageConfig", "enabled"); enabled == true {
+		created = append(created, &Created{Kind: "PersistentVolumeClaim", Name: o.Name})
+	}
+	if stringAt(o, "spec", "model", "chatTemplate") != "" {
+		created = append(created, &Created{Kind: "ConfigMap", Name: o.Name + "-chat-template", Keys: []string{"chatTemplate"}})
+	}
+	return created
 }
 
 // stringAt is the string at a path of map keys of the object, "" when

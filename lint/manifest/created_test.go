@@ -231,6 +231,24 @@ kind: SeldonRuntime
 metadata: {name: seldon, namespace: seldon-mesh}
 spec: {seldonConfig: default}
 `, "models", "ConfigMap/seldon-agent", "", nil, false},
+		{"NIMCache: the claim of spec.storage.pvc.create, <name>-pvc", `
+apiVersion: apps.nvidia.com/v1alpha1
+kind: NIMCache
+metadata: {name: llama, namespace: nim}
+spec: {storage: {pvc: {create: true, size: 50Gi}}}
+`, "nim", "PersistentVolumeClaim/llama-pvc", "llama", nil, false},
+		{"NIMService: a claim it names but does not create", `
+apiVersion: apps.nvidia.com/v1alpha1
+kind: NIMService
+metadata: {name: llama, namespace: nim}
+spec: {storage: {pvc: {name: models}}}
+`, "nim", "PersistentVolumeClaim/models", "", nil, false},
+		{"VLLMRuntime: its storage claim and chat template", `
+apiVersion: production-stack.vllm.ai/v1alpha1
+kind: VLLMRuntime
+metadata: {name: llama, namespace: llm}
+spec: {storageConfig: {enabled: true}, model: {modelURL: m, chatTemplate: "{{ messages }}"}}
+`, "llm", "ConfigMap/llama-chat-template", "llama", []string{"chatTemplate"}, false},
 	}
 	for _, test := range tests {
 		t.Run(test.name, func(t *testing.T) {
