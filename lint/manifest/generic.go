@@ -197,6 +197,12 @@ func genericWorkload(o *Object, pod genericPod) *Workload {
 			container.Path = base + "." + container.Path
 		}
 	}
+	if strings.Contains(pod.spec, "leaderWorkerTemplate.") {
+		// A LeaderWorkerSet's templates held by another kind (llmaz's
+		// Service, a DisaggregatedSet): its controller makes that
+		// LeaderWorkerSet, whose webhook adds its env to the pods.
+		w.injectLWSEnv()
+	}
 	return w
 }
 
