@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,7 +40,9 @@ var downloadCacheMisplaced = &lint.Rule{
 			"own limit counts its writable layer only on nodes without a separate image filesystem: a warning. A hub model's " +
 			"size is never guessed for this: without a linked dir whose weights are known, nothing is said. " +
 			"vLLM also writes its torch.compile cache under VLLM_CACHE_ROOT (~/.cache/vllm) at start unless " +
-			"--enforce-eager is given; on a read-only root that is a warning. `ollama serve` writes before it listens, and " +
+			"--enforce-eager is given, and its processes talk over ZMQ ipc sockets it creates under VLLM_RPC_BASE_PATH, else " +
+			"Python's tempfile.gettempdir(), which raises \"No usable temporary directory found\" when none of TMPDIR, TEMP, TMP, " +
+			"/tmp, /var/tmp, /usr/tmp and the working dir is writable; on a read-only root each is a warning. `ollama serve` writes before it listens, and " +
 			"exits when it cannot: its key pair ~/.ollama/id_ed25519 when the file is missing (cmd/cmd.go, initializeKeypair), " +
 			"then its model store OLLAMA_MODELS (else ~/.ollama/models)/blobs when that dir is missing (server/routes.go, " +
 			"Serve); on a read-only root with neither in the image nor a volume mounted there, that is an error (a " +
@@ -59,6 +62,7 @@ var downloadCacheMisplaced = &lint.Rule{
 			"https://huggingface.co/docs/huggingface_hub/package_reference/environment_variables",
 			"https://github.com/opencontainers/runc/blob/main/libcontainer/env.go",
 			"https://github.com/vllm-project/vllm/blob/main/vllm/envs.py",
+			"https://docs.python.org/3/library/tempfile.html#tempfile.gettempdir",
 			"https://github.com/ollama/ollama/blob/main/cmd/cmd.go",
 			"https://github.com/ollama/ollama/blob/main/server/routes.go",
 			"https://kubernetes.io/docs/concepts/storage/ephemeral-storage/",
@@ -101,6 +105,7 @@ func checkDownloadCache(pass *lint.Pass) {
 		if c.Runtime.Name == "vllm" && p.ReadOnlyRoot {
 			coverage.Checked()
 			reportCompileCache(pass, b, p)
+			reportTempDir(pass, b, p)
 		}
 		if c.Runtime.Name == "ollama" && p.ReadOnlyRoot {
 			if !p.Read || p.Home == "" || b.Image == nil || b.Image.FS() == nil {
@@ -186,6 +191,45 @@ func reportCompileCache(pass *lint.Pass, b *lint.Bundle, p *launch.Process) {
 		"cache under %s/torch_compile_cache (%s) while it starts, but %s: the compile step fails with \"Read-only file system\" "+
 		"(assuming compilation is on: no --enforce-eager); mount an emptyDir at %s or set VLLM_CACHE_ROOT to a writable mount",
 		describe(c), root, cacheOrigin(p, from), why, root)})
+}
+
+// reportTempDir reports vLLM on a read-only root where Python finds no
+// temporary directory: vLLM's processes talk over ZMQ ipc sockets it
+// creates under VLLM_RPC_BASE_PATH, else tempfile.gettempdir()
+// (vllm/envs.py; get_open_zmq_ipc_path in vllm/utils), and
+// gettempdir() tries to create a file in TMPDIR, TEMP, TMP, /tmp,
+// /var/tmp, /usr/tmp and the working dir in turn, raising
+// FileNotFoundError ("No usable temporary directory found") when none
+// takes it (Lib/tempfile.py, _get_default_tempdir). A warning: which
+// sockets a release opens before it listens is not read here.
+func reportTempDir(pass *lint.Pass, b *lint.Bundle, p *launch.Process) {
+	c := b.Container
+	if value, set := p.Getenv("VLLM_RPC_BASE_PATH"); set && value != "" || slices.Contains(p.Defined, "VLLM_RPC_BASE_PATH") {
+		return // a directory chosen for the sockets
+	}
+	var candidates []string
+	for _, name := range []string{"TMPDIR", "TEMP", "TMP"} {
+		if slices.Contains(p.Defined, name) {
+			return // filled in by the cluster
+		}
+		if value, set := p.Getenv(name); set && value != "" {
+			if !path.IsAbs(value) {
+				return
+			}
+			candidates = append(candidates, value)
+		}
+	}
+	candidates = append(candidates, "/tmp", "/var/tmp", "/usr/tmp", b.Spec.WorkingDir)
+	for _, dir := range candidates {
+		if storage, _ := p.Where(dir); storage != launch.ReadOnly {
+			return
+		}
+	}
+	pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.Path + ".securityContext.readOnlyRootFilesystem", Message: fmt.Sprintf("%s runs "+
+		"vLLM, whose processes talk over ZMQ ipc sockets it creates in Python's temporary directory as it starts, but the root "+
+		"filesystem is read-only and none of %s is on a writable volume: tempfile.gettempdir() raises \"FileNotFoundError: "+
+		"No usable temporary directory found\" and the server exits; mount an emptyDir at /tmp",
+		describe(c), joinAnd(slices.Compact(candidates)))})
 }
 
 // reportOllamaStart reports `ollama serve` on a read-only root where it
