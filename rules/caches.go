@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,7 +19,7 @@ var downloadCacheMisplaced = &lint.Rule{
 	ID: "MDL220", Name: "download-cache-misplaced", Severity: lint.Warning,
 	Artifact: lint.ArtifactManifest, Needs: []lint.Fact{lint.FactManifest},
 	Doc: lint.Doc{
-		Summary: "A server downloads its model from the Hugging Face Hub into a cache on the container's writable layer while a volume is mounted for it, onto a read-only root filesystem, or where an ephemeral-storage limit or emptyDir sizeLimit below the model gets the pod evicted.",
+		Summary: "A server downloads its model from the Hugging Face Hub into a cache on the container's writable layer while a volume is mounted for it, onto a read-only root filesystem, or where an ephemeral-storage limit or emptyDir sizeLimit below the model gets the pod evicted; or writes its own state at start onto a read-only root.",
 		Why: "vLLM, SGLang, TGI and KServe's Hugging Face server download a hub model id through huggingface_hub into " +
 			"HF_HUB_CACHE, else HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub (vLLM's " +
 			"--download-dir wins). HOME is the image's ENV or the manifest's, else what runc sets: the home of the uid's " +
@@ -38,7 +40,13 @@ var downloadCacheMisplaced = &lint.Rule{
 			"own limit counts its writable layer only on nodes without a separate image filesystem: a warning. A hub model's " +
 			"size is never guessed for this: without a linked dir whose weights are known, nothing is said. " +
 			"vLLM also writes its torch.compile cache under VLLM_CACHE_ROOT (~/.cache/vllm) at start unless " +
-			"--enforce-eager is given; on a read-only root that is a warning. Python's __pycache__ is not reported: " +
+			"--enforce-eager is given, and its processes talk over ZMQ ipc sockets it creates under VLLM_RPC_BASE_PATH, else " +
+			"Python's tempfile.gettempdir(), which raises \"No usable temporary directory found\" when none of TMPDIR, TEMP, TMP, " +
+			"/tmp, /var/tmp, /usr/tmp and the working dir is writable; on a read-only root each is a warning. `ollama serve` writes before it listens, and " +
+			"exits when it cannot: its key pair ~/.ollama/id_ed25519 when the file is missing (cmd/cmd.go, initializeKeypair), " +
+			"then its model store OLLAMA_MODELS (else ~/.ollama/models)/blobs when that dir is missing (server/routes.go, " +
+			"Serve); on a read-only root with neither in the image nor a volume mounted there, that is an error (a " +
+			"read-only volume there, such as a Secret with the key pair, may hold the files and is not reported). Python's __pycache__ is not reported: " +
 			"Python skips it when it cannot write.",
 		Bad: "containers:\n  - name: vllm\n    image: vllm/vllm-openai:v0.8.5\n    args: [--model, meta-llama/Llama-3.1-8B-Instruct]\n" +
 			"    env: [{name: HOME, value: /home/vllm}]   # cache: /home/vllm/.cache/huggingface/hub\n" +
@@ -54,6 +62,9 @@ var downloadCacheMisplaced = &lint.Rule{
 			"https://huggingface.co/docs/huggingface_hub/package_reference/environment_variables",
 			"https://github.com/opencontainers/runc/blob/main/libcontainer/env.go",
 			"https://github.com/vllm-project/vllm/blob/main/vllm/envs.py",
+			"https://docs.python.org/3/library/tempfile.html#tempfile.gettempdir",
+			"https://github.com/ollama/ollama/blob/main/cmd/cmd.go",
+			"https://github.com/ollama/ollama/blob/main/server/routes.go",
 			"https://kubernetes.io/docs/concepts/storage/ephemeral-storage/",
 			"https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#local-ephemeral-storage",
 			"https://github.com/kubernetes/kubernetes/blob/master/pkg/kubelet/eviction/eviction_manager.go",
@@ -94,9 +105,18 @@ func checkDownloadCache(pass *lint.Pass) {
 		if c.Runtime.Name == "vllm" && p.ReadOnlyRoot {
 			coverage.Checked()
 			reportCompileCache(pass, b, p)
+			reportTempDir(pass, b, p)
+		}
+		if c.Runtime.Name == "ollama" && p.ReadOnlyRoot {
+			if !p.Read || p.Home == "" || b.Image == nil || b.Image.FS() == nil {
+				coverage.Missed(describe(c) + ": where Ollama writes at start depends on HOME and the image's files, which were not read")
+			} else {
+				coverage.Checked()
+				reportOllamaStart(pass, b, p)
+			}
 		}
 	}
-	coverage.SkipIfNone(pass, "no container downloads from the Hugging Face Hub or runs vLLM on a read-only root")
+	coverage.SkipIfNone(pass, "no container downloads from the Hugging Face Hub or runs vLLM or Ollama on a read-only root")
 }
 
 // cacheOrigin says what put a cache where it is.
@@ -171,6 +191,99 @@ func reportCompileCache(pass *lint.Pass, b *lint.Bundle, p *launch.Process) {
 		"cache under %s/torch_compile_cache (%s) while it starts, but %s: the compile step fails with \"Read-only file system\" "+
 		"(assuming compilation is on: no --enforce-eager); mount an emptyDir at %s or set VLLM_CACHE_ROOT to a writable mount",
 		describe(c), root, cacheOrigin(p, from), why, root)})
+}
+
+// reportTempDir reports vLLM on a read-only root where Python finds no
+// temporary directory: vLLM's processes talk over ZMQ ipc sockets it
+// creates under VLLM_RPC_BASE_PATH, else tempfile.gettempdir()
+// (vllm/envs.py; get_open_zmq_ipc_path in vllm/utils), and
+// gettempdir() tries to create a file in TMPDIR, TEMP, TMP, /tmp,
+// /var/tmp, /usr/tmp and the working dir in turn, raising
+// FileNotFoundError ("No usable temporary directory found") when none
+// takes it (Lib/tempfile.py, _get_default_tempdir). A warning: which
+// sockets a release opens before it listens is not read here.
+func reportTempDir(pass *lint.Pass, b *lint.Bundle, p *launch.Process) {
+	c := b.Container
+	if value, set := p.Getenv("VLLM_RPC_BASE_PATH"); set && value != "" || slices.Contains(p.Defined, "VLLM_RPC_BASE_PATH") {
+		return // a directory chosen for the sockets
+	}
+	var candidates []string
+	for _, name := range []string{"TMPDIR", "TEMP", "TMP"} {
+		if slices.Contains(p.Defined, name) {
+			return // filled in by the cluster
+		}
+		if value, set := p.Getenv(name); set && value != "" {
+			if !path.IsAbs(value) {
+				return
+			}
+			candidates = append(candidates, value)
+		}
+	}
+	candidates = append(candidates, "/tmp", "/var/tmp", "/usr/tmp", b.Spec.WorkingDir)
+	for _, dir := range candidates {
+		if storage, _ := p.Where(dir); storage != launch.ReadOnly {
+			return
+		}
+	}
+	pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.Path + ".securityContext.readOnlyRootFilesystem", Message: fmt.Sprintf("%s runs "+
+		"vLLM, whose processes talk over ZMQ ipc sockets it creates in Python's temporary directory as it starts, but the root "+
+		"filesystem is read-only and none of %s is on a writable volume: tempfile.gettempdir() raises \"FileNotFoundError: "+
+		"No usable temporary directory found\" and the server exits; mount an emptyDir at /tmp",
+		describe(c), joinAnd(slices.Compact(candidates)))})
+}
+
+// reportOllamaStart reports `ollama serve` on a read-only root where it
+// cannot write what it writes before it listens, each failure returned
+// and the server exiting: its key pair, ~/.ollama/id_ed25519 and .pub,
+// when the file is missing (cmd/cmd.go, RunServer calls
+// initializeKeypair: os.MkdirAll of ~/.ollama, then os.WriteFile), and
+// then the blobs dir of OLLAMA_MODELS, else ~/.ollama/models
+// (server/routes.go, Serve calls GetBlobsPath(""): os.MkdirAll, which
+// writes nothing when the dir exists). HOME is os.UserHomeDir's $HOME. A
+// read-only volume over the path may hold the files: not reported.
+func reportOllamaStart(pass *lint.Pass, b *lint.Bundle, p *launch.Process) {
+	c := b.Container
+	home := cacheOrigin(p, "HOME")
+	key := path.Join(p.Home, ".ollama", "id_ed25519")
+	if blocked, why, field := writeBlocked(b, p, key); blocked {
+		pass.Report(lint.Diagnostic{Severity: lint.Error, Path: field, Message: fmt.Sprintf("%s runs `ollama serve`, which writes "+
+			"its key pair to %s (%s) before it listens when the image has none, but %s: the server exits with \"could not create "+
+			"directory mkdir %s: read-only file system\"; mount an emptyDir (or a Secret holding id_ed25519) at %s",
+			describe(c), key, home, why, path.Dir(key), path.Dir(key))})
+		return
+	}
+	models, from, known := p.OllamaModels()
+	if !known {
+		return
+	}
+	if from == "HOME" {
+		from = home
+	} else {
+		from = "from " + from
+	}
+	blobs := path.Join(models, "blobs")
+	if blocked, why, field := writeBlocked(b, p, blobs); blocked {
+		pass.Report(lint.Diagnostic{Severity: lint.Error, Path: field, Message: fmt.Sprintf("%s runs `ollama serve`, which creates "+
+			"its model store %s (%s) before it listens, but %s: the server exits with \"mkdir …: read-only file system\"; "+
+			"mount a volume (an emptyDir, or a PersistentVolumeClaim to keep pulled models) at %s",
+			describe(c), blobs, from, why, models)})
+	}
+}
+
+// writeBlocked says a path the server creates at start cannot be written:
+// it is not in the image, and the read-only root holds it with no volume
+// mounted over it. A read-only volume over it is left alone: what it
+// holds is not known here.
+func writeBlocked(b *lint.Bundle, p *launch.Process, name string) (bool, string, string) {
+	storage, mount := p.Where(name)
+	if storage != launch.ReadOnly || mount != nil {
+		return false, "", ""
+	}
+	if _, err := b.Image.FS().Stat(name); err == nil {
+		return false, "", ""
+	}
+	field, why := readOnlyCause(b.Container, nil)
+	return true, why, field
 }
 
 // readOnlyCause is the field that makes a path read-only, and why.

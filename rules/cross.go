@@ -825,7 +825,7 @@ var modelUnreadable = &lint.Rule{
 			"container that runs as another user (runAsUser, a non-root USER): the server fails with " +
 			"\"Permission denied\" while loading and never becomes Ready. Every directory above the model must let the user " +
 			"through too (a search bit for its class): a model under root's 0700 /root is out of reach for uid 1000 whatever " +
-			"its own modes, and the finding names that directory. Only models found in the image (the server's " +
+			"its own modes. The finding names every directory on the way that keeps the user out, topmost first, as MDL302 does: opening only the topmost leaves the server stopped at the next. Only models found in the image (the server's " +
 			"path is not under a volumeMount) are checked.",
 		Bad:        "COPY --chmod=600 models/ /models/   # owned by root\n# pod: securityContext: {runAsUser: 1000}",
 		Good:       "COPY --chown=1000:1000 models/ /models/",
@@ -854,11 +854,10 @@ func checkModelReadable(pass *lint.Pass) {
 		if bundle := pass.Target.Bundle(c); bundle != nil && bundle.Process.Read {
 			user = bundle.Process.User
 		}
-		if dir, node := launch.BlockingDir(img.FS(), user, link.ServerPath.Value); dir != "" {
-			pass.Report(lint.Diagnostic{Severity: lint.Error, NeverReady: true, Path: linkField(link), Image: lint.ImageLocation{Reference: img.Reference, Path: dir}, Message: fmt.Sprintf("%s runs as uid %d (%s) and cannot reach the model %s in image %s: directory %s (%s, owner %d:%d) "+
-				"has no search bit for it, so the server fails with \"Permission denied\" while loading, whatever the model's own modes; "+
-				"give %s the search bit (chmod %s+x %s, or mode 0755) or move the model out of it", describe(c), user.UID, user.From,
-				link.ServerPath.Value, img.Reference, dir, node.FileMode(), node.UID, node.GID, dir, permissionClass(user, node.UID, node.GID), dir)})
+		if blocked := launch.BlockingDirs(img.FS(), user, link.ServerPath.Value); len(blocked) > 0 {
+			pass.Report(lint.Diagnostic{Severity: lint.Error, NeverReady: true, Path: linkField(link), Image: lint.ImageLocation{Reference: img.Reference, Path: blocked[0].Path},
+				Message: fmt.Sprintf("%s runs as uid %d (%s) and cannot reach the model %s in image %s: %s", describe(c), user.UID, user.From,
+					link.ServerPath.Value, img.Reference, modelSearchFix(user, blocked))})
 			continue
 		}
 		var denied []string
@@ -874,6 +873,25 @@ func checkModelReadable(pass *lint.Pass) {
 		}
 	}
 	coverage.SkipIfNone(pass, "no model is baked into a read image")
+}
+
+// modelSearchFix says which directories above a model keep the user out,
+// and opens each: opening only the topmost leaves the user stopped at
+// the next (as MDL302 says of a program).
+func modelSearchFix(user launch.User, blocked []launch.Dir) string {
+	if len(blocked) == 1 {
+		dir := blocked[0]
+		return fmt.Sprintf("directory %s (%s, owner %d:%d) has no search bit for it, so the server fails with \"Permission denied\" "+
+			"while loading, whatever the model's own modes; give %s the search bit (chmod %s+x %s, or mode 0755) or move the model out of it",
+			dir.Path, dir.Mode, dir.UID, dir.GID, dir.Path, permissionClass(user, dir.UID, dir.GID), dir.Path)
+	}
+	described := make([]string, len(blocked))
+	for i, dir := range blocked {
+		described[i] = fmt.Sprintf("%s (%s, owner %d:%d)", dir.Path, dir.Mode, dir.UID, dir.GID)
+	}
+	return fmt.Sprintf("directories %s have no search bit for it, so the server fails with \"Permission denied\" while loading, "+
+		"whatever the model's own modes; give each the search bit (%s, or mode 0755) or move the model out of them",
+		joinAnd(described), searchBitCommands(user, blocked))
 }
 
 // maxVisited bounds the walk over a model baked into an image.

@@ -18,7 +18,7 @@ var serverNotForeground = &lint.Rule{
 	ID: "MDL312", Name: "server-not-foreground", Severity: lint.Warning,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "A wrapper script starts the server and then runs something else: it starts it in the background (&, or a server that daemonizes such as `torchserve --start`) and keeps the container alive with `tail -f /dev/null` or `sleep infinity` or `wait`s for it, or runs it in the foreground but not as its last command (`vllm serve …; echo done`).",
+		Summary: "A wrapper script starts the server and then runs something else: it starts it in the background (&, or a server that daemonizes such as `torchserve --start`) and keeps the container alive with `tail -f /dev/null` or `sleep infinity` or `wait`s for it, or runs it in the foreground but not as its last command (`vllm serve …; echo done`), or as the last command of a script file without exec.",
 		Why: "The runtime sends SIGTERM on pod deletion and on every rollout to the container's PID 1 and ends the " +
 			"container when PID 1 exits. When that process is the wrapper (a shell waiting for the server or for a job, " +
 			"or its keep-alive command), the server never gets the SIGTERM: it is killed with SIGKILL after " +
@@ -30,7 +30,13 @@ var serverNotForeground = &lint.Rule{
 			"(`torchserve --start` then `tail -f /dev/null`). Every command of the script that starts a known server or " +
 			"an interpreter is followed, in the branches the script may take, and is checked like the command it ends " +
 			"on (MDL301-MDL304, MDL320-MDL322). An app an interpreter runs in the foreground before another command " +
-			"counts as the server only when that command is a keep-alive: otherwise it may be a setup step." + offlineNote,
+			"counts as the server only when that command is a keep-alive: otherwise it may be a setup step. A server that is a " +
+			"script file's last command without exec is a note, when the script is PID 1 (the container's command, " +
+			"or exec'd by it): neither bash nor dash execs the last command of a script file (dash and BusyBox ash exec only " +
+			"a -c string's, which is not reported), so the shell stays PID 1 with the server as its child, and the kernel does " +
+			"not deliver PID 1 a SIGTERM it has no handler for (pid_namespaces(7)): every pod deletion waits out " +
+			"terminationGracePeriodSeconds and the server is SIGKILLed. The official TF Serving image's " +
+			"tf_serving_entrypoint.sh runs tensorflow_model_server that way." + offlineNote,
 		Bad: "# entrypoint.sh\n#!/bin/sh\npython -m app.server &\ntail -f /dev/null",
 		Good: "# entrypoint.sh\n#!/bin/sh\nexec python -m app.server\n" +
 			"# or, for a server that must share the container with helpers: ENTRYPOINT [\"tini\", \"--\", \"/entrypoint.sh\"] and the server last, in the foreground",
@@ -42,6 +48,8 @@ var serverNotForeground = &lint.Rule{
 			"https://github.com/pytorch/serve/blob/master/docker/dockerd-entrypoint.sh",
 			"https://github.com/pytorch/serve/blob/master/ts/arg_parser.py",
 			"https://github.com/krallin/tini#why-tini",
+			"https://man7.org/linux/man-pages/man7/pid_namespaces.7.html",
+			"https://git.kernel.org/pub/scm/utils/dash/dash.git/tree/src/main.c",
 		},
 		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
 			"fixture builds such images (testdata/MDL312/images.yaml)",
@@ -57,6 +65,20 @@ func checkServerForeground(pass *lint.Pass) {
 		reported := map[string]bool{}
 		for i, run := range c.start.Runs {
 			hop, ok := detached(run)
+			if !ok && servesFrom(run) {
+				if hop, last := lastNotExeced(run); last && !reported[fmt.Sprintf("%s:%d", hop.Script, hop.Line)] {
+					reported[fmt.Sprintf("%s:%d", hop.Script, hop.Line)] = true
+					// The server runs and its exit ends the container: only
+					// the shutdown is lost, so this is a note.
+					pass.Report(lint.Diagnostic{Severity: lint.Info, Path: c.argvField(), Message: fmt.Sprintf("%s: %s line %d runs the server `%s` as its last command without exec: neither bash "+
+						"nor dash execs the last command of a script file, so the shell stays PID 1 with the server as its child; "+
+						"SIGTERM on pod deletion goes to the shell, not the server: the kernel does not deliver PID 1 a signal it "+
+						"has no handler for, so every pod deletion waits out terminationGracePeriodSeconds and the server is "+
+						"SIGKILLed without a graceful shutdown; write `exec %s`",
+						c.label(), hop.Script, hop.Line, strings.Join(run.Argv, " "), strings.Join(run.Argv, " "))})
+				}
+				continue
+			}
 			if !ok || !servesFrom(run) {
 				continue
 			}
@@ -138,6 +160,31 @@ func detached(run launch.Run) (launch.Hop, bool) {
 		}
 	}
 	return launch.Hop{}, false
+}
+
+// lastNotExeced is the hop of a script file that runs the server as its
+// last command without exec while it is the container's PID 1: every
+// hop before it execs. A shell does not exec the last command of a
+// script file: bash runs it from reader_loop as any other
+// (eval.c), and dash and BusyBox ash exec only the last command of a -c
+// string (main.c: evalstring(minusc, sflag ? 0 : EV_EXIT), while a file
+// goes through cmdloop), so a -c string is left out here. A supervisor's
+// program is not PID 1, and a server that does not start is MDL302's.
+func lastNotExeced(run launch.Run) (launch.Hop, bool) {
+	if run.Side || run.Fails || len(run.Via) == 0 {
+		return launch.Hop{}, false
+	}
+	for _, hop := range run.Via[:len(run.Via)-1] {
+		if !hop.Exec && hop.ExecBy == "" || hop.Line == 0 {
+			return launch.Hop{}, false
+		}
+	}
+	last := run.Via[len(run.Via)-1]
+	if last.Exec || last.ExecBy != "" || last.Line == 0 || last.Background || last.Then != nil || last.After != nil ||
+		strings.HasSuffix(last.Script, " -c") {
+		return launch.Hop{}, false
+	}
+	return last, true
 }
 
 // daemonizes says a server command returns once it has started the server

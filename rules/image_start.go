@@ -58,7 +58,7 @@ var entrypointNotExecutable = &lint.Rule{
 			"machine that lost it, fails with \"exec: \\\"/entrypoint.sh\\\": permission denied\" (exit 126) on every " +
 			"start. A bare name whose only match in PATH is not executable fails as \"executable file not found in $PATH\". " +
 			"The user is runAsUser/runAsGroup from the securityContext, else the image's USER resolved through its " +
-			"/etc/passwd and /etc/group; directories above the file must be searchable by that user too: a program " +
+			"/etc/passwd and /etc/group, whose memberships count unless the pod's supplementalGroupsPolicy is Strict (then only runAsGroup, supplementalGroups and fsGroup do); directories above the file must be searchable by that user too: a program " +
 			"`pip install --user` put in /root/.local/bin has its execute bits, but root's 0700 /root keeps every other " +
 			"uid out, and the finding then names that directory rather than asking for an execute bit. A shell " +
 			"wrapper (a #!/bin/sh or #!/bin/bash entrypoint, or `sh -c \"…\"`) is followed to the program it runs last " +

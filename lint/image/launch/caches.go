@@ -37,6 +37,17 @@ func (p *Process) VLLMCacheRoot() (dir, from string, ok bool) {
 	return path.Join(root, "vllm"), from, ok
 }
 
+// OllamaModels is where `ollama serve` keeps its models: OLLAMA_MODELS,
+// else $HOME/.ollama/models (envconfig/config.go, Models; HOME through
+// os.UserHomeDir). ok is false when that is not settled: a value the
+// cluster fills in, a relative one, or an unknown HOME.
+func (p *Process) OllamaModels() (dir, from string, ok bool) {
+	if value, set := p.setValue("OLLAMA_MODELS"); set {
+		return value, "OLLAMA_MODELS", path.IsAbs(value)
+	}
+	return path.Join(p.Home, ".ollama", "models"), "HOME", p.Home != ""
+}
+
 // cacheRoot is $XDG_CACHE_HOME, else ~/.cache.
 func (p *Process) cacheRoot() (string, string, bool) {
 	if value, set := p.setValue("XDG_CACHE_HOME"); set {

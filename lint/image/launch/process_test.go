@@ -2,7 +2,10 @@ package launch
 
 import (
 	"archive/tar"
+	"slices"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestNewProcess(t *testing.T) {
@@ -160,6 +163,34 @@ func TestSetMountsPasswd(t *testing.T) {
 			}
 			if tc.hidden != "" && p.CRIOAccount {
 				t.Errorf("CRI-O's entry goes to the hidden file, not the one read")
+			}
+		})
+	}
+}
+
+// TestStrictGroups: with supplementalGroupsPolicy: Strict the uid's
+// memberships in the image's /etc/group are not among its groups; the
+// pod's supplementalGroups and fsGroup still are.
+func TestStrictGroups(t *testing.T) {
+	_, img := startCase{name: "groups", spec: withArgv("/bin/sh"), files: []layerFile{
+		regular("etc/group", 0o644, "root:x:0:\napp:x:1000:\nteam:x:2000:app\n"),
+	}}.replay(t)
+	strict := corev1.SupplementalGroupsPolicyStrict
+	fsGroup := int64(3000)
+	for _, tc := range []struct {
+		name   string
+		policy *corev1.SupplementalGroupsPolicy
+		want   []uint32
+	}{
+		{name: "merge", want: []uint32{1000, 2000, 3000}},
+		{name: "strict", policy: &strict, want: []uint32{1000, 3000}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			uid := int64(1000)
+			pod := &corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{RunAsUser: &uid, FSGroup: &fsGroup, SupplementalGroupsPolicy: tc.policy}}
+			user := ResolveUser(ForContainer(&corev1.Container{Command: []string{"/bin/sh"}}, pod, img), img)
+			if !slices.Equal(user.Groups, tc.want) {
+				t.Errorf("groups %v, want %v", user.Groups, tc.want)
 			}
 		})
 	}

@@ -38,6 +38,10 @@ type Spec struct {
 	RunAsUser, RunAsGroup *int64
 	SupplementalGroups    []int64
 	RunAsNonRoot          bool
+	// StrictGroups is the pod's supplementalGroupsPolicy: Strict: the
+	// uid's memberships in the image's /etc/group are not added, only
+	// runAsGroup, supplementalGroups and fsGroup.
+	StrictGroups bool
 	// Serves says a command line starts a known model server. A wrapper
 	// script's commands that start one (or an interpreter) before the one
 	// it ends on are followed too; nil counts interpreters only.
@@ -107,6 +111,7 @@ func ForContainer(container *corev1.Container, pod *corev1.PodSpec, img *image.I
 			spec.RunAsNonRoot = *sc.RunAsNonRoot
 		}
 		spec.SupplementalGroups = append(spec.SupplementalGroups, sc.SupplementalGroups...)
+		spec.StrictGroups = sc.SupplementalGroupsPolicy != nil && *sc.SupplementalGroupsPolicy == corev1.SupplementalGroupsPolicyStrict
 		if sc.FSGroup != nil {
 			spec.SupplementalGroups = append(spec.SupplementalGroups, *sc.FSGroup)
 		}

@@ -94,7 +94,8 @@ type User struct {
 
 // ResolveUser determines the process user as runc does (libcontainer/user:
 // a name is looked up in the image's /etc/passwd and /etc/group, a number
-// is used as is; supplementary groups are the user's /etc/group entries).
+// is used as is; supplementary groups are the user's /etc/group entries,
+// unless the pod's supplementalGroupsPolicy is Strict).
 func ResolveUser(spec Spec, img *image.Image) User {
 	written := ""
 	if img.Config != nil {
@@ -145,7 +146,11 @@ func ResolveUser(spec Spec, img *image.Image) User {
 		}
 	}
 	user.Groups = append(user.Groups, user.GID)
-	if user.Name != "" {
+	// supplementalGroupsPolicy: Strict keeps the image's /etc/group out:
+	// containerd then skips WithAdditionalGIDs (internal/cri/server
+	// container_create_linux.go), CRI-O the /etc/group lookup
+	// (setupContainerUser).
+	if user.Name != "" && !spec.StrictGroups {
 		for _, group := range groups {
 			for _, member := range group.Members {
 				if member == user.Name {
