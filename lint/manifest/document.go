@@ -45,10 +45,11 @@ type Document struct {
 	// borrowed are the compositions whose fields other objects wrote (see
 	// Object.Borrow).
 	borrowed []borrowing
-	// sleeping says fields were dropped until owner, the document's file,
-	// wakes (see File.Settle).
+	// sleeping says fields were dropped, or their entries packed, until
+	// owner, the document's file, wakes (see File.Settle).
 	sleeping atomic.Bool
 	owner    *File
+	packed   []byte // see packEntries
 }
 
 // Plain is the document's plain value: map[string]any, []any or a scalar.
@@ -77,7 +78,7 @@ func (d *Document) retire() {
 		defer d.owner.sleep.mu.Unlock()
 		d.sleeping.Store(false)
 	}
-	d.expanded, d.plain, d.elsewhere, d.calls, d.borrowed = nil, nil, nil, nil, nil
+	d.expanded, d.plain, d.elsewhere, d.calls, d.borrowed, d.packed = nil, nil, nil, nil, nil, nil
 	d.fields = fieldTable{retired: true}
 }
 

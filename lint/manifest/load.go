@@ -700,6 +700,7 @@ func parsePartWith(path string, part streamPart, reader *partReader) parsedPart 
 			return out
 		}
 		clear(spans)
+		// Nothing of root is kept: the reader gives its nodes to the next.
 		doc, err := convertDocument(path, index, root, keys, spans)
 		if err != nil {
 			out.convertErr, out.failedDoc = err, index
@@ -733,6 +734,7 @@ type partReader struct {
 func newPartReader(source []byte) *partReader {
 	p := &partReader{source: source}
 	if simple, ok := newSimpleReader(source); ok {
+		simple.reuse = true // see parsePartWith
 		p.simple = simple
 	} else {
 		p.decoder = yaml.NewDecoder(bytes.NewReader(source))

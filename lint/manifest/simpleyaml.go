@@ -30,17 +30,40 @@ type simpleReader struct {
 	// its documents are converted, and one allocation per node was most
 	// of the reader's.
 	slab []yaml.Node
+	// reuse gives the slabs of a document to the next: its reader is done
+	// with a document when it asks for the next (partReader converts each
+	// first). The nodes of a 10,000-workload run were ~40% of its
+	// allocation, and collected the more often for it. slabs are the
+	// current document's, spare those it may take.
+	reuse        bool
+	slabs, spare [][]yaml.Node
 	// keys holds one copy of each short key.
 	keys map[string]string
 }
 
 func (r *simpleReader) node() *yaml.Node {
 	if len(r.slab) == 0 {
-		r.slab = make([]yaml.Node, 128)
+		r.slab = r.newSlab()
 	}
 	node := &r.slab[0]
 	r.slab = r.slab[1:]
 	return node
+}
+
+// newSlab is room for 128 more nodes, zeroed.
+func (r *simpleReader) newSlab() []yaml.Node {
+	if !r.reuse {
+		return make([]yaml.Node, 128)
+	}
+	var slab []yaml.Node
+	if n := len(r.spare); n > 0 {
+		slab, r.spare = r.spare[n-1], r.spare[:n-1]
+		clear(slab)
+	} else {
+		slab = make([]yaml.Node, 128)
+	}
+	r.slabs = append(r.slabs, slab)
+	return slab
 }
 
 // keyString is the text of a key, shared when short: keys repeat in every
@@ -96,6 +119,9 @@ func newSimpleReader(source []byte) (*simpleReader, bool) {
 // the end of the stream, false when the document is not in the part of
 // YAML the reader reads, and then r.next is its first line.
 func (r *simpleReader) nextDocument() (*yaml.Node, bool) {
+	if r.reuse {
+		r.spare, r.slabs, r.slab = append(r.spare, r.slabs...), r.slabs[:0], nil
+	}
 	for r.next < len(r.lines) {
 		i := r.next
 		marker := r.isMarker(i)

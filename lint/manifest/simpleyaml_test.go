@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,4 +279,49 @@ func FuzzSimpleReader(f *testing.F) {
 		checkSimpleAgrees(t, "fuzz.yaml", source)
 		checkPartAgrees(t, source, 3)
 	})
+}
+
+// The reader gives a document's nodes to the next: every document of the
+// project's YAML files converts as it does from nodes of its own.
+func TestReusedNodesConvertAsFresh(t *testing.T) {
+	documents := 0
+	err := filepath.WalkDir("../..", func(path string, entry fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if entry.IsDir() && entry.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if entry.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+			return nil
+		}
+		source, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		reused := newPartReader(source)
+		if reused.simple == nil || !reused.simple.reuse {
+			return nil
+		}
+		fresh := newPartReader(source)
+		fresh.simple.reuse = false
+		got, want := parsePartWith(path, streamPart{source: source}, reused), parsePartWith(path, streamPart{source: source}, fresh)
+		if len(got.docs) != len(want.docs) || (got.err == nil) != (want.err == nil) || (got.convertErr == nil) != (want.convertErr == nil) {
+			t.Fatalf("%s: %d documents, errors %v %v; without reuse %d, %v %v", path, len(got.docs), got.err, got.convertErr, len(want.docs), want.err, want.convertErr)
+		}
+		for i, doc := range got.docs {
+			documents++
+			if !slices.Equal(doc.fields.entries, want.docs[i].fields.entries) || doc.fields.text != want.docs[i].fields.text ||
+				!reflect.DeepEqual(doc.expanded, want.docs[i].expanded) {
+				t.Errorf("%s: document %d converts otherwise from reused nodes", path, i+1)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if documents < 500 {
+		t.Fatalf("%d documents read, want the project's hundreds", documents)
+	}
 }

@@ -13,12 +13,12 @@ import (
 // its rules have run, and a workload's field table and its file's source
 // are most of that. So a file read from disk is decoded as soon as it is
 // parsed (Settle), and then sleeps: its source is dropped and read again
-// when something reads its lines (a fix). In a deep sleep the field tables
-// of its workloads' documents go too, and the file is parsed again when
-// something reads them (the engine's hold on a workload): that halves what
-// a large run holds, for a second parse of most of its YAML. The objects
-// other workloads read (Services, ConfigMaps, the serving runtimes) stay
-// awake.
+// when something reads its lines (a fix). The field tables of its
+// workloads' documents are packed (packEntries) until something reads them
+// (the engine's hold on a workload), a third of their size. In a deep sleep
+// they go, and the file is parsed again then: that halves what a large run
+// holds, for a second parse of most of its YAML. The objects other
+// workloads read (Services, ConfigMaps, the serving runtimes) stay awake.
 
 // sleep is what a sleeping file keeps to wake.
 type sleep struct {
@@ -28,8 +28,10 @@ type sleep struct {
 	reread func() ([]byte, error)
 	size   int
 	digest uint64
-	// sleepers are the documents whose field tables were dropped.
+	// sleepers are the documents whose field tables were dropped, or
+	// their entries packed when the sleep is not deep.
 	sleepers []*Document
+	deep     bool
 	// err is why the file could not wake: it changed, or cannot be read.
 	err error
 }
@@ -44,7 +46,8 @@ var digestSeed = maphash.MakeSeed()
 
 // Settle decodes the file's objects now, as NewSet would, and when reread
 // gives the file's source again, puts the file to sleep, deeply when deep
-// is set. It must be called before the file is shared.
+// is set (its workloads' field tables dropped rather than packed). It must
+// be called before the file is shared.
 func (f *File) Settle(reread func() ([]byte, error), deep bool) {
 	// Files are settled on every CPU, but one stream (`helm template |
 	// modellint -`) may hold all the objects.
@@ -65,9 +68,6 @@ func (f *File) Settle(reread func() ([]byte, error), deep bool) {
 	}
 	var sleepers []*Document
 	for _, object := range f.Objects {
-		if !deep {
-			break
-		}
 		doc := object.Doc
 		// A List's items share their document; aliases keep a plain value.
 		if object.Base != "" || object.holds == nil || doc.expanded != nil || doc.calls != nil || doc.elsewhere != nil {
@@ -75,11 +75,16 @@ func (f *File) Settle(reread func() ([]byte, error), deep bool) {
 		}
 		sleepers = append(sleepers, doc)
 	}
-	f.sleep = &sleep{reread: reread, size: len(f.Source), digest: maphash.Bytes(digestSeed, f.Source), sleepers: sleepers}
+	f.sleep = &sleep{reread: reread, size: len(f.Source), digest: maphash.Bytes(digestSeed, f.Source), sleepers: sleepers, deep: deep}
 	f.markLines()
 	for _, doc := range sleepers {
 		doc.owner = f
-		doc.fields = fieldTable{}
+		if deep {
+			doc.fields = fieldTable{}
+		} else {
+			doc.packed = packEntries(doc.fields.entries)
+			doc.fields.entries = nil
+		}
 		doc.plain, doc.plainOnce = nil, sync.Once{}
 		doc.sleeping.Store(true)
 	}
@@ -107,14 +112,19 @@ func (f *File) wakeLocked() error {
 		err = fmt.Errorf("%s: changed while it was linted", f.Path)
 	}
 	var docs []*Document
-	if err == nil && len(s.sleepers) > 0 {
+	if err == nil && s.deep && len(s.sleepers) > 0 {
 		err = parseDocuments(f.Path, source, func(doc *Document) { docs = append(docs, doc) })
 	}
 	for _, doc := range s.sleepers {
 		if !doc.sleeping.Load() {
 			continue // retired
 		}
-		if err == nil && doc.Index < len(docs) {
+		switch {
+		case !s.deep:
+			// Packed from what was read first: a file that changed since
+			// fails the run all the same (WakeError).
+			doc.fields.entries, doc.packed = unpackEntries(doc.packed), nil
+		case err == nil && doc.Index < len(docs):
 			doc.fields = docs[doc.Index].fields
 		}
 		doc.sleeping.Store(false)

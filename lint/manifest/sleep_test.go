@@ -39,8 +39,10 @@ func TestSleepingFileWakesAsItWas(t *testing.T) {
 		}
 		file, set := settled(t, path, deep)
 		deployment := set.Workloads[0]
-		if file.Source != nil || deployment.Object.Doc.sleeping.Load() != deep {
-			t.Fatalf("deep %v: source %d bytes, document sleeping %v after Settle", deep, len(file.Source), deployment.Object.Doc.sleeping.Load())
+		doc := deployment.Object.Doc
+		if file.Source != nil || !doc.sleeping.Load() || len(doc.fields.entries) != 0 || (len(doc.packed) == 0) != deep {
+			t.Fatalf("deep %v: source %d bytes, document sleeping %v with %d entries and %d bytes packed after Settle",
+				deep, len(file.Source), doc.sleeping.Load(), len(doc.fields.entries), len(doc.packed))
 		}
 		// The suppression markers are read while the file sleeps.
 		if line := file.MarkedLine(1); !strings.Contains(line, "MDL205") || file.Source != nil {
