@@ -22,8 +22,8 @@ var imageTagMutable = &lint.Rule{
 			"build from its siblings; a server or CUDA upgrade lands without review, a rollback redeploys the broken image, " +
 			"and node caches make it depend on where the pod lands. Only a digest names the exact bytes that were tested. " +
 			"References are parsed as container runtimes do: in registry:5000/img the port is not a tag. Images with " +
-			"template placeholders ({{ }}, <...>, $(...)) and InferenceService shorthand containers (no image of their own) " +
-			"are not checked.",
+			"template placeholders ({{ }}, <...>, $(...)) InferenceService shorthand containers (no image of their own) " +
+			"and the containers a platform injects (KServe's storage-initializer, whose image its ConfigMap names) are not checked.",
 		Bad:  `image: tensorflow/serving`,
 		Good: `image: tensorflow/serving:2.19.0@sha256:4ea1d5e2f0c6b05c3a0f6a8b4ad6b6b0d7c9c2e3b1f3a6f5e2d1c0b9a8f7e6d5`,
 		Fix: "Pin a version tag, and for production the digest as well (`crane digest IMAGE:TAG` or `docker buildx imagetools " +
@@ -83,7 +83,8 @@ func checkImageTag(pass *lint.Pass) {
 	var coverage lint.Coverage
 	for _, c := range pass.Workload().Containers {
 		ref, ok := parseImageReference(c.Image)
-		if !ok {
+		if !ok || c.Injected != "" {
+			// The platform's config names the image of what it injects.
 			continue
 		}
 		coverage.Checked()
