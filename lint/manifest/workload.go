@@ -69,6 +69,9 @@ type Workload struct {
 	// Preset is the preset model of a KAITO Workspace whose pods KAITO
 	// builds; the workload then has no containers.
 	Preset *Preset
+	// SeldonModel is a Seldon Core v2 Model, which Seldon places on the
+	// pods of a Server; the workload then has no containers.
+	SeldonModel *SeldonModel
 	// Incomplete says the pod spec is not all of the pod: it was found in a
 	// kind modellint has no reader for (see GenericPodPaths), or it is an
 	// override its controller merges into another object's (a Seldon v2
