@@ -43,8 +43,9 @@ type Diagnostic struct {
 	// Line places a File finding on a line of it (an entry of a server's
 	// model config file); 0 for the file as a whole.
 	Line int
-	// Cause is a field of the target's object that made the server read
-	// File (the flag naming a config file), shown as a related location.
+	// Cause is a field that made the server read File (the flag naming a
+	// config file), or that a field finding is judged against (the Server
+	// a Model is placed on), shown as a related location.
 	Cause *Cause
 	// Message says what is wrong, the numbers behind it and what to do.
 	Message string
@@ -60,8 +61,10 @@ type Diagnostic struct {
 	NeverReady bool
 }
 
-// Cause is a field a File finding relates to, and what it is.
+// Cause is a field a finding relates to, and what it is.
 type Cause struct {
+	// Object is the object Path is in, nil for the target's.
+	Object  *manifest.Object
 	Path    string
 	Message string
 }

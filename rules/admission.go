@@ -25,7 +25,10 @@ var limitRangeViolated = &lint.Rule{
 			"namespace was set up with for web services.\n\nChecked against the LimitRanges in the linted files of the " +
 			"workload's namespace (a side without a namespace matches any), after the defaults they give: a request the " +
 			"container leaves out is its limit, else the LimitRange's defaultRequest; a limit left out is its default. " +
-			"Type Container items are checked per container, Type Pod items against the sum of the pod's containers.",
+			"Type Container items are checked per container, Type Pod items against the sum of the pod's containers. In " +
+			"an InferenceService's pods, whose resources KServe's webhook fills in, only the storage-initializer init " +
+			"container it injects is checked, with the resources of KServe's defaults (requests cpu 100m, memory 100Mi; " +
+			"limits cpu 1, memory 1Gi): a min above them refuses every pod that downloads its model.",
 		Bad:  "containers:\n  - name: vllm\n    resources:\n      limits: {memory: 64Gi}\n---\n" + docLimitRange,
 		Good: "containers:\n  - name: vllm\n    resources:\n      limits: {memory: 32Gi}\n---\n" + docLimitRange,
 		Fix: "Lower the container's limit (or raise its request) into the LimitRange's bounds, or raise the LimitRange's " +
@@ -156,12 +159,18 @@ func checkLimitRange(pass *lint.Pass) {
 	case len(ranges) == 0:
 		pass.Skip("no LimitRange in the linted files for the workload's namespace")
 		return
-	case platformFillsPod(w):
+	case platformFillsPod(w) && !slices.ContainsFunc(w.Containers, isInjected):
 		pass.Skip("KServe builds the pod and fills in its resources")
 		return
 	}
+	// KServe fills in the resources of the containers it builds: only
+	// those of what it injects are known, and the pod's sums are not.
+	fills := platformFillsPod(w)
 	podLimits, podRequests := corev1.ResourceList{}, corev1.ResourceList{}
 	for _, c := range w.Containers {
+		if fills && !isInjected(c) {
+			continue
+		}
 		a := admittedResources(c, ranges)
 		for _, lr := range ranges {
 			for _, item := range lr.value.Spec.Limits {
@@ -174,6 +183,9 @@ func checkLimitRange(pass *lint.Pass) {
 			addResources(podLimits, a.limits)
 			addResources(podRequests, a.requests)
 		}
+	}
+	if fills {
+		return
 	}
 	for _, lr := range ranges {
 		for _, item := range lr.value.Spec.Limits {
@@ -202,6 +214,10 @@ func checkLimitRange(pass *lint.Pass) {
 		}
 	}
 }
+
+// isInjected reports whether a platform adds the container to the pod
+// (KServe's storage-initializer), with resources of its own config.
+func isInjected(c *manifest.Container) bool { return c.Injected != "" }
 
 // checkLimitItem checks one container against one Type Container item.
 func checkLimitItem(pass *lint.Pass, c *manifest.Container, a admitted, lr namespaced[corev1.LimitRange], item corev1.LimitRangeItem) {

@@ -22,8 +22,8 @@ var imageTagMutable = &lint.Rule{
 			"build from its siblings; a server or CUDA upgrade lands without review, a rollback redeploys the broken image, " +
 			"and node caches make it depend on where the pod lands. Only a digest names the exact bytes that were tested. " +
 			"References are parsed as container runtimes do: in registry:5000/img the port is not a tag. Images with " +
-			"template placeholders ({{ }}, <...>, $(...)) and InferenceService shorthand containers (no image of their own) " +
-			"are not checked.",
+			"template placeholders ({{ }}, <...>, $(...)) InferenceService shorthand containers (no image of their own) " +
+			"and the containers a platform injects (KServe's storage-initializer, whose image its ConfigMap names) are not checked.",
 		Bad:  `image: tensorflow/serving`,
 		Good: `image: tensorflow/serving:2.19.0@sha256:4ea1d5e2f0c6b05c3a0f6a8b4ad6b6b0d7c9c2e3b1f3a6f5e2d1c0b9a8f7e6d5`,
 		Fix: "Pin a version tag, and for production the digest as well (`crane digest IMAGE:TAG` or `docker buildx imagetools " +
@@ -83,7 +83,8 @@ func checkImageTag(pass *lint.Pass) {
 	var coverage lint.Coverage
 	for _, c := range pass.Workload().Containers {
 		ref, ok := parseImageReference(c.Image)
-		if !ok {
+		if !ok || c.Injected != "" {
+			// The platform's config names the image of what it injects.
 			continue
 		}
 		coverage.Checked()
@@ -137,7 +138,9 @@ var configRefMissing = &lint.Rule{
 		Why: "An env var from a missing ConfigMap or Secret (or a missing key of one) keeps the container in " +
 			"CreateContainerConfigError; a missing configMap or secret volume keeps the pod in ContainerCreating " +
 			"(\"MountVolume.SetUp failed\"). A $(VAR) in command or args that names no env var of the container is not " +
-			"expanded: the server gets the literal text \"$(VAR)\" as a model name or path and exits. " +
+			"expanded: the server gets the literal text \"$(VAR)\" as a model name or path and exits. A Seldon Core v2 " +
+			"Model's spec.secretName names the Secret of the rclone config its Server's agent downloads storageUri with: " +
+			"when it is missing, the agent fails to load the model. " +
 			"Objects are looked up among the linted files (by namespace when both sides name one), counting the ConfigMaps and Secrets " +
 			"controllers create for objects of the files: a cert-manager Certificate's spec.secretName (keys tls.crt, " +
 			"tls.key, ca.crt and those of its additional output formats and keystores), an External Secrets ExternalSecret's " +
@@ -207,12 +210,22 @@ type configRef struct {
 	what     string // how it is used, for messages
 	// pull: an imagePullSecrets entry, which the kubelet goes on without.
 	pull bool
+	// effect is what a missing object does, "" for a pod's reference (the
+	// container or the pod does not start).
+	effect string
 }
 
 func checkConfigRefs(pass *lint.Pass) {
 	w := pass.Workload()
 	for _, ref := range podConfigRefs(w) {
 		checkConfigRef(pass, ref)
+	}
+	if model := w.SeldonModel; model != nil && model.SecretName != "" {
+		// Seldon's agent reads it through the API when it loads the model
+		// (StorageConfig.StorageSecretName): no pod refers to it.
+		checkConfigRef(pass, configRef{kind: "Secret", name: model.SecretName, path: model.SecretPath,
+			what:   "the Model's secretName (the rclone config Seldon's agent downloads storageUri with)",
+			effect: "the agent fails to load the model and the Model never becomes Ready"})
 	}
 	for _, c := range w.Containers {
 		checkVarReferences(pass, c)
@@ -267,7 +280,10 @@ func checkConfigRef(pass *lint.Pass, ref configRef) {
 func reportMissing(pass *lint.Pass, ref configRef) {
 	severity := pass.Rule.Severity
 	effect := "the container stays in CreateContainerConfigError"
-	if strings.Contains(ref.what, "volume") {
+	switch {
+	case ref.effect != "":
+		effect = ref.effect
+	case strings.Contains(ref.what, "volume"):
 		effect = "the pod stays in ContainerCreating (MountVolume.SetUp failed)"
 	}
 	if ref.kind == "Secret" && severity > lint.Warning {
@@ -301,7 +317,7 @@ func reportMissing(pass *lint.Pass, ref configRef) {
 			strings.TrimPrefix(twin.Name, twin.File.HelmRelease), release)})
 		return
 	}
-	if severity == lint.Error {
+	if severity == lint.Error && ref.effect == "" {
 		pass = neverReady(pass) // nothing creates it: the container never starts
 	}
 	if generated := generatedUnder(pass, ref); generated != nil {

@@ -48,6 +48,7 @@ var registry = []*lint.Rule{
 	limitRangeViolated,        // MDL218
 	resourceQuotaUnmet,        // MDL219
 	downloadCacheMisplaced,    // MDL220
+	modelUnschedulable,        // MDL221
 	argvMalformed,             // MDL230
 
 	entrypointNotFound,      // MDL301

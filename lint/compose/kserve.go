@@ -50,6 +50,10 @@ func KServe(set *manifest.Set) ([]string, error) {
 			if note != "" {
 				notes = append(notes, note)
 			}
+		case w.Object.Group() == kserveGroup && w.Object.Kind == "InferenceService":
+			if err := customStorage(w); err != nil {
+				return nil, err
+			}
 		case w.Object.Group() == kserveGroup && w.Object.Kind == "LLMInferenceService" && w.ModelURI != "":
 			if err := k.llmModel(w); err != nil {
 				return nil, err
@@ -142,7 +146,10 @@ func (k *kserve) runtime(o *manifest.Object) *runtime {
 func (k *kserve) predictor(w *manifest.Workload) (string, error) {
 	shorthand := modelContainer(w)
 	if shorthand == nil {
-		return "", k.frameworkStorage(w)
+		if err := k.frameworkStorage(w); err != nil {
+			return "", err
+		}
+		return "", customStorage(w)
 	}
 	isvc := w.Object
 	var model modelSpec
@@ -151,7 +158,7 @@ func (k *kserve) predictor(w *manifest.Workload) (string, error) {
 	}
 	r, why := k.selectRuntime(isvc, model)
 	if r == nil {
-		if err := mountStorage(w, shorthand, model.StorageURI, modelPath+".storageUri"); err != nil {
+		if err := mountStorage(w, shorthand, model.StorageURI, modelPath+".storageUri", true); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%s: %s, so its model container is linted without the runtime's image, command, ports "+
@@ -161,7 +168,7 @@ func (k *kserve) predictor(w *manifest.Workload) (string, error) {
 		return "", err
 	}
 	k.used[r.object] = true
-	return "", mountStorage(w, shorthand, model.StorageURI, modelPath+".storageUri")
+	return "", mountStorage(w, shorthand, model.StorageURI, modelPath+".storageUri", true)
 }
 
 // frameworkStorage mounts the storageUri of the older per-framework
@@ -175,7 +182,7 @@ func (k *kserve) frameworkStorage(w *manifest.Workload) error {
 		}
 		value, _ := w.Object.Lookup(append(strings.Split(c.Path, "."), "storageUri")...)
 		if uri, _ := value.(string); uri != "" {
-			if err := mountStorage(w, c, uri, c.Path+".storageUri"); err != nil {
+			if err := mountStorage(w, c, uri, c.Path+".storageUri", true); err != nil {
 				return err
 			}
 		}

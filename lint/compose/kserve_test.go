@@ -237,3 +237,72 @@ spec:
 		t.Errorf("mounts %q, want %q", mounts, want)
 	}
 }
+
+// TestKServeStorageInitializer: a storageUri that is downloaded gets the
+// storage-initializer init container KServe's webhook injects, placed on
+// the URI's line; a transformer's STORAGE_URI gets it too, with the model
+// at /mnt/models and the env var set to /mnt/models; a claim gets none.
+func TestKServeStorageInitializer(t *testing.T) {
+	set, _ := composed(t, "", `apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: iris, namespace: ns}
+spec:
+  predictor:
+    sklearn:
+      storageUri: gs://models/iris
+  transformer:
+    containers:
+      - name: preprocess
+        image: transformer-image
+        env:
+          - {name: OTHER, value: x}
+          - {name: STORAGE_URI, value: s3://models/encoders}
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: claim, namespace: ns}
+spec:
+  predictor:
+    sklearn:
+      storageUri: pvc://models/iris
+`)
+	got := map[string]string{}
+	for _, w := range set.Workloads {
+		if err := w.Hold(); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range w.Containers {
+			if !c.Init {
+				var mounts, env []string
+				for _, m := range c.VolumeMounts {
+					mounts = append(mounts, m.Name+":"+m.MountPath)
+				}
+				for _, e := range c.Env {
+					env = append(env, e.Name+"="+e.Value)
+				}
+				got[w.Name()+" "+c.Name] = fmt.Sprint(mounts, env)
+				continue
+			}
+			file, pos := w.Object.Where(c.Path + ".resources.requests.cpu")
+			got[w.Name()+" init"] = fmt.Sprintf("%s %s %q %v %v %v %s:%d", c.Name, c.Image, c.Args,
+				c.Resources.Requests.Cpu(), c.Resources.Limits.Memory(), c.VolumeMounts[0].MountPath, file, pos.Line)
+		}
+	}
+	want := map[string]string{
+		"InferenceService/ns/iris (predictor) init": `storage-initializer kserve/storage-initializer:v0.19.0 ` +
+			`["gs://models/iris" "/mnt/models"] 100m 1Gi /mnt/models isvc.yaml:7`,
+		"InferenceService/ns/iris (predictor) kserve-container": "[kserve-provision-location:/mnt/models] []",
+		"InferenceService/ns/iris (transformer) init": `storage-initializer kserve/storage-initializer:v0.19.0 ` +
+			`["s3://models/encoders" "/mnt/models"] 100m 1Gi /mnt/models isvc.yaml:14`,
+		"InferenceService/ns/iris (transformer) preprocess":      "[kserve-provision-location:/mnt/models] [OTHER=x STORAGE_URI=/mnt/models]",
+		"InferenceService/ns/claim (predictor) kserve-container": "[kserve-pvc-source:/mnt/models] []",
+	}
+	for key, value := range want {
+		if got[key] != value {
+			t.Errorf("%s:\n got %s\nwant %s", key, got[key], value)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %v", got)
+	}
+}

@@ -34,7 +34,7 @@ const podSpecPath = "spec.podSpec"
 // they are no pod. It returns notes for the run's -v output.
 func SeldonServers(set *manifest.Set) ([]string, error) {
 	s := &seldon{set: set, configs: map[*manifest.Object]*serverConfig{}, used: map[*manifest.Object]bool{},
-		rejected: map[*manifest.Object]bool{}}
+		rejected: map[*manifest.Object]bool{}, servers: map[*manifest.Object]*manifest.SeldonServer{}}
 	for _, invalid := range set.Invalid {
 		s.rejected[invalid.Object] = true
 	}
@@ -58,6 +58,7 @@ func SeldonServers(set *manifest.Set) ([]string, error) {
 		}
 	}
 	dropUsed(set, s.used)
+	s.models()
 	return notes, nil
 }
 
@@ -70,6 +71,8 @@ type seldon struct {
 	used map[*manifest.Object]bool
 	// rejected are the objects the API server rejects (MDL002).
 	rejected map[*manifest.Object]bool
+	// servers are what each Server offers the Models placed on it.
+	servers map[*manifest.Object]*manifest.SeldonServer
 }
 
 // seldonV2Version is the Seldon Core release whose ServerConfigs are
@@ -173,6 +176,8 @@ func (s *seldon) server(server *manifest.Object, override *manifest.Workload) (s
 		}
 	}
 	if c == nil {
+		s.servers[server] = &manifest.SeldonServer{Object: server, Capabilities: ownCapabilities(server),
+			CapabilitiesPath: "spec.capabilities"}
 		if override == nil {
 			return fmt.Sprintf("%s: %s, and the Server has no podSpec, so its pods are not linted", server.ID(), why), nil
 		}
@@ -217,6 +222,10 @@ func (s *seldon) server(server *manifest.Object, override *manifest.Workload) (s
 	}
 	placement := &podPlacement{server: server, config: config, origins: origins, bundled: note != ""}
 	server.Borrow(podSpecPath, placement.place)
+	// After the pod's placement, which the capabilities' fields override.
+	facts := &manifest.SeldonServer{Object: server, Assumed: note != ""}
+	offered(server, spec, facts)
+	s.servers[server] = facts
 	if override == nil {
 		s.set.AddWorkload(w)
 	}

@@ -316,3 +316,76 @@ func TestFirstStep(t *testing.T) {
 		}
 	}
 }
+
+// TestSeldonCapabilities: a Server's extraCapabilities extend its agent's
+// SELDON_SERVER_CAPABILITIES and its capabilities replace them, placed on
+// the Server's field; a Model gets the Servers of its namespace, with what
+// they offer: the capabilities, and the mlserver container's memory
+// request plus the agent's overcommit.
+func TestSeldonCapabilities(t *testing.T) {
+	const servers = `apiVersion: mlops.seldon.io/v1alpha1
+kind: Server
+metadata: {name: extra, namespace: models}
+spec:
+  serverConfig: mlserver
+  extraCapabilities: [lightgbm-custom]
+---
+apiVersion: mlops.seldon.io/v1alpha1
+kind: Server
+metadata: {name: only, namespace: models}
+spec:
+  serverConfig: mlserver
+  capabilities: [" custom "]
+---
+apiVersion: mlops.seldon.io/v1alpha1
+kind: Model
+metadata: {name: m, namespace: models}
+spec:
+  storageUri: gs://models/m
+  requirements: [sklearn]
+  modelType: custom
+  memory: 1Gi
+  server: only
+  secretName: rclone
+`
+	set, _ := seldonComposed(t, "", servers)
+	agentEnv := func(name string) (string, int) {
+		w := seldonWorkload(t, set, "Server", name)
+		for _, c := range w.Containers {
+			for i, e := range c.Env {
+				if e.Name == "SELDON_SERVER_CAPABILITIES" {
+					_, pos := w.Object.Where(fmt.Sprintf("%s.env[%d].value", c.Path, i))
+					return e.Value, pos.Line
+				}
+			}
+		}
+		return "", 0
+	}
+	if value, line := agentEnv("extra"); value != "mlserver,alibi-detect,alibi-explain,huggingface,lightgbm,mlflow,"+
+		"python,sklearn,spark-mlib,xgboost,lightgbm-custom" || line != 6 {
+		t.Errorf("extraCapabilities: %q at line %d", value, line)
+	}
+	if value, line := agentEnv("only"); value != "custom" || line != 13 {
+		t.Errorf("capabilities: %q at line %d", value, line)
+	}
+	model := seldonWorkload(t, set, "Model", "m")
+	if model == nil || model.SeldonModel == nil || len(model.Containers) != 0 {
+		t.Fatalf("no Model workload: %+v", model)
+	}
+	facts := model.SeldonModel
+	if got := fmt.Sprint(facts.Requirements); got != "[{sklearn spec.requirements[0]} {custom spec.modelType}]" ||
+		facts.Server != "only" || facts.MemoryBytes != 1<<30 || facts.SecretName != "rclone" {
+		t.Errorf("model facts %+v", facts)
+	}
+	if len(facts.Servers) != 2 {
+		t.Fatalf("servers %+v", facts.Servers)
+	}
+	only := facts.Servers[1]
+	// The chart's mlserver container requests 1Gi of memory, and its
+	// agent overcommits 10%.
+	if fmt.Sprint(only.Capabilities) != "[custom]" || only.CapabilitiesPath != "spec.capabilities" || !only.Assumed ||
+		only.MemoryRequestBytes != 1<<30 || only.OverCommitPercent != 10 || only.MemoryBytes != 1<<30+(1<<30)/10 ||
+		only.ServerContainer != "mlserver" || only.MemoryPath != "spec.podSpec.containers[2].resources" {
+		t.Errorf("server facts %+v", only)
+	}
+}

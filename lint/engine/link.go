@@ -92,20 +92,26 @@ func (l *linker) link(target *lint.Target) {
 		// KServe's storage initializer copies storageUri to /mnt/models;
 		// the model dir is found by the URI's last element.
 		nameFrom := ""
-		uri := ""
+		uri, uriFrom, uriField := "", "storageUri", "storageUri"
 		if workload.Platform == "kserve" {
 			uri = storageURI(workload, container)
+			if uri == "" {
+				uri, uriField = storageURIEnv(workload, container)
+				uriFrom = "STORAGE_URI"
+			}
 		}
 		proxy := workload.Platform == "kserve" && !container.FromServingRuntime &&
 			(workload.Component == "transformer" || workload.Component == "explainer")
 		switch {
-		case proxy:
+		case proxy && uri == "":
 			// The containers of a transformer or an explainer send requests
 			// on to the predictor: KServe gives them no storageUri, and the
-			// /mnt/models a KServe ModelServer reads by default holds none.
+			// /mnt/models a KServe ModelServer reads by default holds none
+			// unless their STORAGE_URI names a model.
 			paths = slices.DeleteFunc(paths, func(v server.Value) bool { return v.From == "image default" })
-		case container.FromServingRuntime || (workload.Platform == "kserve" && len(paths) == 0):
-			paths = []server.Value{{Value: kserveModelPath, From: "storageUri " + uri, Field: "storageUri"}}
+		case container.FromServingRuntime || (workload.Platform == "kserve" && len(paths) == 0) ||
+			proxy && !slices.ContainsFunc(paths, func(v server.Value) bool { return v.From != "image default" }):
+			paths = []server.Value{{Value: kserveModelPath, From: uriFrom + " " + uri, Field: uriField}}
 			nameFrom = path.Base(strings.TrimRight(uri, "/"))
 		}
 		if _, ok := configFilePath(container); ok && container.Runtime.Name == "tensorflow-serving" && !container.FromServingRuntime {
@@ -414,6 +420,25 @@ func storageURI(w *manifest.Workload, c *manifest.Container) string {
 		}
 	}
 	return w.ModelURI
+}
+
+// storageURIEnv is the storage URI a custom container of an
+// InferenceService names in its STORAGE_URI env var, which KServe's
+// storage initializer copies to /mnt/models (see compose.customStorage),
+// and the field that writes it; "" when it names none. It is read from the
+// object: the composed container's env says /mnt/models, as KServe sets it.
+func storageURIEnv(w *manifest.Workload, c *manifest.Container) (uri, field string) {
+	value, _ := w.Object.Lookup(append(strings.Split(c.Path, "."), "env")...)
+	env, _ := value.([]any)
+	for i, item := range env {
+		variable, _ := item.(map[string]any)
+		if name, _ := variable["name"].(string); name != "STORAGE_URI" {
+			continue
+		}
+		uri, _ := variable["value"].(string)
+		return uri, fmt.Sprintf("env[%d].value", i)
+	}
+	return "", ""
 }
 
 func modelPathAnnotation(w *manifest.Workload) string {

@@ -133,3 +133,49 @@ spec:
 		}
 	}
 }
+
+// TestTransformerStorageURI: a transformer whose STORAGE_URI names a model
+// reads it at /mnt/models, where KServe's storage initializer puts it, and
+// the model dir is found by the URI's last element, as for a storageUri.
+func TestTransformerStorageURI(t *testing.T) {
+	source := `apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: cifar10, namespace: vision}
+spec:
+  predictor:
+    model:
+      modelFormat: {name: sklearn}
+      storageUri: gs://models/cifar10
+  transformer:
+    containers:
+      - name: kserve-container
+        image: kserve/sklearnserver:v0.14.0
+        env:
+          - {name: STORAGE_URI, value: gs://models/encoders}
+`
+	file, err := manifest.Load("isvc.yaml", []byte(source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := manifest.NewSet([]*manifest.File{file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	linker := newLinker(&lint.Config{}, nil)
+	linker.addModels([]*lint.Target{{Model: &model.Model{Dir: "models/encoders"}}, {Model: &model.Model{Dir: "models/cifar10"}}})
+	for _, w := range set.Workloads {
+		if w.Component != "transformer" {
+			continue
+		}
+		target := &lint.Target{Workload: w}
+		linker.link(target)
+		if len(target.Links) != 1 {
+			t.Fatalf("links %+v", target.Links)
+		}
+		link := target.Links[0]
+		if link.ServerPath.Value != "/mnt/models" || link.ServerPath.Field != "env[0].value" ||
+			link.ServerPath.From != "STORAGE_URI gs://models/encoders" || link.Model == nil || link.Model.Dir != "models/encoders" {
+			t.Errorf("linked %+v to %+v", link.ServerPath, link.Model)
+		}
+	}
+}

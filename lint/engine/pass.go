@@ -46,12 +46,10 @@ func (r *reporter) report(d lint.Diagnostic) {
 		if source, ok := object.WrittenBy(d.Path); ok {
 			finding.Related = append(helperCall(source.Object, source.Path), composedInto(workload, d.Path))
 		}
+		finding.Related = append(finding.Related, causeLocation(d.Cause, workload)...)
 	case d.File != "":
 		finding.Location = lint.Location{File: d.File, Line: d.Line}
-		if d.Cause != nil && workload != nil {
-			finding.Related = append(finding.Related, lint.RelatedLocation{Location: fieldLocation(workload.Object, d.Cause.Path),
-				Message: d.Cause.Message})
-		}
+		finding.Related = append(finding.Related, causeLocation(d.Cause, workload)...)
 	default:
 		finding.Location = lint.Location{File: r.target.File()}
 	}
@@ -70,6 +68,19 @@ func (r *reporter) report(d lint.Diagnostic) {
 	severityKnown(&finding, workload)
 	r.texts.share(&finding)
 	r.findings = append(r.findings, finding)
+}
+
+// causeLocation is the related location of a diagnostic's cause: a field
+// of the target's object, or of the object the cause names.
+func causeLocation(cause *lint.Cause, workload *manifest.Workload) []lint.RelatedLocation {
+	if cause == nil || workload == nil {
+		return nil
+	}
+	object := cause.Object
+	if object == nil {
+		object = workload.Object
+	}
+	return []lint.RelatedLocation{{Location: fieldLocation(object, cause.Path), Message: cause.Message}}
 }
 
 // fieldLocation is where a field of an object was written: for rendered

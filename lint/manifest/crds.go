@@ -466,8 +466,8 @@ var notLintedKinds = map[string]string{
 	"kaito.sh/RAGEngine": "not linted: KAITO builds the RAG service's pods itself, so there is no pod template " +
 		"whose fields findings could point at",
 	// Seldon v2 loads these onto the pods of a Server, linted with the Server.
-	"mlops.seldon.io/Model": "not linted: Seldon schedules the model onto a Server's pods, which are linted " +
-		"with the Server",
+	"mlops.seldon.io/Model": "Seldon schedules the model onto a Server's pods, which are linted with the Server: " +
+		"only where it can be placed (MDL221) and its secretName (MDL209) are checked",
 	"mlops.seldon.io/Pipeline": "not linted: Seldon runs the pipeline on its own dataflow engine, not in a pod of " +
 		"its own",
 	"mlops.seldon.io/Explainer": "not linted: Seldon schedules the explainer onto a Server's pods, which are " +

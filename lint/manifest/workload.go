@@ -69,6 +69,9 @@ type Workload struct {
 	// Preset is the preset model of a KAITO Workspace whose pods KAITO
 	// builds; the workload then has no containers.
 	Preset *Preset
+	// SeldonModel is a Seldon Core v2 Model, which Seldon places on the
+	// pods of a Server; the workload then has no containers.
+	SeldonModel *SeldonModel
 	// Incomplete says the pod spec is not all of the pod: it was found in a
 	// kind modellint has no reader for (see GenericPodPaths), or it is an
 	// override its controller merges into another object's (a Seldon v2
@@ -174,6 +177,11 @@ type Container struct {
 	// object; nil for others. Its fields are placed in whichever object
 	// wrote them (see Object.Borrow).
 	ComposedFrom *Object
+	// Injected names what adds the container to the pod when the pod is
+	// created (KServe's storage-initializer webhook), "" for the
+	// manifest's own: its image and settings come from the platform's
+	// config, not from a field a user of the manifest edits.
+	Injected string
 	// Invoked is what the server is told, as the engine read it from what
 	// really runs (the image's start and its wrapper scripts included);
 	// nil until then.
@@ -246,6 +254,9 @@ func (c *Container) Serving() bool { return c.Runtime != nil && !c.Init }
 
 // Label names the container in messages.
 func (c *Container) Label() string {
+	if c.Injected != "" {
+		return "container " + c.Name + " (added by " + c.Injected + ")"
+	}
 	if c.Name != "" {
 		return "container " + c.Name
 	}
