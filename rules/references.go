@@ -83,8 +83,8 @@ func checkImageTag(pass *lint.Pass) {
 	var coverage lint.Coverage
 	for _, c := range pass.Workload().Containers {
 		ref, ok := parseImageReference(c.Image)
-		if !ok {
-			continue
+		if !ok || c.Built {
+			continue // KAITO names a preset's image, by a tag of its release
 		}
 		coverage.Checked()
 		path := c.Path + ".image"

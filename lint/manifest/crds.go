@@ -487,8 +487,12 @@ func NotLinted(o *Object) string {
 			break
 		}
 		if name, _ := o.Lookup("inference", "preset", "name"); name != nil {
-			return fmt.Sprintf("KAITO builds the pods of preset %v from its model catalog, so only the preset's "+
-				"weights are checked, against the GPUs of resource.instanceType (MDL408)", name)
+			if w, err := kaitoPresetWorkload(o); err == nil && w != nil && len(w.Containers) > 0 {
+				return fmt.Sprintf("KAITO builds the pods of preset %v: they are linted as KAITO v0.12 builds them "+
+					"(its base image and command, the GPUs of resource.instanceType), their errors as warnings", name)
+			}
+			return fmt.Sprintf("KAITO builds the pods of preset %v from its model catalog; the preset or the GPUs "+
+				"of resource.instanceType are not known, so only the preset's weights are checked (MDL408)", name)
 		}
 		return "not linted: KAITO builds the pods of tuning itself; only inference.template is a pod template"
 	case "machinelearning.seldon.io/SeldonDeployment":
