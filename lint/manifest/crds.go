@@ -456,8 +456,6 @@ var notLintedKinds = map[string]string{
 	"serving.kserve.io/LLMInferenceServiceConfig": "not linted: a preset that KServe merges into the " +
 		"LLMInferenceServices naming it, not a pod of its own",
 	// KAITO builds these from its presets, through the Workspaces they make.
-	"kaito.sh/InferenceSet": "not linted: KAITO makes Workspaces from its template and builds their pods from " +
-		"its presets, so there is no pod template whose fields findings could point at",
 	"kaito.sh/MultiRoleInference": "not linted: KAITO builds the pods of each role from its presets, so there is " +
 		"no pod template whose fields findings could point at",
 	"kaito.sh/RAGEngine": "not linted: KAITO builds the RAG service's pods itself, so there is no pod template " +

@@ -221,6 +221,56 @@ func kaitoPresetWorkload(o *Object) (*Workload, error) {
 	return spec.workload(o, "", "inference.preset")
 }
 
+// inferenceSetWorkloads yields the pods of the Workspaces an InferenceSet
+// makes of its template (NewWorkspaceForInferenceSet in
+// pkg/utils/inferenceset/inferenceset.go): spec.template.resource and
+// spec.template.inference, the nodes of spec.labelSelector, the
+// template's annotations; the InferenceSet's name is the model's served
+// name (buildVLLMInferenceCommand). Each Workspace is named by the API
+// server (generateName); the pods are named here by the InferenceSet.
+func inferenceSetWorkloads(o *Object) ([]*Workload, error) {
+	var inferenceSet struct {
+		Spec struct {
+			Template struct {
+				Metadata struct {
+					Annotations map[string]string `json:"annotations"`
+				} `json:"metadata"`
+				Resource  kaitoResource  `json:"resource"`
+				Inference kaitoInference `json:"inference"`
+			} `json:"template"`
+			LabelSelector *struct {
+				MatchLabels map[string]string `json:"matchLabels"`
+			} `json:"labelSelector"`
+		} `json:"spec"`
+	}
+	if err := o.Decode(&inferenceSet); err != nil {
+		return nil, err
+	}
+	template := inferenceSet.Spec.Template
+	if template.Inference.Preset == nil || template.Inference.Preset.Name == "" {
+		// A template of its own runs as a Workspace's inference.template.
+		w, err := newWorkload(o, "", "spec.template.inference.template.spec", "spec.template.inference.template.metadata")
+		if err != nil || w == nil {
+			return nil, err
+		}
+		w.Lifecycle, w.InstanceType = KeptRunning, template.Resource.InstanceType
+		return []*Workload{w}, nil
+	}
+	spec := &kaitoSpec{name: o.Name, namespace: o.Namespace, inferenceSet: o.Name,
+		annotations:  template.Metadata.Annotations,
+		instanceType: template.Resource.InstanceType, instanceTypePath: "spec.template.resource.instanceType",
+		labelSelectorPath: "spec.labelSelector"}
+	if selector := inferenceSet.Spec.LabelSelector; selector != nil {
+		spec.matchLabels = selector.MatchLabels
+	}
+	spec.inference(&template.Inference, "spec.template.inference")
+	w, err := spec.workload(o, "", "spec.template.inference.preset")
+	if err != nil {
+		return nil, err
+	}
+	return []*Workload{w}, nil
+}
+
 type kaitoResource struct {
 	InstanceType  string `json:"instanceType"`
 	Count         *int   `json:"count"`

@@ -143,3 +143,42 @@ func TestKAITOPresetCommands(t *testing.T) {
 		})
 	}
 }
+
+// An InferenceSet's pods are those of the Workspaces it makes of its
+// template: the preset's pod, served under the InferenceSet's name, its
+// GPUs placed at the template's instance type.
+func TestKAITOInferenceSetPod(t *testing.T) {
+	source := `apiVersion: kaito.sh/v1alpha1
+kind: InferenceSet
+metadata:
+  name: phi-4-mini
+spec:
+  replicas: 2
+  labelSelector:
+    matchLabels: {apps: phi-4-mini}
+  template:
+    inference:
+      preset:
+        name: phi-4-mini-instruct
+    resource:
+      instanceType: Standard_NC24ads_A100_v4
+`
+	o, workloads := loadWorkloads(t, source)
+	if len(workloads) != 1 || len(workloads[0].Containers) != 1 || workloads[0].Preset == nil {
+		t.Fatalf("workloads %v", workloads)
+	}
+	w := workloads[0]
+	c := w.Containers[0]
+	if line := c.Command[2]; !strings.Contains(line, "--served-model-name=phi-4-mini ") ||
+		!strings.Contains(line, "--model=microsoft/phi-4-mini-instruct") || !strings.Contains(line, "--tensor-parallel-size=1") {
+		t.Errorf("command %q", line)
+	}
+	for path, line := range map[string]int{c.Path + ".resources": 14, c.Path + ".image": 12, w.SpecPath + ".affinity": 7} {
+		if _, pos := o.Where(path); pos.Line != line {
+			t.Errorf("%s on line %d, want %d", path, pos.Line, line)
+		}
+	}
+	if NotLinted(o) != "" {
+		t.Errorf("InferenceSet not linted: %s", NotLinted(o))
+	}
+}

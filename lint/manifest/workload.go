@@ -339,6 +339,8 @@ var multiTemplateKinds = map[string]func(*Object) ([]*Workload, error){
 	// KubeRay builds it.
 	"orchestration.aibrix.ai/RayClusterFleet":      aibrixRayClusters,
 	"orchestration.aibrix.ai/RayClusterReplicaSet": aibrixRayClusters,
+	// KAITO makes Workspaces of the template (see kaito.go).
+	"kaito.sh/InferenceSet": inferenceSetWorkloads,
 }
 
 // kserveComponents are the pod-bearing parts of an InferenceService.
