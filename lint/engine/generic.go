@@ -17,6 +17,7 @@ func severityKnown(finding *lint.Finding, workload *manifest.Workload, path stri
 		return
 	}
 	if workload.Incomplete || workload.AssumedAt(path) {
-		finding.Severity = lint.Warning
+		// Not known to fail, so not known to keep the pod from Ready.
+		finding.Severity, finding.NeverReady = lint.Warning, false
 	}
 }

@@ -458,8 +458,6 @@ var notLintedKinds = map[string]string{
 	// KAITO builds these from its presets, through the Workspaces they make.
 	"kaito.sh/MultiRoleInference": "not linted: KAITO builds the pods of each role from its presets, so there is " +
 		"no pod template whose fields findings could point at",
-	"kaito.sh/RAGEngine": "not linted: KAITO builds the RAG service's pods itself, so there is no pod template " +
-		"whose fields findings could point at",
 	// Seldon v2 loads these onto the pods of a Server, linted with the Server.
 	"mlops.seldon.io/Model": "not linted: Seldon schedules the model onto a Server's pods, which are linted " +
 		"with the Server",

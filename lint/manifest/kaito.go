@@ -479,37 +479,55 @@ func (s *kaitoSpec) buildPod(w *Workload, repo, shortName string, device gpu.GPU
 // affinity at the label selector, the config volume at inference.config,
 // HF_TOKEN at the access secret, and the rest at the preset's name.
 func (w *Workload) place(s *kaitoSpec, configVolume, hfToken int) {
-	at := func(path string) FieldSource { return FieldSource{Object: w.Object, Path: w.Object.Written(path)} }
 	container := ".containers[0]"
-	fields := map[string]FieldSource{
-		container + ".resources": at(s.instanceTypePath),
-		".affinity":              at(s.labelSelectorPath),
+	fields := map[string]string{
+		container + ".resources": s.instanceTypePath,
+		".affinity":              s.labelSelectorPath,
 	}
 	if configVolume >= 0 {
-		fields[IndexPath(".volumes", configVolume)] = at(s.configPath)
-		fields[container+".volumeMounts[0]"] = at(s.configPath)
+		fields[IndexPath(".volumes", configVolume)] = s.configPath
+		fields[container+".volumeMounts[0]"] = s.configPath
+		w.userCaused = append(w.userCaused, IndexPath(".volumes", configVolume), container+".volumeMounts[0]")
 	}
 	if hfToken >= 0 {
-		fields[IndexPath(container+".env", hfToken)] = at(s.accessSecretPath)
+		fields[IndexPath(container+".env", hfToken)] = s.accessSecretPath
+		w.userCaused = append(w.userCaused, IndexPath(container+".env", hfToken))
 	}
-	w.Object.borrowOnce(w.SpecPath, func(rest string) (FieldSource, bool) {
-		for prefix, source := range fields {
-			if _, ok := pathUnder(rest, prefix); ok {
-				return source, true
+	w.placeBuilt(fields, s.presetPath)
+}
+
+// placeBuilt places the fields of a pod the controller builds, under the
+// workload's SpecPath: those under a prefix of fields (".affinity") at the
+// object's field it names, the rest at rest; each at the part of its path
+// the object has.
+func (w *Workload) placeBuilt(fields map[string]string, rest string) {
+	o := w.Object
+	at := func(path string) FieldSource { return FieldSource{Object: o, Path: o.Written(path)} }
+	o.borrowOnce(w.SpecPath, func(field string) (FieldSource, bool) {
+		for prefix, path := range fields {
+			if _, ok := pathUnder(field, prefix); ok {
+				return at(path), true
 			}
 		}
-		return at(s.presetPath), true
+		return at(rest), true
 	})
 }
 
 // AssumedAt reports whether a field path of the workload's object (""
 // for the workload as a whole) is in the pod spec its controller is
-// assumed to build (see Workload.Assumed).
+// assumed to build (see Workload.Assumed), and not one that any release
+// builds of a field the user wrote (the ConfigMap volume of
+// inference.config, the secret of an access secret).
 func (w *Workload) AssumedAt(path string) bool {
 	if w.Assumed == "" {
 		return false
 	}
-	_, under := pathUnder(path, w.Assumed)
+	rest, under := pathUnder(path, w.Assumed)
+	for _, field := range w.userCaused {
+		if _, ok := pathUnder(rest, field); ok && under {
+			return false
+		}
+	}
 	return path == "" || under
 }
 

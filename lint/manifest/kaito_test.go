@@ -115,6 +115,8 @@ func TestKAITOPresetCommands(t *testing.T) {
 		{"transformers", workspace("  annotations: {kaito.sh/runtime: transformers}\n", "Standard_NC24ads_A100_v4", "qwen2.5-coder-7b-instruct"),
 			[]string{"accelerate launch --gpu_ids=all --machine_rank=0 --num_machines=1 --num_processes=1 /workspace/tfs/inference_api.py",
 				"--pretrained_model_name_or_path=qwen/qwen2.5-coder-7b-instruct", "--torch_dtype=bfloat16"}},
+		{"config", workspace("", "Standard_NC24ads_A100_v4", "phi-4-mini-instruct") + "  config: phi-config\n",
+			[]string{"--kaito-config-file=/mnt/config/inference_config.yaml"}},
 		{"preset not in the table", workspace("", "Standard_NC24ads_A100_v4", "falcon-7b"), nil},
 		{"instance type not known", workspace("", "Standard_D4s_v5", "phi-4"), nil},
 	}
@@ -135,6 +137,11 @@ func TestKAITOPresetCommands(t *testing.T) {
 				t.Fatalf("containers %v", w.Containers)
 			}
 			line := w.Containers[0].Command[2]
+			// A volume of the user's ConfigMap is no assumption of KAITO's.
+			if config := strings.Contains(line, "kaito-config-file"); w.AssumedAt(w.SpecPath+".volumes[0].configMap.name") == config ||
+				!w.AssumedAt(w.SpecPath+".volumes[1]") {
+				t.Errorf("assumed %q, but not %v", w.Assumed, w.userCaused)
+			}
 			for _, want := range tc.want {
 				if !strings.Contains(line, want) {
 					t.Errorf("command %q lacks %q", line, want)
@@ -180,5 +187,68 @@ spec:
 	}
 	if NotLinted(o) != "" {
 		t.Errorf("InferenceSet not linted: %s", NotLinted(o))
+	}
+}
+
+// A RAGEngine's pod is the Deployment KAITO runs for it: the RAG service
+// image, the GPUs of spec.compute.instanceType for a local embedding
+// model, the vector store's claim, the env its spec sets, each placed at
+// the field that made KAITO write it.
+func TestKAITORAGEnginePod(t *testing.T) {
+	source := `apiVersion: kaito.sh/v1alpha1
+kind: RAGEngine
+metadata:
+  name: rag
+spec:
+  compute:
+    instanceType: Standard_NC6s_v3
+    labelSelector:
+      matchLabels: {apps: rag}
+  storage:
+    persistentVolumeClaim: pvc-vector-db
+    mountPath: /mnt/vector-db
+  embedding:
+    local:
+      modelID: BAAI/bge-small-en-v1.5
+  inferenceService:
+    url: http://phi-3.default.svc/v1/chat/completions
+    accessSecret: llm-key
+    contextWindowSize: 4000
+`
+	o, workloads := loadWorkloads(t, source)
+	if len(workloads) != 1 || len(workloads[0].Containers) != 1 {
+		t.Fatalf("workloads %v", workloads)
+	}
+	w := workloads[0]
+	c := w.Containers[0]
+	if c.Image != KAITORAGImage || !c.Built || c.Runtime != nil {
+		t.Errorf("image %q, built %v, runtime %v", c.Image, c.Built, c.Runtime)
+	}
+	if gpus := c.Resources.Limits["nvidia.com/gpu"]; gpus.Value() != 1 {
+		t.Errorf("GPU limit %v", gpus.String())
+	}
+	if v := w.Spec.Volumes[1]; v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "pvc-vector-db" ||
+		c.VolumeMounts[1].MountPath != "/mnt/vector-db" {
+		t.Errorf("vector store %v, mounted %v", v, c.VolumeMounts)
+	}
+	env := map[string]int{}
+	for i, variable := range c.Env {
+		env[variable.Name] = i
+	}
+	if secret := c.Env[env["LLM_ACCESS_SECRET"]].ValueFrom; secret == nil || secret.SecretKeyRef.Name != "llm-key" ||
+		c.Env[env["DEFAULT_VECTOR_DB_PERSIST_DIR"]].Value != "/mnt/vector-db/rag" || c.Env[env["MODEL_ID"]].Value != "BAAI/bge-small-en-v1.5" {
+		t.Errorf("env %v", c.Env)
+	}
+	for path, line := range map[string]int{
+		c.Path + ".resources.limits":                                      7,
+		w.SpecPath + ".volumes[1].persistentVolumeClaim":                  10,
+		IndexPath(c.Path+".env", env["LLM_ACCESS_SECRET"]) + ".valueFrom": 18,
+		IndexPath(c.Path+".env", env["MODEL_ID"]):                         15,
+		w.SpecPath + ".affinity":                                          8,
+		c.Path + ".image":                                                 5,
+	} {
+		if _, pos := o.Where(path); pos.Line != line {
+			t.Errorf("%s on line %d, want %d", path, pos.Line, line)
+		}
 	}
 }

@@ -73,8 +73,11 @@ type Workload struct {
 	// Assumed is the field path of a pod spec the controller is assumed to
 	// build as the release modellint knows does (a KAITO preset's): errors
 	// found at it or under it are warnings, as the release installed may
-	// build otherwise; "" when there is none.
-	Assumed string
+	// build otherwise; "" when there is none. userCaused are the fields
+	// under it (relative, ".volumes[0]") that any release builds of the
+	// user's own (see AssumedAt).
+	Assumed    string
+	userCaused []string
 	// Incomplete says the pod spec is not all of the pod: it was found in a
 	// kind modellint has no reader for (see GenericPodPaths), or it is an
 	// override its controller merges into another object's (a Seldon v2
@@ -341,6 +344,7 @@ var multiTemplateKinds = map[string]func(*Object) ([]*Workload, error){
 	"orchestration.aibrix.ai/RayClusterReplicaSet": aibrixRayClusters,
 	// KAITO makes Workspaces of the template (see kaito.go).
 	"kaito.sh/InferenceSet": inferenceSetWorkloads,
+	"kaito.sh/RAGEngine":    ragEngineWorkloads,
 }
 
 // kserveComponents are the pod-bearing parts of an InferenceService.
