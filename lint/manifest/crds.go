@@ -455,9 +455,6 @@ var notLintedKinds = map[string]string{
 		"Deployment's pods from spec.model, spec.vllmConfig and spec.deploymentConfig; modellint does not compose them",
 	"serving.kserve.io/LLMInferenceServiceConfig": "not linted: a preset that KServe merges into the " +
 		"LLMInferenceServices naming it, not a pod of its own",
-	// KAITO builds these from its presets, through the Workspaces they make.
-	"kaito.sh/MultiRoleInference": "not linted: KAITO builds the pods of each role from its presets, so there is " +
-		"no pod template whose fields findings could point at",
 	// Seldon v2 loads these onto the pods of a Server, linted with the Server.
 	"mlops.seldon.io/Model": "not linted: Seldon schedules the model onto a Server's pods, which are linted " +
 		"with the Server",

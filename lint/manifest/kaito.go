@@ -142,10 +142,16 @@ const (
 	// The ports and paths of pkg/utils/consts/consts.go and
 	// pkg/utils/common_preset.go.
 	kaitoServerPort   = 5000
+	kaitoDecodePort   = 5001
 	kaitoKVEventsPort = 5557
 	kaitoRayPort      = 6379
 	kaitoWeightsPath  = "/workspace/weights"
 	kaitoConfigPath   = "/mnt/config"
+
+	// kaitoRoutingSidecarImage is llm-d's routing sidecar, which KAITO puts
+	// before a decode pod's vLLM (RoutingSidecarImage and RoutingSidecarTag
+	// in pkg/utils/consts/consts.go).
+	kaitoRoutingSidecarImage = "mcr.microsoft.com/oss/v2/llm-d/llm-d-routing-sidecar:v0.8.0"
 )
 
 // KAITO's sizing of a preset over the GPUs of its instance type
@@ -176,9 +182,11 @@ type kaitoSpec struct {
 	name      string // the Workspace's, which names its container
 	namespace string
 	// inferenceSet is the name of the InferenceSet that made the
-	// Workspace, "" for a Workspace of the user's.
-	inferenceSet string
-	annotations  map[string]string
+	// Workspace, "" for a Workspace of the user's; role is the
+	// MultiRoleInference role it serves ("prefill", "decode"), and
+	// rolePath the path of the role's type.
+	inferenceSet, role, rolePath string
+	annotations                  map[string]string
 
 	instanceType, instanceTypePath string
 	count                          *int
@@ -269,6 +277,64 @@ func inferenceSetWorkloads(o *Object) ([]*Workload, error) {
 		return nil, err
 	}
 	return []*Workload{w}, nil
+}
+
+// multiRoleInferenceWorkloads yields the pods of each role of a
+// MultiRoleInference: KAITO makes an InferenceSet of each
+// (reconcileInferenceSet in pkg/controllers/multiroleinference/
+// controller.go), of the model spec.model names on the role's instance
+// type, its runtimeConfig the inference config, the nodes of
+// spec.labelSelector and of the role, the MultiRoleInference's
+// annotations; the decode role's vLLM listens behind llm-d's routing
+// sidecar.
+func multiRoleInferenceWorkloads(o *Object) ([]*Workload, error) {
+	var mri struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+		Spec struct {
+			LabelSelector *struct {
+				MatchLabels map[string]string `json:"matchLabels"`
+			} `json:"labelSelector"`
+			Model struct {
+				Name              string `json:"name"`
+				ModelAccessSecret string `json:"modelAccessSecret"`
+			} `json:"model"`
+			Roles []struct {
+				Type          string `json:"type"`
+				InstanceType  string `json:"instanceType"`
+				RuntimeConfig string `json:"runtimeConfig"`
+			} `json:"roles"`
+		} `json:"spec"`
+	}
+	if err := o.Decode(&mri); err != nil {
+		return nil, err
+	}
+	if mri.Spec.Model.Name == "" {
+		return nil, nil
+	}
+	var workloads []*Workload
+	for i, role := range mri.Spec.Roles {
+		path := IndexPath("spec.roles", i)
+		labels := map[string]string{"multiroleinference.kaito.sh/created-by": o.Name, "kaito.sh/inference-role": role.Type}
+		if selector := mri.Spec.LabelSelector; selector != nil {
+			for key, value := range selector.MatchLabels {
+				labels[key] = value
+			}
+		}
+		spec := &kaitoSpec{name: o.Name + "-" + role.Type, namespace: o.Namespace, role: role.Type, rolePath: path + ".type",
+			annotations: mri.Metadata.Annotations, instanceType: role.InstanceType, instanceTypePath: path + ".instanceType",
+			matchLabels: labels, labelSelectorPath: "spec.labelSelector",
+			preset: mri.Spec.Model.Name, presetPath: "spec.model.name",
+			accessSecret: mri.Spec.Model.ModelAccessSecret, accessSecretPath: "spec.model.modelAccessSecret",
+			config: role.RuntimeConfig, configPath: path + ".runtimeConfig"}
+		w, err := spec.workload(o, role.Type, path)
+		if err != nil {
+			return nil, err
+		}
+		workloads = append(workloads, w)
+	}
+	return workloads, nil
 }
 
 type kaitoResource struct {
@@ -394,6 +460,13 @@ func (s *kaitoSpec) buildPod(w *Workload, repo, shortName string, device gpu.GPU
 		corev1.Volume{Name: "model-weights-volume", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	mounts = append(mounts, corev1.VolumeMount{Name: "dshm", MountPath: "/dev/shm"})
 
+	// A decode pod's vLLM listens on 5001, behind the routing sidecar on
+	// 5000 (needsRoutingSidecar, injectRoutingSidecar).
+	port := int32(kaitoServerPort)
+	sidecar := vllm && s.role == "decode"
+	if sidecar {
+		port = kaitoDecodePort
+	}
 	gpus := *resource.NewQuantity(int64(perNode), resource.DecimalSI)
 	c := corev1.Container{
 		Name:  s.name,
@@ -402,13 +475,13 @@ func (s *kaitoSpec) buildPod(w *Workload, repo, shortName string, device gpu.GPU
 			Requests: corev1.ResourceList{"nvidia.com/gpu": gpus},
 			Limits:   corev1.ResourceList{"nvidia.com/gpu": gpus.DeepCopy()},
 		},
-		Ports:        []corev1.ContainerPort{{Name: "http", ContainerPort: kaitoServerPort}},
+		Ports:        []corev1.ContainerPort{{Name: "http", ContainerPort: port}},
 		VolumeMounts: mounts,
 	}
 	timeout := kaitoReadinessTimeout(w.Preset.WeightBytes)
 	health := func() *corev1.Probe {
 		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-			Path: "/health", Port: intstr.FromInt32(kaitoServerPort)}}, PeriodSeconds: 10}
+			Path: "/health", Port: intstr.FromInt32(port)}}, PeriodSeconds: 10}
 	}
 	c.StartupProbe, c.LivenessProbe, c.ReadinessProbe = health(), health(), health()
 	c.StartupProbe.FailureThreshold = int32(math.Ceil(timeout / 10))
@@ -420,9 +493,9 @@ func (s *kaitoSpec) buildPod(w *Workload, repo, shortName string, device gpu.GPU
 		// buildMainContainerEnv: KAITO ships no nvcc for FlashInfer's or
 		// DeepGEMM's kernels.
 		c.Env = []corev1.EnvVar{{Name: "VLLM_USE_FLASHINFER_SAMPLER", Value: "0"}, {Name: "VLLM_USE_DEEP_GEMM", Value: "0"}}
-		c.Command = kaitoShell(s.vllmCommand(repo, shortName, device, perNode, nodes, w.Preset.WeightBytes))
+		c.Command = kaitoShell(s.vllmCommand(repo, shortName, device, perNode, nodes, w.Preset.WeightBytes, port))
 		if distributed {
-			s.distributedProbes(&c, timeout)
+			s.distributedProbes(&c, timeout, port)
 		}
 		if s.annotations["kaito.sh/disable-benchmark"] != "true" {
 			// SetBenchmarkConfig: the startup probe runs KAITO's benchmark
@@ -445,7 +518,21 @@ func (s *kaitoSpec) buildPod(w *Workload, repo, shortName string, device gpu.GPU
 		*c.Env[len(c.Env)-1].ValueFrom.SecretKeyRef.Optional = true
 		hfToken = len(c.Env) - 1
 	}
+	if s.role == "prefill" || s.role == "decode" {
+		// applyInferenceRoleEnv.
+		c.Env = append(c.Env, corev1.EnvVar{Name: "KAITO_INFERENCE_ROLE", Value: s.role},
+			fieldEnv("VLLM_NIXL_SIDE_CHANNEL_HOST", "status.podIP"))
+	}
 	spec.Containers = []corev1.Container{c}
+	if sidecar {
+		spec.Containers = append(spec.Containers, corev1.Container{
+			Name:  "llm-d-routing-sidecar",
+			Image: kaitoRoutingSidecarImage,
+			Args:  []string{"--port=5000", "--vllm-port=5001", "--secure-proxy=false"},
+			Ports: []corev1.ContainerPort{{ContainerPort: kaitoServerPort, Name: "sidecar", Protocol: corev1.ProtocolTCP}},
+			Env:   []corev1.EnvVar{fieldEnv("POD_IP", "status.podIP"), fieldEnv("VLLM_NIXL_SIDE_CHANNEL_HOST", "status.podIP")},
+		})
+	}
 	// defaultTolerations; the spot one only on Azure.
 	spec.Tolerations = []corev1.Toleration{
 		{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
@@ -471,6 +558,9 @@ func (s *kaitoSpec) buildPod(w *Workload, repo, shortName string, device gpu.GPU
 	if distributed {
 		container.inject("POD_INDEX")
 	}
+	if sidecar {
+		w.addContainer(&spec.Containers[1], IndexPath(JoinPath(w.SpecPath, "containers"), 1), false).Built = true
+	}
 	w.place(s, configVolume, hfToken)
 }
 
@@ -488,6 +578,9 @@ func (w *Workload) place(s *kaitoSpec, configVolume, hfToken int) {
 		fields[IndexPath(".volumes", configVolume)] = s.configPath
 		fields[container+".volumeMounts[0]"] = s.configPath
 		w.userCaused = append(w.userCaused, IndexPath(".volumes", configVolume), container+".volumeMounts[0]")
+	}
+	if s.rolePath != "" {
+		fields[".containers[1]"] = s.rolePath // the decode role's routing sidecar
 	}
 	if hfToken >= 0 {
 		fields[IndexPath(container+".env", hfToken)] = s.accessSecretPath
@@ -548,7 +641,7 @@ func kaitoReadinessTimeout(weightBytes int64) float64 {
 // Flags the preset generator adds per model (its dtype, tool and reasoning
 // parsers, chat template, load format) are left out. KAITO writes the flags
 // from a map, in no order; they are sorted here.
-func (s *kaitoSpec) vllmCommand(repo, shortName string, device gpu.GPU, perNode, nodes int, weightBytes int64) string {
+func (s *kaitoSpec) vllmCommand(repo, shortName string, device gpu.GPU, perNode, nodes int, weightBytes int64, port int32) string {
 	params := map[string]string{
 		"model": repo, "download-dir": kaitoWeightsPath, "served-model-name": shortName,
 		"max-model-len": "auto", "gpu-memory-utilization": "0.84", "trust-remote-code": "",
@@ -566,6 +659,9 @@ func (s *kaitoSpec) vllmCommand(repo, shortName string, device gpu.GPU, perNode,
 	}
 	if s.adapters != "" {
 		params["enable-lora"] = ""
+	}
+	if port != kaitoServerPort {
+		params["port"] = strconv.Itoa(int(port))
 	}
 	switch {
 	case nodes == 1 && perNode > 1 && weightBytes > 0 && weightBytes*2 < device.MemoryBytes:
@@ -610,14 +706,14 @@ func (s *kaitoSpec) transformersCommand(repo, shortName string) string {
 
 // distributedProbes are the exec probes of a pod of several
 // (SetDistributedInferenceProbe): only the leader answers HTTP.
-func (s *kaitoSpec) distributedProbes(c *corev1.Container, timeout float64) {
+func (s *kaitoSpec) distributedProbes(c *corev1.Container, timeout float64, vllmPort int32) {
 	probe := func(kind string, args map[string]string, timeoutSeconds, failures int32) *corev1.Probe {
 		args["leader-address"] = s.leaderHost()
 		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{
 			Command: kaitoShell(kaitoCommandLine("python3 /workspace/vllm/multi-node-health-check.py "+kind, args))}},
 			PeriodSeconds: 10, TimeoutSeconds: timeoutSeconds, FailureThreshold: failures}
 	}
-	port := strconv.Itoa(kaitoServerPort)
+	port := strconv.Itoa(int(vllmPort))
 	c.LivenessProbe = probe("liveness", map[string]string{"ray-port": strconv.Itoa(kaitoRayPort)}, 5, 1)
 	c.LivenessProbe.InitialDelaySeconds = 60
 	c.ReadinessProbe = probe("readiness", map[string]string{"vllm-port": port}, 1, 1)

@@ -252,3 +252,48 @@ spec:
 		}
 	}
 }
+
+// A MultiRoleInference's roles are InferenceSets of its model: each role's
+// pod has its role's env, and the decode role's vLLM listens on 5001
+// behind llm-d's routing sidecar on 5000, placed at the role.
+func TestKAITOMultiRoleInferencePods(t *testing.T) {
+	source := `apiVersion: kaito.sh/v1alpha1
+kind: MultiRoleInference
+metadata:
+  name: phi
+spec:
+  labelSelector:
+    matchLabels: {apps: phi}
+  model:
+    name: phi-4-mini-instruct
+  roles:
+    - type: prefill
+      instanceType: Standard_NC24ads_A100_v4
+    - type: decode
+      instanceType: Standard_NC24ads_A100_v4
+`
+	o, workloads := loadWorkloads(t, source)
+	if len(workloads) != 2 || workloads[0].Component != "prefill" || workloads[1].Component != "decode" {
+		t.Fatalf("workloads %v", workloads)
+	}
+	prefill, decode := workloads[0], workloads[1]
+	if len(prefill.Containers) != 1 || strings.Contains(prefill.Containers[0].Command[2], "--port") {
+		t.Errorf("prefill %v", prefill.Containers)
+	}
+	if len(decode.Containers) != 2 {
+		t.Fatalf("decode containers %v", decode.Containers)
+	}
+	vllm, sidecar := decode.Containers[0], decode.Containers[1]
+	if !strings.Contains(vllm.Command[2], "--port=5001") || vllm.ReadinessProbe.HTTPGet.Port.IntValue() != 5001 ||
+		vllm.Ports[0].ContainerPort != 5001 || !slices.ContainsFunc(vllm.Env, func(e corev1.EnvVar) bool { return e.Name == "KAITO_INFERENCE_ROLE" && e.Value == "decode" }) {
+		t.Errorf("decode vLLM %q, probe %v, ports %v, env %v", vllm.Command[2], vllm.ReadinessProbe, vllm.Ports, vllm.Env)
+	}
+	if sidecar.Name != "llm-d-routing-sidecar" || sidecar.Ports[0].ContainerPort != 5000 || !sidecar.Built {
+		t.Errorf("sidecar %+v", sidecar.Container)
+	}
+	for path, line := range map[string]int{sidecar.Path + ".image": 13, vllm.Path + ".image": 9, vllm.Path + ".resources": 14} {
+		if _, pos := o.Where(path); pos.Line != line {
+			t.Errorf("%s on line %d, want %d", path, pos.Line, line)
+		}
+	}
+}

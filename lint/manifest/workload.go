@@ -345,6 +345,8 @@ var multiTemplateKinds = map[string]func(*Object) ([]*Workload, error){
 	// KAITO makes Workspaces of the template (see kaito.go).
 	"kaito.sh/InferenceSet": inferenceSetWorkloads,
 	"kaito.sh/RAGEngine":    ragEngineWorkloads,
+	// KAITO makes an InferenceSet of each role.
+	"kaito.sh/MultiRoleInference": multiRoleInferenceWorkloads,
 }
 
 // kserveComponents are the pod-bearing parts of an InferenceService.
