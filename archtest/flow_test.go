@@ -55,6 +55,7 @@ type familyEdge struct{ from, to string }
 // need, each with the reason. Any other import across families is an error.
 var allowedCrossFamily = map[familyEdge]string{
 	{"manifest", "server"}:  "a workload's containers record the serving runtime recognised from their image, command and args",
+	{"manifest", "gpu"}:     "a KAITO preset's pod requests the GPUs of one node of its instance type, as KAITO's SKU table gives them",
 	{"render", "manifest"}:  "rendered charts and overlays come out as manifest files with field positions, the same facts as plain YAML",
 	{"compose", "manifest"}: "the pods controllers build from several objects are composed from the objects' workloads, each field placed in the object that wrote it",
 	{"compose", "server"}:   "a composed container records the serving runtime recognised from the image and command it takes from its ServingRuntime",

@@ -167,8 +167,11 @@ const maxProbeBlocks = 1024
 // fixable reports whether a container's fields are the workload's own to
 // edit (not a ServingRuntime's, which KServe merges in, nor those of a
 // container composed from two objects, whose field paths are the
-// composition's, not those written).
-func fixable(c *manifest.Container) bool { return !c.FromServingRuntime && c.ComposedFrom == nil }
+// composition's, not those written, nor a container the controller builds
+// whole, as KAITO does a preset's).
+func fixable(c *manifest.Container) bool {
+	return !c.FromServingRuntime && c.ComposedFrom == nil && !c.Built
+}
 
 // reportFixed reports at a field with the rule's severity and a fix (nil
 // when the rule has none to offer for this finding).

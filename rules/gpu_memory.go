@@ -657,17 +657,6 @@ func manifestWords(c *manifest.Container) []server.Word {
 	return words
 }
 
-// KAITO's sizing of a preset over the GPUs of its instance type
-// (EstimateNodeCount in pkg/workspace/estimator/nodesestimator of
-// kaito-project/kaito): vLLM gets 84% of each GPU, less 2.3 GiB for the
-// runtime, and the weights, 2% over their files, 5% headroom.
-const (
-	kaitoGPUShare       = 0.84
-	kaitoRuntimeReserve = 2.3 * (1 << 30)
-	kaitoWeightsOver    = 1.02
-	kaitoHeadroom       = 1.05
-)
-
 // checkPreset judges a KAITO preset's weights against the GPUs of the
 // instance type KAITO provisions its nodes of.
 func checkPreset(pass *lint.Pass) {
@@ -701,21 +690,17 @@ func checkPreset(pass *lint.Pass) {
 		}
 		return
 	}
-	perGPU := (float64(device.MemoryBytes)*kaitoGPUShare - kaitoRuntimeReserve) / kaitoHeadroom
-	nodes := math.Inf(1)
-	if perGPU > 0 {
-		nodes = math.Ceil(float64(int(weights*kaitoWeightsOver/perGPU)+1) / float64(perNode))
-	}
+	nodes := manifest.KAITONodes(preset.WeightBytes, device, perNode)
 	if nodes <= 1 || float64(preset.Count) >= nodes {
 		return // one node holds it, or resource.count already plans for the nodes it needs
 	}
 	// KAITO v0.11 and newer size the Workspace themselves, so this is
 	// news about cost, not a failure.
-	pass.Report(lint.Diagnostic{Severity: lint.Info, Path: "resource.instanceType", Message: fmt.Sprintf(
+	pass.Report(lint.Diagnostic{Severity: lint.Info, Path: preset.InstanceTypePath, Message: fmt.Sprintf(
 		"KAITO preset %s: its weights (%s) do not fit the GPUs of a %s node, %s, of which KAITO lets vLLM use "+
 			"%.0f%% less 2.3 GiB: by KAITO's estimate the model needs %.0f nodes, and KAITO v0.11 and newer run it on "+
 			"them with pipeline parallelism whatever resource.count says (KAITO v0.10 and older refuse a preset "+
 			"without distributed inference); set resource.count to %.0f, or choose an instance type whose GPUs hold "+
-			"the weights", preset.Name, humanBytes(preset.WeightBytes), w.InstanceType, gpus, kaitoGPUShare*100,
+			"the weights", preset.Name, humanBytes(preset.WeightBytes), w.InstanceType, gpus, manifest.KAITOGPUShare*100,
 		nodes, nodes)})
 }

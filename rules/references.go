@@ -83,8 +83,9 @@ func checkImageTag(pass *lint.Pass) {
 	var coverage lint.Coverage
 	for _, c := range pass.Workload().Containers {
 		ref, ok := parseImageReference(c.Image)
-		if !ok || c.Injected != "" {
-			// The platform's config names the image of what it injects.
+		if !ok || c.Injected != "" || c.Built {
+			// The platform's config names the image of what it injects, and
+			// KAITO a preset's, by a tag of its release.
 			continue
 		}
 		coverage.Checked()

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,6 +68,9 @@ func checkMemoryLimit(pass *lint.Pass) {
 	}
 	if _, ok := limitRangeDefault(pass, "default", corev1.ResourceMemory); ok {
 		pass.Skip("a LimitRange in the linted files sets a default memory limit")
+		return
+	}
+	if builtByKAITO(pass, serving) {
 		return
 	}
 	for _, c := range serving {
@@ -140,6 +144,20 @@ var requestsMissing = &lint.Rule{
 	Check: checkRequests,
 }
 
+// builtByKAITO skips the pass when KAITO builds the serving containers
+// (a preset Workspace's): KAITO gives them GPUs only, on nodes it
+// provisions for the Workspace, and the Workspace has no field for their
+// memory or CPU.
+func builtByKAITO(pass *lint.Pass, serving []*manifest.Container) bool {
+	if !slices.ContainsFunc(serving, func(c *manifest.Container) bool { return !c.Built }) {
+		pass.Skip(skipBuiltByKAITO)
+		return true
+	}
+	return false
+}
+
+const skipBuiltByKAITO = "KAITO builds the container of the preset, with GPU resources only, and a Workspace has no field for its CPU or memory"
+
 // comparedResources are checked for request > limit; GPUs are MDL212's.
 var comparedResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage}
 
@@ -156,7 +174,7 @@ func checkRequests(pass *lint.Pass) {
 						"lower the request to at most %s or raise the limit", describe(c), name, request.String(), limit.String(), limit.String())})
 			}
 		}
-		if platformFillsPod(w) {
+		if platformFillsPod(w) || c.Built {
 			continue
 		}
 		var missing []string

@@ -65,7 +65,7 @@ func (r *reporter) report(d lint.Diagnostic) {
 	if r.rule.SeverityConfigured {
 		finding.Severity = r.rule.Severity // a rule reports some findings above or below its default
 	}
-	severityKnown(&finding, workload)
+	severityKnown(&finding, workload, d.Path)
 	r.texts.share(&finding)
 	r.findings = append(r.findings, finding)
 }

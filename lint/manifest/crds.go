@@ -458,13 +458,6 @@ var notLintedKinds = map[string]string{
 		"way (lint/compose), each field on the line that made the operator write it",
 	"serving.kserve.io/LLMInferenceServiceConfig": "not linted: a preset that KServe merges into the " +
 		"LLMInferenceServices naming it, not a pod of its own",
-	// KAITO builds these from its presets, through the Workspaces they make.
-	"kaito.sh/InferenceSet": "not linted: KAITO makes Workspaces from its template and builds their pods from " +
-		"its presets, so there is no pod template whose fields findings could point at",
-	"kaito.sh/MultiRoleInference": "not linted: KAITO builds the pods of each role from its presets, so there is " +
-		"no pod template whose fields findings could point at",
-	"kaito.sh/RAGEngine": "not linted: KAITO builds the RAG service's pods itself, so there is no pod template " +
-		"whose fields findings could point at",
 	// Seldon v2 loads these onto the pods of a Server, linted with the Server.
 	"mlops.seldon.io/Model": "Seldon schedules the model onto a Server's pods, which are linted with the Server: " +
 		"only where it can be placed (MDL221) and its secretName (MDL209) are checked",
@@ -490,8 +483,12 @@ func NotLinted(o *Object) string {
 			break
 		}
 		if name, _ := o.Lookup("inference", "preset", "name"); name != nil {
-			return fmt.Sprintf("KAITO builds the pods of preset %v from its model catalog, so only the preset's "+
-				"weights are checked, against the GPUs of resource.instanceType (MDL408)", name)
+			if w, err := kaitoPresetWorkload(o); err == nil && w != nil && len(w.Containers) > 0 {
+				return fmt.Sprintf("KAITO builds the pods of preset %v: they are linted as KAITO v0.12 builds them "+
+					"(its base image and command, the GPUs of resource.instanceType), their errors as warnings", name)
+			}
+			return fmt.Sprintf("KAITO builds the pods of preset %v from its model catalog; the preset or the GPUs "+
+				"of resource.instanceType are not known, so only the preset's weights are checked (MDL408)", name)
 		}
 		return "not linted: KAITO builds the pods of tuning itself; only inference.template is a pod template"
 	case "machinelearning.seldon.io/SeldonDeployment":

@@ -67,11 +67,20 @@ type Workload struct {
 	// named: it names the GPU the pods get.
 	InstanceType string
 	// Preset is the preset model of a KAITO Workspace whose pods KAITO
-	// builds; the workload then has no containers.
+	// builds (see kaito.go); the workload has no containers when the
+	// preset or the GPUs of its instance type are not known.
 	Preset *Preset
 	// SeldonModel is a Seldon Core v2 Model, which Seldon places on the
 	// pods of a Server; the workload then has no containers.
 	SeldonModel *SeldonModel
+	// Assumed is the field path of a pod spec the controller is assumed to
+	// build as the release modellint knows does (a KAITO preset's): errors
+	// found at it or under it are warnings, as the release installed may
+	// build otherwise; "" when there is none. userCaused are the fields
+	// under it (relative, ".volumes[0]") that any release builds of the
+	// user's own (see AssumedAt).
+	Assumed    string
+	userCaused []string
 	// Incomplete says the pod spec is not all of the pod: it was found in a
 	// kind modellint has no reader for (see GenericPodPaths), or it is an
 	// override its controller merges into another object's (a Seldon v2
@@ -198,6 +207,10 @@ type Container struct {
 	// run; StartedBy names that platform.
 	PlatformCommand, PlatformArgs []string
 	StartedBy                     string
+	// Built is true for a container the controller builds whole from
+	// fields that are no container (a KAITO preset's): none of its fields
+	// is the user's to edit.
+	Built bool
 }
 
 // Started is the container as the kubelet gets it: with the command and
@@ -340,6 +353,11 @@ var multiTemplateKinds = map[string]func(*Object) ([]*Workload, error){
 	// KubeRay builds it.
 	"orchestration.aibrix.ai/RayClusterFleet":      aibrixRayClusters,
 	"orchestration.aibrix.ai/RayClusterReplicaSet": aibrixRayClusters,
+	// KAITO makes Workspaces of the template (see kaito.go).
+	"kaito.sh/InferenceSet": inferenceSetWorkloads,
+	"kaito.sh/RAGEngine":    ragEngineWorkloads,
+	// KAITO makes an InferenceSet of each role.
+	"kaito.sh/MultiRoleInference": multiRoleInferenceWorkloads,
 }
 
 // kserveComponents are the pod-bearing parts of an InferenceService.

@@ -100,8 +100,11 @@ func (r *Runtime) parse(args Args, c Container, fromImage bool) *Invocation {
 	inv := &Invocation{Runtime: r, Engine: r, Copies: Value{Value: "1", From: "default"}}
 	if b := r.Backend; b != nil {
 		inv.Backend = Value{Value: b.Default, From: "default " + b.Flag}
+		if b.Flag == "" {
+			inv.Backend.From = "the server's only engine"
+		}
 		engine := b.Default
-		if v, ok := args.Value(Flags(b.Flag)); ok {
+		if v, ok := args.Value(Flags(b.Flag)); ok && b.Flag != "" {
 			inv.Backend = v
 			if name, known := b.Engines[v.Value]; known {
 				engine = name

@@ -79,7 +79,7 @@ type Runtime struct {
 
 // Backend is the choice of engine of a server that wraps others.
 type Backend struct {
-	Flag string // "--backend"
+	Flag string // "--backend"; "" for a server with one engine (KAITO's vLLM server)
 	// Default is the engine's runtime Name when the flag is not given,
 	// and Engines the runtime Name of each flag value ("" for the
 	// server's own engine).
@@ -336,6 +336,41 @@ var Runtimes = []*Runtime{
 		Readiness: ProbeHint{Path: "/v2/health/ready"},
 		Liveness:  ProbeHint{Path: "/v2/health/live"},
 		GPU:       &GPUMemory{TensorParallel: Flags("--tensor-parallel-size", "-tp"), Sharding: true},
+	},
+	{
+		// KAITO's vLLM server (presets/workspace/inference/vllm/inference_api.py
+		// in kaito-project/kaito, /workspace/vllm/inference_api.py in its base
+		// image): vLLM's OpenAI server, whose args it takes, with KAITO's own
+		// --kaito-* args and defaults of its own: port 5000 and, with no
+		// --model, /workspace/vllm/weights (KAITOArgumentParser).
+		Name: "kaito-vllm", Title: "KAITO vLLM server",
+		Commands:     []string{"/workspace/vllm/inference_api.py"},
+		UniqueFlags:  []string{"--kaito-config-file", "--kaito-kv-cache-cpu-memory-utilization"},
+		Ports:        []Port{{Number: 5000, Flags: []string{"--port"}}},
+		SharedMemory: true,
+		Listen:       &Listen{Host: Flags("--host"), Default: "0.0.0.0"},
+		Model: ModelSettings{
+			PathFlags: []string{"--model"}, NameFlags: []string{"--served-model-name"},
+			DefaultPath: "/workspace/vllm/weights",
+		},
+		Backend:           &Backend{Default: "vllm", Engines: map[string]string{"vllm": "vllm"}},
+		Readiness:         ProbeHint{Path: "/health"},
+		Liveness:          ProbeHint{Path: "/health"},
+		ProcessHealthPath: "/health",
+		GPU:               &GPUMemory{TensorParallel: Flags("--tensor-parallel-size", "-tp"), Sharding: true},
+	},
+	{
+		// KAITO's transformers server (presets/workspace/inference/
+		// text-generation/inference_api.py in kaito-project/kaito,
+		// /workspace/tfs/inference_api.py in its base image), which
+		// accelerate launch starts: uvicorn on port 5000 (5000 + LOCAL_RANK),
+		// /health its probe.
+		Name: "kaito-transformers", Title: "KAITO transformers server",
+		Commands:  []string{"/workspace/tfs/inference_api.py"},
+		Ports:     []Port{{Number: 5000}},
+		Model:     ModelSettings{PathFlags: []string{"--pretrained_model_name_or_path"}, NameFlags: []string{"--served_model_name"}},
+		Readiness: ProbeHint{Path: "/health"},
+		Liveness:  ProbeHint{Path: "/health"},
 	},
 	{
 		Name: "kserve", Title: "KServe model server",
