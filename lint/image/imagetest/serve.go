@@ -116,6 +116,15 @@ func RegistryBinary() (string, error) {
 	return "", fmt.Errorf("docker-registry is not installed (apt-get install docker-registry)")
 }
 
+// StartInProcessRegistry starts go-containerregistry's in-process registry,
+// which needs no binary, and stops it when the test ends.
+func StartInProcessRegistry(t testing.TB) *Registry {
+	t.Helper()
+	server := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(server.Close)
+	return &Registry{Host: strings.TrimPrefix(server.URL, "http://"), Kind: "in-process"}
+}
+
 // StartRegistry starts a registry on a free loopback port with a temporary
 // storage directory, and stops it when the test ends. Under `go test
 // -short` an in-process registry stands in; otherwise a missing
@@ -123,9 +132,7 @@ func RegistryBinary() (string, error) {
 func StartRegistry(t testing.TB) *Registry {
 	t.Helper()
 	if testing.Short() {
-		server := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
-		t.Cleanup(server.Close)
-		return &Registry{Host: strings.TrimPrefix(server.URL, "http://"), Kind: "in-process"}
+		return StartInProcessRegistry(t)
 	}
 	binary, err := RegistryBinary()
 	if err != nil {
