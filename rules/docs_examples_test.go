@@ -87,7 +87,7 @@ func (d *docImages) push(t *testing.T, prefix string, example *example) map[stri
 		d.registry = imagetest.StartInProcessRegistry(d.parent)
 	}
 	pushed := func(ref string) string {
-		return d.registry.Ref(prefix + "/" + strings.TrimPrefix(ref, "registry.example.com/"))
+		return d.registry.Ref(strings.ToLower(prefix) + "/" + strings.TrimPrefix(ref, "registry.example.com/"))
 	}
 	sources := map[string]string{}
 	for _, ref := range refs {

@@ -23,6 +23,35 @@ var contextELF = map[string]string{
 	"glibc-2.28/libc.so.6":       "old-libc", // defines GLIBC_2.2.5 … GLIBC_2.28 only
 }
 
+// base is an image a Dockerfile may start FROM.
+type base struct {
+	files []FileSpec
+	env   []string
+}
+
+// bases are the images FROM may name: scratch, and a stand-in for the
+// official Python image with what modellint reads of it: a shell, the
+// interpreter, the stdlib's landmark (os.py) and an empty site-packages,
+// and the image's PATH.
+var bases = map[string]base{
+	"scratch": {},
+	"python:3.11-slim": {
+		files: []FileSpec{
+			{Path: "/bin", Symlink: "usr/bin"},
+			{Path: "/usr", Dir: true}, {Path: "/usr/bin", Dir: true},
+			{Path: "/usr/bin/sh", ELF: "stub-amd64"},
+			{Path: "/usr/local", Dir: true}, {Path: "/usr/local/bin", Dir: true},
+			{Path: "/usr/local/bin/python3.11", ELF: "stub-amd64"},
+			{Path: "/usr/local/bin/python3", Symlink: "python3.11"},
+			{Path: "/usr/local/lib", Dir: true}, {Path: "/usr/local/lib/python3.11", Dir: true},
+			{Path: "/usr/local/lib/python3.11/os.py", Content: "import abc\n"},
+			{Path: "/usr/local/lib/python3.11/lib-dynload", Dir: true},
+			{Path: "/usr/local/lib/python3.11/site-packages", Dir: true},
+		},
+		env: []string{"PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin"},
+	},
+}
+
 // ParseDockerfile reads an image written as a Dockerfile of a small
 // subset, the form the rules' documentation shows images in:
 //
@@ -37,7 +66,8 @@ var contextELF = map[string]string{
 //
 // The first line is the build command: `docker build [--platform P] -t
 // REF .` for one platform (linux/amd64 by default), or `docker buildx
-// build --platform P1,P2 -t REF .` for an index. Then FROM scratch, and
+// build --platform P1,P2 -t REF .` for an index. Then FROM scratch (or
+// python:3.11-slim, see bases), and
 // COPY (from the build context or a heredoc, with --chmod and --chown), RUN
 // (mkdir -p, ln -s and chmod only), ENV, USER, WORKDIR, LABEL, ENTRYPOINT
 // and CMD (exec or shell form), as docker builds them. Other comment lines
@@ -74,10 +104,18 @@ func ParseDockerfile(text string) (*ImageSpec, error) {
 		}
 		switch instruction {
 		case "FROM":
-			if from || rest != "scratch" {
-				return nil, fmt.Errorf("line %d: want one FROM scratch", i+1)
+			base, ok := bases[rest]
+			if from || !ok {
+				return nil, fmt.Errorf("line %d: want one FROM scratch or FROM python:3.11-slim", i+1)
 			}
 			from = true
+			for _, file := range base.files {
+				if file.Dir || file.Symlink != "" {
+					dirs[file.Path] = true // a COPY beneath goes through it
+				}
+				files = append(files, file)
+			}
+			spec.Config.Env = append(spec.Config.Env, base.env...)
 		case "COPY":
 			file, source, err := copyFlags(rest)
 			if err != nil {
@@ -159,7 +197,7 @@ func ParseDockerfile(text string) (*ImageSpec, error) {
 		}
 	}
 	if !from {
-		return nil, fmt.Errorf("no FROM scratch")
+		return nil, fmt.Errorf("no FROM")
 	}
 	spec.Layers = []LayerSpec{{Files: files}}
 	return spec, nil
