@@ -181,8 +181,10 @@ func codeFence(text string) string {
 // linted as written.
 const examplesNote = "Each rule's Bad and Good examples are linted as shown by modellint's tests: Bad must trigger the " +
 	"rule, Good must be checked and pass. A manifest example is merged into a clean TF Serving Deployment; a model " +
-	"rule's example is a model directory tree. An image is shown as the Dockerfile that builds it, from scratch with " +
-	"only what the example needs, its first line the `docker build` command that names and tags it. Its files are " +
+	"rule's example is a model directory tree. An image is shown as the Dockerfile that builds it, its first line the " +
+	"`docker build` command that names and tags it, from scratch with only what the example needs, or from " +
+	"`python:3.11-slim`, which stands for what modellint reads of that image: /bin/sh, python3.11 with its standard " +
+	"library, an empty site-packages, and its PATH. Its files are " +
 	"written in the Dockerfile (`COPY <<EOF`) or copied from a small build context: `server` (a static executable), " +
 	"`server-glibc` (linked against glibc, needing GLIBC_2.34), `server-musl` (loaded by musl's ld-musl), and " +
 	"`glibc/libc.so.6`, `glibc/ld-linux-x86-64.so.2` and `glibc-2.28/libc.so.6` (a libc whose newest version is " +
