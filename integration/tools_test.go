@@ -10,11 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-)
 
-// requireTools turns a missing external tool from a skip into a failure, for
-// CI machines that are set up to have them (as in lint/report).
-const requireTools = "MODELLINT_REQUIRE_VALIDATORS"
+	"github.com/modellint/modellint/internal/testenv"
+)
 
 // repoRoot is the repository this package is in.
 var repoRoot = func() string {
@@ -29,15 +27,7 @@ var repoRoot = func() string {
 // tools are required) with how to install it.
 func requireTool(t *testing.T, command, install string) string {
 	t.Helper()
-	if path, err := exec.LookPath(command); err == nil {
-		return path
-	}
-	message := command + " is not installed (" + install + ")"
-	if os.Getenv(requireTools) == "1" {
-		t.Fatalf("%s; %s=1 requires it", message, requireTools)
-	}
-	t.Skip(message + "; skipping")
-	return ""
+	return testenv.Tool(t, command, install)
 }
 
 var (

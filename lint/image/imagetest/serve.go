@@ -23,6 +23,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/modellint/modellint/internal/testenv"
 )
 
 // WriteTarball writes a docker-save archive of the image for platform (the
@@ -128,7 +130,7 @@ func StartInProcessRegistry(t testing.TB) *Registry {
 // StartRegistry starts a registry on a free loopback port with a temporary
 // storage directory, and stops it when the test ends. Under `go test
 // -short` an in-process registry stands in; otherwise a missing
-// docker-registry binary skips the test (fails with RequireTools set).
+// docker-registry binary skips the test (fails with testenv.RequireTools set).
 func StartRegistry(t testing.TB) *Registry {
 	t.Helper()
 	if testing.Short() {
@@ -136,7 +138,7 @@ func StartRegistry(t testing.TB) *Registry {
 	}
 	binary, err := RegistryBinary()
 	if err != nil {
-		Unavailable(t, err.Error())
+		testenv.Unavailable(t, err.Error())
 	}
 	dir := t.TempDir()
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
