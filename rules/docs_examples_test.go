@@ -119,13 +119,35 @@ func (d *docImages) push(t *testing.T, prefix string, example *example) map[stri
 //	  1/
 //	    saved_model.pb
 //
-// and returns its files and directories (ending in /). A comment is an
-// error: it describes what the tree does not spell out.
+// and returns its files and directories (ending in /). A file is empty
+// unless its entry ends in <<EOF: the lines below it, indented one level
+// deeper, up to a line EOF, are its content. A comment is an error: it
+// describes what the tree does not spell out.
 func parseTree(example string) (map[string]string, error) {
 	files := map[string]string{}
 	var stack []string // the directory at each level
-	for i, line := range strings.Split(strings.TrimRight(example, "\n"), "\n") {
+	lines := strings.Split(strings.TrimRight(example, "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
 		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if name, ok := strings.CutSuffix(line, " <<EOF"); ok {
+			entry := strings.TrimLeft(name, " ")
+			indent := len(name) - len(entry)
+			var content []string
+			start := i + 1
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "EOF"; i++ {
+				content = append(content, strings.TrimPrefix(lines[i], strings.Repeat(" ", indent+2)))
+			}
+			if i == len(lines) {
+				return nil, fmt.Errorf("line %d: %s <<EOF has no EOF line", start, entry)
+			}
+			if indent%2 != 0 || indent/2 > len(stack) || strings.ContainsAny(entry, " \t:#/") || strings.Contains(entry, "..") {
+				return nil, fmt.Errorf("line %d %q is not a file entry", start, name)
+			}
+			stack = stack[:indent/2]
+			files[strings.Join(append(append([]string{}, stack...), entry), "")] = strings.Join(content, "\n") + "\n"
 			continue
 		}
 		if strings.Contains(line, "#") {
