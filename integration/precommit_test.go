@@ -169,6 +169,7 @@ func TestPreCommitSystemHook(t *testing.T) {
 // repository with the local Go (`go install ./...`), offline: modules come
 // from the module cache and no toolchain is downloaded.
 func TestPreCommitGolangHook(t *testing.T) {
+	skipShort(t, "pre-commit's go install of the hook")
 	checkHook(t, newHookRun(t, hookRepository(t), "modellint", goEnv(t)...))
 }
 

@@ -40,6 +40,17 @@ var (
 // the directory holding it, to put on PATH. It builds with the flags of
 // `make release`, install.sh and the pre-commit hook (goEnv), so that the
 // packages are compiled once for all of them and only linked again.
+// skipShort skips, under go test -short, a test that builds modellint once
+// more from scratch (a release, or pre-commit's own go install): each
+// takes minutes on two cores, and together they outlast go test's
+// default 10-minute timeout. make test and .ci/run run them.
+func skipShort(t *testing.T, build string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(build + " builds modellint from scratch, minutes on two cores; run without -short")
+	}
+}
+
 func modellintBinDir(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
