@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/internal/testenv"
 )
 
 // The flow is inputs → facts → rules → findings → reports. The imports are
@@ -46,7 +48,7 @@ var findingsFamilies = map[string]bool{"report": true, "baseline": true, "fix": 
 // testOnly packages build fixtures for tests and must not reach the binary;
 // one may build on another (rulestest builds a fixture's images with
 // imagetest).
-var testOnly = map[string]bool{"internal/unprivileged": true, "rules/rulestest": true, "lint/image/imagetest": true, "lint/model/gguf/gguftest": true, "lint/render/helm/helmtest": true}
+var testOnly = map[string]bool{"internal/testenv": true, "internal/unprivileged": true, "rules/rulestest": true, "lint/image/imagetest": true, "lint/model/gguf/gguftest": true, "lint/render/helm/helmtest": true}
 
 // familyEdge is an import from one loader family to another.
 type familyEdge struct{ from, to string }
@@ -158,10 +160,7 @@ func TestImportFlow(t *testing.T) {
 // root, and returns their non-test imports within the module.
 func moduleGraph(t *testing.T) map[string][]string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH; the import graph is read with go list")
-	}
+	goTool := testenv.Tool(t, "go", "the import graph is read with go list")
 	gomod, err := exec.Command(goTool, "env", "GOMOD").Output()
 	if err != nil {
 		t.Fatalf("go env GOMOD: %v", err)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/internal/testenv"
 )
 
 // heavyAtStart are packages whose init a binary that links them pays on
@@ -31,10 +33,7 @@ var heavyAtStart = []string{
 // reach a package of heavyAtStart; cmd/modellint-helm does, or the list
 // names the wrong packages.
 func TestModellintLinksNoHelm(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH; the dependencies are read with go list")
-	}
+	goTool := testenv.Tool(t, "go", "the dependencies are read with go list")
 	deps := func(main string) []string {
 		list := exec.Command(goTool, "list", "-deps", "./cmd/"+main)
 		list.Dir = filepath.Join("..")

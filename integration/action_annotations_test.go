@@ -2,11 +2,12 @@ package integration
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/internal/testenv"
 )
 
 // prRepository is a git repository of two deployments, old/ and deploy/,
@@ -72,9 +73,8 @@ func runAnnotations(t *testing.T, dir, event, base string) (stdout string, annot
 // pull request, the findings in the files it changes, and says so; without
 // the base commit, or on another event, every file's, and says why.
 func TestActionAnnotatesChangedFiles(t *testing.T) {
-	if _, err := exec.LookPath("jq"); err != nil {
-		t.Skip("jq is not installed (apt-get install jq; GitHub's runners have it): the script reads the event with it")
-	}
+	// The script reads the event with jq, which GitHub's runners have.
+	testenv.Tool(t, "jq", "apt-get install jq")
 	dir, base := prRepository(t)
 
 	stdout, annotated := runAnnotations(t, dir, "pull_request", base)

@@ -25,6 +25,7 @@ var (
 func buildRelease(t *testing.T) string {
 	t.Helper()
 	skipUnlessLinux(t)
+	skipShort(t, "make release")
 	requireTool(t, "make", "apt-get install make")
 	releaseOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "modellint-release-")
@@ -143,6 +144,7 @@ func TestInstallFailsOnServerError(t *testing.T) {
 // release builds its own checkout with the local Go, as it does at a branch
 // or commit, which are never looked up.
 func TestInstallBuildsWhenNoReleaseFits(t *testing.T) {
+	skipShort(t, "install.sh at a tag without a release")
 	server := releaseServer(t, buildRelease(t))
 	for name, ref := range map[string]string{"tag without a release": "v9.9.9"} {
 		t.Run(name, func(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/modellint/modellint/internal/testenv"
 )
 
 // TestGoreleaserNames: the names scripts/release.sh gives archives and the
@@ -133,10 +135,7 @@ func TestReleaseNeedsZip(t *testing.T) {
 	// the check late, the first build would fail instead.
 	bin := t.TempDir()
 	for _, tool := range []string{"dirname", "rm", "mkdir", "mktemp"} {
-		path, err := exec.LookPath(tool)
-		if err != nil {
-			t.Skipf("%s: %v", tool, err)
-		}
+		path := testenv.Tool(t, tool, "apt-get install coreutils")
 		if err := os.Symlink(path, filepath.Join(bin, tool)); err != nil {
 			t.Fatal(err)
 		}
@@ -169,6 +168,7 @@ func sha256File(t *testing.T, path string) string {
 // release fails on a tag. One architecture each: the code that differs by
 // system does not differ by architecture.
 func TestReleasePlatformsCompile(t *testing.T) {
+	skipShort(t, "compiling every release platform")
 	data, err := os.ReadFile(filepath.Join(repoRoot, ".goreleaser.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -10,11 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-)
 
-// requireTools turns a missing external tool from a skip into a failure, for
-// CI machines that are set up to have them (as in lint/report).
-const requireTools = "MODELLINT_REQUIRE_VALIDATORS"
+	"github.com/modellint/modellint/internal/testenv"
+)
 
 // repoRoot is the repository this package is in.
 var repoRoot = func() string {
@@ -29,15 +27,7 @@ var repoRoot = func() string {
 // tools are required) with how to install it.
 func requireTool(t *testing.T, command, install string) string {
 	t.Helper()
-	if path, err := exec.LookPath(command); err == nil {
-		return path
-	}
-	message := command + " is not installed (" + install + ")"
-	if os.Getenv(requireTools) == "1" {
-		t.Fatalf("%s; %s=1 requires it", message, requireTools)
-	}
-	t.Skip(message + "; skipping")
-	return ""
+	return testenv.Tool(t, command, install)
 }
 
 var (
@@ -50,6 +40,17 @@ var (
 // the directory holding it, to put on PATH. It builds with the flags of
 // `make release`, install.sh and the pre-commit hook (goEnv), so that the
 // packages are compiled once for all of them and only linked again.
+// skipShort skips, under go test -short, a test that builds modellint once
+// more from scratch (a release, or pre-commit's own go install): each
+// takes minutes on two cores, and together they outlast go test's
+// default 10-minute timeout. make test and .ci/run run them.
+func skipShort(t *testing.T, build string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(build + " builds modellint from scratch, minutes on two cores; run without -short")
+	}
+}
+
 func modellintBinDir(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {

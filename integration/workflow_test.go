@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rhysd/actionlint"
+
+	"github.com/modellint/modellint/internal/testenv"
 )
 
 // readmeWorkflow is the workflow the README shows; the test keeps the two
@@ -34,8 +36,8 @@ func lintWorkflow(t *testing.T, workflow string) []*actionlint.Error {
 		t.Fatal(err)
 	}
 	shellcheck, _ := exec.LookPath("shellcheck")
-	if shellcheck == "" && os.Getenv(requireTools) == "1" {
-		t.Fatalf("shellcheck is not installed; %s=1 requires it", requireTools)
+	if shellcheck == "" && testenv.Required() {
+		t.Fatalf("shellcheck is not installed; %s=1 requires it", testenv.RequireTools)
 	}
 	linter, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{Shellcheck: shellcheck})
 	if err != nil {

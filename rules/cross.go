@@ -747,14 +747,18 @@ var gpuImageMismatch = &lint.Rule{
 			"A GPU request is nvidia.com/gpu (or cluster.gpuResource), nvidia.com/gpu.shared or a MIG slice " +
 			"(nvidia.com/mig-<profile>). A container that requests another vendor's accelerator (amd.com/gpu, " +
 			"habana.ai/gaudi, google.com/tpu) is not judged: it needs that vendor's build (ROCm, Gaudi, TPU), not CUDA.",
-		Bad:  "image: tensorflow/serving:2.19.0\nresources:\n  limits: {nvidia.com/gpu: 1}",
-		Good: "image: tensorflow/serving:2.19.0-gpu\nresources:\n  limits: {nvidia.com/gpu: 1}",
-		Fix:  "Use the GPU build of the image for GPU requests, or drop the GPU request for a CPU image.",
+		Bad: "# docker build -t registry.example.com/serving/tf-serving:2.19.0 .\nFROM scratch\n" +
+			"COPY server /usr/bin/tensorflow_model_server\nENTRYPOINT [\"/usr/bin/tensorflow_model_server\"]\n" +
+			"---\nimage: registry.example.com/serving/tf-serving:2.19.0\nresources:\n  limits: {nvidia.com/gpu: 1}",
+		Good: "# docker build -t registry.example.com/serving/tf-serving:2.19.0-gpu .\n# FROM nvidia/cuda:12.3.2-runtime, in short\n" +
+			"FROM scratch\nENV CUDA_VERSION=12.3.2 NVIDIA_REQUIRE_CUDA=cuda>=12.3\n" +
+			"COPY server /usr/bin/tensorflow_model_server\nENTRYPOINT [\"/usr/bin/tensorflow_model_server\"]\n" +
+			"---\nimage: registry.example.com/serving/tf-serving:2.19.0-gpu\nresources:\n  limits: {nvidia.com/gpu: 1}",
+		Fix: "Use the GPU build of the image for GPU requests, or drop the GPU request for a CPU image.",
 		References: []string{
 			"https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",
 			"https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/",
 		},
-		Unlintable: "the rule reads the image's files for its CUDA libraries; the example can only name the image",
 	},
 	Check: checkGPUImage,
 }

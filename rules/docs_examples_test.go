@@ -5,10 +5,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/image/imagetest"
 )
 
 // docModel is the model dir the examples of cross rules are linted with: a
@@ -16,56 +17,99 @@ import (
 // (/models/resnet) links to by name.
 const docModel = "testdata/MDL403/models/half_plus_two"
 
-// checkOtherExamples lints the Bad and Good examples of a model, image or
-// cross rule: a model rule's examples are model dir trees, built as empty
-// files in a temp dir; a cross rule's are manifest snippets merged into
-// docBase and linted beside docModel. A rule whose examples cannot be
-// built as written says why in Doc.Unlintable.
-func checkOtherExamples(t *testing.T, rule *lint.Rule) {
-	t.Helper()
-	doc := rule.Doc
-	if doc.Unlintable != "" {
-		if len(doc.Unlintable) < 30 || strings.Contains(doc.Unlintable, "\n") {
-			t.Errorf("Doc.Unlintable %q does not say, in one line, why the examples cannot be linted", doc.Unlintable)
-		}
-		if rule.Artifact == lint.ArtifactModel {
-			if _, err := parseTree(doc.Bad); err == nil {
-				if _, err := parseTree(doc.Good); err == nil {
-					t.Errorf("Doc.Unlintable is set, but both examples are model dir trees the test builds: lint them")
-				}
+// example is a rule's Bad or Good example, read from its sections (split
+// at lines of ---): a section whose first line is `# docker build …` is the
+// Dockerfile of an image the manifest names (see
+// imagetest.ParseDockerfile), `# .modellint.yaml` heads the config,
+// `# --cluster nodes.yaml` the nodes the pod is placed on; the others are
+// the manifest, its first document a snippet merged into docBase.
+type example struct {
+	manifest string
+	images   []*imagetest.ImageSpec
+	config   string
+	nodes    string
+}
+
+const (
+	configHeader  = "# .modellint.yaml"
+	clusterHeader = "# --cluster nodes.yaml"
+)
+
+func parseExample(text string) (*example, error) {
+	parsed := &example{}
+	var manifest []string
+	for _, section := range strings.Split(text, "\n---\n") {
+		first, _, _ := strings.Cut(section, "\n")
+		switch {
+		case strings.HasPrefix(first, "# docker "):
+			spec, err := imagetest.ParseDockerfile(section)
+			if err != nil {
+				return nil, fmt.Errorf("Dockerfile: %w", err)
 			}
+			parsed.images = append(parsed.images, spec)
+		case first == configHeader:
+			parsed.config = section
+		case first == clusterHeader:
+			parsed.nodes = section
+		default:
+			manifest = append(manifest, section)
 		}
-		return
 	}
-	var bad, good func(t *testing.T) (int, bool)
-	switch rule.Artifact {
-	case lint.ArtifactModel:
-		badFiles, err := parseTree(doc.Bad)
+	if len(manifest) == 0 {
+		manifest = []string{"{}"}
+	}
+	parsed.manifest = strings.Join(manifest, "\n---\n")
+	return parsed, nil
+}
+
+// exampleRefs are the references an example's manifest may name: the
+// images of registry.example.com, which the examples build or leave out.
+var exampleRefs = regexp.MustCompile(`registry\.example\.com/[a-z0-9._/-]+(:[A-Za-z0-9._-]+)?`)
+
+// docImages is the registry the examples' images are pushed to, started on
+// first use.
+type docImages struct {
+	parent   *testing.T
+	registry *imagetest.Registry
+}
+
+// push builds an example's images, pushes them under prefix and maps every
+// registry.example.com reference of its manifest to the registry: an image
+// the example does not build is a missing tag there, as an image never
+// pushed is.
+func (d *docImages) push(t *testing.T, prefix string, example *example) map[string]string {
+	t.Helper()
+	refs := exampleRefs.FindAllString(example.manifest, -1)
+	if len(refs) == 0 && len(example.images) == 0 {
+		return nil
+	}
+	if d.registry == nil {
+		d.registry = imagetest.StartInProcessRegistry(d.parent)
+	}
+	pushed := func(ref string) string {
+		return d.registry.Ref(strings.ToLower(prefix) + "/" + strings.TrimPrefix(ref, "registry.example.com/"))
+	}
+	sources := map[string]string{}
+	for _, ref := range refs {
+		sources[ref] = "docker://" + pushed(ref)
+	}
+	for _, spec := range example.images {
+		if _, ok := sources[spec.Ref]; !ok {
+			t.Fatalf("the example builds %s, which its manifest does not name", spec.Ref)
+		}
+		var builder *imagetest.ELFBuilder
+		if spec.UsesELF() {
+			builder = imagetest.ELF(t)
+		}
+		built, err := imagetest.Build(spec, builder)
 		if err != nil {
-			t.Fatalf("the Bad example is not a model dir tree (%v): write it as one, or set Doc.Unlintable to say why it cannot be:\n%s", err, doc.Bad)
+			t.Fatal(err)
 		}
-		goodFiles, err := parseTree(doc.Good)
-		if err != nil {
-			t.Fatalf("the Good example is not a model dir tree (%v): write it as one, or set Doc.Unlintable to say why it cannot be:\n%s", err, doc.Good)
+		if err := imagetest.Push(pushed(spec.Ref), built); err != nil {
+			t.Fatalf("push %s: %v", spec.Ref, err)
 		}
-		bad = func(t *testing.T) (int, bool) { return treeFindings(t, rule.ID, badFiles) }
-		good = func(t *testing.T) (int, bool) { return treeFindings(t, rule.ID, goodFiles) }
-	case lint.ArtifactCross:
-		model := readTree(t, docModel, "resnet")
-		bad = func(t *testing.T) (int, bool) { return exampleFindings(t, rule.ID, doc.Bad, model) }
-		good = func(t *testing.T) (int, bool) { return exampleFindings(t, rule.ID, doc.Good, model) }
-	default:
-		t.Fatalf("the examples of a %s rule need the image's files, which they can only describe: set Doc.Unlintable to say so", rule.Artifact)
 	}
-	if n, _ := bad(t); n == 0 {
-		t.Errorf("the Bad example does not trigger %s:\n%s", rule.ID, doc.Bad)
-	}
-	switch n, passed := good(t); {
-	case n != 0:
-		t.Errorf("the Good example triggers %s %d time(s):\n%s", rule.ID, n, doc.Good)
-	case !passed:
-		t.Errorf("%s does not check the Good example (skipped or not a target):\n%s", rule.ID, doc.Good)
-	}
+	return sources
 }
 
 // parseTree reads an example written as a directory tree, one entry a line,
@@ -75,13 +119,35 @@ func checkOtherExamples(t *testing.T, rule *lint.Rule) {
 //	  1/
 //	    saved_model.pb
 //
-// and returns its files and directories (ending in /). A comment is an
-// error: it describes what the tree does not spell out.
+// and returns its files and directories (ending in /). A file is empty
+// unless its entry ends in <<EOF: the lines below it, indented one level
+// deeper, up to a line EOF, are its content. A comment is an error: it
+// describes what the tree does not spell out.
 func parseTree(example string) (map[string]string, error) {
 	files := map[string]string{}
 	var stack []string // the directory at each level
-	for i, line := range strings.Split(strings.TrimRight(example, "\n"), "\n") {
+	lines := strings.Split(strings.TrimRight(example, "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
 		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if name, ok := strings.CutSuffix(line, " <<EOF"); ok {
+			entry := strings.TrimLeft(name, " ")
+			indent := len(name) - len(entry)
+			var content []string
+			start := i + 1
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "EOF"; i++ {
+				content = append(content, strings.TrimPrefix(lines[i], strings.Repeat(" ", indent+2)))
+			}
+			if i == len(lines) {
+				return nil, fmt.Errorf("line %d: %s <<EOF has no EOF line", start, entry)
+			}
+			if indent%2 != 0 || indent/2 > len(stack) || strings.ContainsAny(entry, " \t:#/") || strings.Contains(entry, "..") {
+				return nil, fmt.Errorf("line %d %q is not a file entry", start, name)
+			}
+			stack = stack[:indent/2]
+			files[strings.Join(append(append([]string{}, stack...), entry), "")] = strings.Join(content, "\n") + "\n"
 			continue
 		}
 		if strings.Contains(line, "#") {
@@ -106,14 +172,6 @@ func parseTree(example string) (map[string]string, error) {
 		return nil, fmt.Errorf("no entries")
 	}
 	return files, nil
-}
-
-// treeFindings builds a tree's files (empty) in a temp dir and lints it.
-func treeFindings(t *testing.T, ruleID string, files map[string]string) (int, bool) {
-	t.Helper()
-	dir := t.TempDir()
-	writeExampleFiles(t, dir, files)
-	return lintExample(t, ruleID, dir)
 }
 
 // writeExampleFiles writes files (relative path → content; a path ending in / is a

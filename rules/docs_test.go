@@ -76,66 +76,164 @@ var podKeys = map[string]bool{"containers": true, "initContainers": true, "volum
 	"nodeSelector": true, "affinity": true, "hostIPC": true, "restartPolicy": true}
 
 func TestDocs(t *testing.T) {
+	images := &docImages{parent: t}
 	for _, rule := range rules.All() {
 		t.Run(rule.ID, func(t *testing.T) {
 			doc := rule.Doc
 			if doc.Summary == "" || strings.Contains(doc.Summary, "\n") || doc.Why == "" || doc.Bad == "" || doc.Good == "" || doc.Fix == "" {
 				t.Errorf("incomplete doc: summary (one line), why, bad, good and fix are all required")
 			}
-			switch rule.Artifact {
-			case lint.ArtifactManifest:
-			case lint.ArtifactModel, lint.ArtifactImage, lint.ArtifactCross:
-				checkOtherExamples(t, rule)
-				return
-			default:
-				return
-			}
-			if len(doc.References) == 0 {
-				t.Errorf("no references")
+			if rule.Artifact == lint.ArtifactManifest {
+				if len(doc.References) == 0 {
+					t.Errorf("no references")
+				}
+				if rule.Check == nil {
+					t.Fatalf("no Check")
+				}
 			}
 			for _, reference := range doc.References {
 				if !strings.HasPrefix(reference, "https://") {
 					t.Errorf("reference %q is not an https URL", reference)
 				}
 			}
-			if rule.Check == nil {
-				t.Fatalf("no Check")
-			}
-			if doc.Unlintable != "" {
-				t.Errorf("Doc.Unlintable is set, but the examples of a manifest rule are always linted")
-			}
-			if n, _ := exampleFindings(t, rule.ID, doc.Bad, nil); n == 0 {
-				t.Errorf("the Bad example does not trigger %s:\n%s", rule.ID, doc.Bad)
-			}
-			switch n, passed := exampleFindings(t, rule.ID, doc.Good, nil); {
-			case n != 0:
-				t.Errorf("the Good example triggers %s %d time(s):\n%s", rule.ID, n, doc.Good)
-			case !passed:
-				t.Errorf("%s does not check the Good example (skipped or not a workload):\n%s", rule.ID, doc.Good)
-			}
+			checkExamples(t, rule, images)
 		})
 	}
 }
 
-// exampleFindings merges an example into docBase, lints it with the files
-// of model (relative path → content) beside it, and counts the findings of
-// one rule; passed says the rule checked a target and passed it.
-func exampleFindings(t *testing.T, ruleID, example string, model map[string]string) (n int, passed bool) {
+// checkExamples lints a rule's Bad example, which must trigger the rule,
+// and its Good example, which the rule must check and pass (a rule the
+// engine reports itself, without a Check, only must not fire), each in its
+// own subtest.
+func checkExamples(t *testing.T, rule *lint.Rule, images *docImages) {
+	t.Helper()
+	doc := rule.Doc
+	if doc.Unlintable != "" {
+		if len(doc.Unlintable) < 30 || strings.Contains(doc.Unlintable, "\n") {
+			t.Errorf("Doc.Unlintable %q does not say, in one line, why the examples cannot be linted", doc.Unlintable)
+		}
+		if rule.Artifact == lint.ArtifactManifest {
+			t.Errorf("Doc.Unlintable is set, but the examples of a manifest rule are always linted")
+		}
+		if rule.Artifact == lint.ArtifactModel {
+			if _, err := parseTree(doc.Bad); err == nil {
+				if _, err := parseTree(doc.Good); err == nil {
+					t.Errorf("Doc.Unlintable is set, but both examples are model dir trees the test builds: lint them")
+				}
+			}
+		}
+	}
+	t.Run("bad", func(t *testing.T) {
+		if doc.Unlintable != "" {
+			t.Skip("Doc.Unlintable: " + doc.Unlintable)
+		}
+		if n, _ := lintDocExample(t, rule, "bad", doc.Bad, images); n == 0 {
+			t.Errorf("the Bad example does not trigger %s:\n%s", rule.ID, doc.Bad)
+		}
+	})
+	t.Run("good", func(t *testing.T) {
+		if doc.Unlintable != "" {
+			t.Skip("Doc.Unlintable: " + doc.Unlintable)
+		}
+		switch n, passed := lintDocExample(t, rule, "good", doc.Good, images); {
+		case n != 0:
+			t.Errorf("the Good example triggers %s %d time(s):\n%s", rule.ID, n, doc.Good)
+		case !passed && rule.Check != nil:
+			t.Errorf("%s does not check the Good example (skipped or not a target):\n%s", rule.ID, doc.Good)
+		}
+	})
+}
+
+// lintDocExample builds one example of a rule in a temp dir and lints it:
+// a model rule's example is a model dir tree; any other is a manifest
+// snippet merged into docBase, with the images, config and cluster its
+// other sections give, and the files of docModel beside it for a cross
+// rule. It counts the findings of the rule; passed says the rule checked a
+// target and passed it.
+func lintDocExample(t *testing.T, rule *lint.Rule, name, text string, images *docImages) (n int, passed bool) {
+	t.Helper()
+	example, err := parseExample(text)
+	if err != nil {
+		t.Fatalf("the example does not read: %v\n%s", err, text)
+	}
+	dir := t.TempDir()
+	options := engine.Options{Paths: []string{dir}, Rules: rules.All(), Now: scenarioToday}
+	if rule.Artifact == lint.ArtifactModel {
+		files, err := parseTree(text)
+		if err != nil {
+			t.Fatalf("the example is not a model dir tree (%v): write it as one, or set Doc.Unlintable to say why it cannot be:\n%s", err, text)
+		}
+		writeExampleFiles(t, dir, files)
+	} else {
+		var model map[string]string
+		if rule.Artifact == lint.ArtifactCross {
+			model = readTree(t, docModel, "resnet")
+		}
+		writeManifest(t, dir, example.manifest, model)
+		options.Image.Sources = images.push(t, rule.ID+"/"+name, example)
+	}
+	config := &lint.Config{}
+	if example.config != "" {
+		file := filepath.Join(t.TempDir(), ".modellint.yaml")
+		if err := os.WriteFile(file, []byte(example.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if config, err = engine.LoadConfig(file); err != nil {
+			t.Fatalf("the example's .modellint.yaml: %v", err)
+		}
+	}
+	config.Cluster.GPUNodesTainted = true
+	options.Config = config
+	nodesFile := docNodes
+	if example.nodes != "" {
+		nodesFile = filepath.Join(t.TempDir(), "nodes.yaml")
+		if err := os.WriteFile(nodesFile, []byte(example.nodes), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if options.Cluster, err = cluster.Read(nodesFile); err != nil {
+		t.Fatal(err)
+	}
+	result, err := engine.Run(options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, inputError := range result.InputErrors {
+		t.Errorf("the example does not read: %s", inputError)
+	}
+	for _, finding := range result.Findings {
+		if finding.RuleID == rule.ID {
+			n++
+		}
+	}
+	for _, evaluation := range result.Evaluations {
+		if evaluation.RuleID == rule.ID && evaluation.Status == lint.StatusPass {
+			passed = true
+		}
+	}
+	return n, passed
+}
+
+// writeManifest merges an example's manifest snippet into docBase and
+// writes it to dir with the files of model (relative path → content).
+func writeManifest(t *testing.T, dir, manifest string, model map[string]string) {
 	t.Helper()
 	var base map[string]any
 	if err := yaml.Unmarshal([]byte(docBase), &base); err != nil {
 		t.Fatal(err)
 	}
-	documents := strings.Split(example, "\n---\n")
+	documents := strings.Split(manifest, "\n---\n")
 	var snippet map[string]any
 	if err := yaml.Unmarshal([]byte(documents[0]), &snippet); err != nil {
-		t.Fatalf("example is not YAML: %v\n%s", err, example)
+		t.Fatalf("example is not YAML: %v\n%s", err, manifest)
 	}
 	podSpec := lookupMap(base, "spec", "template", "spec")
 	container := podSpec["containers"].([]any)[0].(map[string]any)
 	_, root := snippet["kind"]
-	if _, ok := snippet["spec"]; ok {
-		root = true
+	for _, key := range []string{"spec", "metadata"} {
+		if _, ok := snippet[key]; ok {
+			root = true
+		}
 	}
 	for key, value := range snippet {
 		switch {
@@ -153,38 +251,10 @@ func exampleFindings(t *testing.T, ruleID, example string, model map[string]stri
 	}
 	files := []string{string(merged), docClaim}
 	files = append(files, documents[1:]...)
-	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "example.yaml"), []byte(strings.Join(files, "\n---\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	writeExampleFiles(t, dir, model)
-	return lintExample(t, ruleID, dir)
-}
-
-// lintExample lints dir against the docs' cluster and counts the findings
-// of one rule; passed says the rule checked a target and passed it.
-func lintExample(t *testing.T, ruleID, dir string) (n int, passed bool) {
-	t.Helper()
-	config := &lint.Config{Cluster: lint.ClusterConfig{GPUNodesTainted: true}}
-	nodes, err := cluster.Read(docNodes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	result, err := engine.Run(engine.Options{Paths: []string{dir}, Rules: rules.All(), Config: config, Cluster: nodes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, finding := range result.Findings {
-		if finding.RuleID == ruleID {
-			n++
-		}
-	}
-	for _, evaluation := range result.Evaluations {
-		if evaluation.RuleID == ruleID && evaluation.Status == lint.StatusPass {
-			passed = true
-		}
-	}
-	return n, passed
 }
 
 func lookupMap(m map[string]any, keys ...string) map[string]any {

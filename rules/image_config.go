@@ -20,6 +20,12 @@ import (
 	"github.com/modellint/modellint/lint/server"
 )
 
+// tritonCUDA122 is the image of MDL306's examples: a Triton built on a CUDA
+// 12.2 base, whose NVIDIA_REQUIRE_CUDA the container toolkit enforces.
+const tritonCUDA122 = "# docker build -t registry.example.com/serving/triton:23.08-py3 .\nFROM scratch\n" +
+	"COPY server /opt/tritonserver/bin/tritonserver\nENV CUDA_VERSION=12.2.1 NVIDIA_REQUIRE_CUDA=cuda>=12.2\n" +
+	"ENTRYPOINT [\"/opt/tritonserver/bin/tritonserver\"]\n"
+
 var cudaDriverTooOld = &lint.Rule{
 	ID: "MDL306", Name: "cuda-driver-too-old", Severity: lint.Error,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
@@ -42,12 +48,12 @@ var cudaDriverTooOld = &lint.Rule{
 			"The check runs for containers that request NVIDIA GPUs (MIG slices among them). The driver is " +
 			"cluster.nvidiaDriver, else the oldest among the --cluster nodes the pod may land on (GPU Feature Discovery's nvidia.com/cuda.driver.major, " +
 			".minor and .rev labels); the check is skipped when neither says." + offlineNote,
-		Bad:        "# .modellint.yaml: cluster: {nvidiaDriver: \"525.60.13\"}\n# image env: NVIDIA_REQUIRE_CUDA=cuda>=12.2\nimage: registry.example.com/serving/triton:23.08-py3",
-		Good:       "# .modellint.yaml: cluster: {nvidiaDriver: \"535.104.05\"}\nimage: registry.example.com/serving/triton:23.08-py3",
+		Bad: "# .modellint.yaml\ncluster: {nvidiaDriver: \"525.60.13\"}\n---\n" + tritonCUDA122 +
+			"---\nimage: registry.example.com/serving/triton:23.08-py3\nresources:\n  limits: {nvidia.com/gpu: 1}",
+		Good: "# .modellint.yaml\ncluster: {nvidiaDriver: \"535.104.05\"}\n---\n" + tritonCUDA122 +
+			"---\nimage: registry.example.com/serving/triton:23.08-py3\nresources:\n  limits: {nvidia.com/gpu: 1}",
 		Fix:        "Upgrade the GPU nodes' driver to at least the version the message names, or use an image built for the CUDA version the driver supports.",
 		References: []string{"https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/", "https://docs.nvidia.com/deploy/cuda-compatibility/", "https://github.com/NVIDIA/nvidia-container-toolkit/blob/main/internal/config/image/cuda_image.go"},
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL306/images.yaml)",
 	},
 	Check: checkCUDADriver,
 }
@@ -246,12 +252,16 @@ var shellFormArgsDropped = &lint.Rule{
 			"use \"$@\" drops them: --model_name or --port never reach the server, which starts with its defaults and answers " +
 			"404 for the model. An image without /bin/sh (distroless) cannot run a shell-form entrypoint at all; MDL301 reports " +
 			"that." + offlineNote,
-		Bad:        "# Dockerfile: ENTRYPOINT tensorflow_model_server --rest_api_port=8501\nargs: [\"--model_name=resnet\"]",
-		Good:       "# Dockerfile: ENTRYPOINT [\"tensorflow_model_server\", \"--rest_api_port=8501\"]\nargs: [\"--model_name=resnet\"]",
+		Bad: "# docker build -t registry.example.com/serving/tf:2.19.0 .\nFROM scratch\nCOPY server /bin/sh\n" +
+			"COPY server /usr/bin/tensorflow_model_server\nENV PATH=/usr/bin:/bin\n" +
+			"ENTRYPOINT tensorflow_model_server --rest_api_port=8501\n" +
+			"---\nimage: registry.example.com/serving/tf:2.19.0\nargs: [\"--model_name=resnet\"]",
+		Good: "# docker build -t registry.example.com/serving/tf:2.19.0-1 .\nFROM scratch\nCOPY server /bin/sh\n" +
+			"COPY server /usr/bin/tensorflow_model_server\nENV PATH=/usr/bin:/bin\n" +
+			"ENTRYPOINT [\"tensorflow_model_server\", \"--rest_api_port=8501\"]\n" +
+			"---\nimage: registry.example.com/serving/tf:2.19.0-1\nargs: [\"--model_name=resnet\"]",
 		Fix:        "Use the exec form of ENTRYPOINT (a JSON array), or end the shell-form script with `exec … \"$@\"`, or set the whole command in the manifest's command.",
 		References: []string{"https://docs.docker.com/reference/dockerfile/#entrypoint", "https://docs.docker.com/reference/dockerfile/#understand-how-cmd-and-entrypoint-interact"},
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL307/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) {
 		for _, c := range imageChecks(pass, false) {
@@ -272,6 +282,13 @@ var shellFormArgsDropped = &lint.Rule{
 		}
 	},
 }
+
+// tritonUser is the image of MDL308's examples: it runs as a user named in
+// its /etc/passwd.
+const tritonUser = "# docker build -t registry.example.com/serving/triton:24.08-py3 .\nFROM scratch\n" +
+	"COPY server /opt/tritonserver/bin/tritonserver\nCOPY <<EOF /etc/passwd\nroot:x:0:0:root:/root:/bin/sh\n" +
+	"triton-server:x:1000:1000::/home/triton-server:/bin/sh\nEOF\nUSER triton-server\n" +
+	"ENTRYPOINT [\"/opt/tritonserver/bin/tritonserver\"]\n"
 
 var userInvalid = &lint.Rule{
 	ID: "MDL308", Name: "user-invalid", Severity: lint.Error,
@@ -298,16 +315,15 @@ var userInvalid = &lint.Rule{
 			"setupContainerUser) and the server starts, while containerd adds none. A volume mounted over /etc/passwd (a " +
 			"ConfigMap or Secret at /etc/passwd through subPath, or at /etc) is the file getpwuid() reads instead, so the " +
 			"uid's account is not known and this is not reported." + offlineNote,
-		Bad:  "# image USER triton-server\nsecurityContext:\n  runAsNonRoot: true",
-		Good: "# image USER triton-server (uid 1000)\nsecurityContext:\n  runAsNonRoot: true\n  runAsUser: 1000",
-		Fix:  "Use a numeric USER in the Dockerfile (USER 1000:1000), or set runAsUser (and runAsGroup) in the securityContext; create the user in the image if the name is meant. For vLLM under a uid without an account, set env USER (any name), add the uid to the image's /etc/passwd, or run as a uid the image has.",
+		Bad: tritonUser + "---\nimage: registry.example.com/serving/triton:24.08-py3\nsecurityContext:\n  runAsNonRoot: true",
+		Good: tritonUser + "---\nimage: registry.example.com/serving/triton:24.08-py3\nsecurityContext:\n" +
+			"  runAsNonRoot: true\n  runAsUser: 1000",
+		Fix: "Use a numeric USER in the Dockerfile (USER 1000:1000), or set runAsUser (and runAsGroup) in the securityContext; create the user in the image if the name is meant. For vLLM under a uid without an account, set env USER (any name), add the uid to the image's /etc/passwd, or run as a uid the image has.",
 		References: []string{"https://kubernetes.io/docs/tasks/configure-pod-container/security-context/", "https://github.com/kubernetes/kubernetes/issues/56503",
 			"https://github.com/pytorch/pytorch/blob/main/torch/_inductor/runtime/cache_dir_utils.py",
 			"https://github.com/pytorch/pytorch/issues/140765", "https://github.com/pytorch/pytorch/pull/184208",
 			"https://github.com/vllm-project/vllm/issues/44548", "https://docs.python.org/3/library/getpass.html#getpass.getuser",
 			"https://github.com/cri-o/cri-o/blob/main/utils/utils.go"},
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL308/images.yaml)",
 	},
 	Check: checkUserInvalid,
 }
@@ -514,12 +530,15 @@ var secretInImage = &lint.Rule{
 			"from the old tags. A token baked in at build time (ENV HF_TOKEN=hf_…) leaks to every registry mirror and cache. " +
 			"modellint flags variables named like secrets (…_TOKEN, …_PASSWORD, …_SECRET, API_KEY …) with a literal value, " +
 			"and values shaped like well-known credentials (AWS, GitHub, Hugging Face, OpenAI, private keys)." + offlineNote,
-		Bad:        "# Dockerfile: ENV HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567\nimage: registry.example.com/serving/llm:1.0",
-		Good:       "# token passed at run time from a Secret\nenv:\n  - name: HF_TOKEN\n    valueFrom:\n      secretKeyRef: {name: hf-token, key: token}",
+		Bad: "# docker build -t registry.example.com/serving/llm:1.0 .\nFROM scratch\nCOPY server /usr/bin/serve\n" +
+			"ENV HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567\nENTRYPOINT [\"/usr/bin/serve\"]\n" +
+			"---\nimage: registry.example.com/serving/llm:1.0",
+		Good: "# docker build -t registry.example.com/serving/llm:1.1 .\nFROM scratch\nCOPY server /usr/bin/serve\n" +
+			"ENTRYPOINT [\"/usr/bin/serve\"]\n" +
+			"---\n# the token is passed at run time from a Secret\nimage: registry.example.com/serving/llm:1.1\n" +
+			"env:\n  - name: HF_TOKEN\n    valueFrom:\n      secretKeyRef: {name: hf-token, key: token}",
 		Fix:        "Remove the value from the Dockerfile (use build secrets: RUN --mount=type=secret), rotate the credential, and pass it at run time from a Secret.",
 		References: []string{"https://docs.docker.com/build/building/secrets/", "https://kubernetes.io/docs/concepts/configuration/secret/"},
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL309/images.yaml)",
 	},
 	Check: checkSecretInImage,
 }
@@ -585,12 +604,12 @@ var imageUnresolvable = &lint.Rule{
 			"platform, or a reference that is not a valid name (InvalidImageName, found even offline). A registry that cannot " +
 			"be reached (DNS, connection, TLS, timeout, 5xx) or that denies access (401/403: credentials the cluster may have " +
 			"and CI lacks) tells nothing about the image: the image rules are then skipped with a note naming the reference." + offlineNote,
-		Bad:        "image: registry.example.com/serving/tf:2.19.0-gpu-rc1   # never pushed",
-		Good:       "image: registry.example.com/serving/tf:2.19.0-gpu",
+		Bad: "# never pushed\nimage: registry.example.com/serving/tf:2.19.0-gpu-rc1",
+		Good: "# docker build -t registry.example.com/serving/tf:2.19.0-gpu .\nFROM scratch\n" +
+			"COPY server /usr/bin/tensorflow_model_server\nENTRYPOINT [\"/usr/bin/tensorflow_model_server\"]\n" +
+			"---\n# pushed\nimage: registry.example.com/serving/tf:2.19.0-gpu",
 		Fix:        "Push the image (or fix the tag), or build a multi-platform index that includes the nodes' platform.",
 		References: []string{"https://kubernetes.io/docs/concepts/containers/images/#imagepullbackoff", "https://github.com/opencontainers/distribution-spec/blob/main/spec.md#error-codes"},
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL310/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) {
 		if pass.Target.Workload == nil {

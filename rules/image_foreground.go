@@ -37,9 +37,14 @@ var serverNotForeground = &lint.Rule{
 			"not deliver PID 1 a SIGTERM it has no handler for (pid_namespaces(7)): every pod deletion waits out " +
 			"terminationGracePeriodSeconds and the server is SIGKILLed. The official TF Serving image's " +
 			"tf_serving_entrypoint.sh runs tensorflow_model_server that way." + offlineNote,
-		Bad: "# entrypoint.sh\n#!/bin/sh\npython -m app.server &\ntail -f /dev/null",
-		Good: "# entrypoint.sh\n#!/bin/sh\nexec python -m app.server\n" +
-			"# or, for a server that must share the container with helpers: ENTRYPOINT [\"tini\", \"--\", \"/entrypoint.sh\"] and the server last, in the foreground",
+		Bad: "# docker build -t registry.example.com/apps/ranker:1.0 .\nFROM python:3.11-slim\nCOPY server /usr/bin/tail\n" +
+			"COPY <<EOF /app/server.py\nprint(\"serving\")\nEOF\n" +
+			"COPY --chmod=0755 <<EOF /entrypoint.sh\n#!/bin/sh\npython3 -m app.server &\ntail -f /dev/null\nEOF\n" +
+			"ENTRYPOINT [\"/entrypoint.sh\"]\n---\nimage: registry.example.com/apps/ranker:1.0",
+		Good: "# docker build -t registry.example.com/apps/ranker:1.1 .\nFROM python:3.11-slim\n" +
+			"COPY <<EOF /app/server.py\nprint(\"serving\")\nEOF\n" +
+			"COPY --chmod=0755 <<EOF /entrypoint.sh\n#!/bin/sh\nexec python3 -m app.server\nEOF\n" +
+			"ENTRYPOINT [\"/entrypoint.sh\"]\n---\nimage: registry.example.com/apps/ranker:1.1",
 		Fix: "Run the server as the script's last command with `exec` (TorchServe: `exec torchserve --foreground …`), so it " +
 			"is the process that gets SIGTERM and whose exit ends the container; if helpers must run beside it, use a proper " +
 			"init (tini, dumb-init) with the server in the foreground.",
@@ -51,8 +56,6 @@ var serverNotForeground = &lint.Rule{
 			"https://man7.org/linux/man-pages/man7/pid_namespaces.7.html",
 			"https://git.kernel.org/pub/scm/utils/dash/dash.git/tree/src/main.c",
 		},
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL312/images.yaml)",
 	},
 	Check: checkServerForeground,
 }

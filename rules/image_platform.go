@@ -9,6 +9,14 @@ import (
 	"github.com/modellint/modellint/lint/cluster"
 )
 
+// gh200Nodes are the cluster of MDL311's examples: an amd64 CPU node and an
+// arm64 GPU node.
+const gh200Nodes = "# --cluster nodes.yaml\napiVersion: v1\nkind: List\nitems:\n" +
+	"  - kind: Node\n    metadata:\n      name: cpu-1\n      labels: {kubernetes.io/arch: amd64}\n" +
+	"    status:\n      allocatable: {cpu: \"16\", memory: 64Gi, pods: \"110\"}\n      nodeInfo: {architecture: amd64}\n" +
+	"  - kind: Node\n    metadata:\n      name: gh200-1\n      labels: {kubernetes.io/arch: arm64, nvidia.com/gpu.present: \"true\"}\n" +
+	"    status:\n      allocatable: {cpu: \"72\", memory: 480Gi, nvidia.com/gpu: \"1\", pods: \"110\"}\n      nodeInfo: {architecture: arm64}\n---\n"
+
 var imagePlatformMissing = &lint.Rule{
 	ID: "MDL311", Name: "image-platform-missing", Severity: lint.Error,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactManifest, lint.FactImage},
@@ -24,16 +32,17 @@ var imagePlatformMissing = &lint.Rule{
 			"when no such node can run the image, a warning when the nodes have several architectures and some of them " +
 			"cannot (the pods the scheduler places there fail). Without cluster facts the rule is skipped; " +
 			"kubernetes.io/arch node selectors and cluster.architecture are MDL305's." + offlineNote,
-		Bad:  "# image: published for linux/amd64 only\n# --cluster: the GPU pool is arm64 (GH200)\nnodeSelector:\n  nvidia.com/gpu.present: \"true\"",
-		Good: "# image: an index with linux/amd64 and linux/arm64\nnodeSelector:\n  nvidia.com/gpu.present: \"true\"",
+		Bad: gh200Nodes + "# docker build -t registry.example.com/serving/app:1.0 .\nFROM scratch\nCOPY server /serve\n" +
+			"ENTRYPOINT [\"/serve\"]\n---\nimage: registry.example.com/serving/app:1.0\nnodeSelector:\n  nvidia.com/gpu.present: \"true\"",
+		Good: gh200Nodes + "# docker buildx build --platform linux/amd64,linux/arm64 -t registry.example.com/serving/app:1.1 .\n" +
+			"FROM scratch\nCOPY server /serve\nENTRYPOINT [\"/serve\"]\n" +
+			"---\nimage: registry.example.com/serving/app:1.1\nnodeSelector:\n  nvidia.com/gpu.present: \"true\"",
 		Fix: "Publish the image for the nodes' architecture (docker buildx build --platform linux/amd64,linux/arm64), or " +
 			"schedule the pod on nodes it has a variant for (nodeSelector kubernetes.io/arch).",
 		References: []string{
 			"https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetes-io-arch",
 			"https://docs.docker.com/build/building/multi-platform/",
 		},
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL311/images.yaml)",
 	},
 	Check: checkImagePlatform,
 }

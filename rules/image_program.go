@@ -39,15 +39,23 @@ var appFileMissing = &lint.Rule{
 			"0600 file, or one under a directory without the search bit for that user (root's 0700 /root, as uid 1000); the " +
 			"finding names every such directory, topmost first, as MDL302 does for argv[0]. Files under a volumeMount come " +
 			"from the volume and are not checked." + offlineNote,
-		Bad:        "# the image has /app/main.py\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [python3, /app/serve.py]",
-		Good:       "containers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [python3, /app/main.py]",
+		Bad: "# docker build -t registry.example.com/app:1.0 .\nFROM python:3.11-slim\nCOPY <<EOF /app/main.py\nprint(\"serving\")\nEOF\n" +
+			"---\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [python3, /app/serve.py]",
+		Good: "# docker build -t registry.example.com/app:1.0 .\nFROM python:3.11-slim\nCOPY <<EOF /app/main.py\nprint(\"serving\")\nEOF\n" +
+			"---\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [python3, /app/main.py]",
 		Fix:        "Point the command at the file the image has (the finding lists the files beside the missing one), or COPY the file into the image; for a file the user may not read, give it the read bit and the directories above it the search bit (chmod o+r FILE, chmod o+x DIR), or COPY it outside root's home.",
 		References: append([]string{"https://nodejs.org/api/modules.html#all-together"}, programReferences[:1]...),
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL320/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) { checkPrograms(pass, python.FileMissing) },
 }
+
+// uvicornApp is the image of MDL321's examples: uvicorn, and the package app
+// copied to /opt/app while the working directory is /srv.
+const uvicornApp = "# docker build -t registry.example.com/app:1.0 .\nFROM python:3.11-slim\n" +
+	"COPY <<EOF /usr/local/lib/python3.11/site-packages/uvicorn/__init__.py\nfrom uvicorn.main import main, run\nEOF\n" +
+	"COPY <<EOF /usr/local/lib/python3.11/site-packages/uvicorn/main.py\ndef main(): pass\ndef run(app): pass\nEOF\n" +
+	"COPY --chmod=0755 <<EOF /usr/local/bin/uvicorn\n#!/usr/local/bin/python3\nfrom uvicorn.main import main\nmain()\nEOF\n" +
+	"WORKDIR /srv\nCOPY <<EOF /opt/app/main.py\napp = None\nEOF\n"
 
 var pythonModuleMissing = &lint.Rule{
 	ID: "MDL321", Name: "python-module-missing", Severity: lint.Error,
@@ -71,12 +79,11 @@ var pythonModuleMissing = &lint.Rule{
 			"has them; a module file the user may not read fails with \"PermissionError: [Errno 13] Permission denied\". " +
 			"pip install --user run as root fills root's user site (/root/.local/lib/pythonX.Y/site-packages), which another " +
 			"uid's Python does not look in (its HOME differs) or may not enter." + programNote + offlineNote,
-		Bad:        "# Dockerfile: WORKDIR /srv, COPY app/ /opt/app/\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [uvicorn, app.main:app]",
-		Good:       "containers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [uvicorn, app.main:app, --app-dir, /opt]",
+		Bad: uvicornApp + "---\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [uvicorn, app.main:app]",
+		Good: uvicornApp + "---\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n" +
+			"    command: [uvicorn, app.main:app, --app-dir, /opt]",
 		Fix:        "Run from the directory that holds the package (workingDir, --app-dir, gunicorn --chdir), add that directory to PYTHONPATH, or install the package into the interpreter that runs (pip install without --user when another uid runs the app); open a directory the user may not list (chmod o+rx).",
 		References: append([]string{"https://www.uvicorn.org/settings/#application", "https://docs.gunicorn.org/en/stable/settings.html#chdir"}, programReferences...),
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL321/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) { checkPrograms(pass, python.ModuleMissing) },
 }
@@ -97,12 +104,15 @@ var pythonImportMissing = &lint.Rule{
 			"(cv2 → opencv-python, sklearn → scikit-learn, PIL → pillow, yaml → pyyaml …). A package the image has where the " +
 			"container's user may not read it (root's user site, /root/.local, as uid 1000 with HOME=/root) is missing to " +
 			"that user's Python, and the finding says which directory keeps it out." + programNote + offlineNote,
-		Bad:        "# main.py: import torch — the image installed requirements.txt without torch\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0",
-		Good:       "# Dockerfile: RUN pip install torch==2.4.1 -r requirements.txt\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.1",
+		Bad: "# docker build -t registry.example.com/app:1.0 .\nFROM python:3.11-slim\nWORKDIR /srv/app\n" +
+			"COPY <<EOF /srv/app/main.py\nimport torch\nEOF\n" +
+			"---\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [python3, main.py]",
+		Good: "# docker build -t registry.example.com/app:1.1 .\nFROM python:3.11-slim\n" +
+			"# what pip install torch writes, in short\nCOPY <<EOF /usr/local/lib/python3.11/site-packages/torch/__init__.py\n" +
+			"__version__ = \"2.4.1\"\nEOF\nWORKDIR /srv/app\nCOPY <<EOF /srv/app/main.py\nimport torch\nEOF\n" +
+			"---\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.1\n    command: [python3, main.py]",
 		Fix:        "Install the distribution into the interpreter that runs the app (pip install NAME, in the venv the start uses), add the app's missing module to the image, or make the import optional (try/except ImportError) when the app works without it.",
 		References: programReferences,
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL322/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) { checkPrograms(pass, python.ImportMissing) },
 }

@@ -36,14 +36,14 @@ var entrypointNotFound = &lint.Rule{
 			"chain-loaders with-contenv, s6-setuidgid, s6-envdir, s6-notifyoncheck, fdmove, fdclose, fdswap, redirfd, cd, " +
 			"export, umask and exec peeled off); a program one of them cannot find fails the same way, reported by the " +
 			"shell or the execline program that execs it." + offlineNote,
-		Bad: "# image has /opt/server/bin/serve, not /usr/local/bin/serve\ncontainers:\n  - name: server\n" +
-			"    image: registry.example.com/serving/app:1.4.0\n    command: [\"/usr/local/bin/serve\"]",
-		Good: "containers:\n  - name: server\n    image: registry.example.com/serving/app:1.4.0\n" +
+		Bad: "# docker build -t registry.example.com/serving/app:1.4.0 .\nFROM scratch\nCOPY server /opt/server/bin/serve\n" +
+			"---\ncontainers:\n  - name: server\n    image: registry.example.com/serving/app:1.4.0\n" +
+			"    command: [\"/usr/local/bin/serve\"]",
+		Good: "# docker build -t registry.example.com/serving/app:1.4.0 .\nFROM scratch\nCOPY server /opt/server/bin/serve\n" +
+			"---\ncontainers:\n  - name: server\n    image: registry.example.com/serving/app:1.4.0\n" +
 			"    command: [\"/opt/server/bin/serve\"]",
 		Fix:        "Point command (or the Dockerfile's ENTRYPOINT) at a file the image has, or add the file to the image.",
 		References: startReferences,
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL301/images.yaml)",
 	},
 	Check: checkStart(launch.NotFound),
 }
@@ -66,12 +66,16 @@ var entrypointNotExecutable = &lint.Rule{
 			"the same way: the official TF Serving image starts tf_serving_entrypoint.sh, which runs " +
 			"tensorflow_model_server, and a server without its execute bit fails there with \"Permission denied\" (exit " +
 			"126). A command the script builds at run time cannot be followed: the check is then skipped, with the reason." + offlineNote,
-		Bad:        "# image: -rw-r--r-- root root /usr/bin/tf_serving_entrypoint.sh\nimage: registry.example.com/serving/tf:2.19.0-gpu",
-		Good:       "# Dockerfile: COPY --chmod=0755 tf_serving_entrypoint.sh /usr/bin/\nimage: registry.example.com/serving/tf:2.19.0-gpu-1",
+		Bad: "# docker build -t registry.example.com/serving/tf:2.19.0-gpu .\nFROM scratch\nCOPY server /bin/sh\n" +
+			"COPY server /usr/bin/tensorflow_model_server\n" +
+			"COPY <<EOF /usr/bin/tf_serving_entrypoint.sh\n#!/bin/sh\nexec /usr/bin/tensorflow_model_server \"$@\"\nEOF\n" +
+			"ENTRYPOINT [\"/usr/bin/tf_serving_entrypoint.sh\"]\n---\nimage: registry.example.com/serving/tf:2.19.0-gpu",
+		Good: "# docker build -t registry.example.com/serving/tf:2.19.0-gpu-1 .\nFROM scratch\nCOPY server /bin/sh\n" +
+			"COPY server /usr/bin/tensorflow_model_server\n" +
+			"COPY --chmod=0755 <<EOF /usr/bin/tf_serving_entrypoint.sh\n#!/bin/sh\nexec /usr/bin/tensorflow_model_server \"$@\"\nEOF\n" +
+			"ENTRYPOINT [\"/usr/bin/tf_serving_entrypoint.sh\"]\n---\nimage: registry.example.com/serving/tf:2.19.0-gpu-1",
 		Fix:        "Give the file an execute bit in the image (`COPY --chmod=0755`, or `RUN chmod 0755 FILE` in the same stage), or run as a user allowed to execute it; when a directory above it keeps the user out, give that directory the search bit or install the program outside it.",
 		References: startReferences,
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL302/images.yaml)",
 	},
 	Check: checkStart(launch.NotExecutable),
 }
@@ -86,12 +90,14 @@ var interpreterMissing = &lint.Rule{
 			"the entrypoint exists — the classic glibc binary on an Alpine image, or a script saved with Windows line " +
 			"endings whose interpreter becomes \"/bin/bash\\r\". A file that is neither ELF nor a #! script fails with " +
 			"\"exec format error\"." + offlineNote,
-		Bad:        "# entrypoint.sh starts with \"#!/bin/bash\" on an Alpine image (busybox sh only)\nimage: registry.example.com/serving/app:alpine",
-		Good:       "# entrypoint.sh starts with \"#!/bin/sh\"\nimage: registry.example.com/serving/app:alpine-1",
+		Bad: "# docker build -t registry.example.com/serving/app:1.0 .\nFROM scratch\n# a shell, but no bash\nCOPY server /bin/sh\n" +
+			"COPY server /opt/app/serve\nCOPY --chmod=0755 <<EOF /entrypoint.sh\n#!/bin/bash\nexec /opt/app/serve \"$@\"\nEOF\n" +
+			"ENTRYPOINT [\"/entrypoint.sh\"]\n---\nimage: registry.example.com/serving/app:1.0",
+		Good: "# docker build -t registry.example.com/serving/app:1.1 .\nFROM scratch\nCOPY server /bin/sh\n" +
+			"COPY server /opt/app/serve\nCOPY --chmod=0755 <<EOF /entrypoint.sh\n#!/bin/sh\nexec /opt/app/serve \"$@\"\nEOF\n" +
+			"ENTRYPOINT [\"/entrypoint.sh\"]\n---\nimage: registry.example.com/serving/app:1.1",
 		Fix:        "Install the interpreter, point the #! line at one the image has, convert the script to LF line endings, or build the binary for the image's libc (or statically).",
 		References: append([]string{"https://man7.org/linux/man-pages/man8/ld.so.8.html"}, startReferences...),
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL303/images.yaml)",
 	},
 	Check: checkStart(launch.InterpreterMissing),
 }
@@ -116,12 +122,16 @@ var glibcTooOld = &lint.Rule{
 			"GLIBC_ version), or that is built for the other libc (musllinux on glibc, manylinux on Alpine), is an error " +
 			"when the app imports it and a warning otherwise; pure wheels (py3-none-any) and wheels built on the machine " +
 			"(linux_x86_64) are not judged." + offlineNote,
-		Bad:        "# /app built on Debian 12 (glibc 2.36), image FROM debian:11 (glibc 2.31)\nimage: registry.example.com/serving/app:1.0",
-		Good:       "# /app built in a debian:11 stage, image FROM debian:11\nimage: registry.example.com/serving/app:1.1",
+		Bad: "# docker build -t registry.example.com/serving/app:1.0 .\nFROM scratch\n" +
+			"COPY glibc/ld-linux-x86-64.so.2 /lib64/ld-linux-x86-64.so.2\n# the runtime's libc is older than the one /app was built against\n" +
+			"COPY glibc-2.28/libc.so.6 /lib/x86_64-linux-gnu/libc.so.6\nCOPY server-glibc /app\nENTRYPOINT [\"/app\"]\n" +
+			"---\nimage: registry.example.com/serving/app:1.0",
+		Good: "# docker build -t registry.example.com/serving/app:1.1 .\nFROM scratch\n" +
+			"COPY glibc/ld-linux-x86-64.so.2 /lib64/ld-linux-x86-64.so.2\n" +
+			"COPY glibc/libc.so.6 /lib/x86_64-linux-gnu/libc.so.6\nCOPY server-glibc /app\nENTRYPOINT [\"/app\"]\n" +
+			"---\nimage: registry.example.com/serving/app:1.1",
 		Fix:        "Build the binary (or pip install the wheels) in a stage with the same (or an older) glibc than the runtime image, or move the runtime image to a newer distribution.",
 		References: []string{"https://man7.org/linux/man-pages/man8/ld.so.8.html", "https://refspecs.linuxfoundation.org/LSB_5.0.0/LSB-Core-generic/LSB-Core-generic/symversion.html"},
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL304/images.yaml)",
 	},
 	Check: func(pass *lint.Pass) {
 		for _, c := range imageChecks(pass, true) {
@@ -235,12 +245,14 @@ var archMismatch = &lint.Rule{
 			"either, only the binaries are compared with the image's own label. Compiled Python wheels are compared by the " +
 			"architecture of their WHEEL tags (manylinux_2_17_aarch64 in an amd64 image: a venv copied from another " +
 			"platform's build); an error when the app imports one, a warning otherwise." + offlineNote,
-		Bad:        "# image built on an arm64 laptop without --platform\nnodeSelector:\n  kubernetes.io/arch: amd64",
-		Good:       "# docker buildx build --platform linux/amd64,linux/arm64 …\nnodeSelector:\n  kubernetes.io/arch: amd64",
+		Bad: "# docker build --platform linux/arm64 -t registry.example.com/serving/app:1.0 .\n" +
+			"FROM scratch\nCOPY server /serve\nENTRYPOINT [\"/serve\"]\n" +
+			"---\nimage: registry.example.com/serving/app:1.0\nnodeSelector:\n  kubernetes.io/arch: amd64",
+		Good: "# docker buildx build --platform linux/amd64,linux/arm64 -t registry.example.com/serving/app:1.1 .\n" +
+			"FROM scratch\nCOPY server /serve\nENTRYPOINT [\"/serve\"]\n" +
+			"---\nimage: registry.example.com/serving/app:1.1\nnodeSelector:\n  kubernetes.io/arch: amd64",
 		Fix:        "Build for the nodes' platform (docker buildx build --platform linux/amd64), publish a multi-platform index, or schedule the pod on matching nodes.",
 		References: []string{"https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetes-io-arch", "https://docs.docker.com/build/building/multi-platform/"},
-		Unlintable: "the example names an image whose files and config it can only describe; the rule's " +
-			"fixture builds such images (testdata/MDL305/images.yaml)",
 	},
 	Check: checkArchMismatch,
 }

@@ -12,9 +12,11 @@ var suppressionReasonMissing = &lint.Rule{
 		Summary: "A suppression (annotation, inline comment or config ignore) gives no reason.",
 		Why: "A silenced finding without a reason cannot be reviewed: nobody can tell whether the risk was " +
 			"accepted on purpose or the check was muted to get a build green, and the suppression outlives the person who added it.",
-		Bad:  "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL205\"",
-		Good: "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL205 -- the memory limit is set by the namespace LimitRange\"",
-		Fix:  "Write the reason after the rule IDs: `MDL205 -- reason` in the annotation, `# modellint:ignore MDL205 reason` in a comment, or `reason:` in a config ignore entry.",
+		Bad: "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL207\"\n" +
+			"spec:\n  replicas: 1\n  strategy:\n    rollingUpdate: {maxUnavailable: 1}",
+		Good: "metadata:\n  annotations:\n    modellint.dev/ignore: \"MDL207 -- a batch scorer: a pause while it rolls out is accepted\"\n" +
+			"spec:\n  replicas: 1\n  strategy:\n    rollingUpdate: {maxUnavailable: 1}",
+		Fix: "Write the reason after the rule IDs: `MDL205 -- reason` in the annotation, `# modellint:ignore MDL205 reason` in a comment, or `reason:` in a config ignore entry.",
 	},
 }
 
@@ -28,9 +30,11 @@ var suppressionExpired = &lint.Rule{
 			"and its date, so the next step is clear (fix the findings, or renew the entry on purpose). " +
 			"`expires:` is read as YYYY-MM-DD: any other text is a config error (exit 2), never a suppression that lasts for ever. " +
 			"Annotations, inline comments and baselines have no expiry.",
-		Bad:  "ignore:\n  - rule: MDL205\n    reason: capped by the namespace LimitRange\n    expires: 2025-06-30",
-		Good: "ignore:\n  - rule: MDL205\n    reason: capped by the namespace LimitRange until the Q3 migration\n    expires: 2027-06-30",
-		Fix:  "Fix the findings the entry matched and delete it, or set a later `expires:` with a reason that still holds.",
+		Bad: "# .modellint.yaml\nignore:\n  - rule: MDL207\n    reason: one replica until the GPU quota is raised\n    expires: 2025-06-30\n" +
+			"---\nspec:\n  replicas: 1\n  strategy:\n    rollingUpdate: {maxUnavailable: 1}",
+		Good: "# .modellint.yaml\nignore:\n  - rule: MDL207\n    reason: one replica until the GPU quota is raised in Q3\n    expires: 2027-06-30\n" +
+			"---\nspec:\n  replicas: 1\n  strategy:\n    rollingUpdate: {maxUnavailable: 1}",
+		Fix: "Fix the findings the entry matched and delete it, or set a later `expires:` with a reason that still holds.",
 	},
 }
 

@@ -46,11 +46,11 @@ var mlserverSettings = &lint.Rule{
 			"load it through get_model_uri, which raises InvalidModelURI when nothing is there, and a model that fails to " +
 			"load at start stops the server (\"Some of the models failed to load during startup!\"). A uri a custom runtime " +
 			"may not read is a warning.",
-		Bad:        "models/iris/\n  model-settings.json   # {\"name\": \"iris\", \"parameters\": {\"uri\": \"./model.joblib\"}}\n  iris.joblib",
-		Good:       "models/iris/\n  model-settings.json   # {\"name\": \"iris\", \"implementation\": \"mlserver_sklearn.SKLearnModel\", \"parameters\": {\"uri\": \"./model.joblib\"}}\n  model.joblib",
+		Bad: "models/iris/\n  model-settings.json <<EOF\n    {\"name\": \"iris\", \"parameters\": {\"uri\": \"./model.joblib\"}}\n  EOF\n  iris.joblib",
+		Good: "models/iris/\n  model-settings.json <<EOF\n    {\"name\": \"iris\", \"implementation\": \"mlserver_sklearn.SKLearnModel\",\n" +
+			"     \"parameters\": {\"uri\": \"./model.joblib\"}}\n  EOF\n  model.joblib",
 		Fix:        "Write model-settings.json as strict JSON with implementation set to the runtime class, string values for name, uri and version, and a uri relative to the file that names the artifact.",
 		References: mlserverReferences,
-		Unlintable: "the mistake is in model-settings.json's content, which the tree shows in a comment",
 	},
 	Check: checkMLServerSettings,
 }

@@ -42,12 +42,11 @@ var ovmsLayout = &lint.Rule{
 			"without a config name fails OVMS's schema and the server does not start; an entry whose relative base_path " +
 			"(read from config.json's dir) is not there, or goes up with .., is not loaded. Dirs OVMS skips beside a version " +
 			"it serves, and versions the default policy (the latest) does not load, are warnings.",
-		Bad:  "models/resnet/\n  0/\n    model.xml\n    model.bin\n  1/\n    model.xml      # weights.bin beside it",
+		Bad:  "models/resnet/\n  0/\n    model.xml\n    model.bin\n  1/\n    model.xml\n    weights.bin",
 		Good: "models/resnet/\n  1/\n    model.xml\n    model.bin",
 		Fix: "Name version dirs 1, 2, 3; keep model.xml and model.bin together under one name in each; in config.json " +
 			"list the models under model_config_list with a name and a base_path that exists relative to config.json.",
 		References: ovmsReferences,
-		Unlintable: "which weights file model.xml names is its content, which the tree shows in a comment",
 	},
 	Check: checkOVMSLayout,
 }

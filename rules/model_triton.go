@@ -35,9 +35,11 @@ var tritonLayout = &lint.Rule{
 			"that leads back to its ensemble, itself or through other ensembles (\"circular dependency between ensembles\"). Models whose " +
 			"inputs and outputs are completed at load (none written, or a model.py with auto_complete_config) are not judged, nor models in " +
 			"another --model-repository. With --exit-on-error (the default) one such model stops the whole server.",
-		Bad:  "models/\n  resnet/\n    config.pbtxt      # name: \"resnet50\", platform: \"onnxruntime_onnx\"\n    00000001/\n      model.onnx",
-		Good: "models/\n  resnet/\n    config.pbtxt      # name: \"resnet\", platform: \"onnxruntime_onnx\"\n    1/\n      model.onnx",
-		Fix:  "Name the directory as config.pbtxt's name, use plain version numbers (1, 2), and put the platform's default file (or default_model_filename) in each version directory.",
+		Bad: "models/\n  resnet/\n    config.pbtxt <<EOF\n      name: \"resnet50\"\n      platform: \"onnxruntime_onnx\"\n    EOF\n" +
+			"    00000001/\n      model.onnx",
+		Good: "models/\n  resnet/\n    config.pbtxt <<EOF\n      name: \"resnet\"\n      platform: \"onnxruntime_onnx\"\n    EOF\n" +
+			"    1/\n      model.onnx",
+		Fix: "Name the directory as config.pbtxt's name, use plain version numbers (1, 2), and put the platform's default file (or default_model_filename) in each version directory.",
 		References: []string{
 			tritonRepoDoc,
 			"https://github.com/triton-inference-server/server/blob/main/docs/user_guide/model_configuration.md",
@@ -47,7 +49,6 @@ var tritonLayout = &lint.Rule{
 			"https://github.com/triton-inference-server/core/blob/main/src/ensemble_scheduler/ensemble_utils.cc",
 			"https://github.com/triton-inference-server/server/issues/5474",
 		},
-		Unlintable: "the mismatch is in config.pbtxt's content, which the tree shows in a comment",
 	},
 	Check: checkTritonLayout,
 }

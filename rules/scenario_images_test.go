@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modellint/modellint/internal/testenv"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/lint/image/imagetest"
@@ -26,7 +27,7 @@ func (r *scenarioRegistry) get(t *testing.T) *imagetest.Registry {
 	t.Helper()
 	if r.registry == nil {
 		if _, err := imagetest.RegistryBinary(); err != nil && !testing.Short() {
-			imagetest.Unavailable(t, err.Error())
+			testenv.Unavailable(t, err.Error())
 		}
 		r.registry = imagetest.StartRegistry(r.parent)
 	}

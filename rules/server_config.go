@@ -14,6 +14,16 @@ import (
 	"github.com/modellint/modellint/lint/model"
 )
 
+// tfsConfigMount and tfsModelConfig make MDL412's examples: TF Serving
+// reading its model list from a ConfigMap.
+const (
+	tfsConfigMount = "args: [--model_config_file=/config/models.config]\nvolumeMounts:\n" +
+		"  - {name: models, mountPath: /models/resnet}\n  - {name: config, mountPath: /config}\nvolumes:\n" +
+		"  - {name: models, persistentVolumeClaim: {claimName: resnet-models}}\n  - {name: config, configMap: {name: tfs-config}}\n"
+	tfsModelConfig = "    model_config_list {\n" +
+		"      config { name: \"resnet\" base_path: \"/models/resnet\" model_platform: \"tensorflow\" }\n    }"
+)
+
 var serverConfigInvalid = &lint.Rule{
 	ID: "MDL412", Name: "server-config-invalid", Severity: lint.Error,
 	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest},
@@ -34,10 +44,10 @@ var serverConfigInvalid = &lint.Rule{
 			"The file is read where the pod gives it to the container: a ConfigMap's key on a configMap volume, a file of " +
 			"the model dir linked to the volume, or the image's file when no volume covers the path. Each model the file " +
 			"lists is linked and checked like a model path given by a flag (MDL403), at the file's line.",
-		Bad: "args: [--model_config_file=/config/models.config]\nvolumeMounts:\n  - {name: config, mountPath: /config}\n" +
-			"volumes:\n  - {name: config, configMap: {name: tfs-config}}   # tfs-config has no models.config key",
-		Good: "# ConfigMap tfs-config\ndata:\n  models.config: |\n    model_config_list {\n" +
-			"      config { name: \"resnet\" base_path: \"/models/resnet\" model_platform: \"tensorflow\" }\n    }",
+		Bad: tfsConfigMount + "---\n# the key is model.config, not models.config\n" +
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tfs-config}\ndata:\n  model.config: |\n" + tfsModelConfig,
+		Good: tfsConfigMount + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: tfs-config}\ndata:\n  models.config: |\n" +
+			tfsModelConfig,
 		Fix: "Mount the config file where the flag points (the ConfigMap key, with items or subPath), fix its syntax, use an " +
 			"envelope the image's TorchServe has (kserve, kservev2), and put each load_models .mar in the model store.",
 		References: []string{
@@ -48,7 +58,6 @@ var serverConfigInvalid = &lint.Rule{
 			"https://github.com/kserve/kserve/issues/2441",
 			"https://docs.openvino.ai/2025/model-server/ovms_docs_serving_model.html",
 		},
-		Unlintable: "the ConfigMap is described in a comment, and the Good example is the ConfigMap alone, not a workload",
 	},
 	Check: checkServerConfig,
 }

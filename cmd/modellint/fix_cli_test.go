@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/modellint/modellint/internal/testenv"
 )
 
 // TestHelpListsEveryFlag: every flag a user may give is in --help, under
@@ -33,10 +35,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 // header, similarity index 100%, rename from, rename to), file by file,
 // and git apply --check, git apply and patch -p1 accept the whole diff.
 func TestFixDiffMovesApply(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed (apt-get install git): the renames are not checked with git apply")
-	}
+	git := testenv.Tool(t, "git", "apt-get install git")
 	example, err := filepath.Abs(examples + "/broken")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/internal/testenv"
 )
 
 var hunkFunction = regexp.MustCompile(`(?m)^(@@ [^@]* @@).*$`)
@@ -17,10 +19,7 @@ var hunkFunction = regexp.MustCompile(`(?m)^(@@ [^@]* @@).*$`)
 // after.yaml (less the function names git adds to hunk headers), and git
 // apply turns before.yaml into after.yaml with it.
 func TestFixDiffAsGit(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed (apt-get install git): --diff is not compared with git diff")
-	}
+	git := testenv.Tool(t, "git", "apt-get install git")
 	model := fixModel(t)
 	cases, _ := filepath.Glob(mustAbs(t, "testdata/fix") + "/*/before.yaml")
 	for _, before := range cases {
@@ -84,10 +83,7 @@ func gitOutput(t *testing.T, git, stdin string, args ...string) string {
 // override gets no diff, and is named on stderr. No raw control
 // character reaches either stream.
 func TestFixDiffHostileNames(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed (apt-get install git): quoted names are not checked with git apply")
-	}
+	git := testenv.Tool(t, "git", "apt-get install git")
 	cases, _ := filepath.Glob(mustAbs(t, "testdata/fix") + "/*/before.yaml")
 	var source, fixed string
 	for _, before := range cases {

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/modellint/modellint/internal/testenv"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/engine"
 	"github.com/modellint/modellint/rules"
@@ -200,9 +201,7 @@ func TestFixRefusesSwappedFiles(t *testing.T) {
 // TestFixKeepsOwner: a file owned by another user keeps its owner, group
 // and mode after --fix, which root running modellint would otherwise take.
 func TestFixKeepsOwner(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("giving a file to another uid needs root; run the tests as root (CI does) to check --fix keeps the owner")
-	}
+	testenv.Root(t, "giving a file to another uid")
 	dir := t.TempDir()
 	file := writeFile(t, dir, "deploy.yaml", readFile(t, "testdata/fix/rollout-insert/before.yaml"))
 	if err := os.Chown(file, 1000, 1000); err != nil {

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/internal/testenv"
 )
 
 // UID and GID are the user and group the test is re-run as: nobody and
@@ -20,9 +22,6 @@ const (
 
 // childEnv is set in the child's environment.
 const childEnv = "MODELLINT_UNPRIVILEGED_CHILD"
-
-// requireTools makes a test that cannot switch users fail instead of skip.
-const requireTools = "MODELLINT_REQUIRE_VALIDATORS"
 
 // Rerun runs the calling test again, as UID in a child process, when this
 // process runs as root, reports the child's outcome as the test's, and
@@ -40,11 +39,7 @@ func Rerun(t *testing.T) bool {
 	output, err := runAs(t, testPattern(t.Name()))
 	switch {
 	case err != nil && !started(err):
-		message := fmt.Sprintf("cannot run %s as uid %d: %v", t.Name(), UID, err)
-		if os.Getenv(requireTools) == "1" {
-			t.Fatalf("%s; %s=1 requires it", message, requireTools)
-		}
-		t.Skip(message + "; skipping")
+		testenv.Unavailable(t, fmt.Sprintf("cannot run %s as uid %d: %v", t.Name(), UID, err))
 	case err != nil:
 		t.Fatalf("%s as uid %d: %v\n%s", t.Name(), UID, err, output)
 	case !strings.Contains(output, "--- PASS: "+t.Name()+" "):

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modellint/modellint/internal/testenv"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -75,10 +76,7 @@ func diffCases() []diffCase {
 // same change (less the function name git adds to hunk headers), and
 // git apply turns the file into the fixed text with it.
 func TestDiffAsGit(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed (apt-get install git): the diffs are not compared with its own")
-	}
+	git := testenv.Tool(t, "git", "apt-get install git")
 	for _, test := range diffCases() {
 		t.Run(test.name, func(t *testing.T) {
 			after, err := apply([]byte(test.source), test.edits)
@@ -99,10 +97,7 @@ func TestDiffAsGit(t *testing.T) {
 // TestDiffAppliesRandomEdits: random edits of a manifest-like file give
 // a diff git apply turns the file into the fixed text with.
 func TestDiffAppliesRandomEdits(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed (apt-get install git): the diffs are not applied")
-	}
+	git := testenv.Tool(t, "git", "apt-get install git")
 	random := rand.New(rand.NewPCG(3, 4))
 	texts := []string{"", "x", "new: 1\n", "a: 1\nb: 2\n", "\n", "  - item\n"}
 	for round := range 40 {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/modellint/modellint/internal/testenv"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -213,9 +214,7 @@ func TestWriteRefusesChangedFile(t *testing.T) {
 // TestWriteKeepsOwner: the fixed file keeps its owner and group, which
 // a file written by root would otherwise take from root.
 func TestWriteKeepsOwner(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("giving a file to another uid needs root; run the tests as root (CI does) to check the owner is kept")
-	}
+	testenv.Root(t, "giving a file to another uid")
 	dir := t.TempDir()
 	const source = "a: 1\n"
 	path := filepath.Join(dir, "deploy.yaml")

@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
+	"github.com/modellint/modellint/internal/testenv"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/imagetest"
 	"github.com/modellint/modellint/lint/image/rootfs"
@@ -28,8 +28,8 @@ func inflaters(t *testing.T) []string {
 	choices := []string{image.InflateGo}
 	for _, name := range []string{image.InflateIgzip, image.InflateUnpigz} {
 		if _, err := exec.LookPath(name); err != nil {
-			if os.Getenv(imagetest.RequireTools) == "1" {
-				t.Errorf("%s not on PATH (apt-get install isal pigz); %s=1 requires it", name, imagetest.RequireTools)
+			if testenv.Required() {
+				t.Errorf("%s not on PATH (apt-get install isal pigz); %s=1 requires it", name, testenv.RequireTools)
 			} else {
 				t.Logf("%s not on PATH (apt-get install isal pigz): not tested here", name)
 			}

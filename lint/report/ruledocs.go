@@ -117,8 +117,11 @@ func ruleMarkdown(rule *lint.Rule) string {
 		if strings.TrimSpace(text) == "" {
 			return
 		}
-		fence := codeFence(text)
-		fmt.Fprintf(&out, "\n**%s:**\n\n%syaml\n%s\n%s\n", title, fence, strings.TrimRight(text, "\n"), fence)
+		fmt.Fprintf(&out, "\n**%s:**\n", title)
+		for _, block := range exampleBlocks(text) {
+			fence := codeFence(block.text)
+			fmt.Fprintf(&out, "\n%s%s\n%s\n%s\n", fence, block.language, strings.TrimRight(block.text, "\n"), fence)
+		}
 	}
 	example("Bad", rule.Doc.Bad)
 	example("Good", rule.Doc.Good)
@@ -137,6 +140,28 @@ func ruleMarkdown(rule *lint.Rule) string {
 	return out.String()
 }
 
+// exampleBlock is part of an example, in one code block.
+type exampleBlock struct{ language, text string }
+
+// exampleBlocks splits an example at its --- lines into the Dockerfiles of
+// its images (a part whose first line is the `# docker build …` command)
+// and YAML, each run of YAML parts kept in one block.
+func exampleBlocks(text string) []exampleBlock {
+	var blocks []exampleBlock
+	for _, part := range strings.Split(text, "\n---\n") {
+		language := "yaml"
+		if strings.HasPrefix(part, "# docker ") {
+			language = "dockerfile"
+		}
+		if n := len(blocks); n > 0 && language == "yaml" && blocks[n-1].language == "yaml" {
+			blocks[n-1].text += "\n---\n" + part
+			continue
+		}
+		blocks = append(blocks, exampleBlock{language, part})
+	}
+	return blocks
+}
+
 // codeFence is a backtick fence longer than any backtick run in text, so an
 // example cannot end its own code block.
 func codeFence(text string) string {
@@ -151,6 +176,20 @@ func codeFence(text string) string {
 	}
 	return strings.Repeat("`", max(3, longest+1))
 }
+
+// examplesNote says how the rules' examples are written, and that they are
+// linted as written.
+const examplesNote = "Each rule's Bad and Good examples are linted as shown by modellint's tests: Bad must trigger the " +
+	"rule, Good must be checked and pass. A manifest example is merged into a clean TF Serving Deployment; a model " +
+	"rule's example is a model directory tree. An image is shown as the Dockerfile that builds it, its first line the " +
+	"`docker build` command that names and tags it, from scratch with only what the example needs, or from " +
+	"`python:3.11-slim`, which stands for what modellint reads of that image: /bin/sh, python3.11 with its standard " +
+	"library, an empty site-packages, and its PATH. Its files are " +
+	"written in the Dockerfile (`COPY <<EOF`) or copied from a small build context: `server` (a static executable), " +
+	"`server-glibc` (linked against glibc, needing GLIBC_2.34), `server-musl` (loaded by musl's ld-musl), and " +
+	"`glibc/libc.so.6`, `glibc/ld-linux-x86-64.so.2` and `glibc-2.28/libc.so.6` (a libc whose newest version is " +
+	"GLIBC_2.28, like Debian 10's). A part headed `# .modellint.yaml` is the config, one headed `# --cluster " +
+	"nodes.yaml` the cluster's nodes.\n\n"
 
 // severityPolicy is the rule every rule's severities follow.
 const severityPolicy = "## Severity\n\n" +
@@ -180,6 +219,7 @@ func RulesMarkdown(w io.Writer, rules []*lint.Rule) error {
 		"renders itself, that is the template, values-file or patch line that wrote the field; a field no line wrote " +
 		"(a default Helm filled in, a value given with `--helm-set`) is placed on the template line that renders it, " +
 		"and the finding's field path says which field it is. See \"Helm charts and Kustomize overlays\" in the README.\n\n")
+	out.WriteString(examplesNote)
 	out.WriteString(severityPolicy)
 	out.WriteString("| Rule | Name | Severity | Artifact | Summary |\n")
 	out.WriteString("| --- | --- | --- | --- | --- |\n")

@@ -7,11 +7,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-)
 
-// requireValidators turns a missing external validator from a skip into a
-// failure, for CI machines that are set up to have them.
-const requireValidators = "MODELLINT_REQUIRE_VALIDATORS"
+	"github.com/modellint/modellint/internal/testenv"
+)
 
 // findValidator returns the path of an external validator: the one named by
 // the environment variable, else the command found on PATH. When neither
@@ -27,11 +25,7 @@ func findValidator(t *testing.T, envVar, command, install string) string {
 	if path, err := exec.LookPath(command); err == nil {
 		return path
 	}
-	message := command + " is not installed (" + install + "), and " + envVar + " does not name it"
-	if os.Getenv(requireValidators) == "1" {
-		t.Fatalf("%s; %s=1 requires it", message, requireValidators)
-	}
-	t.Skip(message + "; skipping")
+	testenv.Unavailable(t, command+" is not installed ("+install+"), and "+envVar+" does not name it")
 	return ""
 }
 

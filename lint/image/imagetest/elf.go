@@ -8,12 +8,9 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-)
 
-// RequireTools turns a missing gcc or registry binary from a skip into a
-// failure, for CI machines set up to have them (the convention of the
-// report validators' tests).
-const RequireTools = "MODELLINT_REQUIRE_VALIDATORS"
+	"github.com/modellint/modellint/internal/testenv"
+)
 
 // ELFKinds are the binaries a spec may ask for:
 //   - dynamic: a C program linked against the host's glibc (PT_INTERP
@@ -43,7 +40,7 @@ var (
 )
 
 // ELF returns the process-wide builder, or skips the test when gcc or the
-// host's glibc is missing (fails when RequireTools is set).
+// host's glibc is missing (fails when testenv.RequireTools is set).
 func ELF(t testing.TB) *ELFBuilder {
 	t.Helper()
 	sharedBuilderOnce.Do(func() {
@@ -58,19 +55,9 @@ func ELF(t testing.TB) *ELFBuilder {
 		sharedBuilder = &ELFBuilder{cache: map[string][]byte{}}
 	})
 	if sharedBuilderErr != nil {
-		Unavailable(t, sharedBuilderErr.Error())
+		testenv.Unavailable(t, sharedBuilderErr.Error())
 	}
 	return sharedBuilder
-}
-
-// Unavailable skips a test whose tool is missing, or fails it when the
-// machine is meant to have it.
-func Unavailable(t testing.TB, message string) {
-	t.Helper()
-	if os.Getenv(RequireTools) == "1" {
-		t.Fatalf("%s; %s=1 requires it", message, RequireTools)
-	}
-	t.Skip(message + "; skipping")
 }
 
 const program = `#include <stdio.h>

@@ -23,6 +23,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/modellint/modellint/internal/testenv"
 )
 
 // WriteTarball writes a docker-save archive of the image for platform (the
@@ -116,20 +118,27 @@ func RegistryBinary() (string, error) {
 	return "", fmt.Errorf("docker-registry is not installed (apt-get install docker-registry)")
 }
 
+// StartInProcessRegistry starts go-containerregistry's in-process registry,
+// which needs no binary, and stops it when the test ends.
+func StartInProcessRegistry(t testing.TB) *Registry {
+	t.Helper()
+	server := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(server.Close)
+	return &Registry{Host: strings.TrimPrefix(server.URL, "http://"), Kind: "in-process"}
+}
+
 // StartRegistry starts a registry on a free loopback port with a temporary
 // storage directory, and stops it when the test ends. Under `go test
 // -short` an in-process registry stands in; otherwise a missing
-// docker-registry binary skips the test (fails with RequireTools set).
+// docker-registry binary skips the test (fails with testenv.RequireTools set).
 func StartRegistry(t testing.TB) *Registry {
 	t.Helper()
 	if testing.Short() {
-		server := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
-		t.Cleanup(server.Close)
-		return &Registry{Host: strings.TrimPrefix(server.URL, "http://"), Kind: "in-process"}
+		return StartInProcessRegistry(t)
 	}
 	binary, err := RegistryBinary()
 	if err != nil {
-		Unavailable(t, err.Error())
+		testenv.Unavailable(t, err.Error())
 	}
 	dir := t.TempDir()
 	listener, err := net.Listen("tcp", "127.0.0.1:0")

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modellint/modellint/internal/testenv"
 	"github.com/modellint/modellint/lint/render/charts"
 	"github.com/modellint/modellint/lint/render/helm/helmtest"
 )
@@ -22,10 +23,7 @@ import (
 // checks, and makes the charts package start it until the test ends.
 func rawRenderer(t *testing.T) {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("building the test renderer needs the go command on PATH")
-	}
+	goTool := testenv.Tool(t, "go", "building the test renderer needs it")
 	rawOnce.Do(func() {
 		rawPath = filepath.Join(os.TempDir(), "modellint-rawrenderer-test")
 		build := exec.Command(goTool, "build", "-o", rawPath, "./testdata/rawrenderer")
