@@ -162,3 +162,30 @@ func rejectedObjects(set *manifest.Set) map[*manifest.Object]bool {
 	}
 	return rejected
 }
+
+// eachSpec decodes the spec of every object of a kind and API group that
+// the API server accepts, and builds its pods; build returns the notes
+// for the run's -v output. A spec that does not decode is MDL002's.
+func eachSpec[S any](set *manifest.Set, group, kind string, build func(*manifest.Set, *manifest.Object, *S) []string) []string {
+	rejected := rejectedObjects(set)
+	var notes []string
+	for _, o := range set.OfKinds(kind) {
+		if o.Group() != group || rejected[o] {
+			continue
+		}
+		var spec S
+		if err := o.Decode(&spec, "spec"); err != nil {
+			continue
+		}
+		notes = append(notes, build(set, o, &spec)...)
+	}
+	return notes
+}
+
+// noteList is a note as a list, none when it is empty.
+func noteList(note string) []string {
+	if note == "" {
+		return nil
+	}
+	return []string{note}
+}

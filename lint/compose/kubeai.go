@@ -115,19 +115,9 @@ type kubeAIModelSpec struct {
 // incomplete: what seems wrong with it is a warning. It returns notes for
 // the run's -v output.
 func KubeAIModels(set *manifest.Set) ([]string, error) {
-	rejected := rejectedObjects(set)
-	var notes []string
-	for _, o := range set.OfKinds("Model") {
-		if o.Group() != kubeAIGroup || rejected[o] {
-			continue
-		}
-		var spec kubeAIModelSpec
-		if err := o.Decode(&spec, "spec"); err != nil {
-			continue // MDL002 reports what the API server refuses
-		}
-		notes = append(notes, kubeAIModel(set, o, &spec))
-	}
-	return notes, nil
+	return eachSpec(set, kubeAIGroup, "Model", func(set *manifest.Set, o *manifest.Object, spec *kubeAIModelSpec) []string {
+		return []string{kubeAIModel(set, o, spec)}
+	}), nil
 }
 
 func kubeAIModel(set *manifest.Set, o *manifest.Object, spec *kubeAIModelSpec) string {

@@ -2,7 +2,6 @@ package compose
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint/manifest"
 )
 
@@ -140,7 +140,7 @@ type llmazModel struct {
 }
 
 // llmazFlag is a {{ .Name }} of a BackendRuntime's args (renderFlags).
-var llmazFlag = regexp.MustCompile(`\{\{\s*\.(\w+)\s*\}\}`)
+var llmazFlag = lazyregexp.New(`\{\{\s*\.(\w+)\s*\}\}`)
 
 // Playgrounds builds the pod of each llmaz Playground as llmaz builds it
 // (buildTemplate in pkg/controller/inference/playground_controller.go,
@@ -162,21 +162,9 @@ var llmazFlag = regexp.MustCompile(`\{\{\s*\.(\w+)\s*\}\}`)
 // the pod is then incomplete, its errors warnings. It returns notes for
 // -v.
 func Playgrounds(set *manifest.Set) ([]string, error) {
-	rejected := rejectedObjects(set)
-	var notes []string
-	for _, o := range set.OfKinds("Playground") {
-		if o.Group() != llmazInferenceGroup || rejected[o] {
-			continue
-		}
-		var spec llmazPlayground
-		if err := o.Decode(&spec, "spec"); err != nil {
-			continue // MDL002 reports what the API server refuses
-		}
-		if note := playground(set, o, &spec); note != "" {
-			notes = append(notes, note)
-		}
-	}
-	return notes, nil
+	return eachSpec(set, llmazInferenceGroup, "Playground", func(set *manifest.Set, o *manifest.Object, spec *llmazPlayground) []string {
+		return noteList(playground(set, o, spec))
+	}), nil
 }
 
 func playground(set *manifest.Set, o *manifest.Object, spec *llmazPlayground) string {

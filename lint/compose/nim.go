@@ -148,19 +148,7 @@ type nimCacheSpec struct {
 // with their own images and the main container's env. It returns notes
 // for the run's -v output.
 func NIMServices(set *manifest.Set) ([]string, error) {
-	rejected := rejectedObjects(set)
-	var notes []string
-	for _, o := range set.OfKinds("NIMService") {
-		if o.Group() != nimGroup || rejected[o] {
-			continue
-		}
-		var spec nimServiceSpec
-		if err := o.Decode(&spec, "spec"); err != nil {
-			continue // MDL002 reports what the API server refuses
-		}
-		notes = append(notes, nimService(set, o, &spec)...)
-	}
-	return notes, nil
+	return eachSpec(set, nimGroup, "NIMService", nimService), nil
 }
 
 // nimService builds the NIMService's pod; the notes say what was assumed

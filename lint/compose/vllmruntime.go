@@ -120,21 +120,9 @@ func (i productionStackImage) pullPolicy() corev1.PullPolicy {
 // nodeSelectorTerms; and the sidecar of sidecarConfig. It returns notes
 // for the run's -v output.
 func VLLMRuntimes(set *manifest.Set) ([]string, error) {
-	rejected := rejectedObjects(set)
-	var notes []string
-	for _, o := range set.OfKinds("VLLMRuntime") {
-		if o.Group() != productionStackGroup || rejected[o] {
-			continue
-		}
-		var spec vllmRuntimeSpec
-		if err := o.Decode(&spec, "spec"); err != nil {
-			continue // MDL002 reports what the API server refuses
-		}
-		if note := vllmRuntime(set, o, &spec); note != "" {
-			notes = append(notes, note)
-		}
-	}
-	return notes, nil
+	return eachSpec(set, productionStackGroup, "VLLMRuntime", func(set *manifest.Set, o *manifest.Object, spec *vllmRuntimeSpec) []string {
+		return noteList(vllmRuntime(set, o, spec))
+	}), nil
 }
 
 func vllmRuntime(set *manifest.Set, o *manifest.Object, spec *vllmRuntimeSpec) string {
