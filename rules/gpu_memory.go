@@ -682,11 +682,11 @@ func checkPreset(pass *lint.Pass) {
 		nodes := max(preset.Count, 1)
 		perNodeBytes := float64(perNode) * float64(device.MemoryBytes)
 		if weights > float64(nodes)*perNodeBytes {
-			pass.Reportf(preset.CountPath, "KAITO preset %s on the transformers runtime: its weights (%s) are more than "+
+			pass.Reportf(cmp.Or(preset.CountPath, preset.InstanceTypePath), "KAITO preset %s on the transformers runtime: its weights (%s) are more than "+
 				"the GPU memory of %s, %s per node: KAITO's webhook refuses the Workspace (\"Insufficient total GPU "+
-				"memory\"); set resource.count to %d or choose an instance type with more GPU memory", preset.Name,
+				"memory\"); %schoose an instance type with more GPU memory", preset.Name,
 				humanBytes(preset.WeightBytes), plural(nodes, w.InstanceType+" node"), gpus,
-				int(math.Ceil(weights/perNodeBytes)))
+				setCount(preset, math.Ceil(weights/perNodeBytes)))
 		}
 		return
 	}
@@ -700,7 +700,16 @@ func checkPreset(pass *lint.Pass) {
 		"KAITO preset %s: its weights (%s) do not fit the GPUs of a %s node, %s, of which KAITO lets vLLM use "+
 			"%.0f%% less 2.3 GiB: by KAITO's estimate the model needs %.0f nodes, and KAITO v0.11 and newer run it on "+
 			"them with pipeline parallelism whatever resource.count says (KAITO v0.10 and older refuse a preset "+
-			"without distributed inference); set resource.count to %.0f, or choose an instance type whose GPUs hold "+
+			"without distributed inference); %schoose an instance type whose GPUs hold "+
 			"the weights", preset.Name, humanBytes(preset.WeightBytes), w.InstanceType, gpus, manifest.KAITOGPUShare*100,
-		nodes, nodes)})
+		nodes, setCount(preset, nodes))})
+}
+
+// setCount advises the node count of a preset whose object has a field
+// for it (a Workspace's resource.count; an InferenceSet has none).
+func setCount(preset *manifest.Preset, nodes float64) string {
+	if preset.CountPath == "" {
+		return ""
+	}
+	return fmt.Sprintf("set %s to %.0f, or ", preset.CountPath, nodes)
 }
