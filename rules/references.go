@@ -83,9 +83,8 @@ func checkImageTag(pass *lint.Pass) {
 	var coverage lint.Coverage
 	for _, c := range pass.Workload().Containers {
 		ref, ok := parseImageReference(c.Image)
-		if !ok || c.Injected != "" || c.Built {
-			// The platform's config names the image of what it injects, and
-			// KAITO a preset's, by a tag of its release.
+		if !ok || c.PlatformWritten() {
+			// The platform's config names its image, by a tag of its release.
 			continue
 		}
 		coverage.Checked()
@@ -209,7 +208,8 @@ type configRef struct {
 	path     string // field path of the name
 	keyPath  string // field path of the key
 	what     string // how it is used, for messages
-	// pull: an imagePullSecrets entry, which the kubelet goes on without.
+	// pull: an imagePullSecrets entry, which the kubelet goes on without,
+	// so a missing one is a note.
 	pull bool
 	// effect is what a missing object does, "" for a pod's reference (the
 	// container or the pod does not start).
@@ -291,10 +291,7 @@ func reportMissing(pass *lint.Pass, ref configRef) {
 		severity = lint.Warning // Secrets usually live outside the repository
 	}
 	if ref.pull {
-		// The kubelet pulls without a pull secret it cannot find, which
-		// fails only for a registry that wants credentials.
 		severity = lint.Info
-		effect = "the kubelet pulls the images without it, and an image of a registry that wants credentials fails with ImagePullBackOff"
 	}
 	if release := pass.Workload().Object.File.HelmRelease; namedAfterRelease(ref.name, release) {
 		// Another chart of the same release, or the release's own hooks,
@@ -473,8 +470,11 @@ func podConfigRefs(w *manifest.Workload) []configRef {
 		}
 	}
 	for i, secret := range w.Spec.ImagePullSecrets {
+		// The kubelet pulls without a pull secret it cannot find, which
+		// fails only for a registry that wants credentials.
 		refs = append(refs, configRef{kind: "Secret", name: secret.Name, pull: true,
-			path: manifest.IndexPath(manifest.JoinPath(w.SpecPath, "imagePullSecrets"), i) + ".name", what: "imagePullSecrets"})
+			path: manifest.IndexPath(manifest.JoinPath(w.SpecPath, "imagePullSecrets"), i) + ".name", what: "imagePullSecrets",
+			effect: "the kubelet pulls the images without it, and an image of a registry that wants credentials fails with ImagePullBackOff"})
 	}
 	for i, volume := range w.Spec.Volumes {
 		base := volumePath(w, i)

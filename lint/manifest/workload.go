@@ -265,6 +265,11 @@ func (c *Container) ProbesModelEndpoint() bool { return probesModelEndpoint(c.Co
 // Serving reports whether the container is a model server.
 func (c *Container) Serving() bool { return c.Runtime != nil && !c.Init }
 
+// PlatformWritten says the container's image and settings are written by
+// a controller or webhook (an injected container, a KAITO preset's), not
+// by a field of the manifest a user edits.
+func (c *Container) PlatformWritten() bool { return c.Injected != "" || c.Built }
+
 // Label names the container in messages.
 func (c *Container) Label() string {
 	if c.Injected != "" {
