@@ -235,6 +235,9 @@ func (t *fieldTable) paths() (paths []string, parents []int32) {
 // dot (every path but the empty one when prefix is empty), with the rest of
 // the path after them; rest is only valid during the call.
 func (t *fieldTable) under(prefix string, visit func(entry int32, rest []byte)) {
+	// One buffer holds every path: a child's path extends its parent's in
+	// place, and visit does not keep rest.
+	buffer := make([]byte, 0, 128)
 	var walk func(entry int32, rest []byte)
 	walk = func(entry int32, rest []byte) {
 		visit(entry, rest)
@@ -247,7 +250,7 @@ func (t *fieldTable) under(prefix string, visit func(entry int32, rest []byte)) 
 		if len(t.entries) > 0 {
 			first, end, _ := t.entries[0].children()
 			for child := first; child < end; child++ {
-				walk(child, t.appendElement(nil, 0, child))
+				walk(child, t.appendElement(buffer[:0], 0, child))
 			}
 		}
 		return
@@ -259,7 +262,7 @@ func (t *fieldTable) under(prefix string, visit func(entry int32, rest []byte)) 
 	first, end, items := t.entries[entry].children()
 	for child := first; child < end && !items; child++ {
 		if key := t.key(child); !strings.ContainsAny(key, ".[]") {
-			walk(child, append([]byte(nil), key...))
+			walk(child, append(buffer[:0], key...))
 		}
 	}
 }

@@ -375,12 +375,17 @@ func (o *Object) stringAt(keys ...string) string {
 // jsonAt is the value at keys as JSON, as encoding/json writes its plain
 // value.
 func (o *Object) jsonAt(keys []string) ([]byte, bool) {
+	return o.appendJSONAt(nil, keys)
+}
+
+// appendJSONAt is jsonAt appending to dst.
+func (o *Object) appendJSONAt(dst []byte, keys []string) ([]byte, bool) {
 	if o.Doc.expanded == nil {
 		entry, ok := o.lookupEntry(keys)
 		if !ok {
 			return nil, false
 		}
-		return o.Doc.table().appendJSON(nil, entry), true
+		return o.Doc.table().appendJSON(dst, entry), true
 	}
 	value, ok := o.Lookup(keys...)
 	if !ok {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/agnivade/levenshtein"
 	jsonv2 "github.com/go-json-experiment/json"
@@ -144,8 +145,12 @@ func (o *Object) decodeStrict() *strictDecoding {
 		if raw, err = json.Marshal(replaceStrings(value, suspiciousQuantities(value, ""), "\x00")); err != nil {
 			return o.strict
 		}
-	} else if raw, _ = o.jsonAt(nil); raw == nil {
-		return o.strict
+	} else {
+		buffer := jsonBuffers.Get().(*[]byte)
+		defer returnJSONBuffer(buffer, &raw)
+		if raw, _ = o.appendJSONAt((*buffer)[:0], nil); raw == nil {
+			return o.strict
+		}
 	}
 	// The serving CRDs' types are kjson's alone: only the built-in types are
 	// checked to decode alike both ways.
@@ -204,12 +209,30 @@ func (o *Object) retype() {
 	if s == nil || s.newType == nil || s.typed != nil {
 		return
 	}
-	raw, _ := o.jsonAt(nil)
+	buffer := jsonBuffers.Get().(*[]byte)
+	raw, _ := o.appendJSONAt((*buffer)[:0], nil)
+	defer returnJSONBuffer(buffer, &raw)
 	if raw == nil {
 		return
 	}
 	if typed, strict, err := decodeTyped(raw, s.newType, s.crd); err == nil && len(strict) == 0 {
 		s.typed = typed
+	}
+}
+
+// jsonBuffers lend the buffers an object's JSON is written into for a
+// typed decode: the decoders copy what they keep, so a buffer serves the
+// next object, and a run does not allocate one per object.
+var jsonBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// returnJSONBuffer gives back a buffer of jsonBuffers, grown to *raw, but
+// not one grown past 1 MiB for one large object.
+func returnJSONBuffer(buffer *[]byte, raw *[]byte) {
+	if cap(*raw) > cap(*buffer) {
+		*buffer = *raw
+	}
+	if cap(*buffer) <= 1<<20 {
+		jsonBuffers.Put(buffer)
 	}
 }
 
