@@ -19,15 +19,25 @@ func relativePaths(result *lint.Result, baseDir string) *lint.Result {
 	if baseDir == "" || !filepath.IsAbs(baseDir) {
 		return result
 	}
+	// A run's ~400,000 evaluations and findings name a few thousand files:
+	// each is made relative once ("" outside baseDir).
+	names := map[string]string{}
 	relative := func(path *string) bool {
 		if !filepath.IsAbs(*path) {
 			return false
 		}
-		rel, err := filepath.Rel(baseDir, *path)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return false // outside: no relative name would find it in the repository either
+		name, seen := names[*path]
+		if !seen {
+			rel, err := filepath.Rel(baseDir, *path)
+			if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				name = filepath.ToSlash(rel)
+			} // else outside: no relative name would find it in the repository either
+			names[*path] = name
 		}
-		*path = filepath.ToSlash(rel)
+		if name == "" {
+			return false
+		}
+		*path = name
 		return true
 	}
 	view := *result
