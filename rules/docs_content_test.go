@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -18,6 +19,8 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/modellint/modellint/lint/model"
+	"github.com/modellint/modellint/lint/model/checkpoint"
+	"github.com/modellint/modellint/lint/model/checkpoint/checkpointtest"
 	"github.com/modellint/modellint/lint/model/onnx"
 	"github.com/modellint/modellint/lint/model/pickle"
 	"github.com/modellint/modellint/lint/model/safetensors"
@@ -46,6 +49,14 @@ var contentFormats = map[string]func(name, text string) ([]byte, error){
 	// pickle: pickle opcodes, one a line, named and with their argument as
 	// pickletools disassembles them (GLOBAL 'posix system').
 	"pickle": encodePickle,
+	// checkpoint: a TensorFlow checkpoint index (variables.index): its
+	// header and entries in text format (checkpointSchema), written as the
+	// table TensorFlow's BundleWriter writes.
+	"checkpoint": encodeCheckpoint,
+	// float32: numbers separated by white space, written as little-endian
+	// float32: raw tensor data, as variables.data-* and ONNX external data
+	// files hold it.
+	"float32": encodeFloat32,
 }
 
 // fileMessages name the protobuf message of a file the pbtxt and tfrecord
@@ -113,6 +124,46 @@ func encodeSafetensors(name, text string) ([]byte, error) {
 	out := binary.LittleEndian.AppendUint64(nil, uint64(len(header)))
 	out = append(out, header...)
 	return append(out, make([]byte, dataBytes)...), nil
+}
+
+func encodeCheckpoint(name, text string) ([]byte, error) {
+	desc := checkpointSchema().File().Messages().ByName("CheckpointIndex")
+	index := dynamicpb.NewMessage(desc)
+	if err := prototext.Unmarshal([]byte(text), index); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	marshal := func(m protoreflect.Message) ([]byte, error) {
+		return proto.MarshalOptions{Deterministic: true}.Marshal(m.Interface())
+	}
+	header, err := marshal(index.Get(desc.Fields().ByName("header")).Message())
+	if err != nil {
+		return nil, err
+	}
+	entries := []checkpointtest.Entry{{Key: nil, Value: header}}
+	list := index.Get(desc.Fields().ByName("entry")).List()
+	for i := range list.Len() {
+		entry := list.Get(i).Message()
+		fields := entry.Descriptor().Fields()
+		value, err := marshal(entry.Get(fields.ByName("value")).Message())
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, checkpointtest.Entry{Key: []byte(entry.Get(fields.ByName("key")).String()), Value: value})
+	}
+	slices.SortFunc(entries, func(a, b checkpointtest.Entry) int { return bytes.Compare(a.Key, b.Key) })
+	return checkpointtest.Table(entries, false, 16), nil
+}
+
+func encodeFloat32(name, text string) ([]byte, error) {
+	var out []byte
+	for _, field := range strings.Fields(text) {
+		value, err := strconv.ParseFloat(field, 32)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q is not a float32", name, field)
+		}
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(float32(value)))
+	}
+	return out, nil
 }
 
 // pickleOpcodes are the opcodes the pickle format writes, with how their
@@ -251,6 +302,41 @@ var onnxSchema = sync.OnceValue(func() *textproto.Schema {
 		})
 })
 
+// checkpointSchema declares a checkpoint index as text: the
+// BundleHeaderProto under the empty key, then each tensor's name and
+// BundleEntryProto (tensorflow/core/protobuf/tensor_bundle.proto), as a
+// text-format map is written.
+var checkpointSchema = sync.OnceValue(func() *textproto.Schema {
+	return textproto.MustSchema("tensorflow",
+		[]textproto.Enum{
+			{Name: "DataType", Values: tfdtype.Names()},
+			{Name: "Endianness", Values: map[string]int32{"LITTLE": 0, "BIG": 1}},
+		},
+		[]textproto.Message{
+			{Name: "CheckpointIndex", Fields: []textproto.Field{
+				textproto.MessageField("header", 1, "BundleHeaderProto"),
+				textproto.Repeated(textproto.MessageField("entry", 2, "BundleEntry")),
+			}},
+			{Name: "BundleHeaderProto", Fields: []textproto.Field{
+				textproto.Int32("num_shards", 1),
+				textproto.EnumField("endianness", 2, "Endianness"),
+			}},
+			{Name: "BundleEntry", Fields: []textproto.Field{
+				textproto.String("key", 1),
+				textproto.MessageField("value", 2, "BundleEntryProto"),
+			}},
+			{Name: "BundleEntryProto", Fields: []textproto.Field{
+				textproto.EnumField("dtype", 1, "DataType"),
+				textproto.MessageField("shape", 2, "TensorShapeProto"),
+				textproto.Int32("shard_id", 3),
+				textproto.Int64("offset", 4),
+				textproto.Int64("size", 5),
+			}},
+			{Name: "TensorShapeProto", Fields: []textproto.Field{textproto.Repeated(textproto.MessageField("dim", 2, "Dim"))}},
+			{Name: "Dim", Fields: []textproto.Field{textproto.Int64("size", 1)}},
+		})
+})
+
 // predictionLogSchema declares the part of TF Serving's prediction_log.proto
 // (and the request it holds) that a warmup record spells out.
 var predictionLogSchema = sync.OnceValue(func() *textproto.Schema {
@@ -291,6 +377,7 @@ var predictionLogSchema = sync.OnceValue(func() *textproto.Schema {
 func TestContentSchemas(t *testing.T) {
 	textprototest.Check(t, onnxSchema())
 	textprototest.Check(t, predictionLogSchema())
+	textprototest.Check(t, checkpointSchema())
 }
 
 // TestContentFormats reads what each format writes with modellint's own
@@ -349,6 +436,22 @@ func TestContentFormats(t *testing.T) {
 			t.Errorf("read %+v, %v; want tensors a and b in 20 bytes", read, err)
 		}
 	})
+	t.Run("checkpoint", func(t *testing.T) {
+		data := encode(t, "checkpoint", "variables/variables.index", `header { num_shards: 2 }
+			entry { key: "w" value { dtype: DT_FLOAT shape { dim { size: 4 } } shard_id: 1 offset: 8 size: 16 } }
+			entry { key: "b" value { dtype: DT_FLOAT shape { dim { size: 2 } } size: 8 } }`)
+		index, err := checkpoint.Read(bytes.NewReader(data), int64(len(data)))
+		if err != nil || index.NumShards != 2 || index.Tensors != 2 || !slices.Equal(index.ShardEnds, []int64{8, 24}) {
+			t.Errorf("read %+v, %v; want 2 tensors in 2 shards ending at 8 and 24", index, err)
+		}
+	})
+	t.Run("float32", func(t *testing.T) {
+		data := encode(t, "float32", "variables/variables.data-00000-of-00001", "0.5 -2\n  1e3\n")
+		want := []byte{0, 0, 0, 0x3f, 0, 0, 0, 0xc0, 0, 0, 0x7a, 0x44}
+		if !bytes.Equal(data, want) {
+			t.Errorf("got % x, want % x", data, want)
+		}
+	})
 	t.Run("pickle", func(t *testing.T) {
 		data := encode(t, "pickle", "pytorch_model.bin",
 			"PROTO 2\nGLOBAL 'posix system'\nSHORT_BINUNICODE 'id'\nTUPLE1\nREDUCE\nSTOP\n")
@@ -368,6 +471,8 @@ func TestContentFormatErrors(t *testing.T) {
 		"1/\n  model.pkl <<pickle\n    GLOBAL posix system\n    STOP\n  pickle",
 		"1/\n  model.pkl <<pickle\n    PROTO 2\n  pickle",
 		"1/\n  saved_model.pb <<pbtxt\n    meta_graphs {}\n",
+		"1/\n  variables.index <<checkpoint\n    entry { key: \"w\" value { shard: 1 } }\n  checkpoint",
+		"1/\n  variables.data-00000-of-00001 <<float32\n    0.5 half\n  float32",
 	} {
 		if files, err := parseTree(tree); err == nil {
 			t.Errorf("parseTree accepts\n%s\nas %q", tree, files)

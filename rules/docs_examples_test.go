@@ -113,7 +113,7 @@ func (d *docImages) push(t *testing.T, prefix string, example *example) map[stri
 }
 
 // contentEntry is a tree line whose file's content follows: name <<FORMAT.
-var contentEntry = regexp.MustCompile(`^(.*) <<([A-Za-z]+)$`)
+var contentEntry = regexp.MustCompile(`^(.*) <<([A-Za-z][A-Za-z0-9]*)$`)
 
 // parseTree reads an example written as a directory tree, one entry a line,
 // two spaces of indent a level, directories ending in /:

@@ -27,15 +27,53 @@ var variablesIncomplete = &lint.Rule{
 			"interrupted copy, a shard left out by a glob) fails the restore at load. Assets (vocabularies) named by the graph " +
 			"are opened at load by vocabulary tables and dataset ops; a missing asset is an error when the graph has such an op, and informational otherwise. The index is read and its checksums verified; the data shards only need to be at least as " +
 			"long as the offsets the index names.",
-		Bad:  "models/resnet/1/\n  saved_model.pb\n  variables/\n    variables.index        # names 2 shards\n    variables.data-00000-of-00002",
-		Good: "models/resnet/1/\n  saved_model.pb\n  variables/\n    variables.index\n    variables.data-00000-of-00002\n    variables.data-00001-of-00002",
-		Fix:  "Copy the whole SavedModel directory (variables/ with every variables.data-K-of-N shard, and assets/) and compare sizes with the source.",
+		Bad: "models/resnet/1/\n" +
+			"  saved_model.pb <<pbtxt\n" +
+			"    meta_graphs { meta_info_def { tags: \"serve\" } }\n" +
+			"  pbtxt\n" +
+			"  variables/\n" +
+			"    variables.index <<checkpoint\n" +
+			"      header { num_shards: 2 }\n" +
+			"      entry {\n" +
+			"        key: \"dense/bias/.ATTRIBUTES/VARIABLE_VALUE\"\n" +
+			"        value { dtype: DT_FLOAT shape { dim { size: 2 } } shard_id: 0 size: 8 }\n" +
+			"      }\n" +
+			"      entry {\n" +
+			"        key: \"dense/kernel/.ATTRIBUTES/VARIABLE_VALUE\"\n" +
+			"        value { dtype: DT_FLOAT shape { dim { size: 2 } dim { size: 2 } } shard_id: 1 size: 16 }\n" +
+			"      }\n" +
+			"    checkpoint\n" +
+			"    variables.data-00000-of-00002 <<float32\n" +
+			"      0.1 -0.2\n" +
+			"    float32",
+		Good: "models/resnet/1/\n" +
+			"  saved_model.pb <<pbtxt\n" +
+			"    meta_graphs { meta_info_def { tags: \"serve\" } }\n" +
+			"  pbtxt\n" +
+			"  variables/\n" +
+			"    variables.index <<checkpoint\n" +
+			"      header { num_shards: 2 }\n" +
+			"      entry {\n" +
+			"        key: \"dense/bias/.ATTRIBUTES/VARIABLE_VALUE\"\n" +
+			"        value { dtype: DT_FLOAT shape { dim { size: 2 } } shard_id: 0 size: 8 }\n" +
+			"      }\n" +
+			"      entry {\n" +
+			"        key: \"dense/kernel/.ATTRIBUTES/VARIABLE_VALUE\"\n" +
+			"        value { dtype: DT_FLOAT shape { dim { size: 2 } dim { size: 2 } } shard_id: 1 size: 16 }\n" +
+			"      }\n" +
+			"    checkpoint\n" +
+			"    variables.data-00000-of-00002 <<float32\n" +
+			"      0.1 -0.2\n" +
+			"    float32\n" +
+			"    variables.data-00001-of-00002 <<float32\n" +
+			"      0.5 1.5 -0.5 2.0\n" +
+			"    float32",
+		Fix: "Copy the whole SavedModel directory (variables/ with every variables.data-K-of-N shard, and assets/) and compare sizes with the source.",
 		References: []string{
 			"https://github.com/tensorflow/tensorflow/blob/master/tensorflow/cc/saved_model/loader.cc",
 			"https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/util/tensor_bundle/tensor_bundle.h",
 			"https://github.com/tensorflow/serving/issues/1086",
 		},
-		Unlintable: "variables.index is binary: the example can only say in a comment how many shards it names",
 	},
 	Check: checkVariables,
 }

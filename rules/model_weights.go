@@ -123,14 +123,44 @@ var onnxExternalDataMissing = &lint.Rule{
 			"of the model directory, which a container never has), ONNX Runtime fails at session creation, e.g. " +
 			"`[ONNXRuntimeError] : 1 : FAIL : Load model from model.onnx failed: ... External data file ... does not exist` " +
 			"and Triton reports the model as UNAVAILABLE. Only the model's structure is read; tensor data is skipped.",
-		Bad:  "models/llm/1/\n  model.onnx          # weights in model.onnx.data\n",
-		Good: "models/llm/1/\n  model.onnx\n  model.onnx.data",
-		Fix:  "Copy the external data files next to the .onnx file, with the names the model records (onnx.load_model shows them), and keep the locations relative.",
+		Bad: "models/llm/1/\n" +
+			"  model.onnx <<pbtxt\n" +
+			"    ir_version: 8\n" +
+			"    opset_import { version: 17 }\n" +
+			"    graph {\n" +
+			"      node { op_type: \"Gather\" input: \"embed.weight\" input: \"input_ids\" output: \"hidden\" }\n" +
+			"      initializer {\n" +
+			"        name: \"embed.weight\" data_type: FLOAT dims: [4, 2]\n" +
+			"        data_location: EXTERNAL\n" +
+			"        external_data { key: \"location\" value: \"model.onnx.data\" }\n" +
+			"      }\n" +
+			"      input { name: \"input_ids\" type { tensor_type { elem_type: INT64 shape { dim { dim_param: \"batch\" } } } } }\n" +
+			"      output { name: \"hidden\" type { tensor_type { elem_type: FLOAT } } }\n" +
+			"    }\n" +
+			"  pbtxt",
+		Good: "models/llm/1/\n" +
+			"  model.onnx <<pbtxt\n" +
+			"    ir_version: 8\n" +
+			"    opset_import { version: 17 }\n" +
+			"    graph {\n" +
+			"      node { op_type: \"Gather\" input: \"embed.weight\" input: \"input_ids\" output: \"hidden\" }\n" +
+			"      initializer {\n" +
+			"        name: \"embed.weight\" data_type: FLOAT dims: [4, 2]\n" +
+			"        data_location: EXTERNAL\n" +
+			"        external_data { key: \"location\" value: \"model.onnx.data\" }\n" +
+			"      }\n" +
+			"      input { name: \"input_ids\" type { tensor_type { elem_type: INT64 shape { dim { dim_param: \"batch\" } } } } }\n" +
+			"      output { name: \"hidden\" type { tensor_type { elem_type: FLOAT } } }\n" +
+			"    }\n" +
+			"  pbtxt\n" +
+			"  model.onnx.data <<float32\n" +
+			"    0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8\n" +
+			"  float32",
+		Fix: "Copy the external data files next to the .onnx file, with the names the model records (onnx.load_model shows them), and keep the locations relative.",
 		References: []string{
 			"https://onnx.ai/onnx/repo-docs/ExternalData.html",
 			"https://onnxruntime.ai/docs/tutorials/web/large-models.html",
 		},
-		Unlintable: "model.onnx names its external data inside its binary protobuf, which the tree can only describe",
 	},
 	Check: checkONNXExternalData,
 }
