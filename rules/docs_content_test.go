@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -21,6 +22,8 @@ import (
 	"github.com/modellint/modellint/lint/model"
 	"github.com/modellint/modellint/lint/model/checkpoint"
 	"github.com/modellint/modellint/lint/model/checkpoint/checkpointtest"
+	"github.com/modellint/modellint/lint/model/gguf"
+	"github.com/modellint/modellint/lint/model/gguf/gguftest"
 	"github.com/modellint/modellint/lint/model/onnx"
 	"github.com/modellint/modellint/lint/model/pickle"
 	"github.com/modellint/modellint/lint/model/safetensors"
@@ -57,6 +60,11 @@ var contentFormats = map[string]func(name, text string) ([]byte, error){
 	// float32: raw tensor data, as variables.data-* and ONNX external data
 	// files hold it.
 	"float32": encodeFloat32,
+	// gguf: a GGUF header, one metadata key a line (KEY = VALUE: a quoted
+	// string, an integer written as uint32, a decimal number as float32)
+	// and one tensor a line (tensor NAME TYPE [DIMS], ggml's order), written
+	// with the zero bytes of tensor data the tensors take.
+	"gguf": encodeGGUF,
 }
 
 // fileMessages name the protobuf message of a file the pbtxt and tfrecord
@@ -164,6 +172,56 @@ func encodeFloat32(name, text string) ([]byte, error) {
 		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(float32(value)))
 	}
 	return out, nil
+}
+
+// ggufTypes are the ggml types a gguf tensor line may name.
+var ggufTypes = map[string]uint32{"F32": gguftest.F32, "F16": gguftest.F16, "BF16": gguftest.BF16,
+	"Q8_0": gguftest.Q8_0, "Q4_K": gguftest.Q4_K, "Q6_K": gguftest.Q6_K}
+
+// maxGGUFData bounds the tensor data a gguf file is written with: a
+// larger model belongs in a size the tree states, not in zeros.
+const maxGGUFData = 16 << 20
+
+func encodeGGUF(name, text string) ([]byte, error) {
+	file := gguftest.File{Strings: map[string]string{}, Uint32s: map[string]uint32{}, Float32s: map[string]float32{}}
+	for i, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		line = strings.TrimSpace(line)
+		if tensor, ok := strings.CutPrefix(line, "tensor "); ok {
+			fields := strings.SplitN(tensor, " ", 3)
+			typ, known := ggufTypes[fields[min(1, len(fields)-1)]]
+			if len(fields) != 3 || !known || !strings.HasPrefix(fields[2], "[") || !strings.HasSuffix(fields[2], "]") {
+				return nil, fmt.Errorf("%s: line %d: want tensor NAME TYPE [DIMS] with TYPE one of %s", name, i+1, strings.Join(slices.Sorted(maps.Keys(ggufTypes)), ", "))
+			}
+			var dims []uint64
+			for _, dim := range strings.Split(strings.Trim(fields[2], "[]"), ",") {
+				n, err := strconv.ParseUint(strings.TrimSpace(dim), 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("%s: line %d: dimension %q", name, i+1, dim)
+				}
+				dims = append(dims, n)
+			}
+			file.Tensors = append(file.Tensors, gguftest.Tensor{Name: fields[0], Dims: dims, Type: typ})
+			continue
+		}
+		key, value, ok := strings.Cut(line, " = ")
+		if !ok {
+			return nil, fmt.Errorf("%s: line %d: want KEY = VALUE or tensor NAME TYPE [DIMS]", name, i+1)
+		}
+		if unquoted, err := strconv.Unquote(value); err == nil {
+			file.Strings[key] = unquoted
+		} else if n, err := strconv.ParseUint(value, 10, 32); err == nil {
+			file.Uint32s[key] = uint32(n)
+		} else if f, err := strconv.ParseFloat(value, 32); err == nil {
+			file.Float32s[key] = float32(f)
+		} else {
+			return nil, fmt.Errorf("%s: line %d: %s is not a quoted string, an integer or a number", name, i+1, value)
+		}
+	}
+	header, size := file.Header()
+	if size-int64(len(header)) > maxGGUFData {
+		return nil, fmt.Errorf("%s: the tensors take %d bytes, more than the %d written in a test", name, size-int64(len(header)), maxGGUFData)
+	}
+	return append(header, make([]byte, size-int64(len(header)))...), nil
 }
 
 // pickleOpcodes are the opcodes the pickle format writes, with how their
@@ -452,6 +510,18 @@ func TestContentFormats(t *testing.T) {
 			t.Errorf("got % x, want % x", data, want)
 		}
 	})
+	t.Run("gguf", func(t *testing.T) {
+		data := encode(t, "gguf", "models/llama/tiny.gguf", `general.architecture = "llama"
+			llama.block_count = 2
+			llama.rope.freq_base = 10000.5
+			tensor token_embd.weight Q8_0 [64, 32]
+			tensor output.weight F16 [64, 32]`)
+		read, err := gguf.Read(bytes.NewReader(data), int64(len(data)))
+		if err != nil || read.Architecture != "llama" || read.BlockCount != 2 || read.TensorCount != 2 || read.Parameters != 2*64*32 ||
+			read.WeightBytes != 64*32/32*34+64*32*2 {
+			t.Errorf("read %+v, %v; want a llama of 2 blocks and its two tensors", read, err)
+		}
+	})
 	t.Run("pickle", func(t *testing.T) {
 		data := encode(t, "pickle", "pytorch_model.bin",
 			"PROTO 2\nGLOBAL 'posix system'\nSHORT_BINUNICODE 'id'\nTUPLE1\nREDUCE\nSTOP\n")
@@ -473,6 +543,9 @@ func TestContentFormatErrors(t *testing.T) {
 		"1/\n  saved_model.pb <<pbtxt\n    meta_graphs {}\n",
 		"1/\n  variables.index <<checkpoint\n    entry { key: \"w\" value { shard: 1 } }\n  checkpoint",
 		"1/\n  variables.data-00000-of-00001 <<float32\n    0.5 half\n  float32",
+		"1/\n  model.gguf <<gguf\n    general.architecture: llama\n  gguf",
+		"1/\n  model.gguf <<gguf\n    tensor token_embd.weight Q5_K [4096, 32000]\n  gguf",
+		"1/\n  model.gguf <<gguf\n    tensor token_embd.weight F32 [4096, 32000]\n  gguf",
 	} {
 		if files, err := parseTree(tree); err == nil {
 			t.Errorf("parseTree accepts\n%s\nas %q", tree, files)
