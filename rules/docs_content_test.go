@@ -228,7 +228,7 @@ func encodeGGUF(name, text string) ([]byte, error) {
 // argument is written.
 var pickleOpcodes = map[string]struct {
 	code     byte
-	argument string // "", "uint1", "int4", "string", "global"
+	argument string // "", "uint1", "int4", "uint8", "string", "global"
 }{
 	"PROTO": {0x80, "uint1"}, "FRAME": {0x95, "uint8"}, "STOP": {'.', ""}, "MARK": {'(', ""},
 	"GLOBAL": {'c', "global"}, "STACK_GLOBAL": {0x93, ""}, "REDUCE": {'R', ""}, "BUILD": {'b', ""},
