@@ -48,7 +48,7 @@ var findingsFamilies = map[string]bool{"report": true, "baseline": true, "fix": 
 // testOnly packages build fixtures for tests and must not reach the binary;
 // one may build on another (rulestest builds a fixture's images with
 // imagetest).
-var testOnly = map[string]bool{"internal/testenv": true, "internal/unprivileged": true, "rules/rulestest": true, "lint/image/imagetest": true, "lint/model/gguf/gguftest": true, "lint/render/helm/helmtest": true}
+var testOnly = map[string]bool{"internal/testenv": true, "internal/unprivileged": true, "rules/rulestest": true, "lint/image/imagetest": true, "lint/model/gguf/gguftest": true, "lint/model/checkpoint/checkpointtest": true, "lint/render/helm/helmtest": true}
 
 // familyEdge is an import from one loader family to another.
 type familyEdge struct{ from, to string }

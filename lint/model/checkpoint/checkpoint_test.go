@@ -2,14 +2,12 @@ package checkpoint
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/snappy"
+	"github.com/modellint/modellint/lint/model/checkpoint/checkpointtest"
 	"github.com/modellint/modellint/lint/model/modelfile"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -31,10 +29,9 @@ type tensor struct {
 // entriesPerBlock entries per data block, blocks snappy-compressed when asked.
 func buildIndex(t testing.TB, shards int, tensors []tensor, compress bool, entriesPerBlock int) []byte {
 	t.Helper()
-	type kv struct{ key, value []byte }
 	header := protowire.AppendTag(nil, 1, protowire.VarintType)
 	header = protowire.AppendVarint(header, uint64(shards))
-	entries := []kv{{nil, header}}
+	entries := []checkpointtest.Entry{{Key: nil, Value: header}}
 	for _, tensor := range tensors {
 		var value []byte
 		value = protowire.AppendTag(value, 1, protowire.VarintType)
@@ -58,54 +55,9 @@ func buildIndex(t testing.TB, shards int, tensors []tensor, compress bool, entri
 			value = protowire.AppendTag(value, 7, protowire.BytesType)
 			value = protowire.AppendBytes(value, nil)
 		}
-		entries = append(entries, kv{[]byte(tensor.name), value})
+		entries = append(entries, checkpointtest.Entry{Key: []byte(tensor.name), Value: value})
 	}
-	var file []byte
-	writeBlock := func(contents []byte) (offset, size uint64) {
-		kind := byte(noCompression)
-		if compress {
-			contents = snappy.Encode(nil, contents)
-			kind = snappyCompress
-		}
-		offset, size = uint64(len(file)), uint64(len(contents))
-		file = append(file, contents...)
-		crc := crc32.Checksum(append(append([]byte(nil), contents...), kind), castagnoli)
-		masked := (crc>>15 | crc<<17) + 0xa282ead8
-		file = append(file, kind)
-		file = binary.LittleEndian.AppendUint32(file, masked)
-		return offset, size
-	}
-	encodeBlock := func(block []kv) []byte {
-		var out, previous []byte
-		for _, entry := range block {
-			shared := 0
-			for shared < len(previous) && shared < len(entry.key) && previous[shared] == entry.key[shared] {
-				shared++
-			}
-			out = protowire.AppendVarint(out, uint64(shared))
-			out = protowire.AppendVarint(out, uint64(len(entry.key)-shared))
-			out = protowire.AppendVarint(out, uint64(len(entry.value)))
-			out = append(out, entry.key[shared:]...)
-			out = append(out, entry.value...)
-			previous = entry.key
-		}
-		out = binary.LittleEndian.AppendUint32(out, 0) // one restart point, at 0
-		return binary.LittleEndian.AppendUint32(out, 1)
-	}
-	var index []kv
-	for start := 0; start < len(entries); start += entriesPerBlock {
-		end := min(start+entriesPerBlock, len(entries))
-		offset, size := writeBlock(encodeBlock(entries[start:end]))
-		handle := protowire.AppendVarint(protowire.AppendVarint(nil, offset), size)
-		index = append(index, kv{append([]byte(nil), entries[end-1].key...), handle})
-	}
-	metaOffset, metaSize := writeBlock(encodeBlock(nil))
-	indexOffset, indexSize := writeBlock(encodeBlock(index))
-	footer := protowire.AppendVarint(protowire.AppendVarint(nil, metaOffset), metaSize)
-	footer = protowire.AppendVarint(protowire.AppendVarint(footer, indexOffset), indexSize)
-	footer = append(footer, make([]byte, 40-len(footer))...)
-	footer = binary.LittleEndian.AppendUint64(footer, tableMagic)
-	return append(file, footer...)
+	return checkpointtest.Table(entries, compress, entriesPerBlock)
 }
 
 func read(t testing.TB, data []byte) (*Index, error) {

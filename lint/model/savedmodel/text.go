@@ -107,6 +107,10 @@ var textSchema = sync.OnceValue(func() *textproto.Schema {
 		})
 })
 
+// TextSchema is the schema ReadText parses saved_model.pbtxt with: tests
+// write a saved_model.pb from text with it.
+func TextSchema() *textproto.Schema { return textSchema() }
+
 // ReadText decodes a saved_model.pbtxt.
 func ReadText(text []byte) (*SavedModel, error) {
 	encoded, err := textSchema().ToWire(text, "SavedModel")
