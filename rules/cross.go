@@ -100,8 +100,8 @@ var memoryBelowModel = &lint.Rule{
 			"an estimate for others. vLLM's CPU backend (no accelerator requested) allocates " +
 			"VLLM_CPU_KVCACHE_SPACE GiB (4 when unset) per tensor-parallel worker. Ollama is not checked: it pulls its " +
 			"models at run time.",
-		Bad:  "# models/resnet/2 holds 2.0 GiB\nresources:\n  limits:\n    memory: 1Gi",
-		Good: "resources:\n  limits:\n    memory: 6Gi   # 2.0GiB × 1.2 = 2.4GiB, twice during a version swap, + baseline",
+		Bad:  "resources:\n  requests: {memory: 1Gi}\n  limits: {memory: 1Gi}\n---\n" + docResnet2GiB,
+		Good: "resources:\n  requests: {memory: 6Gi}\n  limits: {memory: 6Gi}   # 2.0 GiB × 1.2, twice during a version swap, + 256 MiB\n---\n" + docResnet2GiB,
 		Fix:  "Raise resources.limits.memory (and requests.memory) to at least the estimate, or serve a smaller model.",
 		References: []string{
 			"https://github.com/tensorflow/serving/blob/master/tensorflow_serving/servables/tensorflow/util.cc",
@@ -113,10 +113,14 @@ var memoryBelowModel = &lint.Rule{
 			"https://github.com/vllm-project/vllm/blob/main/vllm/platforms/cpu.py",
 			"https://docs.kernel.org/admin-guide/cgroup-v2.html#memory-interface-files",
 		},
-		Unlintable: "the model's 2.0 GiB of weights are too big to write in a test; the example states the size in a comment",
 	},
 	Check: checkMemoryBelowModel,
 }
+
+// docResnet2GiB is the model dir of MDL401's examples: a SavedModel of
+// 2.0 GiB.
+const docResnet2GiB = "# model dir\nmodels/resnet/\n  1/\n    saved_model.pb\n    variables/\n" +
+	"      variables.data-00000-of-00001 (2.0 GiB)\n      variables.index"
 
 func checkMemoryBelowModel(pass *lint.Pass) {
 	estimates := pass.Config.Estimates()
