@@ -216,8 +216,13 @@ func lintDocExample(t *testing.T, rule *lint.Rule, name, text string, images *do
 		}
 	}
 	for _, evaluation := range result.Evaluations {
-		if evaluation.RuleID == rule.ID && evaluation.Status == lint.StatusPass {
+		if evaluation.RuleID != rule.ID {
+			continue
+		}
+		if evaluation.Status == lint.StatusPass {
 			passed = true
+		} else if evaluation.Reason != "" {
+			t.Logf("%s %s %s: %s", rule.ID, evaluation.Status, evaluation.Target, evaluation.Reason)
 		}
 	}
 	return n, passed
