@@ -23,20 +23,23 @@ const docModel = "testdata/MDL403/models/half_plus_two"
 // imagetest.ParseDockerfile), `# .modellint.yaml` heads the config,
 // `# --cluster nodes.yaml` the nodes the pod is placed on, `# model dir`
 // the tree (see parseTree) of a cross rule's model dirs, in place of
-// docModel; the others are the manifest, its first document a snippet
-// merged into docBase (or a model rule's tree).
+// docModel, and `# --model DIR:MOUNTPATH` such a tree with the mapping
+// the flag gives; the others are the manifest, its first document a
+// snippet merged into docBase (or a model rule's tree).
 type example struct {
 	manifest string
 	images   []*imagetest.ImageSpec
 	config   string
 	nodes    string
 	model    string
+	mapping  string // DIR:MOUNTPATH
 }
 
 const (
 	configHeader   = "# .modellint.yaml"
 	clusterHeader  = "# --cluster nodes.yaml"
 	modelDirHeader = "# model dir"
+	mappingHeader  = "# --model "
 )
 
 func parseExample(text string) (*example, error) {
@@ -55,8 +58,15 @@ func parseExample(text string) (*example, error) {
 			parsed.config = section
 		case first == clusterHeader:
 			parsed.nodes = section
-		case first == modelDirHeader:
+		case first == modelDirHeader || strings.HasPrefix(first, mappingHeader):
+			if parsed.model != "" {
+				return nil, fmt.Errorf("more than one part gives the model dirs")
+			}
 			parsed.model = strings.TrimPrefix(section, first+"\n")
+			parsed.mapping = strings.TrimPrefix(first, mappingHeader)
+			if first == modelDirHeader {
+				parsed.mapping = ""
+			}
 		default:
 			manifest = append(manifest, section)
 		}

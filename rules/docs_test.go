@@ -159,7 +159,7 @@ func lintDocExample(t *testing.T, rule *lint.Rule, name, text string, images *do
 	dir := t.TempDir()
 	options := engine.Options{Paths: []string{dir}, Rules: rules.All(), Now: scenarioToday}
 	if example.model != "" && rule.Artifact != lint.ArtifactCross {
-		t.Fatalf("only a cross rule's example has a %s part", modelDirHeader)
+		t.Fatalf("only a cross rule's example gives model dirs (%s, %sDIR:MOUNTPATH)", modelDirHeader, mappingHeader)
 	}
 	if rule.Artifact == lint.ArtifactModel {
 		files, err := parseTree(example.manifest)
@@ -173,6 +173,17 @@ func lintDocExample(t *testing.T, rule *lint.Rule, name, text string, images *do
 		case example.model != "":
 			if model, err = parseTree(example.model); err != nil {
 				t.Fatalf("the example's model dir is not a tree (%v):\n%s", err, example.model)
+			}
+			if example.mapping != "" {
+				mapping, err := engine.ParseModelMapping(example.mapping)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := model[mapping.Path+"/"]; !ok {
+					t.Fatalf("the example's tree has no dir %s for --model %s", mapping.Path, example.mapping)
+				}
+				mapping.Path = filepath.Join(dir, filepath.FromSlash(mapping.Path))
+				options.Models = append(options.Models, mapping)
 			}
 		case rule.Artifact == lint.ArtifactCross:
 			model = readTree(t, docModel, "resnet")

@@ -145,7 +145,7 @@ type exampleBlock struct{ language, text string }
 
 // exampleBlocks splits an example at its --- lines into the Dockerfiles of
 // its images (a part whose first line is the `# docker build …` command),
-// its model dir trees (`# model dir`) and YAML, each run of YAML parts kept
+// its model dir trees (`# model dir`, `# --model DIR:MOUNTPATH`) and YAML, each run of YAML parts kept
 // in one block.
 func exampleBlocks(text string) []exampleBlock {
 	var blocks []exampleBlock
@@ -154,7 +154,7 @@ func exampleBlocks(text string) []exampleBlock {
 		switch {
 		case strings.HasPrefix(part, "# docker "):
 			language = "dockerfile"
-		case strings.HasPrefix(part, "# model dir\n"):
+		case strings.HasPrefix(part, "# model dir\n") || strings.HasPrefix(part, "# --model "):
 			language = "text"
 		}
 		if n := len(blocks); n > 0 && language == "yaml" && blocks[n-1].language == "yaml" {
@@ -194,7 +194,8 @@ const examplesNote = "Each rule's Bad and Good examples are linted as shown by m
 	"`glibc/libc.so.6`, `glibc/ld-linux-x86-64.so.2` and `glibc-2.28/libc.so.6` (a libc whose newest version is " +
 	"GLIBC_2.28, like Debian 10's). A part headed `# .modellint.yaml` is the config, one headed `# --cluster " +
 	"nodes.yaml` the cluster's nodes, one headed `# model dir` the tree of the model dirs beside a cross rule's " +
-	"manifest (without one, a valid TF Serving model named resnet). " +
+	"manifest (without one, a valid TF Serving model named resnet), linked by name, or `# --model DIR:MOUNTPATH` " +
+	"the same, DIR mapped to MOUNTPATH as that flag maps it. " +
 	"In a tree, a file written `NAME (SIZE)` has that size, written as a sparse file: its content, if any, then zeros " +
 	"(`model.safetensors (27.5 GiB)`); a .safetensors file's content is the JSON header that follows its 8-byte " +
 	"length, and its size is the one its tensors' data_offsets give.\n\n"
