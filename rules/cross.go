@@ -841,15 +841,21 @@ var modelUnreadable = &lint.Rule{
 			"through too (a search bit for its class): a model under root's 0700 /root is out of reach for uid 1000 whatever " +
 			"its own modes. The finding names every directory on the way that keeps the user out, topmost first, as MDL302 does: opening only the topmost leaves the server stopped at the next. Only models found in the image (the server's " +
 			"path is not under a volumeMount) are checked.",
-		Bad:        "COPY --chmod=600 models/ /models/   # owned by root\n# pod: securityContext: {runAsUser: 1000}",
-		Good:       "COPY --chown=1000:1000 models/ /models/",
+		Bad: "# docker build -t registry.example.com/resnet-serving:2.19.0 .\nFROM scratch\n" +
+			"COPY server /usr/bin/tensorflow_model_server\nCOPY --chmod=600 <<EOF /models/resnet/1/saved_model.pb\nEOF\n" +
+			"ENTRYPOINT [\"/usr/bin/tensorflow_model_server\"]\n---\n" + docResnetInImage,
+		Good: "# docker build -t registry.example.com/resnet-serving:2.19.0 .\nFROM scratch\n" +
+			"COPY server /usr/bin/tensorflow_model_server\nCOPY --chown=1000:1000 --chmod=600 <<EOF /models/resnet/1/saved_model.pb\nEOF\n" +
+			"ENTRYPOINT [\"/usr/bin/tensorflow_model_server\"]\n---\n" + docResnetInImage,
 		Fix:        "Make the model readable by the runtime user: chown it to that user, or give it mode 0644 (dirs 0755); give the directories above it the search bit, or move it out of a private home.",
 		References: []string{"https://docs.docker.com/reference/dockerfile/#copy---chown---chmod"},
-		Unlintable: "the example is a Dockerfile line and a pod's user: the rule reads file owners and modes " +
-			"from the image's layers",
 	},
 	Check: checkModelReadable,
 }
+
+// docResnetInImage is the container of MDL406's examples: it runs as uid
+// 1000 and loads the model its image holds, with no volume over it.
+const docResnetInImage = "image: registry.example.com/resnet-serving:2.19.0\nsecurityContext: {runAsUser: 1000}\nvolumeMounts: []   # the model is in the image"
 
 func checkModelReadable(pass *lint.Pass) {
 	var coverage lint.Coverage
