@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // sizeSuffix is a tree entry's size, NAME (27.5 GiB): the file is that
@@ -109,4 +110,37 @@ func writeTreeFile(path, content string, size int64) error {
 		return os.Truncate(path, size)
 	}
 	return nil
+}
+
+func TestTreeFile(t *testing.T) {
+	header := `{"w": {"dtype": "BF16", "shape": [1073741824], "data_offsets": [0, 2147483648]}}`
+	for _, test := range []struct {
+		entry, content string
+		name           string
+		size           int64 // -1: an error
+	}{
+		{"models/m/config.json", "{}\n", "models/m/config.json", 3},
+		{"models/m/w.bin (1.4 GiB)", "", "models/m/w.bin", 1503238554},
+		{"models/m/w.bin (134 B)", "version https://git-lfs.github.com/spec/v1\n", "models/m/w.bin", 134},
+		{"models/m/w.bin (2 B)", "longer\n", "", -1},
+		{"models/m/ (2 GiB)", "", "", -1},
+		{"models/m/model.safetensors (2.0 GiB)", header + "\n", "models/m/model.safetensors", 8 + int64(len(header)) + 2<<30},
+		{"models/m/model.safetensors", header + "\n", "models/m/model.safetensors", 8 + int64(len(header)) + 2<<30},
+		{"models/m/model.safetensors (2.1 GiB)", header + "\n", "", -1},
+		{"models/m/model.safetensors (2 GiB)", `{"w": {}}`, "", -1},
+	} {
+		name, data, size, err := treeFile(test.entry, test.content)
+		switch {
+		case test.size < 0:
+			if err == nil {
+				t.Errorf("%s: no error", test.entry)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", test.entry, err)
+		case name != test.name || size != test.size:
+			t.Errorf("%s: got %s of %d bytes, want %s of %d", test.entry, name, size, test.name, test.size)
+		case strings.HasSuffix(name, ".safetensors") && data[8:] != header:
+			t.Errorf("%s: the file starts %q", test.entry, data)
+		}
+	}
 }
