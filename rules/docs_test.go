@@ -148,8 +148,8 @@ func checkExamples(t *testing.T, rule *lint.Rule, images *docImages) {
 // a model rule's example is a model dir tree; any other is a manifest
 // snippet merged into docBase, with the images, config and cluster its
 // other sections give, and for a cross rule the model dirs it gives or
-// else the files of docModel beside it. It counts the findings of the rule; passed says the rule checked a
-// target and passed it.
+// else the files of docModel beside it. It counts the findings of the
+// rule; passed says the rule checked a target and passed it.
 func lintDocExample(t *testing.T, rule *lint.Rule, name, text string, images *docImages) (n int, passed bool) {
 	t.Helper()
 	example, err := parseExample(text)

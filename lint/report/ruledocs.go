@@ -145,8 +145,8 @@ type exampleBlock struct{ language, text string }
 
 // exampleBlocks splits an example at its --- lines into the Dockerfiles of
 // its images (a part whose first line is the `# docker build …` command),
-// its model dir trees (`# model dir`, `# --model DIR:MOUNTPATH`) and YAML, each run of YAML parts kept
-// in one block.
+// its model dir trees (`# model dir`, `# --model DIR:MOUNTPATH`) and YAML,
+// each run of YAML parts kept in one block.
 func exampleBlocks(text string) []exampleBlock {
 	var blocks []exampleBlock
 	for _, part := range strings.Split(text, "\n---\n") {
