@@ -100,8 +100,8 @@ var memoryBelowModel = &lint.Rule{
 			"an estimate for others. vLLM's CPU backend (no accelerator requested) allocates " +
 			"VLLM_CPU_KVCACHE_SPACE GiB (4 when unset) per tensor-parallel worker. Ollama is not checked: it pulls its " +
 			"models at run time.",
-		Bad:  "# models/resnet/2 holds 2.0 GiB\nresources:\n  limits:\n    memory: 1Gi",
-		Good: "resources:\n  limits:\n    memory: 6Gi   # 2.0GiB × 1.2 = 2.4GiB, twice during a version swap, + baseline",
+		Bad:  "resources:\n  requests: {memory: 1Gi}\n  limits: {memory: 1Gi}\n---\n" + docResnet2GiB,
+		Good: "resources:\n  requests: {memory: 6Gi}\n  limits: {memory: 6Gi}   # 2.0 GiB × 1.2, twice during a version swap, + 256 MiB\n---\n" + docResnet2GiB,
 		Fix:  "Raise resources.limits.memory (and requests.memory) to at least the estimate, or serve a smaller model.",
 		References: []string{
 			"https://github.com/tensorflow/serving/blob/master/tensorflow_serving/servables/tensorflow/util.cc",
@@ -113,10 +113,14 @@ var memoryBelowModel = &lint.Rule{
 			"https://github.com/vllm-project/vllm/blob/main/vllm/platforms/cpu.py",
 			"https://docs.kernel.org/admin-guide/cgroup-v2.html#memory-interface-files",
 		},
-		Unlintable: "the model's 2.0 GiB of weights are too big to write in a test; the example states the size in a comment",
 	},
 	Check: checkMemoryBelowModel,
 }
+
+// docResnet2GiB is the model dir of MDL401's examples: a SavedModel of
+// 2.0 GiB.
+const docResnet2GiB = "# model dir\nmodels/resnet/\n  1/\n    saved_model.pb\n    variables/\n" +
+	"      variables.data-00000-of-00001 (2.0 GiB)\n      variables.index"
 
 func checkMemoryBelowModel(pass *lint.Pass) {
 	estimates := pass.Config.Estimates()
@@ -417,18 +421,24 @@ var startupBudgetBelowLoad = &lint.Rule{
 			"long; a limit of a core or more changes nothing, as loaders deserialise on one core. Start-up is not " +
 			"stretched. The error's floor is stretched too: those rates are the fast end of what loaders reach. " +
 			"docs/performance.md gives the rates and what they rest on.",
-		Bad:  "# models/llm holds 20 GiB\nlivenessProbe:\n  tcpSocket: {port: 8500}\n  initialDelaySeconds: 5\n  periodSeconds: 10\n  failureThreshold: 3",
-		Good: "startupProbe:\n  tcpSocket: {port: 8500}\n  periodSeconds: 10\n  failureThreshold: 30   # 300s ≥ 215s estimated\nlivenessProbe:\n  tcpSocket: {port: 8500}",
-		Fix:  "Add a startupProbe (or raise its failureThreshold) so that periodSeconds × failureThreshold covers the load time.",
+		Bad: "livenessProbe:\n  tcpSocket: {port: 8500}\n  initialDelaySeconds: 5\n  periodSeconds: 10\n  failureThreshold: 3\n---\n" +
+			docResnet20GiB,
+		Good: "startupProbe:\n  tcpSocket: {port: 8500}\n  periodSeconds: 10\n  failureThreshold: 30   # 300s ≥ 215s estimated\n" +
+			"livenessProbe:\n  tcpSocket: {port: 8500}\n---\n" + docResnet20GiB,
+		Fix: "Add a startupProbe (or raise its failureThreshold) so that periodSeconds × failureThreshold covers the load time.",
 		References: []string{
 			"https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/",
 			"https://docs.kernel.org/scheduler/sched-bwc.html",
 			"https://huggingface.co/docs/safetensors/speed",
 		},
-		Unlintable: "the 20 GiB model whose load time the rule estimates is too big to write in a test",
 	},
 	Check: checkStartupBudget,
 }
+
+// docResnet20GiB is the model dir of MDL402's examples: a SavedModel of
+// 20 GiB.
+const docResnet20GiB = "# model dir\nmodels/resnet/\n  1/\n    saved_model.pb\n    variables/\n" +
+	"      variables.data-00000-of-00001 (20 GiB)\n      variables.index"
 
 func checkStartupBudget(pass *lint.Pass) {
 	estimates := pass.Config.Estimates()
@@ -831,15 +841,21 @@ var modelUnreadable = &lint.Rule{
 			"through too (a search bit for its class): a model under root's 0700 /root is out of reach for uid 1000 whatever " +
 			"its own modes. The finding names every directory on the way that keeps the user out, topmost first, as MDL302 does: opening only the topmost leaves the server stopped at the next. Only models found in the image (the server's " +
 			"path is not under a volumeMount) are checked.",
-		Bad:        "COPY --chmod=600 models/ /models/   # owned by root\n# pod: securityContext: {runAsUser: 1000}",
-		Good:       "COPY --chown=1000:1000 models/ /models/",
+		Bad: "# docker build -t registry.example.com/resnet-serving:2.19.0 .\nFROM scratch\n" +
+			"COPY server /usr/bin/tensorflow_model_server\nCOPY --chmod=600 <<EOF /models/resnet/1/saved_model.pb\nEOF\n" +
+			"ENTRYPOINT [\"/usr/bin/tensorflow_model_server\"]\n---\n" + docResnetInImage,
+		Good: "# docker build -t registry.example.com/resnet-serving:2.19.0 .\nFROM scratch\n" +
+			"COPY server /usr/bin/tensorflow_model_server\nCOPY --chown=1000:1000 --chmod=600 <<EOF /models/resnet/1/saved_model.pb\nEOF\n" +
+			"ENTRYPOINT [\"/usr/bin/tensorflow_model_server\"]\n---\n" + docResnetInImage,
 		Fix:        "Make the model readable by the runtime user: chown it to that user, or give it mode 0644 (dirs 0755); give the directories above it the search bit, or move it out of a private home.",
 		References: []string{"https://docs.docker.com/reference/dockerfile/#copy---chown---chmod"},
-		Unlintable: "the example is a Dockerfile line and a pod's user: the rule reads file owners and modes " +
-			"from the image's layers",
 	},
 	Check: checkModelReadable,
 }
+
+// docResnetInImage is the container of MDL406's examples: it runs as uid
+// 1000 and loads the model its image holds, with no volume over it.
+const docResnetInImage = "image: registry.example.com/resnet-serving:2.19.0\nsecurityContext: {runAsUser: 1000}\nvolumeMounts: []   # the model is in the image"
 
 func checkModelReadable(pass *lint.Pass) {
 	var coverage lint.Coverage

@@ -31,9 +31,14 @@ var mlserverRuntimeMissing = &lint.Rule{
 			"sources a script that may change that Python (the stock images' CMD activates an environment tarball), when a " +
 			"path it searches is a volume, or when parameters.environment_tarball/environment_path load the model in another " +
 			"environment." + offlineNote,
-		Bad: "# model-settings.json: {\"implementation\": \"mlserver_mllib.MLlibModel\", …}\ncontainers:\n  - name: mlserver\n" +
-			"    image: seldonio/mlserver:1.6.1-slim\n    command: [mlserver, start, /mnt/models]",
-		Good: "containers:\n  - name: mlserver\n    image: seldonio/mlserver:1.6.1-mllib\n    command: [mlserver, start, /mnt/models]",
+		Bad: "# docker build -t registry.example.com/mlserver:1.6.1-slim .\n" + docMLServerImage + "---\n" +
+			"containers:\n  - name: mlserver\n    image: registry.example.com/mlserver:1.6.1-slim\n" +
+			"    command: [mlserver, start, /mnt/models]\n    volumeMounts: [{name: models, mountPath: /mnt/models}]\n---\n" + docChurnModel,
+		Good: "# docker build -t registry.example.com/mlserver:1.6.1-mllib .\n" + docMLServerImage +
+			"# what pip install mlserver-mllib writes, in short\n" +
+			"COPY <<EOF /usr/local/lib/python3.11/site-packages/mlserver_mllib/__init__.py\nEOF\n---\n" +
+			"containers:\n  - name: mlserver\n    image: registry.example.com/mlserver:1.6.1-mllib\n" +
+			"    command: [mlserver, start, /mnt/models]\n    volumeMounts: [{name: models, mountPath: /mnt/models}]\n---\n" + docChurnModel,
 		Fix: "Use an image that has the runtime (seldonio/mlserver:TAG-<runtime>, TAG without -slim for all but mllib, or " +
 			"one that runs pip install mlserver-<runtime>), or ship a custom runtime's module in the model's dir beside " +
 			"model-settings.json.",
@@ -42,10 +47,20 @@ var mlserverRuntimeMissing = &lint.Rule{
 			"https://github.com/SeldonIO/MLServer/blob/master/Dockerfile",
 			"https://github.com/SeldonIO/MLServer/blob/master/mlserver/server.py",
 		}, mlserverReferences[1]),
-		Unlintable: "model-settings.json is stated in a comment, and the rule reads which runtimes the image installs",
 	},
 	Check: checkMLServerRuntime,
 }
+
+// docMLServerImage is the Dockerfile of MDL411's examples after its build
+// command: seldonio/mlserver's -slim image, in short, which the Good
+// example adds the mllib runtime to.
+const docMLServerImage = "FROM python:3.11-slim\n# what pip install mlserver writes, in short\n" +
+	"COPY <<EOF /usr/local/lib/python3.11/site-packages/mlserver/__init__.py\nEOF\n" +
+	"COPY --chmod=0755 <<EOF /usr/local/bin/mlserver\n#!/usr/local/bin/python3.11\nfrom mlserver.cli import main\nmain()\nEOF\n"
+
+// docChurnModel is the model dir of MDL411's examples: a Spark MLlib model.
+const docChurnModel = "# --model models:/mnt/models\nmodels/\n  churn/\n    model-settings.json <<EOF\n" +
+	"      {\"name\": \"churn\", \"implementation\": \"mlserver_mllib.MLlibModel\"}\n    EOF"
 
 func checkMLServerRuntime(pass *lint.Pass) {
 	var coverage lint.Coverage

@@ -3,7 +3,6 @@ package rules_test
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -46,8 +45,8 @@ var contentFormats = map[string]func(name, text string) ([]byte, error){
 	// tfrecord: records of the file's message in text format, separated by
 	// lines of ---, each written as a TFRecord with its checksums.
 	"tfrecord": encodeTFRecord,
-	// safetensors: the JSON header, written after its 8-byte length and
-	// followed by the zero bytes of tensor data its data_offsets span.
+	// safetensors: the JSON header, written after its 8-byte length; the
+	// tensor data its data_offsets span is a hole of zeros (see treeFile).
 	"safetensors": encodeSafetensors,
 	// pickle: pickle opcodes, one a line, named and with their argument as
 	// pickletools disassembles them (GLOBAL 'posix system').
@@ -111,27 +110,11 @@ func encodeTFRecord(name, text string) ([]byte, error) {
 }
 
 func encodeSafetensors(name, text string) ([]byte, error) {
-	var tensors map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(text), &tensors); err != nil {
-		return nil, fmt.Errorf("%s: the header is not a JSON object: %v", name, err)
-	}
-	var dataBytes int64
-	for key, raw := range tensors {
-		if key == "__metadata__" {
-			continue
-		}
-		var tensor struct {
-			DataOffsets []int64 `json:"data_offsets"`
-		}
-		if err := json.Unmarshal(raw, &tensor); err != nil || len(tensor.DataOffsets) != 2 {
-			return nil, fmt.Errorf("%s: tensor %q has no data_offsets [begin, end]", name, key)
-		}
-		dataBytes = max(dataBytes, tensor.DataOffsets[1])
-	}
 	header := strings.TrimSpace(text)
-	out := binary.LittleEndian.AppendUint64(nil, uint64(len(header)))
-	out = append(out, header...)
-	return append(out, make([]byte, dataBytes)...), nil
+	if _, err := safetensorsDataEnd(header); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return append(binary.LittleEndian.AppendUint64(nil, uint64(len(header))), header...), nil
 }
 
 func encodeCheckpoint(name, text string) ([]byte, error) {
@@ -489,6 +472,11 @@ func TestContentFormats(t *testing.T) {
 	t.Run("safetensors", func(t *testing.T) {
 		data := encode(t, "safetensors", "model.safetensors",
 			`{"b": {"dtype": "F16", "shape": [2], "data_offsets": [16, 20]}, "a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}`+"\n")
+		_, written, size, err := treeFile("model.safetensors", string(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append([]byte(written), make([]byte, size-int64(len(written)))...)
 		read, err := safetensors.Read(bytes.NewReader(data), int64(len(data)))
 		if err != nil || !slices.Equal(read.Tensors, []string{"a", "b"}) || read.ParameterBytes != 20 {
 			t.Errorf("read %+v, %v; want tensors a and b in 20 bytes", read, err)

@@ -21,18 +21,25 @@ const docModel = "testdata/MDL403/models/half_plus_two"
 // at lines of ---): a section whose first line is `# docker build …` is the
 // Dockerfile of an image the manifest names (see
 // imagetest.ParseDockerfile), `# .modellint.yaml` heads the config,
-// `# --cluster nodes.yaml` the nodes the pod is placed on; the others are
-// the manifest, its first document a snippet merged into docBase.
+// `# --cluster nodes.yaml` the nodes the pod is placed on, `# model dir`
+// the tree (see parseTree) of a cross rule's model dirs, in place of
+// docModel, and `# --model DIR:MOUNTPATH` such a tree with the mapping
+// the flag gives; the others are the manifest, its first document a
+// snippet merged into docBase (or a model rule's tree).
 type example struct {
 	manifest string
 	images   []*imagetest.ImageSpec
 	config   string
 	nodes    string
+	model    string
+	mapping  string // DIR:MOUNTPATH
 }
 
 const (
-	configHeader  = "# .modellint.yaml"
-	clusterHeader = "# --cluster nodes.yaml"
+	configHeader   = "# .modellint.yaml"
+	clusterHeader  = "# --cluster nodes.yaml"
+	modelDirHeader = "# model dir"
+	mappingHeader  = "# --model "
 )
 
 func parseExample(text string) (*example, error) {
@@ -51,6 +58,15 @@ func parseExample(text string) (*example, error) {
 			parsed.config = section
 		case first == clusterHeader:
 			parsed.nodes = section
+		case first == modelDirHeader || strings.HasPrefix(first, mappingHeader):
+			if parsed.model != "" {
+				return nil, fmt.Errorf("more than one part gives the model dirs")
+			}
+			parsed.model = strings.TrimPrefix(section, first+"\n")
+			parsed.mapping = strings.TrimPrefix(first, mappingHeader)
+			if first == modelDirHeader {
+				parsed.mapping = ""
+			}
 		default:
 			manifest = append(manifest, section)
 		}
@@ -126,8 +142,9 @@ var contentEntry = regexp.MustCompile(`^(.*) <<([A-Za-z][A-Za-z0-9]*)$`)
 // unless its entry ends in <<EOF: the lines below it, indented one level
 // deeper, up to a line EOF, are its content; <<pbtxt and the other
 // contentFormats end at a line of their name and write the file from the
-// text. A comment is an error: it describes what the tree does not spell
-// out.
+// text. A file entry may end in its size, model.safetensors (27.5 GiB)
+// (see treeFile), kept in its path. A comment is an error: it describes
+// what the tree does not spell out.
 func parseTree(example string) (map[string]string, error) {
 	files := map[string]string{}
 	var stack []string // the directory at each level
@@ -149,7 +166,11 @@ func parseTree(example string) (map[string]string, error) {
 			if i == len(lines) {
 				return nil, fmt.Errorf("line %d: %s <<%s has no %s line", start, entry, format, format)
 			}
-			if indent%2 != 0 || indent/2 > len(stack) || strings.ContainsAny(entry, " \t:#/") || strings.Contains(entry, "..") {
+			file, _, _, err := cutSize(entry)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", start, err)
+			}
+			if indent%2 != 0 || indent/2 > len(stack) || strings.ContainsAny(file, " \t:#/") || strings.Contains(file, "..") {
 				return nil, fmt.Errorf("line %d %q is not a file entry", start, name)
 			}
 			stack = stack[:indent/2]
@@ -158,7 +179,8 @@ func parseTree(example string) (map[string]string, error) {
 			if !ok {
 				return nil, fmt.Errorf("line %d: %s <<%s: no such content format", start, entry, format)
 			}
-			encoded, err := encode(path, strings.Join(content, "\n")+"\n")
+			// The encoders read the file's name, without its size.
+			encoded, err := encode(strings.Join(append(append([]string{}, stack...), file), ""), strings.Join(content, "\n")+"\n")
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", start, err)
 			}
@@ -170,8 +192,12 @@ func parseTree(example string) (map[string]string, error) {
 		}
 		entry := strings.TrimLeft(line, " ")
 		indent := len(line) - len(entry)
-		if indent%2 != 0 || indent/2 > len(stack) || strings.ContainsAny(entry, " \t:") || strings.Contains(entry, "..") ||
-			filepath.IsAbs(entry) || i > 0 && indent == 0 {
+		name, _, _, err := cutSize(entry)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		if indent%2 != 0 || indent/2 > len(stack) || strings.ContainsAny(name, " \t:") || strings.Contains(name, "..") ||
+			filepath.IsAbs(name) || i > 0 && indent == 0 {
 			return nil, fmt.Errorf("line %d %q is not a tree entry", i+1, line)
 		}
 		stack = stack[:indent/2]
@@ -190,7 +216,7 @@ func parseTree(example string) (map[string]string, error) {
 }
 
 // writeExampleFiles writes files (relative path → content; a path ending in / is a
-// directory) under dir.
+// directory, one ending in a size a file of that size) under dir.
 func writeExampleFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
@@ -201,10 +227,15 @@ func writeExampleFiles(t *testing.T, dir string, files map[string]string) {
 			}
 			continue
 		}
+		name, data, size, err := treeFile(name, content)
+		if err != nil {
+			t.Fatalf("the example's tree: %v", err)
+		}
+		path = filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		if err := writeTreeFile(path, data, size); err != nil {
 			t.Fatal(err)
 		}
 	}

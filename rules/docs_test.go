@@ -147,9 +147,9 @@ func checkExamples(t *testing.T, rule *lint.Rule, images *docImages) {
 // lintDocExample builds one example of a rule in a temp dir and lints it:
 // a model rule's example is a model dir tree; any other is a manifest
 // snippet merged into docBase, with the images, config and cluster its
-// other sections give, and the files of docModel beside it for a cross
-// rule. It counts the findings of the rule; passed says the rule checked a
-// target and passed it.
+// other sections give, and for a cross rule the model dirs it gives or
+// else the files of docModel beside it. It counts the findings of the
+// rule; passed says the rule checked a target and passed it.
 func lintDocExample(t *testing.T, rule *lint.Rule, name, text string, images *docImages) (n int, passed bool) {
 	t.Helper()
 	example, err := parseExample(text)
@@ -158,15 +158,34 @@ func lintDocExample(t *testing.T, rule *lint.Rule, name, text string, images *do
 	}
 	dir := t.TempDir()
 	options := engine.Options{Paths: []string{dir}, Rules: rules.All(), Now: scenarioToday}
+	if example.model != "" && rule.Artifact != lint.ArtifactCross {
+		t.Fatalf("only a cross rule's example gives model dirs (%s, %sDIR:MOUNTPATH)", modelDirHeader, mappingHeader)
+	}
 	if rule.Artifact == lint.ArtifactModel {
-		files, err := parseTree(text)
+		files, err := parseTree(example.manifest)
 		if err != nil {
 			t.Fatalf("the example is not a model dir tree (%v): write it as one, or set Doc.Unlintable to say why it cannot be:\n%s", err, text)
 		}
 		writeExampleFiles(t, dir, files)
 	} else {
 		var model map[string]string
-		if rule.Artifact == lint.ArtifactCross {
+		switch {
+		case example.model != "":
+			if model, err = parseTree(example.model); err != nil {
+				t.Fatalf("the example's model dir is not a tree (%v):\n%s", err, example.model)
+			}
+			if example.mapping != "" {
+				mapping, err := engine.ParseModelMapping(example.mapping)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := model[mapping.Path+"/"]; !ok {
+					t.Fatalf("the example's tree has no dir %s for --model %s", mapping.Path, example.mapping)
+				}
+				mapping.Path = filepath.Join(dir, filepath.FromSlash(mapping.Path))
+				options.Models = append(options.Models, mapping)
+			}
+		case rule.Artifact == lint.ArtifactCross:
 			model = readTree(t, docModel, "resnet")
 		}
 		writeManifest(t, dir, example.manifest, model)
@@ -203,12 +222,18 @@ func lintDocExample(t *testing.T, rule *lint.Rule, name, text string, images *do
 	}
 	for _, finding := range result.Findings {
 		if finding.RuleID == rule.ID {
+			t.Logf("%s %s: %s", finding.RuleID, finding.Severity, finding.Message)
 			n++
 		}
 	}
 	for _, evaluation := range result.Evaluations {
-		if evaluation.RuleID == rule.ID && evaluation.Status == lint.StatusPass {
+		if evaluation.RuleID != rule.ID {
+			continue
+		}
+		if evaluation.Status == lint.StatusPass {
 			passed = true
+		} else if evaluation.Reason != "" {
+			t.Logf("%s %s %s: %s", rule.ID, evaluation.Status, evaluation.Target, evaluation.Reason)
 		}
 	}
 	return n, passed

@@ -84,11 +84,12 @@ var engineLimitsExceeded = &lint.Rule{
 			"Checked: vLLM and SGLang containers with a linked model that has a config.json; SGLang containers of a " +
 			"LeaderWorkerSet group that request NVIDIA GPUs, for --nnodes and the GPUs; TGI containers that serve a " +
 			"linked model (its shards against the heads when the model has a config.json).",
-		Bad: "# models/qwen2.5-7b/config.json: num_attention_heads 28, max_position_embeddings 32768\n" +
-			"args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=8, --max-model-len=65536, --quantization=awq]\n" +
-			"resources:\n  limits: {nvidia.com/gpu: 4}",
-		Good: "args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=4, --max-model-len=32768]\n" +
-			"resources:\n  limits: {nvidia.com/gpu: 4}",
+		Bad: "containers:\n  - name: vllm\n    image: vllm/vllm-openai:v0.8.5\n" +
+			"    args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=8, --max-model-len=65536, --quantization=awq]\n" +
+			"    resources:\n      limits: {nvidia.com/gpu: 4}\n---\n" + docQwen7B,
+		Good: "containers:\n  - name: vllm\n    image: vllm/vllm-openai:v0.8.5\n" +
+			"    args: [--model=/models/qwen2.5-7b, --tensor-parallel-size=4, --max-model-len=32768]\n" +
+			"    resources:\n      limits: {nvidia.com/gpu: 4}\n---\n" + docQwen7B,
 		Fix: "Use a tensor-parallel size (or TGI shard count) that divides the attention heads and request as many GPUs as tensor × pipeline " +
 			"parallel, keep --max-model-len within the length the config gives, drop a --quantization the checkpoint " +
 			"does not have, and use --dtype half on GPUs older than Ampere.",
@@ -107,10 +108,17 @@ var engineLimitsExceeded = &lint.Rule{
 			"https://github.com/huggingface/text-generation-inference/blob/main/server/text_generation_server/models/custom_modeling/flash_llama_modeling.py",
 			"https://github.com/huggingface/text-generation-inference/blob/main/launcher/src/main.rs",
 		},
-		Unlintable: "the model's config.json is stated in a comment; the example is the manifest half of the input",
 	},
 	Check: checkEngineLimits,
 }
+
+// docQwen7B is the model dir of MDL410's examples: Qwen2.5-7B-Instruct's
+// config.json, the keys vLLM checks the engine arguments against, and its
+// 7.6B parameters in bfloat16, in one tensor for short.
+const docQwen7B = "# model dir\nmodels/qwen2.5-7b/\n  config.json <<EOF\n" +
+	"    {\"num_attention_heads\": 28, \"num_key_value_heads\": 4, \"max_position_embeddings\": 32768, \"torch_dtype\": \"bfloat16\"}\n  EOF\n" +
+	"  model.safetensors (14.2 GiB) <<safetensors\n" +
+	"    {\"weight\": {\"dtype\": \"BF16\", \"shape\": [7615616512], \"data_offsets\": [0, 15231233024]}}\n  safetensors"
 
 func checkEngineLimits(pass *lint.Pass) {
 	var coverage lint.Coverage

@@ -59,11 +59,12 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"a preset without distributed inference); on the " +
 			"transformers runtime, weights above the GPU memory of resource.count nodes are an error (KAITO's webhook " +
 			"refuses the Workspace).",
-		Bad: "# models/qwen2.5-14b: 14.8B params in bfloat16 (27.5 GiB)\nnodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\n" +
-			"containers:\n  - name: vllm\n    args: [--model=/models/qwen2.5-14b]\n    resources:\n      limits: {nvidia.com/gpu: 1}",
-		Good: "nodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\ncontainers:\n  - name: vllm\n" +
+		Bad: "nodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\n" +
+			"containers:\n  - name: vllm\n    image: vllm/vllm-openai:v0.8.5\n    args: [--model=/models/qwen2.5-14b]\n" +
+			"    resources:\n      limits: {nvidia.com/gpu: 1}\n---\n" + docQwen14B,
+		Good: "nodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\ncontainers:\n  - name: vllm\n    image: vllm/vllm-openai:v0.8.5\n" +
 			"    args: [--model=/models/qwen2.5-14b, --tensor-parallel-size=2]   # 13.8 GiB per GPU\n" +
-			"    resources:\n      limits: {nvidia.com/gpu: 2}",
+			"    resources:\n      limits: {nvidia.com/gpu: 2}\n---\n" + docQwen14B,
 		Fix: "Schedule the pod on a larger GPU, split the model over more GPUs (--tensor-parallel-size, --tp-size, " +
 			"--num-shard, with as many nvidia.com/gpu), serve a quantized model, or lower the context length. On a MIG " +
 			"slice, use a larger profile of the same GPU (the message names the smallest that holds the weights, from " +
@@ -80,10 +81,14 @@ var gpuMemoryBelowWeights = &lint.Rule{
 			"https://github.com/ROCm/k8s-device-plugin/tree/master/cmd/k8s-node-labeller",
 			"https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
 		},
-		Unlintable: "the 27.5 GiB of bfloat16 weights the rule sizes are too big to write in a test",
 	},
 	Check: checkGPUMemory,
 }
+
+// docQwen14B is the model dir of MDL408's examples: Qwen2.5-14B's 14.8B
+// parameters in bfloat16, in one tensor for short.
+const docQwen14B = "# model dir\nmodels/qwen2.5-14b/\n  model.safetensors (27.5 GiB) <<safetensors\n" +
+	"    {\"weight\": {\"dtype\": \"BF16\", \"shape\": [14770033664], \"data_offsets\": [0, 29540067328]}}\n  safetensors"
 
 // bytesPerParameter are the sizes of weights by --dtype, --quantization
 // and torch_dtype names. 4-bit methods keep scales and some layers in 16

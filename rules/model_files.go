@@ -20,14 +20,16 @@ var modelTooLarge = &lint.Rule{
 			"path, weights duplicated in .bin and .safetensors) fails late: the storage initializer fills the emptyDir and the " +
 			"pod is evicted, the image no longer fits the node's disk, or the server is OOMKilled (exit 137) while loading. " +
 			"The size counted is every file under the directory, as du -sb reports it (.git excluded). Skipped when model.maxSize is not set.",
-		Bad:  "# .modellint.yaml\nmodel:\n  maxSize: 2Gi\n# models/resnet/ holds 1/ and 2/, 1.4 GiB each: 2.8 GiB",
-		Good: "# .modellint.yaml\nmodel:\n  maxSize: 2Gi\n# models/resnet/ holds only 2/: 1.4 GiB",
-		Fix:  "Remove versions and files the server does not load, or raise model.maxSize together with the memory, disk and startup budgets that depend on it.",
+		Bad: "# .modellint.yaml\nmodel:\n  maxSize: 2Gi\n---\nmodels/resnet/\n" +
+			"  1/\n    saved_model.pb\n    variables/\n      variables.data-00000-of-00001 (1.4 GiB)\n      variables.index\n" +
+			"  2/\n    saved_model.pb\n    variables/\n      variables.data-00000-of-00001 (1.4 GiB)\n      variables.index",
+		Good: "# .modellint.yaml\nmodel:\n  maxSize: 2Gi\n---\nmodels/resnet/\n" +
+			"  2/\n    saved_model.pb\n    variables/\n      variables.data-00000-of-00001 (1.4 GiB)\n      variables.index",
+		Fix: "Remove versions and files the server does not load, or raise model.maxSize together with the memory, disk and startup budgets that depend on it.",
 		References: []string{
 			"https://www.tensorflow.org/tfx/serving/serving_config#serving_a_specific_version_of_a_model",
 			"https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/",
 		},
-		Unlintable: "the sizes (1.4 GiB a version) are too big to write in a test; the example states them in a comment",
 	},
 	Check: checkModelTooLarge,
 }
@@ -66,15 +68,15 @@ var lfsPointer = &lint.Rule{
 			"snapshot links into ../../blobs) dangles in a container that mounts or copies only the directory; it is an error for " +
 			"a weight file and a warning for other files. A FIFO or a device where a file belongs (a named pipe config.pbtxt) blocks or " +
 			"fails the server's open.",
-		Bad:  "models/llm/model.safetensors   # 134 bytes\n  version https://git-lfs.github.com/spec/v1\n  oid sha256:...\n  size 4965799096",
-		Good: "models/llm/model.safetensors   # 4.6 GiB",
+		Bad: "models/llm/\n  model.safetensors <<EOF\n    version https://git-lfs.github.com/spec/v1\n" +
+			"    oid sha256:4c2b8a2d5b6e6a0f0d8f3b1c9a7e5d3f1b9c7a5e3d1f9b7c5a3e1d9f7b5c3a1e\n    size 4965799096\n  EOF",
+		Good: "models/llm/\n  model.safetensors (4.6 GiB)",
 		Fix:  "Run git lfs pull (or enable LFS in the CI checkout), copy symlinked files with cp -L, and re-copy empty files from the source.",
 		References: []string{
 			"https://git-lfs.com/",
 			"https://github.com/huggingface/transformers/issues/27923",
 			"https://huggingface.co/docs/huggingface_hub/guides/manage-cache",
 		},
-		Unlintable: "the Good example's 4.6 GiB of weights are too big to write in a test",
 	},
 	Check: checkLFSPointer,
 }

@@ -144,14 +144,18 @@ func ruleMarkdown(rule *lint.Rule) string {
 type exampleBlock struct{ language, text string }
 
 // exampleBlocks splits an example at its --- lines into the Dockerfiles of
-// its images (a part whose first line is the `# docker build …` command)
-// and YAML, each run of YAML parts kept in one block.
+// its images (a part whose first line is the `# docker build …` command),
+// its model dir trees (`# model dir`, `# --model DIR:MOUNTPATH`) and YAML,
+// each run of YAML parts kept in one block.
 func exampleBlocks(text string) []exampleBlock {
 	var blocks []exampleBlock
 	for _, part := range strings.Split(text, "\n---\n") {
 		language := "yaml"
-		if strings.HasPrefix(part, "# docker ") {
+		switch {
+		case strings.HasPrefix(part, "# docker "):
 			language = "dockerfile"
+		case strings.HasPrefix(part, "# model dir\n") || strings.HasPrefix(part, "# --model "):
+			language = "text"
 		}
 		if n := len(blocks); n > 0 && language == "yaml" && blocks[n-1].language == "yaml" {
 			blocks[n-1].text += "\n---\n" + part
@@ -180,26 +184,34 @@ func codeFence(text string) string {
 // examplesNote says how the rules' examples are written, and that they are
 // linted as written.
 const examplesNote = "Each rule's Bad and Good examples are linted as shown by modellint's tests: Bad must trigger the " +
-	"rule, Good must be checked and pass. A manifest example is merged into a clean TF Serving Deployment; a model " +
-	"rule's example is a model directory tree, one entry a line, two spaces of indent a level, directories ending in " +
-	"`/`. A file is empty unless its entry ends in `<<EOF`: then the lines below it, up to a line `EOF`, are its " +
-	"text. A binary file is written from a readable text the same way, ended by a line of the format's name: " +
+	"rule, Good must be checked and pass. How they are written:\n\n" +
+	"- A manifest example is merged into a clean TF Serving Deployment.\n" +
+	"- A model rule's example is a model directory tree, one entry a line, two spaces of indent a level, " +
+	"directories ending in `/`. A file is empty unless its entry ends in `<<EOF`: then the lines below it, up to a " +
+	"line `EOF`, are its text. A file written `NAME (SIZE)` has that size, written as a sparse file: its content, " +
+	"if any, then zeros (`model.safetensors (27.5 GiB)`).\n" +
+	"- A binary file is written from a readable text the same way, ended by a line of the format's name: " +
 	"`<<pbtxt`, a text-format protobuf of the message the file holds (`saved_model.pb`: SavedModel; `.onnx`: " +
 	"ModelProto; `tf_serving_warmup_requests`: PredictionLog), written in binary; `<<tfrecord`, such messages " +
 	"separated by lines of `---`, each written as a TFRecord record with its checksums; `<<safetensors`, the JSON " +
-	"header, written after its 8-byte length and followed by the zero bytes of tensor data its `data_offsets` span; " +
-	"`<<pickle`, pickle opcodes one a line as `python -m pickletools` names them, with their arguments " +
-	"(`GLOBAL 'posix system'`); `<<checkpoint`, a TensorFlow checkpoint index (`variables.index`) as the text " +
-	"format of its header and of each tensor's name and BundleEntryProto; `<<float32`, numbers written as " +
-	"little-endian float32, the raw tensor data of `variables.data-*` and ONNX external data files. An image is shown as the Dockerfile that builds it, its first line the " +
-	"`docker build` command that names and tags it, from scratch with only what the example needs, or from " +
-	"`python:3.11-slim`, which stands for what modellint reads of that image: /bin/sh, python3.11 with its standard " +
-	"library, an empty site-packages, and its PATH. Its files are " +
-	"written in the Dockerfile (`COPY <<EOF`) or copied from a small build context: `server` (a static executable), " +
-	"`server-glibc` (linked against glibc, needing GLIBC_2.34), `server-musl` (loaded by musl's ld-musl), and " +
-	"`glibc/libc.so.6`, `glibc/ld-linux-x86-64.so.2` and `glibc-2.28/libc.so.6` (a libc whose newest version is " +
-	"GLIBC_2.28, like Debian 10's). A part headed `# .modellint.yaml` is the config, one headed `# --cluster " +
-	"nodes.yaml` the cluster's nodes.\n\n"
+	"header, written after its 8-byte length and followed by the zeros of tensor data its `data_offsets` span " +
+	"(a stated size must round to the file's); `<<pickle`, pickle opcodes one a line as `python -m pickletools` " +
+	"names them, with their arguments (`GLOBAL 'posix system'`); `<<checkpoint`, a TensorFlow checkpoint index " +
+	"(`variables.index`) as the text format of its header and of each tensor's name and BundleEntryProto; " +
+	"`<<float32`, numbers written as little-endian float32, the raw tensor data of `variables.data-*` and ONNX " +
+	"external data files; `<<gguf`, a GGUF header, one metadata key a line (`KEY = VALUE`) and one tensor a line " +
+	"(`tensor NAME TYPE [DIMS]`), followed by the zeros of tensor data the tensors take.\n" +
+	"- An image is shown as the Dockerfile that builds it, its first line the `docker build` command that names " +
+	"and tags it, from scratch with only what the example needs, or from `python:3.11-slim`, which stands for what " +
+	"modellint reads of that image: /bin/sh, python3.11 with its standard library, an empty site-packages, and its " +
+	"PATH. Its files are written in the Dockerfile (`COPY <<EOF`) or copied from a small build context: `server` " +
+	"(a static executable), `server-glibc` (linked against glibc, needing GLIBC_2.34), `server-musl` (loaded by " +
+	"musl's ld-musl), and `glibc/libc.so.6`, `glibc/ld-linux-x86-64.so.2` and `glibc-2.28/libc.so.6` (a libc " +
+	"whose newest version is GLIBC_2.28, like Debian 10's).\n" +
+	"- A part headed `# .modellint.yaml` is the config, one headed `# --cluster nodes.yaml` the cluster's nodes, " +
+	"one headed `# model dir` the tree of the model dirs beside a cross rule's manifest (without one, a valid TF " +
+	"Serving model named resnet), linked by name, or `# --model DIR:MOUNTPATH` the same, DIR mapped to MOUNTPATH " +
+	"as that flag maps it.\n\n"
 
 // severityPolicy is the rule every rule's severities follow.
 const severityPolicy = "## Severity\n\n" +
