@@ -23,7 +23,10 @@ var downloadCacheMisplaced = &lint.Rule{
 		Why: "vLLM, SGLang, TGI and KServe's Hugging Face server download a hub model id through huggingface_hub into " +
 			"HF_HUB_CACHE, else HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub (vLLM's " +
 			"--download-dir wins, and TGI's --huggingface-hub-cache unless HF_HUB_CACHE is set; TGI's own image sets " +
-			"HF_HOME=/data, HUGGINGFACE_HUB_CACHE=/data before 2.3, which is assumed when the image is not read, as a warning). HOME is the image's ENV or the manifest's, else what runc sets: the home of the uid's " +
+			"HF_HOME=/data, HUGGINGFACE_HUB_CACHE=/data before 2.3, and KServe's Hugging Face server's HF_HOME=/tmp/huggingface, " +
+			"which are assumed when the image is not read, as warnings). KServe's Hugging Face server downloads its --model_id " +
+			"even beside a storageUri: it loads --model_dir (/mnt/models, where the storage initializer puts the storageUri) " +
+			"only without one. HOME is the image's ENV or the manifest's, else what runc sets: the home of the uid's " +
 			"/etc/passwd entry, or / when the uid has none, so the cache becomes /.cache/huggingface/hub (runc reads the " +
 			"/etc/passwd the container sees: with a volume mounted over it HOME is not known, and the check is skipped). When that " +
 			"directory is not on a volume the whole model lands on the container's writable layer: it counts against " +
@@ -70,6 +73,8 @@ var downloadCacheMisplaced = &lint.Rule{
 			"https://docs.python.org/3/library/tempfile.html#tempfile.gettempdir",
 			"https://github.com/huggingface/text-generation-inference/blob/main/Dockerfile",
 			"https://github.com/huggingface/text-generation-inference/blob/main/launcher/src/main.rs",
+			"https://github.com/kserve/kserve/blob/master/python/huggingfaceserver/huggingfaceserver/__main__.py",
+			"https://github.com/kserve/kserve/blob/master/python/huggingface_server.Dockerfile",
 			"https://github.com/pytorch/serve/blob/master/ts/model_server.py",
 			"https://github.com/pytorch/serve/blob/master/frontend/server/src/main/resources/log4j2.xml",
 			"https://github.com/ollama/ollama/blob/main/cmd/cmd.go",
@@ -81,6 +86,10 @@ var downloadCacheMisplaced = &lint.Rule{
 	},
 	Check: checkDownloadCache,
 }
+
+// kserveProvisionVolume is the emptyDir KServe's storage initializer
+// downloads storageUri into, mounted at /mnt/models.
+const kserveProvisionVolume = "kserve-provision-location"
 
 // hubRuntimes download a hub model id through huggingface_hub.
 var hubRuntimes = map[string]bool{"vllm": true, "sglang": true, "tgi": true, "kserve-huggingface": true}
@@ -103,8 +112,9 @@ func checkDownloadCache(pass *lint.Pass) {
 					dir, from, known = flag, "--download-dir", strings.HasPrefix(flag, "/")
 				}
 			case "tgi":
-				dir, from, known, assumed = tgiHubCache(b, p, dir, from, known)
+				dir, from, known = tgiHubCache(b, p, dir, from, known)
 			}
+			dir, from, known, assumed = imageHubCache(b, p, dir, from, known)
 			switch {
 			case !known && p.PasswdMount != nil:
 				coverage.Missed(fmt.Sprintf("%s: its Hugging Face cache depends on HOME, which runc takes from the /etc/passwd "+
@@ -161,23 +171,37 @@ func cacheOrigin(p *launch.Process, from string) string {
 // --huggingface-hub-cache (env HUGGINGFACE_HUB_CACHE), which the launcher
 // hands to `text-generation-server download-weights` as
 // HUGGINGFACE_HUB_CACHE (launcher/src/main.rs, download_convert_model),
-// under an HF_HUB_CACHE, which huggingface_hub reads first. When the
-// image's ENV was not read and the manifest does not move the cache,
-// TGI's own image puts it under /data (Dockerfile: ENV HF_HOME=/data since
-// 2.3.0, HUGGINGFACE_HUB_CACHE=/data before): assumed then names the image.
-func tgiHubCache(b *lint.Bundle, p *launch.Process, dir, from string, known bool) (string, string, bool, string) {
-	c := b.Container
+// under an HF_HUB_CACHE, which huggingface_hub reads first.
+func tgiHubCache(b *lint.Bundle, p *launch.Process, dir, from string, known bool) (string, string, bool) {
 	if flag, _ := server.NewArgs(b.Server.Argv, nil, nil).Flag("--huggingface-hub-cache"); flag != "" && !p.IsSet("HF_HUB_CACHE") {
-		return flag, "--huggingface-hub-cache", path.IsAbs(flag), ""
+		return flag, "--huggingface-hub-cache", path.IsAbs(flag)
 	}
+	return dir, from, known
+}
+
+// imageHubCache is where a project's own image, whose ENV was not read,
+// puts the hub cache when the manifest does not move it: TGI's under /data
+// (Dockerfile: ENV HF_HOME=/data since 2.3.0, HUGGINGFACE_HUB_CACHE=/data
+// before), KServe's Hugging Face server's under /tmp/huggingface
+// (python/huggingface_server.Dockerfile: ENV HF_HOME=/tmp/huggingface).
+// assumed names the image, "" when nothing is assumed.
+func imageHubCache(b *lint.Bundle, p *launch.Process, dir, from string, known bool) (string, string, bool, string) {
+	c := b.Container
 	imageRead := b.Image != nil && b.Image.Config != nil
 	if known || imageRead || p.EnvUnknown != "" || from != "HOME" && from != "XDG_CACHE_HOME" || server.ByImage(c.Image) != c.Runtime {
 		return dir, from, known, ""
 	}
-	if m := servingTag.FindStringSubmatch(c.Image); m != nil && (atoi(m[1]) < 2 || atoi(m[1]) == 2 && atoi(m[2]) < 3) {
-		return "/data", "HUGGINGFACE_HUB_CACHE=/data in the ENV of " + c.Runtime.Title + "'s image", true, c.Image
+	env := "the ENV of " + c.Runtime.Title + "'s image"
+	switch c.Runtime.Name {
+	case "tgi":
+		if m := servingTag.FindStringSubmatch(c.Image); m != nil && (atoi(m[1]) < 2 || atoi(m[1]) == 2 && atoi(m[2]) < 3) {
+			return "/data", "HUGGINGFACE_HUB_CACHE=/data in " + env, true, c.Image
+		}
+		return "/data/hub", "HF_HOME=/data in " + env, true, c.Image
+	case "kserve-huggingface":
+		return "/tmp/huggingface/hub", "HF_HOME=/tmp/huggingface in " + env, true, c.Image
 	}
-	return "/data/hub", "HF_HOME=/data in the ENV of " + c.Runtime.Title + "'s image", true, c.Image
+	return dir, from, known, ""
 }
 
 // reportHubCache reports a hub download whose cache has no room. assumed
@@ -212,11 +236,18 @@ func reportHubCache(pass *lint.Pass, c *manifest.Container, p *launch.Process, d
 		if download.id.Field != "" {
 			field = c.Path + "." + download.id.Field
 		}
+		fix := fmt.Sprintf("set env HF_HOME=%s (or HF_HUB_CACHE) so the cache lands on the volume", weights.Path)
+		if c.Runtime.Name == "kserve-huggingface" && weights.Volume == kserveProvisionVolume {
+			// load_model takes --model_id over --model_dir: what the
+			// storage initializer put in /mnt/models is not loaded.
+			fix = fmt.Sprintf("the storage initializer fills %s from storageUri, which the server loads only without "+
+				"--model_id: drop --model_id, or %s", weights.Path, fix)
+		}
 		pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s downloads %s (%s) from the Hugging Face "+
 			"Hub into %s (%s), on the container's writable layer, while volume %q (%s) is mounted at %s: the model counts "+
 			"against the node's ephemeral storage (eviction under DiskPressure) and is lost with the container, so every "+
-			"restart downloads it again; set env HF_HOME=%s (or HF_HUB_CACHE) so the cache lands on the volume",
-			describe(c), download.id.Value, size, dir, origin, weights.Volume, weights.Kind, weights.Path, weights.Path)})
+			"restart downloads it again; %s",
+			describe(c), download.id.Value, size, dir, origin, weights.Volume, weights.Kind, weights.Path, fix)})
 	}
 }
 
