@@ -82,6 +82,29 @@ func (b *Bundle) Env() map[string]string {
 	return env
 }
 
+// RunWords pairs each word of a program the container ends up running
+// with the manifest field that wrote it, as ArgvWords does, and a word a
+// wrapper script took whole from a variable ("${MODEL_ID}") with the
+// manifest's env entry that gave the variable its value. A value from the
+// image's ENV, from envFrom, or one the script set has no entry and keeps
+// no field.
+func (b *Bundle) RunWords(run launch.Run) []server.Word {
+	words := b.ArgvWords(run.Argv)
+	names := run.ArgvEnv()
+	if b.Container == nil || names == nil {
+		return words
+	}
+	index := b.Container.EnvIndex()
+	for i, name := range names {
+		at, ok := index[name]
+		if name == "" || !ok || words[i].Field != "" || b.Container.Env[at].Value != words[i].Text {
+			continue
+		}
+		words[i].Field = "env[" + strconv.Itoa(at) + "].value"
+	}
+	return words
+}
+
 // ArgvWords pairs each word of an argv with the manifest field that wrote it,
 // so findings point at the line a user edits: the manifest's command and
 // args keep their positions when they are what runs, or the tail of it

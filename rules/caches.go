@@ -22,7 +22,11 @@ var downloadCacheMisplaced = &lint.Rule{
 		Summary: "A server downloads its model from the Hugging Face Hub into a cache on the container's writable layer while a volume is mounted for it, onto a read-only root filesystem, or where an ephemeral-storage limit or emptyDir sizeLimit below the model gets the pod evicted; or writes its own state at start onto a read-only root.",
 		Why: "vLLM, SGLang, TGI and KServe's Hugging Face server download a hub model id through huggingface_hub into " +
 			"HF_HUB_CACHE, else HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub (vLLM's " +
-			"--download-dir wins). HOME is the image's ENV or the manifest's, else what runc sets: the home of the uid's " +
+			"--download-dir wins, and TGI's --huggingface-hub-cache unless HF_HUB_CACHE is set; TGI's own image sets " +
+			"HF_HOME=/data, HUGGINGFACE_HUB_CACHE=/data before 2.3, and KServe's Hugging Face server's HF_HOME=/tmp/huggingface, " +
+			"which are assumed when the image is not read, as warnings). KServe's Hugging Face server downloads its --model_id " +
+			"even beside a storageUri: it loads --model_dir (/mnt/models, where the storage initializer puts the storageUri) " +
+			"only without one. HOME is the image's ENV or the manifest's, else what runc sets: the home of the uid's " +
 			"/etc/passwd entry, or / when the uid has none, so the cache becomes /.cache/huggingface/hub (runc reads the " +
 			"/etc/passwd the container sees: with a volume mounted over it HOME is not known, and the check is skipped). When that " +
 			"directory is not on a volume the whole model lands on the container's writable layer: it counts against " +
@@ -42,7 +46,11 @@ var downloadCacheMisplaced = &lint.Rule{
 			"vLLM also writes its torch.compile cache under VLLM_CACHE_ROOT (~/.cache/vllm) at start unless " +
 			"--enforce-eager is given, and its processes talk over ZMQ ipc sockets it creates under VLLM_RPC_BASE_PATH, else " +
 			"Python's tempfile.gettempdir(), which raises \"No usable temporary directory found\" when none of TMPDIR, TEMP, TMP, " +
-			"/tmp, /var/tmp, /usr/tmp and the working dir is writable; on a read-only root each is a warning. `ollama serve` writes before it listens, and " +
+			"/tmp, /var/tmp, /usr/tmp and the working dir is writable; on a read-only root each is a warning. TorchServe's torchserve launcher names its pid file in " +
+			"tempfile.gettempdir() before it starts the frontend (ts/model_server.py): with none of those dirs writable it exits " +
+			"(an error); the frontend's workers bind their Unix sockets and unpack .mar archives in java.io.tmpdir (TEMP, else " +
+			"/tmp), and log4j2 writes its logs and metrics under LOG_LOCATION and METRICS_LOCATION, else logs/ in the working " +
+			"dir, dropping what it cannot create (warnings). `ollama serve` writes before it listens, and " +
 			"exits when it cannot: its key pair ~/.ollama/id_ed25519 when the file is missing (cmd/cmd.go, initializeKeypair), " +
 			"then its model store OLLAMA_MODELS (else ~/.ollama/models)/blobs when that dir is missing (server/routes.go, " +
 			"Serve); on a read-only root with neither in the image nor a volume mounted there, that is an error (a " +
@@ -54,7 +62,7 @@ var downloadCacheMisplaced = &lint.Rule{
 		Good: "containers:\n  - name: vllm\n    image: vllm/vllm-openai:v0.8.5\n    args: [--model, meta-llama/Llama-3.1-8B-Instruct]\n" +
 			"    env: [{name: HF_HOME, value: /models}]\n" +
 			"    volumeMounts: [{name: weights, mountPath: /models}]\nvolumes:\n  - name: weights\n    persistentVolumeClaim: {claimName: llama-weights}",
-		Fix: "Set HF_HOME (or HF_HUB_CACHE, or vLLM's --download-dir) to the volume mounted for the weights; with " +
+		Fix: "Set HF_HOME (or HF_HUB_CACHE, vLLM's --download-dir, TGI's --huggingface-hub-cache) to the volume mounted for the weights; with " +
 			"readOnlyRootFilesystem, mount an emptyDir or the weights volume where the server writes its caches; raise " +
 			"limits.ephemeral-storage and emptyDir.sizeLimit above the model plus headroom, or download onto a PersistentVolumeClaim.",
 		References: []string{
@@ -63,6 +71,12 @@ var downloadCacheMisplaced = &lint.Rule{
 			"https://github.com/opencontainers/runc/blob/main/libcontainer/env.go",
 			"https://github.com/vllm-project/vllm/blob/main/vllm/envs.py",
 			"https://docs.python.org/3/library/tempfile.html#tempfile.gettempdir",
+			"https://github.com/huggingface/text-generation-inference/blob/main/Dockerfile",
+			"https://github.com/huggingface/text-generation-inference/blob/main/launcher/src/main.rs",
+			"https://github.com/kserve/kserve/blob/master/python/huggingfaceserver/huggingfaceserver/__main__.py",
+			"https://github.com/kserve/kserve/blob/master/python/huggingface_server.Dockerfile",
+			"https://github.com/pytorch/serve/blob/master/ts/model_server.py",
+			"https://github.com/pytorch/serve/blob/master/frontend/server/src/main/resources/log4j2.xml",
 			"https://github.com/ollama/ollama/blob/main/cmd/cmd.go",
 			"https://github.com/ollama/ollama/blob/main/server/routes.go",
 			"https://kubernetes.io/docs/concepts/storage/ephemeral-storage/",
@@ -72,6 +86,10 @@ var downloadCacheMisplaced = &lint.Rule{
 	},
 	Check: checkDownloadCache,
 }
+
+// kserveProvisionVolume is the emptyDir KServe's storage initializer
+// downloads storageUri into, mounted at /mnt/models.
+const kserveProvisionVolume = "kserve-provision-location"
 
 // hubRuntimes download a hub model id through huggingface_hub.
 var hubRuntimes = map[string]bool{"vllm": true, "sglang": true, "tgi": true, "kserve-huggingface": true}
@@ -86,11 +104,17 @@ func checkDownloadCache(pass *lint.Pass) {
 		p := &b.Process
 		if download, ok := hubDownloadOf(c); ok && hubRuntimes[c.Runtime.Name] {
 			dir, from, known := p.HubCache()
-			// vLLM's argparse keeps the last --download-dir given.
-			flag, _ := server.NewArgs(b.Server.Argv, nil, nil).Flag("--download-dir")
-			if flag != "" && c.Runtime.Name == "vllm" {
-				dir, from, known = flag, "--download-dir", strings.HasPrefix(flag, "/")
+			assumed := ""
+			switch c.Runtime.Name {
+			case "vllm":
+				// vLLM's argparse keeps the last --download-dir given.
+				if flag, _ := server.NewArgs(b.Server.Argv, nil, nil).Flag("--download-dir"); flag != "" {
+					dir, from, known = flag, "--download-dir", strings.HasPrefix(flag, "/")
+				}
+			case "tgi":
+				dir, from, known = tgiHubCache(b, p, dir, from, known)
 			}
+			dir, from, known, assumed = imageHubCache(b, p, dir, from, known)
 			switch {
 			case !known && p.PasswdMount != nil:
 				coverage.Missed(fmt.Sprintf("%s: its Hugging Face cache depends on HOME, which runc takes from the /etc/passwd "+
@@ -99,13 +123,21 @@ func checkDownloadCache(pass *lint.Pass) {
 				coverage.Missed(describe(c) + ": its Hugging Face cache depends on HOME, and the image was not read")
 			default:
 				coverage.Checked()
-				reportHubCache(pass, c, p, download, dir, cacheOrigin(p, from))
+				reportHubCache(pass, c, p, download, dir, cacheOrigin(p, from), assumed)
 			}
 		}
 		if c.Runtime.Name == "vllm" && p.ReadOnlyRoot {
 			coverage.Checked()
 			reportCompileCache(pass, b, p)
 			reportTempDir(pass, b, p)
+		}
+		if c.Runtime.Name == "torchserve" && p.ReadOnlyRoot {
+			if !p.Read {
+				coverage.Missed(describe(c) + ": where TorchServe writes at start depends on the image's ENV and WORKDIR, which were not read")
+			} else {
+				coverage.Checked()
+				reportTorchServeStart(pass, b, p)
+			}
 		}
 		if c.Runtime.Name == "ollama" && p.ReadOnlyRoot {
 			if !p.Read || p.Home == "" || b.Image == nil || b.Image.FS() == nil {
@@ -116,7 +148,7 @@ func checkDownloadCache(pass *lint.Pass) {
 			}
 		}
 	}
-	coverage.SkipIfNone(pass, "no container downloads from the Hugging Face Hub or runs vLLM or Ollama on a read-only root")
+	coverage.SkipIfNone(pass, "no container downloads from the Hugging Face Hub or runs vLLM, TorchServe or Ollama on a read-only root")
 }
 
 // cacheOrigin says what put a cache where it is.
@@ -135,19 +167,63 @@ func cacheOrigin(p *launch.Process, from string) string {
 	return "HOME=" + p.Home
 }
 
-func reportHubCache(pass *lint.Pass, c *manifest.Container, p *launch.Process, download hubDownload, dir, origin string) {
+// tgiHubCache is where text-generation-launcher has its model downloaded:
+// --huggingface-hub-cache (env HUGGINGFACE_HUB_CACHE), which the launcher
+// hands to `text-generation-server download-weights` as
+// HUGGINGFACE_HUB_CACHE (launcher/src/main.rs, download_convert_model),
+// under an HF_HUB_CACHE, which huggingface_hub reads first.
+func tgiHubCache(b *lint.Bundle, p *launch.Process, dir, from string, known bool) (string, string, bool) {
+	if flag, _ := server.NewArgs(b.Server.Argv, nil, nil).Flag("--huggingface-hub-cache"); flag != "" && !p.IsSet("HF_HUB_CACHE") {
+		return flag, "--huggingface-hub-cache", path.IsAbs(flag)
+	}
+	return dir, from, known
+}
+
+// imageHubCache is where a project's own image, whose ENV was not read,
+// puts the hub cache when the manifest does not move it: TGI's under /data
+// (Dockerfile: ENV HF_HOME=/data since 2.3.0, HUGGINGFACE_HUB_CACHE=/data
+// before), KServe's Hugging Face server's under /tmp/huggingface
+// (python/huggingface_server.Dockerfile: ENV HF_HOME=/tmp/huggingface).
+// assumed names the image, "" when nothing is assumed.
+func imageHubCache(b *lint.Bundle, p *launch.Process, dir, from string, known bool) (string, string, bool, string) {
+	c := b.Container
+	imageRead := b.Image != nil && b.Image.Config != nil
+	if known || imageRead || p.EnvUnknown != "" || from != "HOME" && from != "XDG_CACHE_HOME" || server.ByImage(c.Image) != c.Runtime {
+		return dir, from, known, ""
+	}
+	env := "the ENV of " + c.Runtime.Title + "'s image"
+	switch c.Runtime.Name {
+	case "tgi":
+		if m := servingTag.FindStringSubmatch(c.Image); m != nil && (atoi(m[1]) < 2 || atoi(m[1]) == 2 && atoi(m[2]) < 3) {
+			return "/data", "HUGGINGFACE_HUB_CACHE=/data in " + env, true, c.Image
+		}
+		return "/data/hub", "HF_HOME=/data in " + env, true, c.Image
+	case "kserve-huggingface":
+		return "/tmp/huggingface/hub", "HF_HOME=/tmp/huggingface in " + env, true, c.Image
+	}
+	return dir, from, known, ""
+}
+
+// reportHubCache reports a hub download whose cache has no room. assumed
+// names an image whose ENV, not read, is taken to have put the cache
+// there: its findings are warnings.
+func reportHubCache(pass *lint.Pass, c *manifest.Container, p *launch.Process, download hubDownload, dir, origin, assumed string) {
 	size := "size unknown"
 	if download.bytes > 0 {
 		size = humanBytes(download.bytes) + ", " + download.size
 	}
 	storage, mount := p.Where(dir)
-	if storage != launch.ReadOnly && reportEviction(pass, c, p, download, dir, origin, mount) {
+	if storage != launch.ReadOnly && reportEviction(pass, c, p, download, dir, origin, assumed, mount) {
 		return
 	}
 	switch storage {
 	case launch.ReadOnly:
 		field, why := readOnlyCause(c, mount)
-		pass.Report(lint.Diagnostic{Severity: lint.Error, Path: field, Message: fmt.Sprintf("%s downloads %s (%s) from the Hugging Face "+
+		severity := lint.Error
+		if assumed != "" {
+			severity, why = lint.Warning, why+fmt.Sprintf(" (unless image %s, which was not read, sets another cache)", assumed)
+		}
+		pass.Report(lint.Diagnostic{Severity: severity, Path: field, Message: fmt.Sprintf("%s downloads %s (%s) from the Hugging Face "+
 			"Hub into %s (%s), but %s: huggingface_hub cannot create the cache and the server exits with \"OSError: [Errno 30] "+
 			"Read-only file system\"; mount a writable volume (an emptyDir, or the one for the weights) at %s, or set HF_HOME to "+
 			"a writable mount", describe(c), download.id.Value, size, dir, origin, why, dir)})
@@ -160,11 +236,18 @@ func reportHubCache(pass *lint.Pass, c *manifest.Container, p *launch.Process, d
 		if download.id.Field != "" {
 			field = c.Path + "." + download.id.Field
 		}
+		fix := fmt.Sprintf("set env HF_HOME=%s (or HF_HUB_CACHE) so the cache lands on the volume", weights.Path)
+		if c.Runtime.Name == "kserve-huggingface" && weights.Volume == kserveProvisionVolume {
+			// load_model takes --model_id over --model_dir: what the
+			// storage initializer put in /mnt/models is not loaded.
+			fix = fmt.Sprintf("the storage initializer fills %s from storageUri, which the server loads only without "+
+				"--model_id: drop --model_id, or %s", weights.Path, fix)
+		}
 		pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s downloads %s (%s) from the Hugging Face "+
 			"Hub into %s (%s), on the container's writable layer, while volume %q (%s) is mounted at %s: the model counts "+
 			"against the node's ephemeral storage (eviction under DiskPressure) and is lost with the container, so every "+
-			"restart downloads it again; set env HF_HOME=%s (or HF_HUB_CACHE) so the cache lands on the volume",
-			describe(c), download.id.Value, size, dir, origin, weights.Volume, weights.Kind, weights.Path, weights.Path)})
+			"restart downloads it again; %s",
+			describe(c), download.id.Value, size, dir, origin, weights.Volume, weights.Kind, weights.Path, fix)})
 	}
 }
 
@@ -207,14 +290,30 @@ func reportTempDir(pass *lint.Pass, b *lint.Bundle, p *launch.Process) {
 	if value, set := p.Getenv("VLLM_RPC_BASE_PATH"); set && value != "" || slices.Contains(p.Defined, "VLLM_RPC_BASE_PATH") {
 		return // a directory chosen for the sockets
 	}
-	var candidates []string
+	candidates, none := noTempDir(b, p)
+	if !none {
+		return
+	}
+	pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.Path + ".securityContext.readOnlyRootFilesystem", Message: fmt.Sprintf("%s runs "+
+		"vLLM, whose processes talk over ZMQ ipc sockets it creates in Python's temporary directory as it starts, but the root "+
+		"filesystem is read-only and none of %s is on a writable volume: tempfile.gettempdir() raises \"FileNotFoundError: "+
+		"No usable temporary directory found\" and the server exits; mount an emptyDir at /tmp",
+		describe(c), joinAnd(candidates))})
+}
+
+// noTempDir says Python's tempfile.gettempdir() finds no directory it can
+// write a file in: it tries TMPDIR, TEMP, TMP, /tmp, /var/tmp, /usr/tmp and
+// the working dir in turn (Lib/tempfile.py, _candidate_tempdir_list), and
+// each is read-only. candidates are the dirs it tries; none is false when
+// one may be writable or a variable's value is not known here.
+func noTempDir(b *lint.Bundle, p *launch.Process) (candidates []string, none bool) {
 	for _, name := range []string{"TMPDIR", "TEMP", "TMP"} {
 		if slices.Contains(p.Defined, name) {
-			return // filled in by the cluster
+			return nil, false // filled in by the cluster
 		}
 		if value, set := p.Getenv(name); set && value != "" {
 			if !path.IsAbs(value) {
-				return
+				return nil, false
 			}
 			candidates = append(candidates, value)
 		}
@@ -222,14 +321,96 @@ func reportTempDir(pass *lint.Pass, b *lint.Bundle, p *launch.Process) {
 	candidates = append(candidates, "/tmp", "/var/tmp", "/usr/tmp", b.Spec.WorkingDir)
 	for _, dir := range candidates {
 		if storage, _ := p.Where(dir); storage != launch.ReadOnly {
-			return
+			return nil, false
 		}
 	}
-	pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.Path + ".securityContext.readOnlyRootFilesystem", Message: fmt.Sprintf("%s runs "+
-		"vLLM, whose processes talk over ZMQ ipc sockets it creates in Python's temporary directory as it starts, but the root "+
-		"filesystem is read-only and none of %s is on a writable volume: tempfile.gettempdir() raises \"FileNotFoundError: "+
-		"No usable temporary directory found\" and the server exits; mount an emptyDir at /tmp",
-		describe(c), joinAnd(slices.Compact(candidates)))})
+	return slices.Compact(candidates), true
+}
+
+// reportTorchServeStart reports TorchServe on a read-only root where
+// what it writes as it starts has nowhere to go. The torchserve launcher
+// first names its pid file in tempfile.gettempdir() (ts/model_server.py,
+// start), which raises FileNotFoundError when no temporary directory is
+// writable: the launcher exits before it starts the Java frontend. The
+// frontend then takes java.io.tmpdir from TEMP (start passes
+// -Djava.io.tmpdir=$TEMP), else /tmp: its workers bind their Unix sockets
+// there (frontend/server/.../util/Connector.java, java.io.tmpdir
+// "/.ts.sock." port; ts/model_service_worker.py binds it) and .mar
+// archives are unpacked there (frontend/archive/.../ZipUtils.java, unzip:
+// FileUtils.getTempDirectory()). Its log4j2 config writes its logs to
+// LOG_LOCATION and its metrics to METRICS_LOCATION, each else logs/ under
+// the working dir (frontend/server/src/main/resources/log4j2.xml,
+// ${env:LOG_LOCATION:-logs}; ConfigManager sets the same), as do its
+// config snapshots (FSSnapshotSerializer, LOG_LOCATION/config): log4j2
+// drops an appender whose file it cannot create and the server goes on,
+// so those are warnings.
+func reportTorchServeStart(pass *lint.Pass, b *lint.Bundle, p *launch.Process) {
+	c := b.Container
+	readOnlyRoot := c.Path + ".securityContext.readOnlyRootFilesystem"
+	if candidates, none := noTempDir(b, p); none {
+		pass.Report(lint.Diagnostic{Severity: lint.Error, Path: readOnlyRoot, Message: fmt.Sprintf("%s runs TorchServe, whose "+
+			"torchserve launcher puts its pid file in Python's temporary directory before it starts the frontend, but the root "+
+			"filesystem is read-only and none of %s is on a writable volume: tempfile.gettempdir() raises \"FileNotFoundError: "+
+			"No usable temporary directory found\" and the server never starts; mount an emptyDir (with a sizeLimit: .mar "+
+			"archives are unpacked there too) at %s", describe(c), joinAnd(candidates), candidates[0])})
+		return
+	}
+	if slices.Contains(p.Defined, "TEMP") {
+		return
+	}
+	javaTemp, from := "/tmp", "Java's default, as TEMP is not set"
+	if value, set := p.Getenv("TEMP"); set && value != "" {
+		javaTemp, from = value, "from TEMP"
+	}
+	if storage, mount := p.Where(javaTemp); storage == launch.ReadOnly && path.IsAbs(javaTemp) {
+		field, why := readOnlyCause(c, mount)
+		pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s runs TorchServe, whose "+
+			"frontend takes java.io.tmpdir %s (%s), where its workers bind their Unix sockets (.ts.sock.<port>) and .mar "+
+			"archives are unpacked, but %s: the workers fail with \"Read-only file system\" and no model loads (assuming "+
+			"the defaults: native I/O on, no -Djava.io.tmpdir in vmargs); mount an emptyDir with a sizeLimit at %s",
+			describe(c), javaTemp, from, why, javaTemp)})
+	}
+	type logDir struct{ name, dir, files string }
+	var blocked []logDir
+	var cause, field string
+	for _, d := range []logDir{{"LOG_LOCATION", "", "its logs (ts_log.log, access_log.log, model_log.log) and config snapshots"},
+		{"METRICS_LOCATION", "", "its metrics logs (ts_metrics.log, model_metrics.log)"}} {
+		if slices.Contains(p.Defined, d.name) {
+			continue
+		}
+		d.dir = path.Join(b.Spec.WorkingDir, "logs")
+		if value, set := p.Getenv(d.name); set && value != "" {
+			d.dir = path.Join(b.Spec.WorkingDir, value) // an absolute value stays itself
+			if path.IsAbs(value) {
+				d.dir = value
+			}
+		}
+		storage, mount := p.Where(d.dir)
+		if storage != launch.ReadOnly {
+			continue
+		}
+		if n := len(blocked); n > 0 && blocked[n-1].dir == d.dir {
+			blocked[n-1].name += " and " + d.name
+			blocked[n-1].files = "its logs, metrics logs and config snapshots"
+			continue
+		}
+		blocked = append(blocked, d)
+		if field == "" {
+			field, cause = readOnlyCause(c, mount)
+		}
+	}
+	if len(blocked) == 0 {
+		return
+	}
+	var writes, dirs []string
+	for _, d := range blocked {
+		writes = append(writes, fmt.Sprintf("%s under %s (%s, else logs/ in the working dir %s)", d.files, d.dir, d.name, b.Spec.WorkingDir))
+		dirs = append(dirs, d.dir)
+	}
+	pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf("%s runs TorchServe, whose log4j2 "+
+		"config writes %s, but %s: log4j2 reports \"Unable to create file\" and drops those appenders, so they are lost "+
+		"while the server runs; mount an emptyDir with a sizeLimit at %s, or set LOG_LOCATION and METRICS_LOCATION to a "+
+		"writable mount", describe(c), joinAnd(writes), cause, joinAnd(dirs))})
 }
 
 // reportOllamaStart reports `ollama serve` on a read-only root where it
@@ -388,7 +569,7 @@ func podStorageLimit(w *manifest.Workload) (limit resource.Quantity, unwritten s
 // the pod's (or, for the writable layer, the container's)
 // ephemeral-storage limit is smaller (eviction_manager.go,
 // localStorageEviction). It says whether it reported.
-func reportEviction(pass *lint.Pass, c *manifest.Container, p *launch.Process, download hubDownload, dir, origin string, mount *launch.Mount) bool {
+func reportEviction(pass *lint.Pass, c *manifest.Container, p *launch.Process, download hubDownload, dir, origin, assumed string, mount *launch.Mount) bool {
 	weights, modelDir := downloadedWeights(pass, c, download)
 	if weights == 0 {
 		return false
@@ -406,13 +587,18 @@ func reportEviction(pass *lint.Pass, c *manifest.Container, p *launch.Process, d
 	}
 	downloads := fmt.Sprintf("%s downloads %s from the Hugging Face Hub into %s (%s), %s: its weights alone are %s (%s)",
 		describe(c), download.id.Value, dir, origin, where, humanBytes(weights), modelDir)
+	sure := lint.Error
+	if assumed != "" {
+		sure = lint.Warning
+		downloads += fmt.Sprintf(" (unless image %s, which was not read, sets another cache)", assumed)
+	}
 	onClaim := "or point HF_HOME (or HF_HUB_CACHE) at a PersistentVolumeClaim's mount, which no ephemeral-storage limit counts"
 	if strings.HasSuffix(origin, "--download-dir") {
 		onClaim = "or point --download-dir at a PersistentVolumeClaim's mount, which no ephemeral-storage limit counts"
 	}
 	if volume != nil && volume.EmptyDir.SizeLimit != nil && volume.EmptyDir.SizeLimit.Sign() > 0 && volume.EmptyDir.SizeLimit.Value() < weights {
 		size := volume.EmptyDir.SizeLimit.String()
-		pass.Report(lint.Diagnostic{Severity: lint.Error, Path: volumePath(w, volumeIndex) + ".emptyDir.sizeLimit", Message: fmt.Sprintf("%s, over the volume's "+
+		pass.Report(lint.Diagnostic{Severity: sure, Path: volumePath(w, volumeIndex) + ".emptyDir.sizeLimit", Message: fmt.Sprintf("%s, over the volume's "+
 			"sizeLimit of %s, so the kubelet evicts the pod mid-download (\"Usage of EmptyDir volume \\\"%s\\\" exceeds the limit \\\"%s\\\"\"), and "+
 			"every new pod starts the download over; raise sizeLimit above %s plus room for the tokenizer and config files, %s",
 			downloads, size, mount.Volume, size, humanBytes(weights), onClaim)})
@@ -420,14 +606,14 @@ func reportEviction(pass *lint.Pass, c *manifest.Container, p *launch.Process, d
 	}
 	limitField := resourcePath(c, "limits", corev1.ResourceEphemeralStorage)
 	if podLimit, unwritten, ok := podStorageLimit(w); ok && podLimit.Value() < weights {
-		severity, sure := lint.Error, "so the kubelet evicts the pod mid-download"
+		severity, evicts := sure, "so the kubelet evicts the pod mid-download"
 		detail := "the sum of its containers' limits"
 		if unwritten != "" {
-			severity, sure = lint.Warning, "so the kubelet likely evicts the pod mid-download"
+			severity, evicts = lint.Warning, "so the kubelet likely evicts the pod mid-download"
 			detail += fmt.Sprintf("; container %s writes none, which a LimitRange may give it", unwritten)
 		}
 		if w.Platform != "" {
-			severity, sure = lint.Warning, "so the kubelet likely evicts the pod mid-download"
+			severity, evicts = lint.Warning, "so the kubelet likely evicts the pod mid-download"
 			detail += fmt.Sprintf("; %s may add containers of its own", w.Platform)
 		}
 		if _, own := c.Resources.Limits[corev1.ResourceEphemeralStorage]; !own {
@@ -436,7 +622,7 @@ func reportEviction(pass *lint.Pass, c *manifest.Container, p *launch.Process, d
 		pass.Report(lint.Diagnostic{Severity: severity, Path: limitField, Message: fmt.Sprintf("%s, over the pod's ephemeral-storage "+
 			"limit of %s (%s), %s (\"Pod ephemeral local storage usage exceeds the total limit of containers %s\"), and every new pod "+
 			"starts the download over; raise limits.ephemeral-storage above %s plus room for logs and the tokenizer, %s",
-			downloads, podLimit.String(), detail, sure, podLimit.String(), humanBytes(weights), onClaim)})
+			downloads, podLimit.String(), detail, evicts, podLimit.String(), humanBytes(weights), onClaim)})
 		return true
 	}
 	own, written := c.Resources.Limits[corev1.ResourceEphemeralStorage]

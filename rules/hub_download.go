@@ -32,7 +32,8 @@ var offlineEnv = []string{"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"}
 
 // hubDownloadOf finds the model a container's server downloads at start:
 // a model path that is a hub id (vLLM --model or vllm serve ID, TGI
-// --model-id or MODEL_ID, SGLang --model-path, llama.cpp --hf-repo), unless
+// --model-id or MODEL_ID, SGLang --model-path, llama.cpp --hf-repo, KServe's
+// Hugging Face server --model_id), unless
 // the env puts the Hugging Face libraries offline.
 func hubDownloadOf(c *manifest.Container) (hubDownload, bool) {
 	inv := c.Invocation()

@@ -121,7 +121,7 @@ func recognise(b *lint.Bundle, platform string, batch bool) {
 	switch {
 	case b.Start != nil && len(b.Start.Runs) > 0:
 		for _, run := range b.Start.Runs {
-			process.Runs = append(process.Runs, b.ArgvWords(run.Argv))
+			process.Runs = append(process.Runs, b.RunWords(run))
 		}
 	case b.Start != nil || len(c.Started().Command) > 0 || b.Image != nil && b.Image.Config != nil:
 		// Known but not followed: a wrapper that builds its command at run

@@ -16,6 +16,10 @@ type ModelSettings struct {
 	PathFlags  []string
 	PathEnv    []string
 	Repository bool
+	// IDFlags name a model id the server loads in place of its path, from
+	// the Hugging Face Hub (KServe's --model_id, which wins over
+	// --model_dir).
+	IDFlags []string
 	// FlagsAdd says each repeated path or name flag adds one more (Triton's
 	// --model-repository and --load-model); for other servers the last one
 	// given wins, as their flag parsers keep the last value.
@@ -127,6 +131,9 @@ func (r *Runtime) parse(args Args, c Container, fromImage bool) *Invocation {
 		if v, ok := args.Positional(settings.PositionalAfter); ok {
 			inv.ModelPaths = append(inv.ModelPaths, v)
 		}
+	}
+	if v, ok := args.Value(Flags(settings.IDFlags...)); ok && len(settings.IDFlags) > 0 && v.Value != "" {
+		inv.ModelPaths = []Value{v}
 	}
 	if len(inv.ModelPaths) == 0 {
 		if v, ok := args.Value(Setting{Env: settings.PathEnv}); ok {

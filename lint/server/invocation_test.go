@@ -44,6 +44,16 @@ func TestParse(t *testing.T) {
 			copies: 1,
 		},
 		{
+			// KServe's Hugging Face server hands --model_id to the hub and
+			// leaves --model_dir unread.
+			name: "kserve huggingface model id", runtime: "kserve-huggingface",
+			container: Container{Command: []string{"python3", "-m", "huggingfaceserver"}, Args: []string{"--model_name=qwen",
+				"--model_dir=/mnt/models", "--model_id=Qwen/Qwen2.5-7B-Instruct"}},
+			names:  []Value{{"qwen", "--model_name", "args[0]"}},
+			paths:  []Value{{"Qwen/Qwen2.5-7B-Instruct", "--model_id", "args[2]"}},
+			copies: 1,
+		},
+		{
 			// Each --model-repository adds one.
 			name: "triton repeated repositories", runtime: "triton",
 			container: Container{Command: []string{"tritonserver"}, Args: []string{"--model-repository=/a",

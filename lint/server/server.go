@@ -326,8 +326,12 @@ var Runtimes = []*Runtime{
 		Ports:           []Port{{Number: 8080}, {Number: 8081}},
 		ModelReadyPaths: []string{"/v1/models/", "/v2/health/ready", "/v2/models/"},
 		SharedMemory:    true,
+		// load_model passes --model_id, when given, to the Hugging Face API
+		// (a hub download) and loads --model_dir, default /mnt/models,
+		// only without it.
 		Model: ModelSettings{
-			NameFlags: []string{"--model_name"}, PathFlags: []string{"--model_dir"}, DefaultPath: "/mnt/models",
+			NameFlags: []string{"--model_name"}, PathFlags: []string{"--model_dir"}, IDFlags: []string{"--model_id"},
+			DefaultPath: "/mnt/models",
 		},
 		// --backend auto (the default) and vllm start vLLM's engine with the
 		// vLLM args given; huggingface runs the model with transformers.

@@ -223,6 +223,10 @@ type Hop struct {
 	// at AfterLine (shell.Command's): the script does not end on it.
 	After     []string
 	AfterLine int
+	// ArgvEnv names, for each word of the command the script runs, the
+	// environment variable the word is the whole value of, as the script
+	// started with it (shell.Command's); nil when none is.
+	ArgvEnv []string
 	// ExecBy is, for an execline script, the program that execs Program
 	// (its last chain-loader, or execlineb): it looks Program up as
 	// execvp does, not as a shell.
@@ -265,6 +269,21 @@ type Run struct {
 	// With are the indexes in Runs of the side runs started before this
 	// one on its way through the wrapper scripts.
 	With []int
+}
+
+// ArgvEnv names, for each word of Argv, the environment variable the
+// wrapper script that ran it took the word whole from (its last hop's
+// ArgvEnv); nil when none did, or when what runs is not the command the
+// script wrote.
+func (r Run) ArgvEnv() []string {
+	if len(r.Via) == 0 || len(r.Argv) == 0 {
+		return nil
+	}
+	hop := r.Via[len(r.Via)-1]
+	if len(hop.ArgvEnv) != len(r.Argv) || hop.Program != r.Argv[0] {
+		return nil
+	}
+	return hop.ArgvEnv
 }
 
 // MaxInterpreterDepth is the kernel's limit on nested #! interpreters

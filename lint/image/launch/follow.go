@@ -101,7 +101,7 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 
 // hopOf is the hop from a script to a command it runs.
 func hopOf(script string, command shell.Command) Hop {
-	return Hop{Script: script, Line: command.Line, Program: command.Argv[0], Exec: command.Exec, Background: command.Background,
+	return Hop{Script: script, Line: command.Line, Program: command.Argv[0], ArgvEnv: command.ArgvEnv, Exec: command.Exec, Background: command.Background,
 		Dir: command.Dir, DirUnknown: command.DirUnknown, Env: command.Env, EnvUnknown: command.EnvUnknown, Tainted: command.Tainted,
 		After: command.After, AfterLine: command.AfterLine}
 }

@@ -18,6 +18,10 @@ type field struct {
 	// unknown says why text is the word as written rather than its value
 	// ("$SERVER is not set"); empty when text is the value.
 	unknown string
+	// env names the environment variable the word is the whole value of
+	// ("$MODEL_ID", "${MODEL_ID:-default}" with MODEL_ID set), as the
+	// process started with it; "" for any other word.
+	env string
 }
 
 func knownFields(texts []string) []field {
@@ -26,6 +30,18 @@ func knownFields(texts []string) []field {
 		fields[i] = field{text: t}
 	}
 	return fields
+}
+
+// environNames are the fields' env, nil when none has one.
+func environNames(fields []field) []string {
+	if !slices.ContainsFunc(fields, func(f field) bool { return f.env != "" }) {
+		return nil
+	}
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.env
+	}
+	return names
 }
 
 func texts(fields []field) []string {
@@ -71,7 +87,40 @@ func (f *follower) expandWord(fr frame, p *path, line int, w *syntax.Word) ([]fi
 	if e.unknown != "" {
 		return []field{{text: fr.src.written(w), unknown: e.unknown}}, e.usedArgs
 	}
+	if len(e.fields) == 1 {
+		e.fields[0].env = f.environName(fr, p, w, e.fields[0].text)
+	}
 	return e.fields, e.usedArgs
+}
+
+// environName is the environment variable a word expanded to text is the
+// whole value of: "$NAME" or "${NAME}", quoted or not, or with a default
+// (${NAME:-…}, ${NAME-…}) that was not taken, when the script did not set
+// NAME itself; "" otherwise.
+func (f *follower) environName(fr frame, p *path, w *syntax.Word, text string) string {
+	parts := w.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return ""
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || !syntax.ValidName(pe.Param.Value) || pe.Excl || pe.Length || pe.Width || pe.IsSet ||
+		pe.Names != 0 || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Flags != nil || pe.NestedParam != nil ||
+		len(pe.Modifiers) > 0 {
+		return ""
+	}
+	if pe.Exp != nil && pe.Exp.Op != syntax.DefaultUnset && pe.Exp.Op != syntax.DefaultUnsetOrNull {
+		return ""
+	}
+	b, ok := f.variable(fr, p, pe.Param.Value)
+	if !ok || !b.environ || b.unset || b.runtime != "" || b.value != text {
+		return ""
+	}
+	return pe.Param.Value
 }
 
 // expandString expands a word to one string, as an assignment does: no

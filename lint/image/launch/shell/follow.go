@@ -40,8 +40,12 @@ type Result struct {
 // Command is one program the script may end by running.
 type Command struct {
 	Argv []string // fully expanded words; Argv[0] is the program as written after expansion (a bare name or a path)
-	Line int      // 1-based line in the script where the command starts
-	Exec bool     // run through `exec` (replaces the shell) rather than as the script's last command
+	// ArgvEnv names, for each word of Argv, the environment variable the
+	// word is the whole value of ("${MODEL_ID}" as the script started with
+	// it), "" for the others; nil when no word is one.
+	ArgvEnv []string
+	Line    int  // 1-based line in the script where the command starts
+	Exec    bool // run through `exec` (replaces the shell) rather than as the script's last command
 	// Dir is the directory a `cd` (or pushd) before the command moved to,
 	// relative to where the script started when it is not absolute; ""
 	// when the script did not change directory. DirUnknown says why the
@@ -277,7 +281,7 @@ func environment(lookup func(string) (string, bool)) func(string) (binding, bool
 			return binding{}, false
 		}
 		value, ok := lookup(name)
-		return binding{value: value, exported: true}, ok
+		return binding{value: value, exported: true, environ: true}, ok
 	}
 }
 

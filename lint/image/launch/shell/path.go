@@ -17,6 +17,9 @@ type binding struct {
 	// run time"); empty when value is it.
 	runtime  string
 	exported bool
+	// environ says the value is the environment's, as the process
+	// started with it: the script did not set it.
+	environ bool
 }
 
 // function is a function the script defined, with the text it was parsed from.

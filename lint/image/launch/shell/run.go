@@ -115,7 +115,7 @@ func (f *follower) run(fr frame, p *path, inv invocation) []*path {
 	if shell, script, rest, ok := shellScript(inv.argv); ok {
 		return f.nestedShell(fr, p, inv, shell, script, rest)
 	}
-	command := Command{Argv: texts(inv.argv), Line: inv.line, Exec: inv.exec}
+	command := Command{Argv: texts(inv.argv), ArgvEnv: environNames(inv.argv), Line: inv.line, Exec: inv.exec}
 	if dir, ok := p.vars.get(cwdKey); ok {
 		command.Dir, command.DirUnknown = dir.value, dir.runtime
 	}

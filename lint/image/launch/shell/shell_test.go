@@ -985,6 +985,34 @@ func TestFollowDirAndEnv(t *testing.T) {
 	}
 }
 
+// TestFollowArgvEnv names the environment variable a word of the final
+// command is the whole value of, and no other.
+func TestFollowArgvEnv(t *testing.T) {
+	cases := []struct {
+		script string
+		want   []string
+	}{
+		{"#!/bin/sh\nexec tgi --model-id \"${MODEL_ID}\" --port 80\n", []string{"", "", "MODEL_ID", "", ""}},
+		{"#!/bin/sh\nexec tgi --model-id $MODEL_ID\n", []string{"", "", "MODEL_ID"}},
+		{"#!/bin/sh\nexec tgi --model-id \"${MODEL_ID:-gpt2}\" --host \"${HOST:-::}\"\n", []string{"", "", "MODEL_ID", "", ""}},
+		// Part of a word, a value the script sets, and a default taken are
+		// not the environment's.
+		{"#!/bin/sh\nexec tgi --model-id=\"$MODEL_ID\"\n", nil},
+		{"#!/bin/sh\nMODEL_ID=org/other\nexec tgi --model-id \"$MODEL_ID\"\n", nil},
+		{"#!/bin/sh\nexec tgi --host \"${HOST:-::}\"\n", nil},
+		{"#!/bin/sh\nexec tgi --model-id \"${MODEL_ID%/*}\"\n", nil},
+	}
+	for _, c := range cases {
+		result, err := Follow([]byte(c.script), "/start.sh", nil, env("MODEL_ID", "org/model"))
+		if err != nil || len(result.Commands) != 1 {
+			t.Fatalf("%q: %v %+v", c.script, err, result)
+		}
+		if got := result.Commands[0].ArgvEnv; !slices.Equal(got, c.want) {
+			t.Errorf("%q: ArgvEnv %q, want %q", c.script, got, c.want)
+		}
+	}
+}
+
 // TestFollowKeep follows the programs a script starts before the one it
 // ends on.
 func TestFollowKeep(t *testing.T) {
