@@ -977,15 +977,18 @@ var frameworkVersionMismatch = &lint.Rule{
 			"older TensorFlow then fails to load it (\"Op type not registered\", \"NodeDef mentions attr … not in " +
 			"Op\") and the model never becomes available. The SavedModel records the version that wrote it " +
 			"(meta_info_def.tensorflow_version); the serving image's version is read from its tag (tensorflow/serving:2.11.0).",
-		Bad:        "# models/resnet/1 written by TensorFlow 2.15.0\nimage: tensorflow/serving:2.11.0",
-		Good:       "image: tensorflow/serving:2.15.0",
+		Bad:        "image: tensorflow/serving:2.11.0\n---\n" + docResnetTF215,
+		Good:       "image: tensorflow/serving:2.15.0\n---\n" + docResnetTF215,
 		Fix:        "Serve with a TF Serving release at least as new as the TensorFlow that exported the model, or export with an older TensorFlow.",
 		References: []string{"https://www.tensorflow.org/guide/versions#compatibility_of_savedmodels_graphs_and_checkpoints"},
-		Unlintable: "the TensorFlow version that wrote the model is inside the binary saved_model.pb; the " +
-			"example states it in a comment",
 	},
 	Check: checkFrameworkVersion,
 }
+
+// docResnetTF215 is the model dir of MDL407's examples: a SavedModel
+// written by TensorFlow 2.15.0.
+const docResnetTF215 = "# model dir\nmodels/resnet/\n  1/\n    saved_model.pb <<pbtxt\n" +
+	"      meta_graphs {\n        meta_info_def { tags: \"serve\" tensorflow_version: \"2.15.0\" }\n      }\n    pbtxt"
 
 // servingTag reads the version from a TF Serving image tag ("2.11.0-gpu").
 var servingTag = lazyregexp.New(`:(\d+)\.(\d+)(?:\.\d+)?(?:-[a-z0-9.-]+)?(?:@|$)`)

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/lint/model/gguf"
+	"github.com/modellint/modellint/lint/model/gguf/gguftest"
 )
 
 // sizeSuffix is a tree entry's size, NAME (27.5 GiB): the file is that
@@ -47,20 +50,31 @@ func cutSize(entry string) (name string, size treeSize, sized bool, err error) {
 
 // treeFile is the file a tree entry and its content stand for: a sized
 // file is as long as its size says, or, a .safetensors file written by
-// <<safetensors, as the header's tensors make it, which the size must
-// round to; what its content does not fill is a hole.
+// <<safetensors or a .gguf file written by <<gguf, as the header's
+// tensors make it, which the size must round to; what its content does
+// not fill is a hole.
 func treeFile(entry, content string) (name, data string, size int64, err error) {
 	name, stated, sized, err := cutSize(entry)
 	if err != nil {
 		return "", "", 0, err
 	}
 	data, size = content, int64(len(content))
+	var headerSize int64
+	var isHeader bool
 	if header, ok := safetensorsHeader(name, content); ok {
 		end, err := safetensorsDataEnd(header)
 		if err != nil {
 			return "", "", 0, fmt.Errorf("%s: %w", entry, err)
 		}
-		size = int64(len(data)) + end
+		headerSize, isHeader = int64(len(data))+end, true
+	} else if strings.HasSuffix(name, ".gguf") && strings.HasPrefix(content, "GGUF") {
+		if headerSize, err = ggufSize([]byte(content)); err != nil {
+			return "", "", 0, fmt.Errorf("%s: %w", entry, err)
+		}
+		isHeader = true
+	}
+	if isHeader {
+		size = headerSize
 		if sized && (size < stated.bytes-stated.slack || size > stated.bytes+stated.slack) {
 			return "", "", 0, fmt.Errorf("%s: the header's tensors make the file %d bytes", entry, size)
 		}
@@ -107,6 +121,28 @@ func safetensorsDataEnd(header string) (int64, error) {
 	return end, nil
 }
 
+// ggufSize is the size of the GGUF file a header starts: the header and
+// the tensor data it describes.
+func ggufSize(header []byte) (int64, error) {
+	file, err := gguf.Read(zerosAfter(header), math.MaxInt64)
+	if err != nil {
+		return 0, err
+	}
+	return max(file.Size, int64(len(header))), nil
+}
+
+// zerosAfter reads as data followed by zeros without end.
+type zerosAfter []byte
+
+func (z zerosAfter) ReadAt(p []byte, off int64) (int, error) {
+	n := 0
+	if off < int64(len(z)) {
+		n = copy(p, z[off:])
+	}
+	clear(p[n:])
+	return len(p), nil
+}
+
 // writeTreeFile writes a tree's file entry to path (its name cut from the
 // entry): its content, then a hole up to its size.
 func writeTreeFile(path, content string, size int64) error {
@@ -124,6 +160,8 @@ func TestTreeFile(t *testing.T) {
 	written := func(header string) string { // as <<safetensors writes it
 		return string(binary.LittleEndian.AppendUint64(nil, uint64(len(header)))) + header
 	}
+	ggufBytes, _ := gguftest.File{Tensors: []gguftest.Tensor{{Name: "w", Dims: []uint64{1 << 29}, Type: gguftest.F16}}}.Header()
+	ggufHeader := string(ggufBytes) // and 1 GiB of tensor data
 	for _, test := range []struct {
 		entry, content string
 		name           string
@@ -138,6 +176,9 @@ func TestTreeFile(t *testing.T) {
 		{"models/m/model.safetensors", written(header), "models/m/model.safetensors", 8 + int64(len(header)) + 2<<30},
 		{"models/m/model.safetensors (2.1 GiB)", written(header), "", -1},
 		{"models/m/model.safetensors (2 GiB)", written(`{"w": {}}`), "", -1},
+		{"models/m/model.gguf (1.0 GiB)", ggufHeader, "models/m/model.gguf", int64(len(ggufHeader)) + 1<<30},
+		{"models/m/model.gguf", ggufHeader, "models/m/model.gguf", int64(len(ggufHeader)) + 1<<30},
+		{"models/m/model.gguf (1.1 GiB)", ggufHeader, "", -1},
 	} {
 		name, data, size, err := treeFile(test.entry, test.content)
 		switch {

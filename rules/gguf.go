@@ -21,17 +21,30 @@ var ggufUnloadable = &lint.Rule{
 			"not within the file bounds\", \"llama_model_load: error loading model\"), and the container restarts " +
 			"forever. The header is read the way ggml does: the magic and version, every metadata value, and each " +
 			"tensor's dimensions, ggml type and offset, whose data must lie within the file.",
-		Bad:  "# models/llama holds Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf\nargs: [-m, /models/llama/Meta-Llama-3.1-8B-Instruct-Q5_K_M.gguf]",
-		Good: "args: [-m, /models/llama/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf]",
+		Bad:  docLlamaServer("Meta-Llama-3.1-8B-Instruct-Q5_K_M.gguf") + "\n---\n" + docLlama31Q4,
+		Good: docLlamaServer("Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf") + "\n---\n" + docLlama31Q4,
 		Fix:  "Point -m at a file the dir holds, or download the file again (and check its sha256 against the hub's).",
 		References: []string{
 			"https://github.com/ggml-org/ggml/blob/master/docs/gguf.md",
 			"https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md",
 		},
-		Unlintable: "the GGUF file the rule reads is binary; the example names it in a comment",
 	},
 	Check: checkGGUFUnloadable,
 }
+
+// docLlamaServer is the pod of MDL409's examples: llama.cpp's server
+// given the file of models/llama that -m names.
+func docLlamaServer(file string) string {
+	return "containers:\n  - name: llama-server\n    image: ghcr.io/ggml-org/llama.cpp:server-b6700\n" +
+		"    args: [-m, /models/llama/" + file + "]\n" +
+		"    volumeMounts: [{name: models, mountPath: /models/llama}]"
+}
+
+// docLlama31Q4 is the model dir of MDL409's examples: Llama 3.1 8B
+// Instruct in Q4_K_M, its 8.03B parameters in one Q4_K tensor for short.
+const docLlama31Q4 = "# model dir\nmodels/llama/\n  Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf <<gguf\n" +
+	"    general.architecture = \"llama\"\n    general.name = \"Meta Llama 3.1 8B Instruct\"\n" +
+	"    tensor weights Q4_K [8030261248]\n  gguf"
 
 func checkGGUFUnloadable(pass *lint.Pass) {
 	var coverage lint.Coverage

@@ -200,7 +200,8 @@ const examplesNote = "Each rule's Bad and Good examples are linted as shown by m
 	"(`variables.index`) as the text format of its header and of each tensor's name and BundleEntryProto; " +
 	"`<<float32`, numbers written as little-endian float32, the raw tensor data of `variables.data-*` and ONNX " +
 	"external data files; `<<gguf`, a GGUF header, one metadata key a line (`KEY = VALUE`) and one tensor a line " +
-	"(`tensor NAME TYPE [DIMS]`), followed by the zeros of tensor data the tensors take.\n" +
+	"(`tensor NAME TYPE [DIMS]`), followed by the zeros of tensor data the tensors take (a stated size must " +
+	"round to the file's).\n" +
 	"- An image is shown as the Dockerfile that builds it, its first line the `docker build` command that names " +
 	"and tags it, from scratch with only what the example needs, or from `python:3.11-slim`, which stands for what " +
 	"modellint reads of that image: /bin/sh, python3.11 with its standard library, an empty site-packages, and its " +

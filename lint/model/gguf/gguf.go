@@ -53,6 +53,9 @@ type File struct {
 	// bytes their data takes (ggml block sizes).
 	Parameters  int64
 	WeightBytes int64
+	// Size is the least size of the file: its header, padded to the
+	// alignment, and the tensor data up to the end of the last tensor.
+	Size int64
 	// Types are the ggml types the tensors use, sorted ("Q4_K", "F32").
 	Types []string
 	// MatrixBytes are the bytes of the 2-D weight matrices by ggml type,
@@ -373,6 +376,7 @@ func (r *reader) read(size int64) (*File, error) {
 	if dataStart > size-dataEnd {
 		return nil, invalid("the tensors end at byte %d, past the %d-byte file (a truncated download?)", dataStart+dataEnd, size)
 	}
+	f.Size = dataStart + dataEnd
 	for name := range types {
 		f.Types = append(f.Types, name)
 	}
