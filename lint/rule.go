@@ -36,10 +36,6 @@ type Doc struct {
 	Good       string   // the same, fixed
 	Fix        string   // what to do, in a sentence or two
 	References []string // URLs
-	// Unlintable says why Bad and Good cannot be linted as written (they
-	// describe file contents, sizes, an image or a tool's output rather than
-	// spell them out); empty when they can, and then a test lints them.
-	Unlintable string
 }
 
 // Rule is one check. Rules are plain values; the engine runs them and

@@ -108,33 +108,12 @@ func TestDocs(t *testing.T) {
 func checkExamples(t *testing.T, rule *lint.Rule, images *docImages) {
 	t.Helper()
 	doc := rule.Doc
-	if doc.Unlintable != "" {
-		if len(doc.Unlintable) < 30 || strings.Contains(doc.Unlintable, "\n") {
-			t.Errorf("Doc.Unlintable %q does not say, in one line, why the examples cannot be linted", doc.Unlintable)
-		}
-		if rule.Artifact == lint.ArtifactManifest {
-			t.Errorf("Doc.Unlintable is set, but the examples of a manifest rule are always linted")
-		}
-		if rule.Artifact == lint.ArtifactModel {
-			if _, err := parseTree(doc.Bad); err == nil {
-				if _, err := parseTree(doc.Good); err == nil {
-					t.Errorf("Doc.Unlintable is set, but both examples are model dir trees the test builds: lint them")
-				}
-			}
-		}
-	}
 	t.Run("bad", func(t *testing.T) {
-		if doc.Unlintable != "" {
-			t.Skip("Doc.Unlintable: " + doc.Unlintable)
-		}
 		if n, _ := lintDocExample(t, rule, "bad", doc.Bad, images); n == 0 {
 			t.Errorf("the Bad example does not trigger %s:\n%s", rule.ID, doc.Bad)
 		}
 	})
 	t.Run("good", func(t *testing.T) {
-		if doc.Unlintable != "" {
-			t.Skip("Doc.Unlintable: " + doc.Unlintable)
-		}
 		switch n, passed := lintDocExample(t, rule, "good", doc.Good, images); {
 		case n != 0:
 			t.Errorf("the Good example triggers %s %d time(s):\n%s", rule.ID, n, doc.Good)
@@ -164,7 +143,7 @@ func lintDocExample(t *testing.T, rule *lint.Rule, name, text string, images *do
 	if rule.Artifact == lint.ArtifactModel {
 		files, err := parseTree(example.manifest)
 		if err != nil {
-			t.Fatalf("the example is not a model dir tree (%v): write it as one, or set Doc.Unlintable to say why it cannot be:\n%s", err, text)
+			t.Fatalf("the example is not a model dir tree (%v): write it as one (see parseTree):\n%s", err, text)
 		}
 		writeExampleFiles(t, dir, files)
 	} else {
