@@ -77,6 +77,11 @@ func (c *checker) isDir(p string) bool {
 // (s6's and runit's layout: DIR/NAME/run). An s6-rc service is followed
 // only when its type is longrun.
 func (c *checker) serviceDirs(supervisor string, depth int, dirs ...string) {
+	if c.accounts == "" {
+		// s6-overlay's cont-init.d and oneshots, my_init's my_init.d, run
+		// before the services and often add or renumber their user.
+		c.accounts = supervisor + " runs init scripts before its services, which may change the accounts"
+	}
 	followed := 0
 	for _, dir := range dirs {
 		node, err := c.fs.Stat(dir)
