@@ -114,8 +114,10 @@ type Problem struct {
 	Machine elf.Machine
 	Arch    string
 	// Switch says how a wrapper that changes the user fails, in its
-	// words.
-	Switch string
+	// words; SwitchDenied that it fails because User, not root, may not
+	// switch.
+	Switch       string
+	SwitchDenied bool
 }
 
 // Reason says what stops the start, finer than Kind.

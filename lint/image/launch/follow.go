@@ -140,7 +140,7 @@ func (c *checker) start(hop Hop, argv []string, depth int) {
 		}
 		if switched.Fails != "" {
 			c.problem(nil, Problem{Kind: SwitchFails, Reason: UserSwitchFails, Path: sw.Wrapper, Name: switchSpec(sw),
-				Switch: switched.Fails, User: c.user})
+				Switch: switched.Fails, SwitchDenied: switched.Denied, User: c.user})
 			c.addRun(Run{Argv: argv, Via: append([]Hop(nil), c.via...), Fails: true})
 			c.via = c.via[:len(c.via)-1]
 			return
