@@ -156,6 +156,9 @@ func cacheOrigin(p *launch.Process, from string) string {
 	switch {
 	case from != "HOME":
 		return "from " + from
+	case p.HomeKept && p.StartUser != nil && p.HomeFrom != "env":
+		return fmt.Sprintf("HOME=%s, which runc sets for %s, the user the container starts as, and %s keeps when it switches to %s",
+			p.Home, *p.StartUser, p.User.Via, p.User)
 	case p.HomeFrom == "no account" && p.CRIOAccount:
 		return fmt.Sprintf("HOME=/, which runc sets because %s has no /etc/passwd entry; on CRI-O, which adds one, HOME is %s",
 			p.User, p.CRIOHome)

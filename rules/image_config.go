@@ -473,10 +473,12 @@ func reportNoAccount(pass *lint.Pass, c *imageCheck) {
 	user := b.Process.User
 	uid := strconv.FormatUint(uint64(user.UID), 10)
 	field, set := c.field(), "the image's USER "+strconv.Quote(c.img.Config.Config.User)
-	switch user.From {
-	case "runAsUser":
+	switch {
+	case user.Via != "":
+		set = user.Via + " switches to it on the way to the server"
+	case user.From == "runAsUser":
 		field, set = runAsUserField(pass, c.container), "runAsUser "+uid
-	case "default":
+	case user.From == "default":
 		set = "the image's default user (no USER)"
 	}
 	severity, assumption, runtime := lint.Error, "", ""

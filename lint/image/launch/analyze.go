@@ -327,7 +327,7 @@ func Analyze(img *image.Image, spec Spec, targetArch string) *Analysis {
 		a.Problems = append(a.Problems, Problem{Kind: NotFound, Reason: NoCommand})
 		return a
 	}
-	c := &checker{img: img, fs: fs, spec: spec, analysis: a, arch: targetArch, user: a.User}
+	c := &checker{img: img, fs: fs, spec: spec, analysis: a, arch: targetArch, user: a.User, accounts: spec.AccountsMounted}
 	node, resolved, ok := c.findArgv0(spec.Argv[0])
 	if !ok {
 		a.Runs = append(a.Runs, Run{Argv: spec.Argv, Fails: true, User: a.User})
