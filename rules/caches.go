@@ -119,6 +119,8 @@ func checkDownloadCache(pass *lint.Pass) {
 			case !known && p.PasswdMount != nil:
 				coverage.Missed(fmt.Sprintf("%s: its Hugging Face cache depends on HOME, which runc takes from the /etc/passwd "+
 					"of volume %q mounted at %s", describe(c), p.PasswdMount.Volume, p.PasswdMount.Path))
+			case !known && p.Read && p.User.Unresolved != "":
+				coverage.Missed(fmt.Sprintf("%s: its Hugging Face cache depends on HOME, which %s sets for %s", describe(c), p.User.Via, p.User))
 			case !known:
 				coverage.Missed(describe(c) + ": its Hugging Face cache depends on HOME, and the image was not read")
 			default:

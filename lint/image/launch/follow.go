@@ -128,14 +128,16 @@ func (c *checker) start(hop Hop, argv []string, depth int) {
 		if switched.Denied {
 			found, setuidRoot := c.wrapperFile(sw.Wrapper)
 			switch {
-			case setuidRoot:
-				// A setuid-root wrapper runs as root whoever starts it.
+			case setuidRoot && !c.spec.NoNewPrivileges:
+				// A setuid-root wrapper runs as root whoever starts it,
+				// unless no_new_privs (allowPrivilegeEscalation: false) is set.
 				root := c.user
 				root.UID = 0
 				switched = SwitchUser(root, sw, c.img)
-			case !found:
-				// Not the file the shell runs: what it is allowed is not known.
-				switched = Switched{User: User{Via: sw.Wrapper, From: sw.Wrapper, Unresolved: sw.Wrapper + " was not found in the image's PATH"}}
+			case !found || c.mayGainSetuid():
+				// Not the file the shell runs, or capabilities the runtime
+				// may grant a non-root user: what it is allowed is not known.
+				switched = Switched{User: User{Via: sw.Wrapper, From: sw.Wrapper, Unresolved: "whether " + sw.Wrapper + " may switch is not known"}}
 			}
 		}
 		if switched.Fails != "" {
@@ -462,4 +464,18 @@ func byNumbers(sw shell.Switch) bool {
 		}
 	}
 	return true
+}
+
+// mayGainSetuid says the container adds capabilities that would let a
+// user other than root switch (SETUID, SETGID, ALL): whether the runtime
+// gives them to a non-root process depends on it, so a switch is not
+// judged.
+func (c *checker) mayGainSetuid() bool {
+	for _, capability := range c.spec.AddedCapabilities {
+		switch strings.ToUpper(strings.TrimPrefix(strings.ToUpper(capability), "CAP_")) {
+		case "SETUID", "SETGID", "ALL":
+			return true
+		}
+	}
+	return false
 }

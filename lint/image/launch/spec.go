@@ -44,6 +44,11 @@ type Spec struct {
 	// uid's memberships in the image's /etc/group are not added, only
 	// runAsGroup, supplementalGroups and fsGroup.
 	StrictGroups bool
+	// NoNewPrivileges is allowPrivilegeEscalation: false: a setuid
+	// program runs as its caller. AddedCapabilities are the container's
+	// capabilities.add.
+	NoNewPrivileges   bool
+	AddedCapabilities []string
 	// AccountsMounted names the volume mounted over the image's
 	// /etc/passwd or /etc/group (through subPath, or at /etc), "" when
 	// none is: a wrapper that switches the user reads it, not the
@@ -132,6 +137,12 @@ func ForContainer(container *corev1.Container, pod *corev1.PodSpec, img *image.I
 		}
 	}
 	if sc := container.SecurityContext; sc != nil {
+		spec.NoNewPrivileges = sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation
+		if sc.Capabilities != nil {
+			for _, capability := range sc.Capabilities.Add {
+				spec.AddedCapabilities = append(spec.AddedCapabilities, string(capability))
+			}
+		}
 		if sc.RunAsUser != nil {
 			spec.RunAsUser = sc.RunAsUser
 		}

@@ -2,9 +2,13 @@ package launch
 
 import (
 	"archive/tar"
+	"slices"
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch/shell"
 )
 
@@ -78,6 +82,20 @@ func TestSwitchedUser(t *testing.T) {
 			startCase: startCase{name: "setuid gosu run as app", spec: asApp(withArgv("/entrypoint.sh")), files: entrypoint("exec gosu root /root/.local/bin/serve",
 				layerFile{header: tar.Header{Name: "usr/bin/gosu", Typeflag: tar.TypeReg, Mode: 0o4755}, elf: "stub-amd64"})},
 			user: "uid 0 (root, via gosu)", groups: []uint32{0},
+		},
+		{
+			// allowPrivilegeEscalation: false: the setuid bit is ignored.
+			startCase: startCase{name: "setuid gosu without privilege escalation", spec: noNewPrivileges(asApp(withArgv("/entrypoint.sh"))),
+				files: entrypoint("exec gosu root /usr/bin/sh",
+					layerFile{header: tar.Header{Name: "usr/bin/gosu", Typeflag: tar.TypeReg, Mode: 0o4755}, elf: "stub-amd64"})},
+			problem: UserSwitchFails, user: "uid 1000 (app)", fails: "operation not permitted",
+		},
+		{
+			// Whether an added CAP_SETUID reaches a non-root process is the
+			// runtime's call: nothing is reported.
+			startCase: startCase{name: "gosu with CAP_SETUID added", spec: withCapabilities(asApp(withArgv("/entrypoint.sh")), "SETUID", "SETGID"),
+				files: entrypoint("exec gosu app /usr/bin/sh")},
+			user: "the user gosu switches to (whether gosu may switch is not known)",
 		},
 		{
 			// Who $APP_USER is is known only at run time: nothing is reported.
@@ -178,5 +196,40 @@ func TestSwitchUserSpecs(t *testing.T) {
 		if got.Fails != "" || got.User.String() != c.user || got.User.GID != c.gid {
 			t.Errorf("%s: %s gid %d (fails %q), want %s gid %d", c.name, got.User, got.User.GID, got.Fails, c.user, c.gid)
 		}
+	}
+}
+
+func noNewPrivileges(spec Spec) Spec {
+	spec.NoNewPrivileges = true
+	return spec
+}
+
+func withCapabilities(spec Spec, capabilities ...string) Spec {
+	spec.AddedCapabilities = capabilities
+	return spec
+}
+
+// TestForContainerSwitchFacts: the container's fields that decide whether
+// a wrapper may switch the user, and which accounts it reads.
+func TestForContainerSwitchFacts(t *testing.T) {
+	no := false
+	container := &corev1.Container{
+		Command: []string{"/entrypoint.sh"},
+		SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: &no,
+			Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SETUID"}}},
+		VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "passwd", MountPath: "/etc/passwd", SubPath: "passwd"}},
+	}
+	spec := ForContainer(container, nil, &image.Image{})
+	if !spec.NoNewPrivileges || !slices.Equal(spec.AddedCapabilities, []string{"SETUID"}) ||
+		spec.AccountsMounted != `volume "passwd" is mounted at /etc/passwd` {
+		t.Errorf("NoNewPrivileges %v, AddedCapabilities %q, AccountsMounted %q", spec.NoNewPrivileges, spec.AddedCapabilities, spec.AccountsMounted)
+	}
+	container.VolumeMounts = []corev1.VolumeMount{{Name: "etc", MountPath: "/etc"}}
+	if spec := ForContainer(container, nil, &image.Image{}); spec.AccountsMounted != `volume "etc" is mounted at /etc` {
+		t.Errorf("a volume at /etc: AccountsMounted %q", spec.AccountsMounted)
+	}
+	container.VolumeMounts = []corev1.VolumeMount{{Name: "etcetera", MountPath: "/etcetera"}}
+	if spec := ForContainer(container, nil, &image.Image{}); spec.AccountsMounted != "" {
+		t.Errorf("a volume beside /etc: AccountsMounted %q", spec.AccountsMounted)
 	}
 }
