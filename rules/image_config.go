@@ -294,7 +294,7 @@ var userInvalid = &lint.Rule{
 	ID: "MDL308", Name: "user-invalid", Severity: lint.Error,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "The image's USER names no entry in its /etc/passwd (or /etc/group), runAsNonRoot meets a root or non-numeric user, a wrapper (gosu, su-exec, setpriv, runuser, s6-setuidgid) cannot switch to its user, or vLLM runs as a uid with no /etc/passwd entry.",
+		Summary: "The image's USER names no entry in its /etc/passwd (or /etc/group), runAsNonRoot meets a root or non-numeric user, a wrapper (gosu, su-exec, setpriv, runuser, s6-setuidgid, supervisord's user=) cannot switch to its user, or vLLM runs as a uid with no /etc/passwd entry.",
 		Why: "runc resolves a named USER through the image's /etc/passwd; a name that is not there stops every start with " +
 			"\"unable to find user app: no matching entries in passwd file\". With runAsNonRoot: true the kubelet must prove " +
 			"the uid is not 0 before it starts anything: an image that runs as root (no USER, USER root or 0) fails with " +
@@ -302,7 +302,8 @@ var userInvalid = &lint.Rule{
 			"\"container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root\" " +
 			"(CreateContainerConfigError).\n\n" +
 			"An entrypoint that starts as root often drops to a user before it execs the server (`exec gosu app server`, " +
-			"su-exec, setpriv --reuid, runuser -u, s6-setuidgid in an s6 run script); what runs after it is checked as that " +
+			"su-exec, setpriv --reuid, runuser -u, s6-setuidgid in an s6 run script, a supervisord program's user=); what " +
+			"runs after it is checked as that " +
 			"user (MDL302 names it: \"uid 1000 (app, via gosu)\"). The wrapper exits, and the container with it, when the " +
 			"name it is given is not in the image's /etc/passwd (gosu: \"unable to find user app: no matching entries in " +
 			"passwd file\") or when the container does not run as root: switching needs CAP_SETUID and CAP_SETGID, so with " +

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modellint/modellint/lint/image"
+	"github.com/modellint/modellint/lint/image/launch/shell"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
 
@@ -241,6 +242,13 @@ func (c *checker) supervisorProgram(file, name string, section iniSection, depth
 	}
 	if env, ok := expand(section.value("environment").text); ok && env != "" {
 		hop.Env = supervisorEnv(env)
+	}
+	if user := section.value("user"); user.text != "" {
+		sw := shell.Switch{Wrapper: "supervisord", Line: user.line}
+		if sw.User, ok = expand(user.text); !ok {
+			sw.Unknown = fmt.Sprintf("%s line %d: program %s's user uses an expansion not followed", file, user.line, name)
+		}
+		hop.Switches = []shell.Switch{sw}
 	}
 	c.start(hop, argv, depth)
 }

@@ -233,3 +233,48 @@ func TestForContainerSwitchFacts(t *testing.T) {
 		t.Errorf("a volume beside /etc: AccountsMounted %q", spec.AccountsMounted)
 	}
 }
+
+// TestSupervisordUser: a program's user= runs it as that user; a name
+// supervisord cannot find, or a supervisord that is not root, fails it.
+func TestSupervisordUser(t *testing.T) {
+	supervisord := func(user string) []layerFile {
+		return append([]layerFile{
+			elfFile("usr/bin/supervisord", "stub-amd64"),
+			regular("etc/supervisord.conf", 0o644, "[supervisord]\nnodaemon=true\n[program:api]\ncommand=/root/.local/bin/serve\nuser="+user+"\n"),
+		}, userLocalBin...)
+	}
+	cases := []struct {
+		startCase
+		problem Reason
+		user    string
+	}{
+		{startCase: startCase{name: "user app", spec: withArgv("supervisord"), files: supervisord("app")},
+			problem: ParentNotSearchable, user: "uid 1000 (app, via supervisord)"},
+		{startCase: startCase{name: "user root", spec: withArgv("supervisord"), files: supervisord("root")},
+			user: "uid 0 (root, via supervisord)"},
+		{startCase: startCase{name: "user not in passwd", spec: withArgv("supervisord"), files: supervisord("svc")},
+			problem: UserSwitchFails, user: "uid 0 (root)"},
+		{startCase: startCase{name: "supervisord not root", spec: asApp(withArgv("supervisord")), files: supervisord("root")},
+			problem: UserSwitchFails, user: "uid 1000 (app)"},
+		{startCase: startCase{name: "supervisord not root, the program as itself", spec: asApp(withArgv("supervisord")), files: supervisord("app")},
+			problem: ParentNotSearchable, user: "uid 1000 (app, via supervisord)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			analysis, _ := c.replay(t)
+			if len(analysis.Runs) != 2 || !analysis.Runs[0].Side {
+				t.Fatalf("runs %q", runsOf(analysis))
+			}
+			switch {
+			case c.problem == 0 && len(analysis.Problems) > 0:
+				t.Errorf("problems: %+v", analysis.Problems)
+			case c.problem != 0 && (len(analysis.Problems) != 1 || analysis.Problems[0].Reason != c.problem):
+				t.Fatalf("problems: got %+v, want one %v", analysis.Problems, c.problem)
+			case c.problem != 0 && analysis.Problems[0].User.String() != c.user:
+				t.Errorf("problem's user %q, want %q", analysis.Problems[0].User, c.user)
+			case c.problem == 0 && analysis.Runs[0].User.String() != c.user:
+				t.Errorf("run's user %q, want %q", analysis.Runs[0].User, c.user)
+			}
+		})
+	}
+}

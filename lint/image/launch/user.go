@@ -313,6 +313,10 @@ type Switched struct {
 //     (https://skarnet.org/software/s6/s6-setuidgid.html).
 //   - s6-applyuidgid -u UID -g GID -G GIDLIST sets what it is given
 //     (https://skarnet.org/software/s6/s6-applyuidgid.html).
+//   - supervisord's user= takes a name or a uid, either with an entry,
+//     its gid and memberships; HOME stays (supervisor/options.py,
+//     drop_privileges; "does not change environment variables like USER
+//     or HOME" in its configuration docs).
 //
 // Every one of them needs root (CAP_SETUID, CAP_SETGID): run as another
 // user, setgroups fails with "Operation not permitted" (setpriv only
@@ -464,6 +468,19 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 			}
 			user.UID, user.GID, named = account.UID, account.GID, true
 		}
+	case "supervisord":
+		// A program's user= (supervisor/options.py, drop_privileges; the
+		// config's name_to_uid): a number needs an entry too, the groups
+		// are the entry's gid and memberships, HOME stays.
+		if uid, err := strconv.ParseUint(sw.User, 10, 32); err == nil {
+			account = accountByUID(accounts, uint32(uid))
+		} else {
+			account = accountByName(accounts, sw.User)
+		}
+		if account == nil {
+			return notFound("supervisord exits with \"Error: Invalid user name %s\" in the program's section: it is not in the image's /etc/passwd", sw.User)
+		}
+		user.UID, user.GID, named = account.UID, account.GID, true
 	case "s6-applyuidgid":
 		keepGroups = !sw.SetGroups
 		if sw.User != "" {
@@ -531,6 +548,10 @@ func switchDenied(from User, sw shell.Switch) string {
 		return ""
 	}
 	switch sw.Wrapper {
+	case "supervisord":
+		if sw.User != strconv.FormatUint(uint64(from.UID), 10) && sw.User != from.Name {
+			return "supervisord cannot start the program: \"Can't drop privilege as nonroot user\""
+		}
 	case "gosu":
 		return fmt.Sprintf("gosu fails with \"error: failed switching to %q: operation not permitted\"", switchSpec(sw))
 	case "su-exec":
