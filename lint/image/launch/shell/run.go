@@ -122,7 +122,7 @@ func (f *follower) run(fr frame, p *path, inv invocation) []*path {
 		inv.argv = program
 	}
 	if shell, script, rest, ok := shellScript(inv.argv); ok {
-		return f.nestedShell(fr, p, inv, shell, script, rest)
+		return f.nestedShell(fr, p, inv, shell, script, rest, switches)
 	}
 	command := Command{Argv: texts(inv.argv), ArgvEnv: environNames(inv.argv), Line: inv.line, Exec: inv.exec, Switches: switches}
 	if dir, ok := p.vars.get(cwdKey); ok {
@@ -233,8 +233,9 @@ func execOperands(args []field) []field {
 	return nil
 }
 
-// nestedShell follows `sh -c SCRIPT [NAME [ARGS…]]` as a child process.
-func (f *follower) nestedShell(fr frame, p *path, inv invocation, shell string, script field, rest []field) []*path {
+// nestedShell follows `sh -c SCRIPT [NAME [ARGS…]]` as a child process,
+// which runs as the user the wrappers before it switched to.
+func (f *follower) nestedShell(fr frame, p *path, inv invocation, shell string, script field, rest []field, switches []Switch) []*path {
 	if script.unknown != "" {
 		return f.unknownProgram(fr, p, inv, script.unknown)
 	}
@@ -261,9 +262,14 @@ func (f *follower) nestedShell(fr frame, p *path, inv invocation, shell string, 
 	start := newPath(name, slices.Clone(args))
 	start.keep = p.keep
 	cmds, unknown := f.finals(child.proc, f.list(child, []*path{start}, file.Stmts))
-	if inv.exec {
-		for i := range cmds {
-			cmds[i].Exec = true
+	for i := range cmds {
+		cmds[i].Exec = cmds[i].Exec || inv.exec
+		if len(switches) > 0 {
+			cmds[i].Switches = append(slices.Clone(switches), cmds[i].Switches...)
+			cmds[i].Before = slices.Clone(cmds[i].Before)
+			for j := range cmds[i].Before {
+				cmds[i].Before[j].Switches = append(slices.Clone(switches), cmds[i].Before[j].Switches...)
+			}
 		}
 	}
 	return f.finish(fr, p, inv.exec, cmds, unknown)

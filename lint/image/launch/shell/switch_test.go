@@ -76,6 +76,12 @@ func TestFollowSwitches(t *testing.T) {
 			argv:   []string{"runuser", "app", "-c", "/usr/bin/server"},
 		},
 		{
+			name:   "a shell the wrapper runs runs as its user",
+			script: "exec gosu app sh -c 'exec su-exec 1000 /usr/bin/server'\n",
+			argv:   []string{"/usr/bin/server"},
+			want:   []Switch{{Wrapper: "gosu", Line: 1, User: "app"}, {Wrapper: "su-exec", Line: 1, User: "1000"}},
+		},
+		{
 			name:   "wrappers after the switch keep it",
 			script: "exec gosu app tini -- env A=1 /usr/bin/server\n",
 			argv:   []string{"/usr/bin/server"},
