@@ -119,6 +119,8 @@ func checkDownloadCache(pass *lint.Pass) {
 			case !known && p.PasswdMount != nil:
 				coverage.Missed(fmt.Sprintf("%s: its Hugging Face cache depends on HOME, which runc takes from the /etc/passwd "+
 					"of volume %q mounted at %s", describe(c), p.PasswdMount.Volume, p.PasswdMount.Path))
+			case !known && p.Read && p.User.Unresolved != "":
+				coverage.Missed(fmt.Sprintf("%s: its Hugging Face cache depends on HOME, which %s sets for %s", describe(c), p.User.Via, p.User))
 			case !known:
 				coverage.Missed(describe(c) + ": its Hugging Face cache depends on HOME, and the image was not read")
 			default:
@@ -156,6 +158,9 @@ func cacheOrigin(p *launch.Process, from string) string {
 	switch {
 	case from != "HOME":
 		return "from " + from
+	case p.HomeKept && p.StartUser != nil && p.HomeFrom != "env":
+		return fmt.Sprintf("HOME=%s, which runc sets for %s, the user the container starts as, and %s keeps when it switches to %s",
+			p.Home, *p.StartUser, p.User.Via, p.User)
 	case p.HomeFrom == "no account" && p.CRIOAccount:
 		return fmt.Sprintf("HOME=/, which runc sets because %s has no /etc/passwd entry; on CRI-O, which adds one, HOME is %s",
 			p.User, p.CRIOHome)

@@ -294,13 +294,22 @@ var userInvalid = &lint.Rule{
 	ID: "MDL308", Name: "user-invalid", Severity: lint.Error,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "The image's USER names no entry in its /etc/passwd (or /etc/group), runAsNonRoot meets a root or non-numeric user, or vLLM runs as a uid with no /etc/passwd entry.",
+		Summary: "The image's USER names no entry in its /etc/passwd (or /etc/group), runAsNonRoot meets a root or non-numeric user, a wrapper (gosu, su-exec, setpriv, runuser, s6-setuidgid, supervisord's user=) cannot switch to its user, or vLLM runs as a uid with no /etc/passwd entry.",
 		Why: "runc resolves a named USER through the image's /etc/passwd; a name that is not there stops every start with " +
 			"\"unable to find user app: no matching entries in passwd file\". With runAsNonRoot: true the kubelet must prove " +
 			"the uid is not 0 before it starts anything: an image that runs as root (no USER, USER root or 0) fails with " +
 			"\"container has runAsNonRoot and image will run as root\", and a named USER without runAsUser fails with " +
 			"\"container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root\" " +
 			"(CreateContainerConfigError).\n\n" +
+			"An entrypoint that starts as root often drops to a user before it execs the server (`exec gosu app server`, " +
+			"su-exec, setpriv --reuid, runuser -u, s6-setuidgid in an s6 run script, a supervisord program's user=); what " +
+			"runs after it is checked as that " +
+			"user (MDL302 names it: \"uid 1000 (app, via gosu)\"). The wrapper exits, and the container with it, when the " +
+			"name it is given is not in the image's /etc/passwd (gosu: \"unable to find user app: no matching entries in " +
+			"passwd file\") or when the container does not run as root: switching needs CAP_SETUID and CAP_SETGID, so with " +
+			"runAsUser 1000 gosu fails with \"error: failed switching to \\\"app\\\": operation not permitted\" (a " +
+			"setuid-root wrapper is let through). A user named by a variable set at run time, or looked up after a script " +
+			"followed may add it (useradd, usermod, writes to /etc/passwd, a supervisor's init scripts), is not judged.\n\n" +
 			"A numeric runAsUser (or USER) needs no entry to start, but some servers ask for the user's name. vLLM 0.22 and " +
 			"later import torch._dynamo as `import vllm` runs, and torch before 2.13 names its Inductor cache dir " +
 			"(/tmp/torchinductor_NAME, in torch/_inductor/runtime/cache_dir_utils.py) with Python's getpass.getuser(), which " +
@@ -318,12 +327,13 @@ var userInvalid = &lint.Rule{
 		Bad: tritonUser + "---\nimage: registry.example.com/serving/triton:24.08-py3\nsecurityContext:\n  runAsNonRoot: true",
 		Good: tritonUser + "---\nimage: registry.example.com/serving/triton:24.08-py3\nsecurityContext:\n" +
 			"  runAsNonRoot: true\n  runAsUser: 1000",
-		Fix: "Use a numeric USER in the Dockerfile (USER 1000:1000), or set runAsUser (and runAsGroup) in the securityContext; create the user in the image if the name is meant. For vLLM under a uid without an account, set env USER (any name), add the uid to the image's /etc/passwd, or run as a uid the image has.",
+		Fix: "Use a numeric USER in the Dockerfile (USER 1000:1000), or set runAsUser (and runAsGroup) in the securityContext; create the user in the image if the name is meant. For a wrapper that switches the user, create the account it names, or run the container as root and let the wrapper drop privileges (or drop the wrapper and set runAsUser). For vLLM under a uid without an account, set env USER (any name), add the uid to the image's /etc/passwd, or run as a uid the image has.",
 		References: []string{"https://kubernetes.io/docs/tasks/configure-pod-container/security-context/", "https://github.com/kubernetes/kubernetes/issues/56503",
 			"https://github.com/pytorch/pytorch/blob/main/torch/_inductor/runtime/cache_dir_utils.py",
 			"https://github.com/pytorch/pytorch/issues/140765", "https://github.com/pytorch/pytorch/pull/184208",
 			"https://github.com/vllm-project/vllm/issues/44548", "https://docs.python.org/3/library/getpass.html#getpass.getuser",
-			"https://github.com/cri-o/cri-o/blob/main/utils/utils.go"},
+			"https://github.com/cri-o/cri-o/blob/main/utils/utils.go", "https://github.com/tianon/gosu",
+			"https://skarnet.org/software/s6/s6-setuidgid.html"},
 	},
 	Check: checkUserInvalid,
 }
@@ -348,6 +358,7 @@ func checkUserInvalid(pass *lint.Pass) {
 			}
 		}
 		reportNoAccount(pass, c)
+		reportSwitchFailures(pass, c)
 		if !c.spec.RunAsNonRoot || c.container == nil {
 			continue
 		}
@@ -370,6 +381,36 @@ func checkUserInvalid(pass *lint.Pass) {
 				"(\"container has runAsNonRoot and image will run as root\") %s; set runAsUser to a non-zero uid or add a "+
 				"non-root USER to the image", c.label(), shown, where(c.img, "", ""))})
 		}
+	}
+}
+
+// reportSwitchFailures reports the wrappers on the start path (gosu,
+// su-exec, setpriv, runuser, s6-setuidgid) that cannot switch to the user
+// they are given: it is not in the image's /etc/passwd, or the container
+// does not run as root. The wrapper exits, and the container with it.
+func reportSwitchFailures(pass *lint.Pass, c *imageCheck) {
+	if c.start == nil {
+		return
+	}
+	for _, p := range c.start.Problems {
+		if p.Kind != launch.SwitchFails {
+			continue
+		}
+		field, fix := c.field(), "create the account in the image, or give the wrapper a numeric uid:gid"
+		if p.SwitchDenied {
+			fix = fmt.Sprintf("only root may switch the user: run the container as root and let %s drop to the user, or "+
+				"drop %s and run as that user (runAsUser, runAsGroup)", p.Path, p.Path)
+			if c.container != nil && c.spec.RunAsUser != nil {
+				field = runAsUserField(pass, c.container)
+			}
+		}
+		script := ""
+		if len(p.Via) > 0 {
+			script = p.Via[len(p.Via)-1].Script
+		}
+		pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: field, Image: lint.ImageLocation{Reference: c.img.Reference, Path: script},
+			Message: fmt.Sprintf("%s: %s%s%s %s: the container exits before the program starts; %s %s", c.label(), platformStart(c),
+				wrapperChain(p.Via), p.Path, reasonDetail(p), fix, where(c.img, "", script))})
 	}
 }
 
@@ -433,10 +474,12 @@ func reportNoAccount(pass *lint.Pass, c *imageCheck) {
 	user := b.Process.User
 	uid := strconv.FormatUint(uint64(user.UID), 10)
 	field, set := c.field(), "the image's USER "+strconv.Quote(c.img.Config.Config.User)
-	switch user.From {
-	case "runAsUser":
+	switch {
+	case user.Via != "":
+		set = user.Via + " switches to it on the way to the server"
+	case user.From == "runAsUser":
 		field, set = runAsUserField(pass, c.container), "runAsUser "+uid
-	case "default":
+	case user.From == "default":
 		set = "the image's default user (no USER)"
 	}
 	severity, assumption, runtime := lint.Error, "", ""

@@ -65,7 +65,11 @@ var entrypointNotExecutable = &lint.Rule{
 			"or execs, with \"$@\" and ${VAR} filled in from the container's args and env, and that program is checked " +
 			"the same way: the official TF Serving image starts tf_serving_entrypoint.sh, which runs " +
 			"tensorflow_model_server, and a server without its execute bit fails there with \"Permission denied\" (exit " +
-			"126). A command the script builds at run time cannot be followed: the check is then skipped, with the reason." + offlineNote,
+			"126). A wrapper that switches the user on the way (`exec gosu app server`, su-exec, setpriv --reuid, runuser " +
+			"-u, s6-setuidgid) makes the program run as that user, and it is checked as that user: a root container that " +
+			"drops to app before it execs a server under /root fails although root alone would not (see MDL308 for a " +
+			"switch that itself fails). A command the script builds at run time cannot be followed: the check is then " +
+			"skipped, with the reason." + offlineNote,
 		Bad: "# docker build -t registry.example.com/serving/tf:2.19.0-gpu .\nFROM scratch\nCOPY server /bin/sh\n" +
 			"COPY server /usr/bin/tensorflow_model_server\n" +
 			"COPY <<EOF /usr/bin/tf_serving_entrypoint.sh\n#!/bin/sh\nexec /usr/bin/tensorflow_model_server \"$@\"\nEOF\n" +

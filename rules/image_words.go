@@ -113,6 +113,8 @@ func reasonDetail(p launch.Problem) string {
 		return fmt.Sprintf("needs %s from %s, but the image's %s (%s) defines versions only up to %s: the process fails "+
 			"with \"%s: version `%s' not found (required by %s)\"", strings.Join(p.Missing, ", "), p.Library, p.LibraryPath,
 			p.LibraryLayer, newestDefined(p), p.LibraryPath, p.Missing[len(p.Missing)-1], p.Path)
+	case launch.UserSwitchFails:
+		return fmt.Sprintf("cannot switch %s to %s: %s", p.User, p.Name, p.Switch)
 	case launch.MachineMismatch:
 		return fmt.Sprintf("is built for %s (%s) but the nodes are %s: exec fails with \"exec format error\"",
 			launch.ArchOfMachine(p.Machine), p.Machine, p.Arch)

@@ -26,6 +26,9 @@ func buildBundles(target *lint.Target, config *lint.Config, replayed *starts, ob
 			bundle := &lint.Bundle{Image: img, Spec: launch.ForImage(img), Arch: config.Cluster.Architecture}
 			bundle.Process = launch.NewProcess(bundle.Spec, img)
 			analyze(bundle, replayed.take(nil, img))
+			if bundle.Start != nil {
+				bundle.Process.SwitchUser(bundle.Start.Runs)
+			}
 			target.Bundles = append(target.Bundles, bundle)
 		}
 		return
@@ -42,6 +45,10 @@ func buildBundles(target *lint.Target, config *lint.Config, replayed *starts, ob
 		bundle.Process = containerProcess(container, w, bundle.Spec, img, objects)
 		if img != nil && img.Unresolvable == "" {
 			analyze(bundle, replayed.take(container, img))
+		}
+		if bundle.Start != nil {
+			// What runs after gosu or setpriv runs as the user they switch to.
+			bundle.Process.SwitchUser(bundle.Start.Runs)
 		}
 		if !container.Init {
 			recognise(bundle, w.Platform, w.Lifecycle == manifest.RunToCompletion)

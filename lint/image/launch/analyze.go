@@ -10,6 +10,7 @@ import (
 
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/elfinfo"
+	"github.com/modellint/modellint/lint/image/launch/shell"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
 
@@ -34,6 +35,9 @@ const (
 	LibraryMissing
 	// ArchMismatch: an ELF on the start path is built for another CPU.
 	ArchMismatch
+	// SwitchFails: a wrapper that changes the user (gosu, su-exec,
+	// setpriv, runuser, s6-setuidgid) exits before it runs the program.
+	SwitchFails
 )
 
 // Problem is one reason the start would fail: what stops it (Reason) and
@@ -109,6 +113,11 @@ type Problem struct {
 	// Machine is what an ELF is built for; Arch is the nodes'.
 	Machine elf.Machine
 	Arch    string
+	// Switch says how a wrapper that changes the user fails, in its
+	// words; SwitchDenied that it fails because User, not root, may not
+	// switch.
+	Switch       string
+	SwitchDenied bool
 }
 
 // Reason says what stops the start, finer than Kind.
@@ -166,6 +175,10 @@ const (
 	VersionNotDefined
 	// MachineMismatch: Path is built for Machine, the nodes are Arch.
 	MachineMismatch
+	// UserSwitchFails: Path, a wrapper given the user spec Name, cannot
+	// switch to it, as Switch says: the user or a group is not in the
+	// image, or User, not root, may not switch.
+	UserSwitchFails
 )
 
 // Relation says how a script needs a file that fails.
@@ -231,6 +244,10 @@ type Hop struct {
 	// (its last chain-loader, or execlineb): it looks Program up as
 	// execvp does, not as a shell.
 	ExecBy string
+	// Switches are the changes of user the wrappers before Program make
+	// (exec gosu app server, s6-setuidgid app): Program, and all it
+	// runs, runs as the user they switch to.
+	Switches []shell.Switch
 }
 
 // Analysis is the start path of one container and what would stop it.
@@ -246,7 +263,9 @@ type Analysis struct {
 	NotTaken []NotTaken
 	// Needs are files whose ELF facts were wanted but not captured.
 	Needs []*rootfs.Node
-	User  User
+	// User is who the container starts as; a run's own User says who its
+	// program runs as.
+	User User
 	// Runs are the programs the container ends up running, after wrapper
 	// scripts and `sh -c` strings were followed: one per candidate (a
 	// script's branches may run different programs).
@@ -269,6 +288,12 @@ type Run struct {
 	// With are the indexes in Runs of the side runs started before this
 	// one on its way through the wrapper scripts.
 	With []int
+	// User is who the program runs as: the container's user, or the one
+	// a wrapper on the way switched to (User.Via names it). HomeSet says
+	// such a wrapper set HOME, to Home ("" when it is not known).
+	User    User
+	Home    string
+	HomeSet bool
 }
 
 // ArgvEnv names, for each word of Argv, the environment variable the
@@ -302,10 +327,10 @@ func Analyze(img *image.Image, spec Spec, targetArch string) *Analysis {
 		a.Problems = append(a.Problems, Problem{Kind: NotFound, Reason: NoCommand})
 		return a
 	}
-	c := &checker{img: img, fs: fs, spec: spec, analysis: a, arch: targetArch}
+	c := &checker{img: img, fs: fs, spec: spec, analysis: a, arch: targetArch, user: a.User, accounts: spec.AccountsMounted}
 	node, resolved, ok := c.findArgv0(spec.Argv[0])
 	if !ok {
-		a.Runs = append(a.Runs, Run{Argv: spec.Argv, Fails: true})
+		a.Runs = append(a.Runs, Run{Argv: spec.Argv, Fails: true, User: a.User})
 		return a
 	}
 	c.run(node, resolved, spec.Argv, 0)
@@ -328,6 +353,16 @@ type checker struct {
 	// execBy are, by execline script, the program that execs the one it
 	// ends on.
 	execBy map[string]string
+	// user is who the program being followed runs as: the container's
+	// user until a wrapper switches it; home is the HOME a wrapper set
+	// (homeSet).
+	user    User
+	home    string
+	homeSet bool
+	// accounts says why the accounts may not be the image's when a
+	// wrapper looks a user up: a script followed adds or changes them
+	// (useradd, usermod), or a supervisor's init scripts may.
+	accounts string
 }
 
 // problem records p with the wrapper chain that led to it and the layer
@@ -378,7 +413,7 @@ func (c *checker) findArgv0(name string) (*rootfs.Node, string, bool) {
 	}
 	if len(denied) > 0 {
 		c.problem(deniedNode, Problem{Kind: NotExecutable, Reason: InPathNotExecutable, Path: denied[0].Path,
-			User: c.analysis.User, Candidates: denied})
+			User: c.user, Candidates: denied})
 		return nil, "", false
 	}
 	c.problem(nil, Problem{Kind: NotFound, Reason: NotInPath, Path: name, PathValue: pathValue})
@@ -420,13 +455,13 @@ func (c *checker) checkExecutable(absolute, written string, missing, denied Kind
 		c.problem(node, Problem{Kind: denied, Reason: NotRegularFile, Path: where, Type: node.Type})
 		return nil, "", false
 	}
-	if blocked := BlockingDirs(c.fs, c.analysis.User, resolved); len(blocked) > 0 {
-		c.problem(node, notSearchable(denied, where, blocked, c.analysis.User))
+	if blocked := BlockingDirs(c.fs, c.user, resolved); len(blocked) > 0 {
+		c.problem(node, notSearchable(denied, where, blocked, c.user))
 		return nil, "", false
 	}
-	if !c.analysis.User.CanExecute(node.Mode, node.UID, node.GID) {
+	if !c.user.CanExecute(node.Mode, node.UID, node.GID) {
 		c.problem(node, Problem{Kind: denied, Reason: NoExecuteBit, Path: where,
-			Mode: node.FileMode(), UID: node.UID, GID: node.GID, User: c.analysis.User})
+			Mode: node.FileMode(), UID: node.UID, GID: node.GID, User: c.user})
 		return nil, "", false
 	}
 	c.analysis.Steps = append(c.analysis.Steps, resolved)
@@ -436,8 +471,8 @@ func (c *checker) checkExecutable(absolute, written string, missing, denied Kind
 // runnable says the user may exec a file: a regular file with an execute
 // bit for them, in directories they may enter.
 func (c *checker) runnable(node *rootfs.Node, resolved string) bool {
-	return node.Type == rootfs.Regular && c.analysis.User.CanExecute(node.Mode, node.UID, node.GID) &&
-		len(BlockingDirs(c.fs, c.analysis.User, resolved)) == 0
+	return node.Type == rootfs.Regular && c.user.CanExecute(node.Mode, node.UID, node.GID) &&
+		len(BlockingDirs(c.fs, c.user, resolved)) == 0
 }
 
 // notSearchable is the problem of a file at where that user cannot reach

@@ -144,6 +144,8 @@ type chainLoader struct {
 //	redirfd [ -r|-w|-u|-a|-c|-x ] [ -n ] [ -b ] fd file prog...
 //	                                                   https://skarnet.org/software/execline/redirfd.html
 //	s6-setuidgid account prog...                       https://skarnet.org/software/s6/s6-setuidgid.html
+//	s6-applyuidgid [ -z ] [ -u uid ] [ -g gid ] [ -G gidlist ] [ -U ] prog...
+//	                                                   https://skarnet.org/software/s6/s6-applyuidgid.html
 //	s6-envdir [ -I|-i ] [ -n ] [ -f ] [ -L ] [ -c nullis ] dir prog...
 //	                                                   https://skarnet.org/software/s6/s6-envdir.html
 //	s6-notifyoncheck [ -d ] [ -3 notiffd ] [ -s initialsleep ] [ -T globaltimeout ] [ -t localtimeout ]
@@ -160,6 +162,7 @@ var chainLoaders = map[string]chainLoader{
 	"fdswap":           {operands: 2},
 	"redirfd":          {flags: "rwuacxnb", operands: 2},
 	"s6-setuidgid":     {operands: 1},
+	"s6-applyuidgid":   {flags: "zU", valued: "ugG"},
 	"s6-envdir":        {flags: "IinfL", valued: "c", operands: 1},
 	"s6-notifyoncheck": {flags: "d", valued: "3sTtwnc"},
 	"with-contenv":     {},
@@ -175,7 +178,7 @@ var unfollowed = map[string]bool{
 	"heredoc": true, "homeof": true, "if": true, "ifelse": true, "ifte": true, "ifthenelse": true, "importas": true,
 	"loopwhilex": true, "multidefine": true, "multisubstitute": true, "pipeline": true, "piperw": true, "runblock": true,
 	"shift": true, "trap": true, "tryexec": true, "unexport": true, "wait": true, "withstdinas": true,
-	"s6-envuidgid": true, "s6-applyuidgid": true, "s6-softlimit": true, "s6-setsid": true,
+	"s6-envuidgid": true, "s6-softlimit": true, "s6-setsid": true,
 }
 
 // peelExecline takes the chain-loaders off the front of an execline
@@ -196,7 +199,7 @@ func peelExecline(words []ExeclineWord) (command shell.Command, execBy, reason s
 			break
 		}
 		at := words[0].Line
-		rest, options, operands, ok := loaderOperands(loader, words[1:])
+		rest, options, values, operands, ok := loaderArguments(loader, words[1:])
 		if !ok {
 			return command, "", fmt.Sprintf("line %d: %s is not given the options and operands it takes before the program", at, name)
 		}
@@ -210,6 +213,24 @@ func peelExecline(words []ExeclineWord) (command shell.Command, execBy, reason s
 			command.Env = append(command.Env, operands[0]+"="+operands[1])
 		case "s6-envdir":
 			command.Tainted = append(command.Tainted, fmt.Sprintf("line %d: s6-envdir sets variables from the files of %s", at, operands[0]))
+		case "s6-setuidgid":
+			if operands[0] != "" { // an empty account changes nothing
+				command.Switches = append(command.Switches, shell.Switch{Wrapper: name, Line: at, User: operands[0]})
+			}
+		case "s6-applyuidgid":
+			sw := shell.Switch{Wrapper: name, Line: at, User: values['u'], Group: values['g']}
+			if list, given := values['G']; given {
+				sw.SetGroups = true
+				if list != "" {
+					sw.Groups = strings.Split(list, ",")
+				}
+			}
+			if strings.Contains(options, "U") {
+				// -U takes the ids from the environment s6-envuidgid sets;
+				// -u, -g or -G after it win.
+				sw = shell.Switch{Wrapper: name, Line: at, Unknown: fmt.Sprintf("line %d: s6-applyuidgid -U takes the ids from $UID, $GID and $GIDLIST", at)}
+			}
+			command.Switches = append(command.Switches, sw)
 		case "exec":
 			if strings.Contains(options, "c") {
 				command.Tainted = append(command.Tainted, fmt.Sprintf("line %d: exec -c empties the environment", at))
@@ -232,7 +253,15 @@ func peelExecline(words []ExeclineWord) (command shell.Command, execBy, reason s
 // the next word, -- ending them) and operands; options are the letters
 // given, and rest starts at the program.
 func loaderOperands(loader chainLoader, words []ExeclineWord) (rest []ExeclineWord, options string, operands []string, ok bool) {
+	rest, options, _, operands, ok = loaderArguments(loader, words)
+	return rest, options, operands, ok
+}
+
+// loaderArguments is loaderOperands with the arguments of the options
+// that take one, the last given of each.
+func loaderArguments(loader chainLoader, words []ExeclineWord) (rest []ExeclineWord, options string, values map[byte]string, operands []string, ok bool) {
 	i := 0
+	values = map[byte]string{}
 options:
 	for i < len(words) {
 		word := words[i].Text
@@ -248,27 +277,29 @@ options:
 			switch {
 			case strings.IndexByte(loader.flags, word[j]) >= 0:
 			case strings.IndexByte(loader.valued, word[j]) >= 0:
+				values[word[j]] = word[j+1:]
 				if j == len(word)-1 {
 					i++ // the argument is the next word
 					if i >= len(words) {
-						return nil, "", nil, false
+						return nil, "", nil, nil, false
 					}
+					values[word[j]] = words[i].Text
 				}
 				i++
 				continue options
 			default:
-				return nil, "", nil, false
+				return nil, "", nil, nil, false
 			}
 		}
 		i++
 	}
 	if len(words)-i < loader.operands {
-		return nil, "", nil, false
+		return nil, "", nil, nil, false
 	}
 	for _, word := range words[i : i+loader.operands] {
 		operands = append(operands, word.Text)
 	}
-	return words[i+loader.operands:], options, operands, true
+	return words[i+loader.operands:], options, values, operands, true
 }
 
 // IsExecline says a script's #! line names execlineb.

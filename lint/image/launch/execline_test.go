@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/modellint/modellint/lint/image/launch/shell"
 )
 
 // s6Overlay are the files of an s6-overlay v3 image with execline and
@@ -203,4 +205,72 @@ func FuzzParseExecline(f *testing.F) {
 			t.Fatalf("peeled to %q by %q without a reason", command.Argv, execBy)
 		}
 	})
+}
+
+// TestPeelExeclineSwitches: s6-setuidgid and s6-applyuidgid are peeled
+// with the user they switch to.
+func TestPeelExeclineSwitches(t *testing.T) {
+	cases := []struct {
+		script string
+		want   []shell.Switch
+	}{
+		{script: "s6-setuidgid abc prog", want: []shell.Switch{{Wrapper: "s6-setuidgid", Line: 1, User: "abc"}}},
+		{script: "s6-setuidgid \"\" prog"},
+		{script: "s6-applyuidgid -u 1000 -g 100 -G 44,45 prog",
+			want: []shell.Switch{{Wrapper: "s6-applyuidgid", Line: 1, User: "1000", Group: "100", SetGroups: true, Groups: []string{"44", "45"}}}},
+		{script: "s6-applyuidgid -zu1000 prog", want: []shell.Switch{{Wrapper: "s6-applyuidgid", Line: 1, User: "1000"}}},
+		{script: "s6-applyuidgid -U prog",
+			want: []shell.Switch{{Wrapper: "s6-applyuidgid", Line: 1, Unknown: "line 1: s6-applyuidgid -U takes the ids from $UID, $GID and $GIDLIST"}}},
+	}
+	for _, c := range cases {
+		words, err := ParseExecline([]byte(c.script))
+		if err != nil {
+			t.Fatalf("%q: %v", c.script, err)
+		}
+		command, _, reason := peelExecline(words)
+		if reason != "" || strings.Join(command.Argv, " ") != "prog" {
+			t.Fatalf("%q: argv %q (%q)", c.script, command.Argv, reason)
+		}
+		if len(command.Switches) != len(c.want) {
+			t.Fatalf("%q: switches %+v, want %+v", c.script, command.Switches, c.want)
+		}
+		for i := range c.want {
+			got, want := command.Switches[i], c.want[i]
+			if got.Wrapper != want.Wrapper || got.User != want.User || got.Group != want.Group || got.SetGroups != want.SetGroups ||
+				!slices.Equal(got.Groups, want.Groups) || got.Unknown != want.Unknown {
+				t.Errorf("%q: switch %+v, want %+v", c.script, got, want)
+			}
+		}
+	}
+}
+
+// TestExeclineSwitchedRun: an s6 service that drops to a uid runs its
+// program as that uid; a name is not judged, since s6-overlay's init
+// scripts may add or renumber it first.
+func TestExeclineSwitchedRun(t *testing.T) {
+	for _, c := range []struct {
+		loader, user string
+		problem      Reason
+	}{
+		{loader: "s6-applyuidgid -u 1000 -g 1000", user: "uid 1000 (app, via s6-applyuidgid)", problem: ParentNotSearchable},
+		{loader: "s6-setuidgid app", user: "the user s6-setuidgid switches to (/init runs init scripts before its services, which may change the accounts)"},
+	} {
+		files := append(s6Run("#!/command/execlineb -P\n"+c.loader+"\n/root/.local/bin/serve\n"), userLocalBin...)
+		analysis, _ := startCase{name: c.loader, spec: withArgv("/init"), files: files}.replay(t)
+		var run *Run
+		for i := range analysis.Runs {
+			if analysis.Runs[i].Side {
+				run = &analysis.Runs[i]
+			}
+		}
+		if run == nil || run.User.String() != c.user {
+			t.Errorf("%s: runs %+v, want one as %s", c.loader, analysis.Runs, c.user)
+		}
+		switch {
+		case c.problem == 0 && len(analysis.Problems) > 0:
+			t.Errorf("%s: problems %+v", c.loader, analysis.Problems)
+		case c.problem != 0 && (len(analysis.Problems) != 1 || analysis.Problems[0].Reason != c.problem):
+			t.Errorf("%s: problems %+v, want one %v", c.loader, analysis.Problems, c.problem)
+		}
+	}
 }

@@ -3,8 +3,10 @@ package launch
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
+	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint/image"
 	"github.com/modellint/modellint/lint/image/launch/shell"
 	"github.com/modellint/modellint/lint/image/rootfs"
@@ -103,12 +105,53 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 func hopOf(script string, command shell.Command) Hop {
 	return Hop{Script: script, Line: command.Line, Program: command.Argv[0], ArgvEnv: command.ArgvEnv, Exec: command.Exec, Background: command.Background,
 		Dir: command.Dir, DirUnknown: command.DirUnknown, Env: command.Env, EnvUnknown: command.EnvUnknown, Tainted: command.Tainted,
-		After: command.After, AfterLine: command.AfterLine}
+		After: command.After, AfterLine: command.AfterLine, Switches: command.Switches}
 }
 
-// start follows a command a wrapper script runs, through hop.
+// start follows a command a wrapper script runs, through hop, as the
+// user the hop's wrappers switch to.
 func (c *checker) start(hop Hop, argv []string, depth int) {
 	c.via = append(c.via, hop)
+	defer func(user User, home string, homeSet bool) {
+		c.user, c.home, c.homeSet = user, home, homeSet
+	}(c.user, c.home, c.homeSet)
+	for _, sw := range hop.Switches {
+		if c.accounts != "" && !byNumbers(sw) {
+			// The accounts may not be the image's by then: who the name is,
+			// and whether it exists, is known only at run time.
+			c.user = User{Via: sw.Wrapper, From: sw.Wrapper, Unresolved: c.accounts}
+			c.home = ""
+			c.homeSet = c.homeSet || sw.Wrapper == "su-exec" || sw.Wrapper == "runuser" || sw.ResetEnv
+			continue
+		}
+		switched := SwitchUser(c.user, sw, c.img)
+		if switched.Denied {
+			found, setuidRoot := c.wrapperFile(sw.Wrapper)
+			switch {
+			case setuidRoot && !c.spec.NoNewPrivileges:
+				// A setuid-root wrapper runs as root whoever starts it,
+				// unless no_new_privs (allowPrivilegeEscalation: false) is set.
+				root := c.user
+				root.UID = 0
+				switched = SwitchUser(root, sw, c.img)
+			case !found || c.mayGainSetuid():
+				// Not the file the shell runs, or capabilities the runtime
+				// may grant a non-root user: what it is allowed is not known.
+				switched = Switched{User: User{Via: sw.Wrapper, From: sw.Wrapper, Unresolved: "whether " + sw.Wrapper + " may switch is not known"}}
+			}
+		}
+		if switched.Fails != "" {
+			c.problem(nil, Problem{Kind: SwitchFails, Reason: UserSwitchFails, Path: sw.Wrapper, Name: switchSpec(sw),
+				Switch: switched.Fails, SwitchDenied: switched.Denied, User: c.user})
+			c.addRun(Run{Argv: argv, Via: append([]Hop(nil), c.via...), Fails: true})
+			c.via = c.via[:len(c.via)-1]
+			return
+		}
+		c.user = switched.User
+		if switched.SetsHome {
+			c.home, c.homeSet = switched.Home, true
+		}
+	}
 	find := c.findProgram
 	if hop.ExecBy != "" {
 		// execline's programs exec as execvp does, which passes over a
@@ -130,6 +173,7 @@ func (c *checker) start(hop Hop, argv []string, depth int) {
 // addRun records a program the container ends up running, with the side
 // runs started on the way to it.
 func (c *checker) addRun(run Run) {
+	run.User, run.Home, run.HomeSet = c.user, c.home, c.homeSet
 	if len(c.with) > 0 {
 		run.With = append([]int(nil), c.with...)
 	}
@@ -168,6 +212,7 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 	facts := c.img.Facts(node)
 	var result *shell.Result
 	var err error
+	var scriptText []byte
 	switch {
 	case facts.IsScript() && image.IsShellScript(facts.Head):
 		script = resolved
@@ -180,6 +225,7 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 			return script, nil, true
 		}
 		result, err = shell.FollowWith(facts.Text, argv[0], argv[1:], lookup, options)
+		scriptText = facts.Text
 	case facts.IsScript() && IsExecline(facts.Head) && !c.supervises(resolved, argv):
 		return resolved, c.followExecline(node, resolved, facts), true
 	case facts.IsELF() && (shell.IsShell(path.Base(resolved)) || shell.IsShell(path.Base(argv[0]))):
@@ -202,9 +248,11 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 				return script, nil, true
 			}
 			result, err = shell.FollowWith(text.Text, file, args, lookup, options)
+			scriptText = text.Text
 		default:
 			script = resolved + " -c"
 			result, err = shell.FollowCommandStringWith(command, name, args, lookup, options)
+			scriptText = []byte(command)
 		}
 	default:
 		return "", nil, false
@@ -212,6 +260,9 @@ func (c *checker) follow(node *rootfs.Node, resolved string, argv []string) (scr
 	if err != nil {
 		c.analysis.Unchecked = append(c.analysis.Unchecked, fmt.Sprintf("%s: %v", script, err))
 		return script, nil, true
+	}
+	if c.accounts == "" {
+		c.accounts = accountsChanged(script, scriptText)
 	}
 	for _, reason := range result.Unresolved {
 		c.analysis.Unchecked = append(c.analysis.Unchecked, script+": "+reason)
@@ -331,7 +382,7 @@ func (c *checker) findProgram(name string) (*rootfs.Node, string, bool) {
 			c.analysis.Steps = append(c.analysis.Steps, resolved)
 			return node, resolved, true
 		}
-		if dirs := BlockingDirs(c.fs, c.analysis.User, resolved); len(dirs) > 0 {
+		if dirs := BlockingDirs(c.fs, c.user, resolved); len(dirs) > 0 {
 			if unreachable == nil {
 				unreachable, unreachablePath, blocked = node, describeLink(candidate, resolved), dirs
 			}
@@ -344,13 +395,87 @@ func (c *checker) findProgram(name string) (*rootfs.Node, string, bool) {
 	switch {
 	case denied != nil:
 		c.problem(denied, Problem{Kind: NotExecutable, Reason: NoExecuteBit, Path: deniedPath, ByShell: true, Name: name,
-			Mode: denied.FileMode(), UID: denied.UID, GID: denied.GID, User: c.analysis.User})
+			Mode: denied.FileMode(), UID: denied.UID, GID: denied.GID, User: c.user})
 	case unreachable != nil:
-		p := notSearchable(NotExecutable, unreachablePath, blocked, c.analysis.User)
+		p := notSearchable(NotExecutable, unreachablePath, blocked, c.user)
 		p.ByShell, p.Name = true, name
 		c.problem(unreachable, p)
 	default:
 		c.problem(nil, Problem{Kind: NotFound, Reason: NotInPath, Path: name, ByShell: true, Name: name, PathValue: pathValue})
 	}
 	return nil, "", false
+}
+
+// wrapperFile finds a wrapper that switches the user in PATH, as the
+// shell running it does, and says whether it is setuid root.
+func (c *checker) wrapperFile(name string) (found, setuidRoot bool) {
+	pathValue, _ := Lookup(c.spec.Env, "PATH")
+	for _, dir := range strings.Split(pathValue, ":") {
+		if !strings.HasPrefix(dir, "/") {
+			continue
+		}
+		node, _, err := c.fs.Resolve(path.Join(dir, name), true)
+		if err != nil || node.Type != rootfs.Regular {
+			continue
+		}
+		return true, node.Mode&0o4000 != 0 && node.UID == 0
+	}
+	return false, false
+}
+
+// accountChanges are what a script may add or change accounts with at
+// start: the shadow and busybox tools, or the files themselves (echo >>
+// /etc/passwd, nss_wrapper).
+var accountChanges = lazyregexp.New(`\b(useradd|adduser|usermod|groupadd|addgroup|groupmod|newusers|NSS_WRAPPER_PASSWD)\b|/etc/passwd|/etc/group`)
+
+// accountsChanged says where a script may change the image's accounts
+// before the wrappers it runs look a user up, "" when it does not.
+func accountsChanged(script string, text []byte) string {
+	loc := accountChanges.FindStringIndex(string(text))
+	if loc == nil {
+		return ""
+	}
+	line := 1 + strings.Count(string(text[:loc[0]]), "\n")
+	return fmt.Sprintf("%s line %d may change the accounts at start (%s)", script, line, text[loc[0]:loc[1]])
+}
+
+// byNumbers says a switch names its user and groups by number and takes
+// nothing from the accounts (gosu 1000:1000, s6-applyuidgid -u 1000 -g
+// 1000): it switches to the same ids whatever the accounts are.
+func byNumbers(sw shell.Switch) bool {
+	numeric := func(s string) bool {
+		_, err := strconv.ParseUint(s, 10, 32)
+		return err == nil
+	}
+	switch sw.Wrapper {
+	case "gosu", "setpriv", "s6-applyuidgid":
+	case "s6-setuidgid":
+		uid, gid, ok := strings.Cut(sw.User, ":")
+		return ok && numeric(uid) && numeric(gid)
+	default:
+		return false
+	}
+	if sw.User != "" && !numeric(sw.User) || sw.Group == "" && sw.Wrapper == "gosu" || sw.Group != "" && !numeric(sw.Group) || sw.InitGroups {
+		return false
+	}
+	for _, group := range sw.Groups {
+		if !numeric(group) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayGainSetuid says the container adds capabilities that would let a
+// user other than root switch (SETUID, SETGID, ALL): whether the runtime
+// gives them to a non-root process depends on it, so a switch is not
+// judged.
+func (c *checker) mayGainSetuid() bool {
+	for _, capability := range c.spec.AddedCapabilities {
+		switch strings.ToUpper(strings.TrimPrefix(strings.ToUpper(capability), "CAP_")) {
+		case "SETUID", "SETGID", "ALL":
+			return true
+		}
+	}
+	return false
 }

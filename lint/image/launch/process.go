@@ -3,6 +3,7 @@ package launch
 import (
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modellint/modellint/lint/image"
@@ -50,6 +51,11 @@ type Process struct {
 	PasswdMount *Mount
 	// ReadOnlyRoot is securityContext.readOnlyRootFilesystem.
 	ReadOnlyRoot bool
+	// StartUser is who the container started as when a wrapper on the way
+	// to the server switched the user (User.Via names it), and HOME is
+	// still the one runc set for StartUser when HomeKept.
+	StartUser *User
+	HomeKept  bool
 }
 
 // Mount is one volumeMount with the kind of volume behind it.
@@ -158,9 +164,65 @@ func (p *Process) HasAccount() bool {
 }
 
 // AccountKnown says whether the uid has an account is known: the image
-// was read, and no volume hides its /etc/passwd.
+// was read, no volume hides its /etc/passwd, and the user is known.
 func (p *Process) AccountKnown() bool {
-	return p.Read && p.PasswdMount == nil
+	return p.Read && p.PasswdMount == nil && p.User.Unresolved == ""
+}
+
+// SwitchUser gives the process the user the wrappers on the way to the
+// server switch to (gosu, su-exec, setpriv …), from the runs of its
+// start: the ones it ends on, which may be a script's branches. Branches
+// that run as different users leave the user unresolved; so does a volume
+// over /etc/passwd, which is what the wrapper reads. HOME follows the
+// wrapper: su-exec and runuser set it from the user's entry, gosu and
+// setpriv keep runc's.
+func (p *Process) SwitchUser(runs []Run) {
+	var ends []Run
+	for _, run := range runs {
+		if !run.Side && !run.Fails {
+			ends = append(ends, run)
+		}
+	}
+	if len(ends) == 0 || !slices.ContainsFunc(ends, func(run Run) bool { return run.User.Via != "" }) {
+		return
+	}
+	end := ends[0]
+	for _, other := range ends[1:] {
+		if !sameUser(other, end) {
+			end = Run{User: User{Via: "a wrapper", Unresolved: "the script's branches run the server as different users"}, HomeSet: true}
+			break
+		}
+	}
+	start := p.User
+	p.StartUser, p.User = &start, end.User
+	if p.PasswdMount != nil {
+		p.User = User{Via: end.User.Via, From: end.User.From, Unresolved: "it is looked up in the /etc/passwd of volume " + strconv.Quote(p.PasswdMount.Volume)}
+	}
+	if p.User.UID != start.UID || p.User.Unresolved != "" {
+		p.CRIOAccount, p.CRIOHome = false, "" // CRI-O's entry is for the uid the container starts as
+	}
+	if !end.HomeSet {
+		p.HomeKept = p.Home != ""
+		return
+	}
+	p.Env = slices.DeleteFunc(p.Env, func(entry string) bool { return strings.HasPrefix(entry, "HOME=") })
+	p.Defined = slices.DeleteFunc(p.Defined, func(name string) bool { return name == "HOME" })
+	if end.Home == "" || p.User.Unresolved != "" {
+		p.Home, p.HomeFrom = "", ""
+		p.Defined = append(p.Defined, "HOME")
+		return
+	}
+	p.Home, p.HomeFrom = end.Home, "passwd"
+	if p.User.Name == "" {
+		p.HomeFrom = "no account"
+	}
+	p.Env = append(p.Env, "HOME="+p.Home)
+}
+
+// sameUser says two runs run as the same user with the same HOME.
+func sameUser(a, b Run) bool {
+	return a.User.UID == b.User.UID && a.User.GID == b.User.GID && slices.Equal(a.User.Groups, b.User.Groups) &&
+		a.User.Via == b.User.Via && a.User.Unresolved == b.User.Unresolved && a.HomeSet == b.HomeSet && a.Home == b.Home
 }
 
 // SetMounts gives the process its volume mounts. One over the image's

@@ -195,3 +195,50 @@ func TestStrictGroups(t *testing.T) {
 		})
 	}
 }
+
+// TestProcessSwitchUser: the process takes the user its runs end on after
+// a wrapper switched it, and the HOME the wrapper leaves; branches that
+// disagree, or a volume over /etc/passwd, leave it unknown.
+func TestProcessSwitchUser(t *testing.T) {
+	_, img := startCase{name: "switch", spec: withArgv("/bin/sh")}.replay(t)
+	app := User{UID: 1000, GID: 1000, Groups: []uint32{1000}, Name: "app", Home: "/home/app", Via: "su-exec", From: "su-exec"}
+	gosuApp := app
+	gosuApp.Via, gosuApp.From = "gosu", "gosu"
+	cases := []struct {
+		name     string
+		runs     []Run
+		mounts   []Mount
+		user     string
+		home     string
+		homeKept bool
+		known    bool // the account is known
+	}{
+		{name: "no switch", runs: []Run{{User: User{Name: "root", Home: "/root"}}}, user: "uid 0 (root)", home: "/root", known: true},
+		{name: "su-exec sets HOME", runs: []Run{{User: app, Home: "/home/app", HomeSet: true}}, user: "uid 1000 (app, via su-exec)", home: "/home/app", known: true},
+		{name: "gosu keeps HOME", runs: []Run{{User: gosuApp}}, user: "uid 1000 (app, via gosu)", home: "/root", homeKept: true, known: true},
+		{name: "a side run and a failing one do not count", runs: []Run{{User: gosuApp}, {User: app, Side: true}, {User: User{UID: 7}, Fails: true}},
+			user: "uid 1000 (app, via gosu)", home: "/root", homeKept: true, known: true},
+		{name: "branches as different users", runs: []Run{{User: gosuApp}, {User: User{Name: "root", Home: "/root"}}},
+			user: "the user a wrapper switches to (the script's branches run the server as different users)"},
+		{name: "the wrapper reads a mounted /etc/passwd", runs: []Run{{User: app, Home: "/home/app", HomeSet: true}},
+			mounts: []Mount{{Path: "/etc/passwd", Volume: "passwd"}},
+			user:   "the user su-exec switches to (it is looked up in the /etc/passwd of volume \"passwd\")"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := NewProcess(withArgv("/bin/sh"), img)
+			p.SetMounts(tc.mounts)
+			p.SwitchUser(tc.runs)
+			if p.User.String() != tc.user || p.Home != tc.home || p.HomeKept != tc.homeKept || p.AccountKnown() != tc.known {
+				t.Errorf("user %q HOME %q kept %v account known %v; want %q, %q, %v, %v", p.User, p.Home, p.HomeKept, p.AccountKnown(),
+					tc.user, tc.home, tc.homeKept, tc.known)
+			}
+			if home, ok := p.Getenv("HOME"); home != tc.home || ok != (tc.home != "") {
+				t.Errorf("env HOME = %q (%v), want %q", home, ok, tc.home)
+			}
+			if tc.home == "" && !p.IsSet("HOME") {
+				t.Errorf("HOME unknown but not set: a wrapper sets it at run time")
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modellint/modellint/lint/image"
+	"github.com/modellint/modellint/lint/image/launch/shell"
 	"github.com/modellint/modellint/lint/image/rootfs"
 )
 
@@ -77,6 +78,11 @@ func (c *checker) isDir(p string) bool {
 // (s6's and runit's layout: DIR/NAME/run). An s6-rc service is followed
 // only when its type is longrun.
 func (c *checker) serviceDirs(supervisor string, depth int, dirs ...string) {
+	if c.accounts == "" {
+		// s6-overlay's cont-init.d and oneshots, my_init's my_init.d, run
+		// before the services and often add or renumber their user.
+		c.accounts = supervisor + " runs init scripts before its services, which may change the accounts"
+	}
 	followed := 0
 	for _, dir := range dirs {
 		node, err := c.fs.Stat(dir)
@@ -236,6 +242,13 @@ func (c *checker) supervisorProgram(file, name string, section iniSection, depth
 	}
 	if env, ok := expand(section.value("environment").text); ok && env != "" {
 		hop.Env = supervisorEnv(env)
+	}
+	if user := section.value("user"); user.text != "" {
+		sw := shell.Switch{Wrapper: "supervisord", Line: user.line}
+		if sw.User, ok = expand(user.text); !ok {
+			sw.Unknown = fmt.Sprintf("%s line %d: program %s's user uses an expansion not followed", file, user.line, name)
+		}
+		hop.Switches = []shell.Switch{sw}
 	}
 	c.start(hop, argv, depth)
 }

@@ -1,6 +1,8 @@
 package launch
 
 import (
+	"fmt"
+	"path"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,6 +44,16 @@ type Spec struct {
 	// uid's memberships in the image's /etc/group are not added, only
 	// runAsGroup, supplementalGroups and fsGroup.
 	StrictGroups bool
+	// NoNewPrivileges is allowPrivilegeEscalation: false: a setuid
+	// program runs as its caller. AddedCapabilities are the container's
+	// capabilities.add.
+	NoNewPrivileges   bool
+	AddedCapabilities []string
+	// AccountsMounted names the volume mounted over the image's
+	// /etc/passwd or /etc/group (through subPath, or at /etc), "" when
+	// none is: a wrapper that switches the user reads it, not the
+	// image's.
+	AccountsMounted string
 	// Serves says a command line starts a known model server. A wrapper
 	// script's commands that start one (or an interpreter) before the one
 	// it ends on are followed too; nil counts interpreters only.
@@ -97,6 +109,14 @@ func ForContainer(container *corev1.Container, pod *corev1.PodSpec, img *image.I
 	default:
 		spec.Argv, spec.ArgvFrom = append([]string(nil), cmd...), "CMD"
 	}
+	for _, mount := range container.VolumeMounts {
+		dir := path.Clean("/" + mount.MountPath)
+		for _, file := range []string{"/etc/passwd", "/etc/group"} {
+			if spec.AccountsMounted == "" && (dir == file || strings.HasPrefix(file, strings.TrimSuffix(dir, "/")+"/")) {
+				spec.AccountsMounted = fmt.Sprintf("volume %q is mounted at %s", mount.Name, mount.MountPath)
+			}
+		}
+	}
 	spec.WorkingDir = container.WorkingDir
 	if spec.WorkingDir == "" {
 		spec.WorkingDir = workingDir
@@ -117,6 +137,12 @@ func ForContainer(container *corev1.Container, pod *corev1.PodSpec, img *image.I
 		}
 	}
 	if sc := container.SecurityContext; sc != nil {
+		spec.NoNewPrivileges = sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation
+		if sc.Capabilities != nil {
+			for _, capability := range sc.Capabilities.Add {
+				spec.AddedCapabilities = append(spec.AddedCapabilities, string(capability))
+			}
+		}
 		if sc.RunAsUser != nil {
 			spec.RunAsUser = sc.RunAsUser
 		}

@@ -41,7 +41,7 @@ func (d *Denied) At() string {
 // known and is not root, who reads and enters anything
 // (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH).
 func (c *checker) restricted() bool {
-	return c.user.UID != 0 && c.user.Unknown == ""
+	return c.user.UID != 0 && c.user.Unknown == "" && c.user.Unresolved == ""
 }
 
 // fileDenied says why the user cannot open a file for reading, nil when

@@ -197,6 +197,9 @@ func Analyze(img *image.Image, ctx Context, runs []launch.Run) *Analysis {
 		a.Entries++
 		before := len(a.Problems)
 		c := &checker{r: &resolver{img: img, fs: img.FS()}, ctx: ctx, run: run, entry: entry, analysis: a, seen: map[string]bool{}, user: user}
+		if run.User.Via != "" || run.User.Unresolved != "" {
+			c.user = run.User // a wrapper on the way switched the user
+		}
 		c.check()
 		a.Needs = append(a.Needs, c.r.needs...)
 		checked[i] = true
@@ -322,6 +325,13 @@ func (c *checker) check() {
 		if len(hop.Tainted) > 0 {
 			c.envUnsure = hop.Script + ": " + hop.Tainted[0]
 		}
+	}
+	// su-exec and runuser set HOME from the entry of the user they switch
+	// to; gosu and setpriv leave the one runc set.
+	if c.run.HomeSet && c.run.Home != "" {
+		c.env = append(c.env, "HOME="+c.run.Home)
+	} else if c.run.HomeSet {
+		c.envUnsure = c.run.User.Via + " sets HOME from the account of a user known only at run time"
 	}
 	for _, name := range c.ctx.EnvFromCluster {
 		if pythonEnv(name) {

@@ -72,6 +72,10 @@ type Command struct {
 	// command started earlier and Options.Keep kept (a server started with
 	// & before `tail -f /dev/null`), in order; their own Before is empty.
 	Before []Command
+	// Switches are the changes of user the wrappers before the program
+	// make (exec gosu app server), in order: the program runs as the
+	// last one's user.
+	Switches []Switch
 }
 
 // Options tune what Follow keeps.
@@ -272,7 +276,8 @@ func distinct(reasons []reason) []reason {
 
 func (c Command) equal(o Command) bool {
 	return c.Line == o.Line && c.Exec == o.Exec && c.Background == o.Background && slices.Equal(c.Argv, o.Argv) &&
-		slices.EqualFunc(c.Before, o.Before, Command.equal) && c.AfterLine == o.AfterLine && slices.Equal(c.After, o.After)
+		slices.EqualFunc(c.Before, o.Before, Command.equal) && c.AfterLine == o.AfterLine && slices.Equal(c.After, o.After) &&
+		slices.EqualFunc(c.Switches, o.Switches, Switch.equal)
 }
 
 func environment(lookup func(string) (string, bool)) func(string) (binding, bool) {

@@ -91,13 +91,22 @@ func (f *follower) run(fr frame, p *path, inv invocation) []*path {
 			return f.callFunction(fr, p, fn, inv.argv[1:], inv.line)
 		}
 	}
+	var switches []Switch
 	for range maxWrappers {
 		wrapper := baseName(inv.argv[0].text)
-		unwrap, ok := wrappers[wrapper]
-		if !ok {
+		var program, assigns []field
+		if switcher, ok := switchers[wrapper]; ok {
+			var sw Switch
+			if program, sw, ok = switcher(inv.argv[1:]); !ok {
+				break // runuser without -u runs the user's shell: it is the program
+			}
+			sw.Wrapper, sw.Line = wrapper, inv.line
+			switches = append(switches, sw)
+		} else if unwrap, ok := wrappers[wrapper]; ok {
+			program, assigns = unwrap(inv.argv[1:])
+		} else {
 			break
 		}
-		program, assigns := unwrap(inv.argv[1:])
 		switch {
 		case len(program) == 0 && inv.usedArgs:
 			return f.unknownProgram(fr, p, inv, "runs its arguments, and there are none")
@@ -113,9 +122,9 @@ func (f *follower) run(fr frame, p *path, inv invocation) []*path {
 		inv.argv = program
 	}
 	if shell, script, rest, ok := shellScript(inv.argv); ok {
-		return f.nestedShell(fr, p, inv, shell, script, rest)
+		return f.nestedShell(fr, p, inv, shell, script, rest, switches)
 	}
-	command := Command{Argv: texts(inv.argv), ArgvEnv: environNames(inv.argv), Line: inv.line, Exec: inv.exec}
+	command := Command{Argv: texts(inv.argv), ArgvEnv: environNames(inv.argv), Line: inv.line, Exec: inv.exec, Switches: switches}
 	if dir, ok := p.vars.get(cwdKey); ok {
 		command.Dir, command.DirUnknown = dir.value, dir.runtime
 	}
@@ -224,8 +233,9 @@ func execOperands(args []field) []field {
 	return nil
 }
 
-// nestedShell follows `sh -c SCRIPT [NAME [ARGS…]]` as a child process.
-func (f *follower) nestedShell(fr frame, p *path, inv invocation, shell string, script field, rest []field) []*path {
+// nestedShell follows `sh -c SCRIPT [NAME [ARGS…]]` as a child process,
+// which runs as the user the wrappers before it switched to.
+func (f *follower) nestedShell(fr frame, p *path, inv invocation, shell string, script field, rest []field, switches []Switch) []*path {
 	if script.unknown != "" {
 		return f.unknownProgram(fr, p, inv, script.unknown)
 	}
@@ -252,9 +262,14 @@ func (f *follower) nestedShell(fr frame, p *path, inv invocation, shell string, 
 	start := newPath(name, slices.Clone(args))
 	start.keep = p.keep
 	cmds, unknown := f.finals(child.proc, f.list(child, []*path{start}, file.Stmts))
-	if inv.exec {
-		for i := range cmds {
-			cmds[i].Exec = true
+	for i := range cmds {
+		cmds[i].Exec = cmds[i].Exec || inv.exec
+		if len(switches) > 0 {
+			cmds[i].Switches = append(slices.Clone(switches), cmds[i].Switches...)
+			cmds[i].Before = slices.Clone(cmds[i].Before)
+			for j := range cmds[i].Before {
+				cmds[i].Before[j].Switches = append(slices.Clone(switches), cmds[i].Before[j].Switches...)
+			}
 		}
 	}
 	return f.finish(fr, p, inv.exec, cmds, unknown)
@@ -334,11 +349,6 @@ var wrappers = map[string]func(args []field) (program, assigns []field){
 	"tini":      optionsThen("-p", "-e"),
 	"dumb-init": optionsThen("-r", "--rewrite"),
 	"stdbuf":    optionsThen("-i", "-o", "-e"),
-	"setpriv": optionsThen("--ruid", "--euid", "--reuid", "--rgid", "--egid", "--regid", "--groups",
-		"--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label",
-		"--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"),
-	"gosu":    userThen,
-	"su-exec": userThen,
 	"timeout": func(args []field) ([]field, []field) {
 		program, _ := optionsThen("-s", "--signal", "-k", "--kill-after")(args)
 		if len(program) == 0 {
@@ -365,14 +375,6 @@ func optionsThen(withValue ...string) func([]field) ([]field, []field) {
 		}
 		return nil, nil
 	}
-}
-
-// userThen is gosu USER PROG and su-exec USER PROG.
-func userThen(args []field) ([]field, []field) {
-	if len(args) < 2 {
-		return nil, nil
-	}
-	return args[1:], nil
 }
 
 // envProgram is env [-i] [-u NAME] [-S STRING] [NAME=value…] PROG.

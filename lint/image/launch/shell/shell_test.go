@@ -23,6 +23,12 @@ func cmd(line int, exec bool, argv ...string) Command {
 	return Command{Argv: argv, Line: line, Exec: exec}
 }
 
+// switched says c runs after the wrappers' changes of user.
+func switched(c Command, switches ...Switch) Command {
+	c.Switches = switches
+	return c
+}
+
 func background(c Command) Command {
 	c.Background = true
 	return c
@@ -189,7 +195,7 @@ func TestFollow(t *testing.T) {
 		{
 			name:   "gosu runs the program after the user",
 			script: "exec gosu app /usr/bin/server --x\n",
-			want:   []Command{cmd(1, true, "/usr/bin/server", "--x")},
+			want:   []Command{switched(cmd(1, true, "/usr/bin/server", "--x"), Switch{Wrapper: "gosu", Line: 1, User: "app"})},
 		},
 		{
 			name:   "env runs the program after its assignments",
@@ -204,7 +210,8 @@ func TestFollow(t *testing.T) {
 		{
 			name:   "more wrappers",
 			script: "exec timeout -s TERM 1h su-exec app:app dumb-init -c setpriv --reuid 1000 --init-groups command /usr/bin/server -w\n",
-			want:   []Command{cmd(1, true, "/usr/bin/server", "-w")},
+			want: []Command{switched(cmd(1, true, "/usr/bin/server", "-w"), Switch{Wrapper: "su-exec", Line: 1, User: "app", Group: "app"},
+				Switch{Wrapper: "setpriv", Line: 1, User: "1000", InitGroups: true})},
 		},
 		{
 			name:       "a wrapper given no program",
@@ -298,7 +305,7 @@ func TestFollow(t *testing.T) {
 		{
 			name:   "gosu with a user and a program",
 			script: "exec gosu app /usr/bin/server\n",
-			want:   []Command{cmd(1, true, "/usr/bin/server")},
+			want:   []Command{switched(cmd(1, true, "/usr/bin/server"), Switch{Wrapper: "gosu", Line: 1, User: "app"})},
 		},
 		{
 			name:   "a program's own -v is an argument",
@@ -505,7 +512,7 @@ func TestFollow(t *testing.T) {
 			name:   "a wrapper given the script's arguments",
 			script: "exec gosu app \"$@\"\n",
 			args:   []string{"/usr/bin/server", "--port", "1"},
-			want:   []Command{cmd(1, true, "/usr/bin/server", "--port", "1")},
+			want:   []Command{switched(cmd(1, true, "/usr/bin/server", "--port", "1"), Switch{Wrapper: "gosu", Line: 1, User: "app"})},
 		},
 		{
 			name:       "a wrapper given the script's arguments, and there are none",

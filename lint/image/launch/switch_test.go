@@ -1,0 +1,280 @@
+package launch
+
+import (
+	"archive/tar"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/modellint/modellint/lint/image"
+	"github.com/modellint/modellint/lint/image/launch/shell"
+)
+
+// entrypoint is an image whose entrypoint script runs line, with gosu,
+// su-exec and setpriv in PATH and the server pip put in root's home.
+func entrypoint(line string, more ...layerFile) []layerFile {
+	files := append([]layerFile{
+		regular("entrypoint.sh", 0o755, "#!/bin/sh\n"+line+"\n"),
+		elfFile("usr/bin/gosu", "stub-amd64"),
+		elfFile("usr/bin/su-exec", "stub-amd64"),
+		elfFile("usr/bin/setpriv", "stub-amd64"),
+		regular("etc/group", 0o644, "root:x:0:\nvideo:x:44:app\napp:x:1000:\n"),
+	}, userLocalBin...)
+	return append(files, more...)
+}
+
+// TestSwitchedUser: the program a wrapper switches the user for is
+// checked as that user, and the run says who it runs as.
+func TestSwitchedUser(t *testing.T) {
+	cases := []struct {
+		startCase
+		problem Reason // the one problem, 0 for none
+		user    string // the run's user, as messages name it
+		groups  []uint32
+		home    string // the HOME a wrapper set, "" when none did
+		fails   string // a part of the switch's failure
+	}{
+		{
+			// As root it runs; as app, /root keeps it out.
+			startCase: startCase{name: "gosu to app", spec: withArgv("/entrypoint.sh"), files: entrypoint("exec gosu app /root/.local/bin/serve")},
+			problem:   ParentNotSearchable, user: "uid 1000 (app, via gosu)", groups: []uint32{1000, 44},
+		},
+		{
+			startCase: startCase{name: "gosu to root stays root", spec: withArgv("/entrypoint.sh"), files: entrypoint("exec gosu root /root/.local/bin/serve")},
+			user:      "uid 0 (root, via gosu)", groups: []uint32{0},
+		},
+		{
+			// An explicit group keeps the memberships out.
+			startCase: startCase{name: "gosu with a group", spec: withArgv("/entrypoint.sh"), files: entrypoint("exec gosu app:video /usr/bin/sh")},
+			user:      "uid 1000 (app, via gosu)", groups: []uint32{44},
+		},
+		{
+			startCase: startCase{name: "gosu to a uid without an entry keeps the gid", spec: withArgv("/entrypoint.sh"), files: entrypoint("exec gosu 4242 /usr/bin/sh")},
+			user:      "uid 4242 (via gosu)", groups: []uint32{0},
+		},
+		{
+			startCase: startCase{name: "su-exec sets HOME", spec: withArgv("/entrypoint.sh"), files: entrypoint("exec su-exec app /usr/bin/sh")},
+			user:      "uid 1000 (app, via su-exec)", groups: []uint32{1000, 44}, home: "/home/app",
+		},
+		{
+			startCase: startCase{name: "su-exec to a uid without an entry", spec: withArgv("/entrypoint.sh"), files: entrypoint("exec su-exec 4242 /usr/bin/sh")},
+			user:      "uid 4242 (via su-exec)", groups: []uint32{0}, home: "/",
+		},
+		{
+			// setpriv keeps root's gid unless told otherwise.
+			startCase: startCase{name: "setpriv", spec: withArgv("/entrypoint.sh"), files: entrypoint("exec setpriv --reuid=1000 --clear-groups /root/.local/bin/serve")},
+			problem:   ParentNotSearchable, user: "uid 1000 (app, via setpriv)", groups: []uint32{0},
+		},
+		{
+			startCase: startCase{name: "a name gosu cannot find", spec: withArgv("/entrypoint.sh"), files: entrypoint("exec gosu svc /usr/bin/sh")},
+			problem:   UserSwitchFails, user: "uid 0 (root)",
+			fails: `unable to find user svc: no matching entries in passwd file`,
+		},
+		{
+			startCase: startCase{name: "gosu run as app", spec: asApp(withArgv("/entrypoint.sh")), files: entrypoint("exec gosu app /usr/bin/sh")},
+			problem:   UserSwitchFails, user: "uid 1000 (app)",
+			fails: `failed switching to \"app\": operation not permitted`,
+		},
+		{
+			// A setuid-root gosu switches whoever runs it.
+			startCase: startCase{name: "setuid gosu run as app", spec: asApp(withArgv("/entrypoint.sh")), files: entrypoint("exec gosu root /root/.local/bin/serve",
+				layerFile{header: tar.Header{Name: "usr/bin/gosu", Typeflag: tar.TypeReg, Mode: 0o4755}, elf: "stub-amd64"})},
+			user: "uid 0 (root, via gosu)", groups: []uint32{0},
+		},
+		{
+			// allowPrivilegeEscalation: false: the setuid bit is ignored.
+			startCase: startCase{name: "setuid gosu without privilege escalation", spec: noNewPrivileges(asApp(withArgv("/entrypoint.sh"))),
+				files: entrypoint("exec gosu root /usr/bin/sh",
+					layerFile{header: tar.Header{Name: "usr/bin/gosu", Typeflag: tar.TypeReg, Mode: 0o4755}, elf: "stub-amd64"})},
+			problem: UserSwitchFails, user: "uid 1000 (app)", fails: "operation not permitted",
+		},
+		{
+			// Whether an added CAP_SETUID reaches a non-root process is the
+			// runtime's call: nothing is reported.
+			startCase: startCase{name: "gosu with CAP_SETUID added", spec: withCapabilities(asApp(withArgv("/entrypoint.sh")), "SETUID", "SETGID"),
+				files: entrypoint("exec gosu app /usr/bin/sh")},
+			user: "the user gosu switches to (whether gosu may switch is not known)",
+		},
+		{
+			// Who $APP_USER is is known only at run time: nothing is reported.
+			startCase: startCase{name: "a user set at run time", spec: withArgv("/entrypoint.sh"), files: entrypoint("exec gosu \"$APP_USER\" /root/.local/bin/serve")},
+			user:      "the user gosu switches to ($APP_USER is not set)",
+		},
+		{
+			// The script adds the user itself: the image's accounts are not
+			// the ones gosu reads.
+			startCase: startCase{name: "a user the script adds", spec: withArgv("/entrypoint.sh"),
+				files: entrypoint("useradd -u \"$PUID\" svc\nexec gosu svc /root/.local/bin/serve")},
+			user: "the user gosu switches to (/entrypoint.sh line 2 may change the accounts at start (useradd))",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			analysis, _ := c.replay(t)
+			if len(analysis.Runs) != 1 {
+				t.Fatalf("runs %q, problems %+v, unchecked %q", runsOf(analysis), analysis.Problems, analysis.Unchecked)
+			}
+			switch {
+			case c.problem == 0 && len(analysis.Problems) > 0:
+				t.Errorf("problems: %+v", analysis.Problems)
+			case c.problem != 0 && (len(analysis.Problems) != 1 || analysis.Problems[0].Reason != c.problem):
+				t.Fatalf("problems: got %+v, want one %v", analysis.Problems, c.problem)
+			case c.problem != 0:
+				p := analysis.Problems[0]
+				if p.User.String() != c.user {
+					t.Errorf("problem's user %q, want %q", p.User, c.user)
+				}
+				if !strings.Contains(p.Switch, strings.ReplaceAll(c.fails, `\"`, `"`)) {
+					t.Errorf("switch failure %q, want it to say %q", p.Switch, c.fails)
+				}
+			}
+			run := analysis.Runs[0]
+			if c.problem == UserSwitchFails {
+				return
+			}
+			if run.User.String() != c.user {
+				t.Errorf("run's user %q, want %q", run.User, c.user)
+			}
+			if c.groups != nil && !equalUint32(run.User.Groups, c.groups) {
+				t.Errorf("run's groups %v, want %v", run.User.Groups, c.groups)
+			}
+			if run.HomeSet != (c.home != "") || run.Home != c.home {
+				t.Errorf("run's HOME %q (set %v), want %q", run.Home, run.HomeSet, c.home)
+			}
+		})
+	}
+}
+
+func equalUint32(a, b []uint32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSwitchUserSpecs resolves the user specs of each wrapper as the
+// wrapper does.
+func TestSwitchUserSpecs(t *testing.T) {
+	_, img := startCase{name: "accounts", spec: withArgv("/bin/sh"), files: []layerFile{
+		regular("etc/group", 0o644, "root:x:0:\nvideo:x:44:app\napp:x:1000:\n"),
+	}}.replay(t)
+	root := User{Groups: []uint32{0}}
+	cases := []struct {
+		name  string
+		sw    shell.Switch
+		user  string
+		gid   uint32
+		fails string
+	}{
+		{name: "runuser", sw: shell.Switch{Wrapper: "runuser", User: "app"}, user: "uid 1000 (app, via runuser)", gid: 1000},
+		{name: "runuser by uid", sw: shell.Switch{Wrapper: "runuser", User: "1000"}, fails: "runuser: user 1000 does not exist"},
+		{name: "runuser -G", sw: shell.Switch{Wrapper: "runuser", User: "app", Group: "video", SetGroups: true, Groups: []string{"video"}}, user: "uid 1000 (app, via runuser)", gid: 44},
+		{name: "s6-setuidgid", sw: shell.Switch{Wrapper: "s6-setuidgid", User: "app"}, user: "uid 1000 (app, via s6-setuidgid)", gid: 1000},
+		{name: "s6-setuidgid uid:gid", sw: shell.Switch{Wrapper: "s6-setuidgid", User: "4242:4242"}, user: "uid 4242 (via s6-setuidgid)", gid: 4242},
+		{name: "s6-setuidgid unknown", sw: shell.Switch{Wrapper: "s6-setuidgid", User: "abc"}, fails: "unknown user"},
+		{name: "s6-applyuidgid", sw: shell.Switch{Wrapper: "s6-applyuidgid", User: "1000", Group: "1000"}, user: "uid 1000 (app, via s6-applyuidgid)", gid: 1000},
+		{name: "setpriv by name", sw: shell.Switch{Wrapper: "setpriv", User: "app", Group: "app", InitGroups: true}, user: "uid 1000 (app, via setpriv)", gid: 1000},
+		{name: "setpriv --init-groups without an entry", sw: shell.Switch{Wrapper: "setpriv", User: "4242", InitGroups: true}, fails: "--init-groups requires an user"},
+		{name: "gosu unknown group", sw: shell.Switch{Wrapper: "gosu", User: "app", Group: "staff"}, fails: "unable to find group staff"},
+		{name: "su-exec unknown", sw: shell.Switch{Wrapper: "su-exec", User: "svc"}, fails: "getpwnam(svc)"},
+	}
+	for _, c := range cases {
+		got := SwitchUser(root, c.sw, img)
+		if c.fails != "" {
+			if !strings.Contains(got.Fails, c.fails) {
+				t.Errorf("%s: fails %q, want it to say %q", c.name, got.Fails, c.fails)
+			}
+			continue
+		}
+		if got.Fails != "" || got.User.String() != c.user || got.User.GID != c.gid {
+			t.Errorf("%s: %s gid %d (fails %q), want %s gid %d", c.name, got.User, got.User.GID, got.Fails, c.user, c.gid)
+		}
+	}
+}
+
+func noNewPrivileges(spec Spec) Spec {
+	spec.NoNewPrivileges = true
+	return spec
+}
+
+func withCapabilities(spec Spec, capabilities ...string) Spec {
+	spec.AddedCapabilities = capabilities
+	return spec
+}
+
+// TestForContainerSwitchFacts: the container's fields that decide whether
+// a wrapper may switch the user, and which accounts it reads.
+func TestForContainerSwitchFacts(t *testing.T) {
+	no := false
+	container := &corev1.Container{
+		Command: []string{"/entrypoint.sh"},
+		SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: &no,
+			Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SETUID"}}},
+		VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "passwd", MountPath: "/etc/passwd", SubPath: "passwd"}},
+	}
+	spec := ForContainer(container, nil, &image.Image{})
+	if !spec.NoNewPrivileges || !slices.Equal(spec.AddedCapabilities, []string{"SETUID"}) ||
+		spec.AccountsMounted != `volume "passwd" is mounted at /etc/passwd` {
+		t.Errorf("NoNewPrivileges %v, AddedCapabilities %q, AccountsMounted %q", spec.NoNewPrivileges, spec.AddedCapabilities, spec.AccountsMounted)
+	}
+	container.VolumeMounts = []corev1.VolumeMount{{Name: "etc", MountPath: "/etc"}}
+	if spec := ForContainer(container, nil, &image.Image{}); spec.AccountsMounted != `volume "etc" is mounted at /etc` {
+		t.Errorf("a volume at /etc: AccountsMounted %q", spec.AccountsMounted)
+	}
+	container.VolumeMounts = []corev1.VolumeMount{{Name: "etcetera", MountPath: "/etcetera"}}
+	if spec := ForContainer(container, nil, &image.Image{}); spec.AccountsMounted != "" {
+		t.Errorf("a volume beside /etc: AccountsMounted %q", spec.AccountsMounted)
+	}
+}
+
+// TestSupervisordUser: a program's user= runs it as that user; a name
+// supervisord cannot find, or a supervisord that is not root, fails it.
+func TestSupervisordUser(t *testing.T) {
+	supervisord := func(user string) []layerFile {
+		return append([]layerFile{
+			elfFile("usr/bin/supervisord", "stub-amd64"),
+			regular("etc/supervisord.conf", 0o644, "[supervisord]\nnodaemon=true\n[program:api]\ncommand=/root/.local/bin/serve\nuser="+user+"\n"),
+		}, userLocalBin...)
+	}
+	cases := []struct {
+		startCase
+		problem Reason
+		user    string
+	}{
+		{startCase: startCase{name: "user app", spec: withArgv("supervisord"), files: supervisord("app")},
+			problem: ParentNotSearchable, user: "uid 1000 (app, via supervisord)"},
+		{startCase: startCase{name: "user root", spec: withArgv("supervisord"), files: supervisord("root")},
+			user: "uid 0 (root, via supervisord)"},
+		{startCase: startCase{name: "user not in passwd", spec: withArgv("supervisord"), files: supervisord("svc")},
+			problem: UserSwitchFails, user: "uid 0 (root)"},
+		{startCase: startCase{name: "supervisord not root", spec: asApp(withArgv("supervisord")), files: supervisord("root")},
+			problem: UserSwitchFails, user: "uid 1000 (app)"},
+		{startCase: startCase{name: "supervisord not root, the program as itself", spec: asApp(withArgv("supervisord")), files: supervisord("app")},
+			problem: ParentNotSearchable, user: "uid 1000 (app, via supervisord)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			analysis, _ := c.replay(t)
+			if len(analysis.Runs) != 2 || !analysis.Runs[0].Side {
+				t.Fatalf("runs %q", runsOf(analysis))
+			}
+			switch {
+			case c.problem == 0 && len(analysis.Problems) > 0:
+				t.Errorf("problems: %+v", analysis.Problems)
+			case c.problem != 0 && (len(analysis.Problems) != 1 || analysis.Problems[0].Reason != c.problem):
+				t.Fatalf("problems: got %+v, want one %v", analysis.Problems, c.problem)
+			case c.problem != 0 && analysis.Problems[0].User.String() != c.user:
+				t.Errorf("problem's user %q, want %q", analysis.Problems[0].User, c.user)
+			case c.problem == 0 && analysis.Runs[0].User.String() != c.user:
+				t.Errorf("run's user %q, want %q", analysis.Runs[0].User, c.user)
+			}
+		})
+	}
+}
