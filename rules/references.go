@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/modellint/modellint/internal/lazyregexp"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
@@ -727,18 +729,20 @@ func checkVolumeMounts(pass *lint.Pass) {
 
 // servingRuntimeVolumes are the volume names of the ServingRuntimes and
 // ClusterServingRuntimes in the linted files, which an InferenceService's
-// shorthand container may mount.
+// shorthand container may mount. They are read off the objects, not the
+// workloads: a runtime another predictor was composed with is no workload
+// any more, and KServe may still run this shorthand with it.
 func servingRuntimeVolumes(pass *lint.Pass) map[string]bool {
 	names := map[string]bool{}
 	if pass.Workload().Object.Kind != "InferenceService" {
 		return names
 	}
-	for _, runtime := range pass.Objects.Workloads {
-		object := runtime.Object
-		if object.Group() != "serving.kserve.io" || (object.Kind != "ServingRuntime" && object.Kind != "ClusterServingRuntime") {
+	for _, object := range pass.Objects.OfKinds("ServingRuntime", "ClusterServingRuntime") {
+		var volumes []corev1.Volume
+		if object.Group() != "serving.kserve.io" || object.Decode(&volumes, "spec", "volumes") != nil {
 			continue
 		}
-		for _, volume := range runtime.Spec.Volumes {
+		for _, volume := range volumes {
 			names[volume.Name] = true
 		}
 	}
