@@ -12,7 +12,8 @@ import (
 	"github.com/modellint/modellint/lint/manifest"
 )
 
-// nimGroup is the API group of the NIM operator's kinds.
+// nimGroup is the API group of the NIM operator's kinds. Their pods are
+// built as release v3.1.2 of the operator builds them.
 const nimGroup = "apps.nvidia.com"
 
 // nimPodPath is where a NIMService's pod is built: the pod template of the
@@ -29,10 +30,6 @@ const (
 	nimHFToken      = "HF_TOKEN"
 	nimModelProfile = "NIM_MODEL_PROFILE"
 )
-
-// nimOperatorVersion is the release of the NIM operator whose pods are
-// built.
-const nimOperatorVersion = "v3.1.2"
 
 // nimImage is a NIM operator Image (api/apps/v1alpha1/common_types.go).
 type nimImage struct {

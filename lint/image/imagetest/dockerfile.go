@@ -207,7 +207,7 @@ func ParseDockerfile(text string) (*ImageSpec, error) {
 // line that builds the image.
 func parseBuildCommand(spec *ImageSpec, line string) error {
 	words := strings.Fields(line)
-	wrong := fmt.Errorf("first line %q: want # docker build [--platform P] -t REF . or # docker buildx build --platform P1,P2 -t REF .", line)
+	wrong := fmt.Errorf("first line %q: want %q or %q", line, "# docker build [--platform P] -t REF .", "# docker buildx build --platform P1,P2 -t REF .")
 	if len(words) < 4 || words[0] != "#" || words[1] != "docker" || words[len(words)-1] != "." {
 		return wrong
 	}

@@ -248,17 +248,11 @@ func peelExecline(words []ExeclineWord) (command shell.Command, execBy, reason s
 	return command, execBy, ""
 }
 
-// loaderOperands reads a chain-loader's options (getopt style, as
+// loaderArguments reads a chain-loader's options (getopt style, as
 // skalibs' subgetopt: letters grouped, an option's argument attached or
-// the next word, -- ending them) and operands; options are the letters
-// given, and rest starts at the program.
-func loaderOperands(loader chainLoader, words []ExeclineWord) (rest []ExeclineWord, options string, operands []string, ok bool) {
-	rest, options, _, operands, ok = loaderArguments(loader, words)
-	return rest, options, operands, ok
-}
-
-// loaderArguments is loaderOperands with the arguments of the options
-// that take one, the last given of each.
+// the next word, -- ending them) and operands: options are the letters
+// given, values the argument of each option that takes one (the last
+// given), and rest starts at the program.
 func loaderArguments(loader chainLoader, words []ExeclineWord) (rest []ExeclineWord, options string, values map[byte]string, operands []string, ok bool) {
 	i := 0
 	values = map[byte]string{}
