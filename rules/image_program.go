@@ -103,7 +103,12 @@ var pythonImportMissing = &lint.Rule{
 			"relative import with no known parent package\". The finding names the distribution most likely missing " +
 			"(cv2 → opencv-python, sklearn → scikit-learn, PIL → pillow, yaml → pyyaml …). A package the image has where the " +
 			"container's user may not read it (root's user site, /root/.local, as uid 1000 with HOME=/root) is missing to " +
-			"that user's Python, and the finding says which directory keeps it out." + programNote + offlineNote,
+			"that user's Python, and the finding says which directory keeps it out. A package directory the user may not " +
+			"enter is not an import error by itself: Python cannot stat its __init__.py and imports the directory as an " +
+			"empty namespace package, so `from pkg import x` fails at once (\"ImportError: cannot import name 'x' from " +
+			"'pkg' (unknown location)\"), `import pkg.sub` with \"ModuleNotFoundError: No module named 'pkg.sub'\", and a " +
+			"bare `import pkg` succeeds, its first use failing with \"AttributeError: module 'pkg' has no attribute …\" " +
+			"(a warning: when the app uses it is not known from the source)." + programNote + offlineNote,
 		Bad: "# docker build -t registry.example.com/app:1.0 .\nFROM python:3.11-slim\nWORKDIR /srv/app\n" +
 			"COPY <<EOF /srv/app/main.py\nimport torch\nEOF\n" +
 			"---\ncontainers:\n  - name: api\n    image: registry.example.com/app:1.0\n    command: [python3, main.py]",
@@ -177,7 +182,11 @@ func reportProgram(pass *lint.Pass, c *imageCheck, p python.Problem) {
 			}
 		}
 	}
-	pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: field, Image: location, Message: fmt.Sprintf("%s: %s%s %s %s; %s", c.label(), wrapperChain(p.Run.Via), programSubject(p), programDetail(p), where(c.img, layer, ""), programFix(p))})
+	severity := pass.Rule.Severity
+	if namespaceOnly(p) {
+		severity = lint.Warning
+	}
+	pass.Report(lint.Diagnostic{Severity: severity, Path: field, Image: location, Message: fmt.Sprintf("%s: %s%s %s %s; %s", c.label(), wrapperChain(p.Run.Via), programSubject(p), programDetail(p), where(c.img, layer, ""), programFix(p))})
 }
 
 // commandLine shows the run's argv from the program on, shortened.

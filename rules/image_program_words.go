@@ -102,26 +102,34 @@ func fileDetail(p python.Problem) string {
 	return missing + ": serve run exits before deploying the application"
 }
 
+// attrFailure is how the server fails when the app module lacks ATTR.
+func attrFailure(p python.Problem) string {
+	switch p.Tool {
+	case "uvicorn":
+		return fmt.Sprintf("\"Error loading ASGI app. Attribute \\\"%s\\\" not found in module \\\"%s\\\".\" (exit 1)", p.Attr, p.Target)
+	case "gunicorn":
+		return fmt.Sprintf("\"Failed to find attribute '%s' in '%s'.\" (exit 4)", p.Attr, p.Target)
+	case "celery":
+		return fmt.Sprintf("\"Unable to load celery application. Module '%s' has no attribute '%s'\" (exit 2)", p.Target, p.Attr)
+	}
+	return fmt.Sprintf("\"AttributeError: module '%s' has no attribute '%s'\"", p.Target, p.Attr)
+}
+
+// attrTool names what loads ATTR from the app module.
+func attrTool(p python.Problem) string {
+	if p.ServeApp != "" {
+		return "Ray Serve's deploy"
+	}
+	return p.Tool
+}
+
 func moduleDetail(p python.Problem) string {
 	searched := fmt.Sprintf(" (%s searches %s)", interpreterText(p.Interpreter), searchedText(p.SysPath))
 	abi := otherABIText(p)
 	executable := p.Interpreter.Executable
 	if p.Reason == python.AttrMissing {
-		failure := fmt.Sprintf("\"AttributeError: module '%s' has no attribute '%s'\"", p.Target, p.Attr)
-		switch p.Tool {
-		case "uvicorn":
-			failure = fmt.Sprintf("\"Error loading ASGI app. Attribute \\\"%s\\\" not found in module \\\"%s\\\".\" (exit 1)", p.Attr, p.Target)
-		case "gunicorn":
-			failure = fmt.Sprintf("\"Failed to find attribute '%s' in '%s'.\" (exit 4)", p.Attr, p.Target)
-		case "celery":
-			failure = fmt.Sprintf("\"Unable to load celery application. Module '%s' has no attribute '%s'\" (exit 2)", p.Target, p.Attr)
-		}
-		tool := p.Tool
-		if p.ServeApp != "" {
-			tool = "Ray Serve's deploy"
-		}
 		return fmt.Sprintf("is %s, which never mentions %s (no assignment, def, class or import of that name): %s fails with %s",
-			p.Path, p.Attr, tool, failure)
+			p.Path, p.Attr, attrTool(p), attrFailure(p))
 	}
 	if p.Reason == python.NoMain {
 		return fmt.Sprintf("is a package without __main__.py: python fails with \"%s: No module named %s; '%s' is a package and cannot "+
@@ -368,14 +376,58 @@ func blockedText(blocked []launch.Dir, who string) string {
 }
 
 // loadFailure is how loading a module the user cannot read fails: a file
-// it may not open fails the import; a package directory it may not enter
-// or list leaves the module's parts unfound.
+// it may not open fails the import; a package directory it may not list
+// leaves the submodules below it unfound; a package directory it may not
+// enter is imported as an empty namespace package, so what is taken from
+// it is missing.
 func loadFailure(p python.Problem) string {
 	d := p.Denied
-	if len(d.Blocked) == 0 && d.Unreadable != nil && d.Unreadable.Path == d.Path && !d.Unreadable.Mode.IsDir() {
+	switch {
+	case len(d.Blocked) == 0 && d.Unreadable != nil && d.Unreadable.Path == d.Path && !d.Unreadable.Mode.IsDir():
 		return fmt.Sprintf("the import fails at start with \"PermissionError: [Errno 13] Permission denied: '%s'\"", d.Path)
+	case d.Namespace:
+		return namespaceFailure(p)
+	case d.Missing != "":
+		return fmt.Sprintf("Python finds nothing in %s, so the import fails at start with \"ModuleNotFoundError: No module named '%s'\"",
+			d.At(), d.Missing)
 	}
 	return "Python cannot look inside it, so loading the app fails at start"
+}
+
+// namespaceFailure is what becomes of a package whose directory the user
+// may not enter: Python cannot stat its __init__ and imports the
+// directory as an empty namespace package, so the import itself succeeds.
+func namespaceFailure(p python.Problem) string {
+	d := p.Denied
+	module := p.Target
+	empty := fmt.Sprintf("Python cannot stat %s and imports %s as an empty namespace package", d.Path, path.Dir(d.Path))
+	if p.Kind == python.ModuleMissing {
+		if p.Attr != "" {
+			return fmt.Sprintf("%s, so %s fails with %s", empty, attrTool(p), attrFailure(p))
+		}
+		if p.Interpreter != nil && p.Word > 0 && p.Word < len(p.Run.Argv) && p.Run.Argv[p.Word-1] == "-m" {
+			return fmt.Sprintf("%s, so python fails with \"%s: No module named %s.__main__; '%s' is a package and cannot be directly "+
+				"executed\" (exit 1)", empty, p.Interpreter.Executable, module, module)
+		}
+		return empty + ", so loading the app from it fails at start"
+	}
+	if p.From && len(p.Names) > 0 {
+		return fmt.Sprintf("%s, so the import fails at start with \"ImportError: cannot import name '%s' from '%s' (unknown location)\"",
+			empty, p.Names[0], module)
+	}
+	if p.From {
+		return fmt.Sprintf("%s: the star import binds nothing, and the first use of a name it was to bind fails with \"NameError: "+
+			"name '…' is not defined\"", empty)
+	}
+	return fmt.Sprintf("%s: the import succeeds, but the first use of a name from it (%s.…) fails with \"AttributeError: module '%s' "+
+		"has no attribute '…'\"", empty, module, module)
+}
+
+// namespaceOnly says an import of a package the user may not enter
+// succeeds, and only the use of what it was to hold fails, at a time the
+// source does not tell: a warning, not an error.
+func namespaceOnly(p python.Problem) bool {
+	return p.Reason == python.Unreadable && p.Denied.Namespace && p.Kind == python.ImportMissing && (!p.From || len(p.Names) == 0)
 }
 
 // deniedFix opens what the user cannot read: the search bit on the

@@ -26,6 +26,13 @@ type Denied struct {
 	// path-based finder lists it, fails, and passes over it as if it were
 	// empty (FileFinder._fill_cache), so the module is not found.
 	Entry bool
+	// Namespace says Path is a package's __init__ in a directory the user
+	// may not enter: Python cannot stat it and imports the directory as an
+	// empty namespace package instead (see moduleDenied).
+	Namespace bool
+	// Missing is the submodule Python does not find because a package
+	// directory above it cannot be listed ("pkg.sub"); "" otherwise.
+	Missing string
 }
 
 // At is the path to fix first: the topmost directory the user may not
@@ -92,7 +99,16 @@ func dirOf(p string, node *rootfs.Node) *launch.Dir {
 // package directory a submodule is looked up in cannot be listed; or its
 // file cannot be read. A package's own directory needs only the search
 // bit (its __init__ is stat'ed, not listed).
-func (c *checker) moduleDenied(found Found) *Denied {
+//
+// A package directory the user may not enter does not fail its own import:
+// CPython's FileFinder.find_spec (Lib/importlib/_bootstrap_external.py)
+// finds the directory's name in the listing of its parent, tries
+// _path_isfile on its __init__ files, which swallows the stat's OSError
+// (_path_is_mode_type returns False), and, since _path_isdir of the
+// directory needs only the parent's search bit, returns it as a namespace
+// portion: `import pkg` succeeds with an empty module, and what is taken
+// from it fails.
+func (c *checker) moduleDenied(found Found, module string) *Denied {
 	if !c.restricted() || found.Entry == "" {
 		return nil
 	}
@@ -114,10 +130,23 @@ func (c *checker) moduleDenied(found Found) *Denied {
 	}
 	for i := len(listed) - 1; i >= 0; i-- {
 		if d := c.dirDenied(listed[i]); d != nil {
-			return d
+			// The package this directory holds comes before the next
+			// part of module, which its listing would find.
+			depth := strings.Count(strings.TrimPrefix(listed[i], found.Entry+"/"), "/") + 2
+			parts := strings.Split(module, ".")
+			if depth > len(parts) {
+				return d
+			}
+			under := *d
+			under.Missing = strings.Join(parts[:depth], ".")
+			return &under
 		}
 	}
-	return c.fileDenied(found.File)
+	d := c.fileDenied(found.File)
+	if d != nil && init && len(d.Blocked) > 0 && d.Blocked[0].Path == dir {
+		d.Namespace = true
+	}
+	return d
 }
 
 // findAsUser finds a module as the user's Python does: an import path
@@ -130,7 +159,7 @@ func (c *checker) findAsUser(search *searchPath, module string) (found Found, mi
 	if missing != "" {
 		return found, missing, nil
 	}
-	denied = c.moduleDenied(found)
+	denied = c.moduleDenied(found, module)
 	if denied == nil {
 		return found, "", nil
 	}
@@ -145,7 +174,7 @@ func (c *checker) findAsUser(search *searchPath, module string) (found Found, mi
 	}
 	mine := &searchPath{r: search.r, entries: listable, version: search.version}
 	if other, otherMissing := mine.find(module); otherMissing == "" {
-		return other, "", c.moduleDenied(other)
+		return other, "", c.moduleDenied(other, module)
 	}
 	return found, "", denied
 }

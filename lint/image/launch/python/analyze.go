@@ -61,6 +61,10 @@ type Problem struct {
 	Target string
 	// Attr is the app object of MODULE:ATTR.
 	Attr string
+	// From says an import is `from Target import Names` (Names empty for
+	// a star import).
+	From  bool
+	Names []string
 	// Path is the missing file (FileMissing), the module's file, or for an
 	// import the file holding it; Line the import's line.
 	Path string
@@ -722,19 +726,32 @@ func (c *checker) deniedModule(target Target, found Found, in *Interpreter, entr
 	if len(found.Dirs) > 0 {
 		where = found.Dirs[0]
 	}
+	attr := ""
+	if denied.Namespace {
+		// The import gives an empty namespace package: what the server
+		// takes from it is what fails.
+		attr = c.appAttr(target)
+	}
 	c.problem(Problem{Kind: ModuleMissing, Reason: Unreadable, Word: target.Word, Target: target.Name, Module: target.Name,
-		Path: where, Interpreter: in, SysPath: entries, Denied: denied})
+		Attr: attr, Path: where, Interpreter: in, SysPath: entries, Denied: denied})
 }
 
-// checkAttr checks that an app module can define the object the server
-// loads from it: it must at least name it (or star-import).
-func (c *checker) checkAttr(target Target, file string, in *Interpreter) {
+// appAttr is the object a server loads from the app module, "" for none:
+// the first name of MODULE:ATTR, or gunicorn's default.
+func (c *checker) appAttr(target Target) string {
 	attr := target.Attr
 	if attr == "" && c.entry.Tool == "gunicorn" {
 		attr = "application" // gunicorn's default
 	}
 	attr, _, _ = strings.Cut(attr, "(") // gunicorn's app:create_app()
 	attr, _, _ = strings.Cut(attr, ".")
+	return attr
+}
+
+// checkAttr checks that an app module can define the object the server
+// loads from it: it must at least name it (or star-import).
+func (c *checker) checkAttr(target Target, file string, in *Interpreter) {
+	attr := c.appAttr(target)
 	if attr == "" {
 		return
 	}
@@ -894,6 +911,7 @@ func (c *checker) checkImports(file, module string, in *Interpreter, first []str
 		if denied != nil {
 			missed++
 			base.Reason, base.Target, base.Module, base.Denied = Unreadable, imp.Module, imp.Module, denied
+			base.From, base.Names = imp.From, imp.Names
 			c.problem(base)
 			continue
 		}

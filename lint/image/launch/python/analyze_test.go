@@ -209,3 +209,39 @@ func TestAnalyze(t *testing.T) {
 		})
 	}
 }
+
+// TestDeniedPackage: a package directory the user may not enter is
+// imported as an empty namespace package (its __init__ cannot be
+// stat'ed); a submodule below it is not found; an __init__ the user may
+// not read fails the import.
+func TestDeniedPackage(t *testing.T) {
+	const files = `[{path: /app/secret, dir: true, mode: "0700"}, {path: /app/secret/__init__.py, content: ""}, {path: /app/secret/model.py, content: ""}, {path: /app/locked/__init__.py, mode: "0600", content: ""}, ` +
+		`{path: /app/bare.py, content: "import secret\n"}, {path: /app/from_import.py, content: "from secret import model\n"}, {path: /app/submodule.py, content: "import secret.model\n"}, {path: /app/locked_init.py, content: "import locked\n"}]`
+	cases := []struct {
+		script, module, missing string
+		namespace, from         bool
+		names                   []string
+	}{
+		{script: "/app/bare.py", module: "secret", namespace: true},
+		{script: "/app/from_import.py", module: "secret", namespace: true, from: true, names: []string{"model"}},
+		{script: "/app/submodule.py", module: "secret.model", missing: "secret.model"},
+		{script: "/app/locked_init.py", module: "locked"},
+	}
+	for _, c := range cases {
+		t.Run(c.script, func(t *testing.T) {
+			user := int64(1000)
+			_, analysis := openImage(t, files, launch.Spec{Argv: []string{"python", c.script}, WorkingDir: "/app", RunAsUser: &user}, nil)
+			if len(analysis.Problems) != 1 {
+				t.Fatalf("problems %q, want one", summary(analysis))
+			}
+			p := analysis.Problems[0]
+			if p.Reason != Unreadable || p.Module != c.module {
+				t.Fatalf("problem %q (reason %d), want %s unreadable", summary(analysis), p.Reason, c.module)
+			}
+			if p.Denied.Namespace != c.namespace || p.Denied.Missing != c.missing || p.From != c.from || !slices.Equal(p.Names, c.names) {
+				t.Errorf("namespace %v, missing %q, from %v %q; want %v, %q, %v %q", p.Denied.Namespace, p.Denied.Missing, p.From, p.Names,
+					c.namespace, c.missing, c.from, c.names)
+			}
+		})
+	}
+}
