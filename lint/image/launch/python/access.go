@@ -2,6 +2,7 @@ package python
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/modellint/modellint/lint/image/launch"
@@ -163,6 +164,11 @@ func (c *checker) findAsUser(search *searchPath, module string) (found Found, mi
 	if denied == nil {
 		return found, "", nil
 	}
+	if denied.Namespace && !strings.Contains(module, ".") {
+		if other, ok := c.pastNamespace(search, module, found); ok {
+			return other, "", c.moduleDenied(other, module)
+		}
+	}
 	var listable []string
 	for _, entry := range search.entries {
 		if c.dirDenied(entry) == nil {
@@ -177,4 +183,30 @@ func (c *checker) findAsUser(search *searchPath, module string) (found Found, mi
 		return other, "", c.moduleDenied(other, module)
 	}
 	return found, "", denied
+}
+
+// pastNamespace finds what Python imports instead of a top-level package
+// whose directory the user may not enter, and so only a namespace portion:
+// a module of the name beside it (FileFinder.find_spec tries the file
+// suffixes before it returns the portion), or a module or regular package
+// in a later entry (PathFinder._get_spec keeps looking past portions).
+func (c *checker) pastNamespace(search *searchPath, module string, found Found) (Found, bool) {
+	for _, suffix := range []string{".py", ".pyc"} {
+		if file := path.Join(found.Entry, module+suffix); c.r.isFile(file) {
+			return Found{File: file, Entry: found.Entry}, true
+		}
+	}
+	if ext := search.extension(found.Entry, module); ext != "" {
+		return Found{File: ext, Entry: found.Entry}, true
+	}
+	i := slices.Index(search.entries, found.Entry)
+	if i < 0 {
+		return Found{}, false
+	}
+	later := &searchPath{r: search.r, entries: search.entries[i+1:], version: search.version}
+	other, missing := later.find(module)
+	if missing != "" || other.File == "" {
+		return Found{}, false
+	}
+	return other, true
 }

@@ -216,7 +216,9 @@ func TestAnalyze(t *testing.T) {
 // not read fails the import.
 func TestDeniedPackage(t *testing.T) {
 	const files = `[{path: /app/secret, dir: true, mode: "0700"}, {path: /app/secret/__init__.py, content: ""}, {path: /app/secret/model.py, content: ""}, {path: /app/locked/__init__.py, mode: "0600", content: ""}, ` +
-		`{path: /app/bare.py, content: "import secret\n"}, {path: /app/from_import.py, content: "from secret import model\n"}, {path: /app/submodule.py, content: "import secret.model\n"}, {path: /app/locked_init.py, content: "import locked\n"}]`
+		`{path: /app/bare.py, content: "import secret\n"}, {path: /app/from_import.py, content: "from secret import model\n"}, {path: /app/submodule.py, content: "import secret.model\n"}, {path: /app/locked_init.py, content: "import locked\n"}, ` +
+		`{path: /app/shadow, dir: true, mode: "0700"}, {path: /app/shadow/__init__.py, content: ""}, {path: /usr/local/lib/python3.11/site-packages/shadow/__init__.py, content: ""}, {path: /app/shadowed.py, content: "import shadow\n"}, ` +
+		`{path: /app/twin, dir: true, mode: "0700"}, {path: /app/twin/__init__.py, content: ""}, {path: /app/twin.py, content: ""}, {path: /app/beside.py, content: "import twin\n"}]`
 	cases := []struct {
 		script, module, missing string
 		namespace, from         bool
@@ -226,11 +228,20 @@ func TestDeniedPackage(t *testing.T) {
 		{script: "/app/from_import.py", module: "secret", namespace: true, from: true, names: []string{"model"}},
 		{script: "/app/submodule.py", module: "secret.model", missing: "secret.model"},
 		{script: "/app/locked_init.py", module: "locked"},
+		{script: "/app/shadowed.py"},
+		{script: "/app/beside.py"},
 	}
 	for _, c := range cases {
 		t.Run(c.script, func(t *testing.T) {
 			user := int64(1000)
 			_, analysis := openImage(t, files, launch.Spec{Argv: []string{"python", c.script}, WorkingDir: "/app", RunAsUser: &user}, nil)
+			if c.module == "" {
+				// Python imports the module past the namespace portion.
+				if len(analysis.Problems) != 0 {
+					t.Fatalf("problems %q, want none", summary(analysis))
+				}
+				return
+			}
 			if len(analysis.Problems) != 1 {
 				t.Fatalf("problems %q, want one", summary(analysis))
 			}
