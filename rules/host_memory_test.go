@@ -56,6 +56,10 @@ func TestMemoryBelowModelOnCPU(t *testing.T) {
 				`memory-maps (models/m/model.gguf) with the 4.0 GiB KV cache (f16 K/V: 2 × 32 layers × 8 KV heads × 128 ` +
 				`head dim × 2 bytes × 32768 tokens (-c), shared by every slot) it holds beside it: the mapped weights are ` +
 				`page cache, which the kernel reclaims at the limit rather than killing the server`}},
+		{name: "repacking off by LLAMA_ARG_NO_REPACK", image: llamaCPUImage, gguf: true, limit: "memory: 6Gi",
+			container: ggufArgs + "]\nenv: [{name: LLAMA_ARG_NO_REPACK, value: \"1\"}]",
+			want: []string{`warning: container server (llama.cpp server): memory limit 6Gi is below the 4.8 GiB model the server ` +
+				`memory-maps (models/m/model.gguf) with the 4.0 GiB KV cache`}},
 		{name: "mapped, but the cache alone is above the limit", image: llamaCPUImage, gguf: true, limit: "memory: 3Gi",
 			container: ggufArgs + `]`,
 			want:      []string{`error: container server (llama.cpp server): memory limit 3Gi is below the 4.0 GiB the server holds in its own memory once started: the 4.0 GiB KV cache`}},
