@@ -26,9 +26,6 @@ func buildBundles(target *lint.Target, config *lint.Config, replayed *starts, ob
 			bundle := &lint.Bundle{Image: img, Spec: launch.ForImage(img), Arch: config.Cluster.Architecture}
 			bundle.Process = launch.NewProcess(bundle.Spec, img)
 			analyze(bundle, replayed.take(nil, img))
-			if bundle.Start != nil {
-				bundle.Process.SwitchUser(bundle.Start.Runs)
-			}
 			target.Bundles = append(target.Bundles, bundle)
 		}
 		return
@@ -45,10 +42,6 @@ func buildBundles(target *lint.Target, config *lint.Config, replayed *starts, ob
 		bundle.Process = containerProcess(container, w, bundle.Spec, img, objects)
 		if img != nil && img.Unresolvable == "" {
 			analyze(bundle, replayed.take(container, img))
-		}
-		if bundle.Start != nil {
-			// What runs after gosu or setpriv runs as the user they switch to.
-			bundle.Process.SwitchUser(bundle.Start.Runs)
 		}
 		if !container.Init {
 			recognise(bundle, w.Platform, w.Lifecycle == manifest.RunToCompletion)
@@ -77,13 +70,18 @@ func podArch(w *manifest.Workload, config *lint.Config) string {
 }
 
 // analyze gives the bundle the replay of its start made while its image
-// was read; nil when the image's layers were not read.
+// was read (nil when its layers were not read), and its process the user
+// the start's wrappers switch to.
 func analyze(b *lint.Bundle, replayed *start) {
 	if replayed == nil || b.Image == nil || b.Image.FS() == nil {
 		return
 	}
 	replayed.replay(b.Image) // a no-op unless the image gained facts since
 	b.Start, b.Program = replayed.path, replayed.program
+	if b.Start != nil {
+		// What runs after gosu or setpriv runs as the user they switch to.
+		b.Process.SwitchUser(b.Start.Runs)
+	}
 }
 
 // programContext is what the program checks need of a container besides
