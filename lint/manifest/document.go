@@ -50,6 +50,11 @@ type Document struct {
 	sleeping atomic.Bool
 	owner    *File
 	packed   []byte // see packEntries
+	// readPacked says packed holds the entries for good, and each read
+	// unpacks them, or takes the copy a recent read unpacked (see
+	// packForReads).
+	readPacked bool
+	unpacked   unpackedTable
 }
 
 // Plain is the document's plain value: map[string]any, []any or a scalar.

@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/modellint/modellint/internal/parallel"
 )
@@ -88,6 +89,11 @@ func (f *File) Settle(reread func() ([]byte, error), deep bool) {
 		doc.plain, doc.plainOnce = nil, sync.Once{}
 		doc.sleeping.Store(true)
 	}
+	for _, object := range f.Objects {
+		if object.Base == "" && object.holds == nil && object.Doc.expanded == nil && object.Doc.calls == nil && object.Doc.elsewhere == nil {
+			object.Doc.packForReads()
+		}
+	}
 	f.Source = nil
 	f.sleep.asleep.Store(true)
 }
@@ -163,7 +169,47 @@ func (d *Document) table() *fieldTable {
 	if d.sleeping.Load() {
 		d.owner.wake() //nolint:errcheck // the file keeps the error for WakeError
 	}
+	if d.readPacked {
+		return d.unpacked.table(d)
+	}
 	return &d.fields
+}
+
+// The documents other workloads' rules read (Services, ConfigMaps,
+// Secrets, claims, serving runtimes) never sleep: any rule may read them
+// at any time, on any CPU. Packed for good, they take a third of their
+// size, and a read unpacks them. The table a read unpacked is kept while
+// anything holds it and until the collector finds it unused, so the reads
+// of one rule unpack once.
+
+// packForReads packs the document's entries for good. It must be called
+// before the document is shared.
+func (d *Document) packForReads() {
+	if d.readPacked || len(d.fields.entries) == 0 {
+		return
+	}
+	d.packed = packEntries(d.fields.entries)
+	d.fields.entries = nil
+	d.readPacked = true
+}
+
+// unpackedTable is the last table a read of a packed document unpacked.
+type unpackedTable struct {
+	mu   sync.Mutex
+	last weak.Pointer[fieldTable]
+}
+
+// table is the document's table, unpacked again when the collector took
+// the last one.
+func (u *unpackedTable) table(d *Document) *fieldTable {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if t := u.last.Value(); t != nil {
+		return t
+	}
+	t := &fieldTable{entries: unpackEntries(d.packed), text: d.fields.text}
+	u.last = weak.Make(t)
+	return t
 }
 
 // decodeObject is what NewSet reads off one object.

@@ -48,9 +48,14 @@ func TestSleepingFileWakesAsItWas(t *testing.T) {
 		if line := file.MarkedLine(1); !strings.Contains(line, "MDL205") || file.Source != nil {
 			t.Errorf("deep %v: marked line %q, or the file woke for it", deep, line)
 		}
-		// The Service does not sleep: other workloads' rules read it.
-		if set.Find("Service", "", "s").Doc.sleeping.Load() {
-			t.Errorf("deep %v: the Service's document sleeps", deep)
+		// The Service does not sleep: other workloads' rules read it. Its
+		// entries are packed for good, and each read unpacks them.
+		service := set.Find("Service", "", "s")
+		if service.Doc.sleeping.Load() || !service.Doc.readPacked || len(service.Doc.fields.entries) != 0 {
+			t.Errorf("deep %v: the Service's document sleeps, or its %d entries are not packed", deep, len(service.Doc.fields.entries))
+		}
+		if got, pos := service.stringAt("spec", "selector", "app"), service.Locate("spec.selector.app"); got != "a" || pos != (Position{Line: 15, Column: 19}) {
+			t.Errorf("deep %v: the Service's selector %q at %+v, want \"a\" at 15:19", deep, got, pos)
 		}
 		if err := deployment.Hold(); err != nil {
 			t.Fatal(err)
