@@ -159,3 +159,18 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("output %q", out.String())
 	}
 }
+
+// TestNotesWhereRead: the notes on objects no rule reads are in the
+// reports that show notes (JSON, SARIF, the table at -v), and a run whose
+// reports show none leaves them out.
+func TestNotesWhereRead(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "settings.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n")
+	const note = "ConfigMap/settings (v1): no pod template, only used for references"
+	for _, format := range []string{"json", "sarif", "table -v"} {
+		args := append([]string{"--offline", "--no-color", "-f"}, strings.Fields(format)...)
+		if code, stdout, stderr := lintArgs(t, "", append(args, dir)...); code != exitClean || !strings.Contains(stdout, note) {
+			t.Errorf("-f %s: exit %d, stderr %q, no note %q in\n%s", format, code, stderr, note, stdout)
+		}
+	}
+}

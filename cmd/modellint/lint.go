@@ -191,6 +191,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	options.Paths, options.Stdin, options.Config, options.Rules = paths, stdin, config, selected
 	options.Records = recordsFor(outputs, flags.verbose)
 	options.WithoutFixes = !fixesRead(outputs, flags.fix)
+	options.WithoutNotes = !notesRead(outputs, flags.verbose)
 	options.GCPercent = manifestGCPercent()
 	for _, out := range outputs {
 		if out.file != "" {
@@ -434,6 +435,14 @@ func fixesRead(outputs []output, fix fixFlags) bool {
 	}
 	return slices.ContainsFunc(outputs, func(out output) bool {
 		return out.format == "json" || out.format == "sarif" || out.format == "markdown"
+	})
+}
+
+// notesRead says whether the run's notes are read: by JSON and SARIF, and
+// by the table at -v.
+func notesRead(outputs []output, verbose bool) bool {
+	return slices.ContainsFunc(outputs, func(out output) bool {
+		return out.format == "json" || out.format == "sarif" || out.format == "table" && verbose
 	})
 }
 

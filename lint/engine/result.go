@@ -10,9 +10,12 @@ import (
 )
 
 // noteManifests records the files read and, for -v, what in them was not linted.
-func noteManifests(r *lint.Result, files []*manifest.File) {
+func noteManifests(r *lint.Result, files []*manifest.File, withNotes bool) {
 	for _, file := range files {
 		r.Files = append(r.Files, file.Path)
+	}
+	if !withNotes {
+		return
 	}
 	// Written on every CPU, listed in file order.
 	for _, notes := range parallel.Map(files, manifestNotes) {

@@ -50,6 +50,11 @@ type Options struct {
 	// no report that shows them), so the findings keep none rather than
 	// hold them all until the run ends.
 	WithoutFixes bool
+	// WithoutNotes says that nothing reads Result.Notes (no JSON or SARIF
+	// report, no -v), so the run leaves out the notes on each object no
+	// rule reads: a PodDisruptionBudget beside each of 10,000 Deployments
+	// makes 10,000 of them.
+	WithoutNotes bool
 	// GCPercent, when above 0, is the collector's target from the moment a
 	// run has manifests to read, for the rest of the process (its reports
 	// included): debug.SetGCPercent. The objects of the PATHs and then
@@ -118,7 +123,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	}
 	unitParents := splitUnits(options.Paths, files, set, found.modelUnits)
 	units := unitSets(files, set, unitParents)
-	noteManifests(result, files)
+	noteManifests(result, files, !options.WithoutNotes)
 	checkStdin(result, options.Paths, files)
 
 	var targets []*lint.Target

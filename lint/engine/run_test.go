@@ -226,4 +226,16 @@ func TestNotesNameTheController(t *testing.T) {
 			t.Errorf("note %q, want one ending in %q", note, want[i])
 		}
 	}
+
+	// A run whose reports read no notes leaves out those on its objects.
+	result, err = Run(Options{Paths: []string{dir}, WithoutNotes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(result.Notes) != 1 || !strings.HasSuffix(result.Notes[0], want[0]) {
+		t.Errorf("without notes read: notes %q, want only %q", result.Notes, want[0])
+	}
+	if len(result.Files) != 1 {
+		t.Errorf("without notes read: files %q, want models.yaml", result.Files)
+	}
 }
