@@ -24,14 +24,16 @@ type borrowing struct {
 // o wrote it when place returns false. Call it before the object is read
 // concurrently; the last Borrow of an overlapping prefix wins.
 func (o *Object) Borrow(path string, place func(rest string) (FieldSource, bool)) {
-	o.Doc.borrowed = append(o.Doc.borrowed, borrowing{prefix: o.FullPath(path), place: place})
+	rare := o.Doc.rareFields()
+	rare.borrowed = append(rare.borrowed, borrowing{prefix: o.FullPath(path), place: place})
 }
 
 // borrowedSource is where a field of a composition was written, false
 // when the field is the document's own.
 func (d *Document) borrowedSource(path string) (FieldSource, bool) {
-	for i := len(d.borrowed) - 1; i >= 0; i-- {
-		b := d.borrowed[i]
+	borrowed := d.rareOrNone().borrowed
+	for i := len(borrowed) - 1; i >= 0; i-- {
+		b := borrowed[i]
 		rest, ok := pathUnder(path, b.prefix)
 		if !ok {
 			continue
@@ -80,7 +82,7 @@ func (o *Object) WrittenBy(path string) (FieldSource, bool) {
 // it is, so that the second run only reads what others may be reading.
 func (o *Object) borrowOnce(path string, place func(rest string) (FieldSource, bool)) {
 	full := o.FullPath(path)
-	for _, b := range o.Doc.borrowed {
+	for _, b := range o.Doc.rareOrNone().borrowed {
 		if b.prefix == full {
 			return
 		}

@@ -23,12 +23,6 @@ type Position struct {
 type Document struct {
 	File  string
 	Index int // 0-based position of the document in its file
-	// expanded is the document's plain value, kept whole when the document
-	// has aliases or merge keys: the fields they expand to are not entries
-	// of fields (whose positions are the alias's). Without them, fields hold
-	// every value and nothing else is kept: a run holds every document of
-	// its PATHs at once, and Go maps cost ~300 bytes even with one key.
-	expanded any
 	// plain is the value Plain made from fields, once asked for.
 	plainOnce sync.Once
 	plain     any
@@ -36,15 +30,9 @@ type Document struct {
 	// "spec.containers[0]") has its key (or sequence item) start, as a
 	// tree (see fieldTable). Its root, the empty path, is the document.
 	fields fieldTable
-	// elsewhere names the file of the fields (by entry) that are not in
-	// File: only rendered documents have them (see Relocate).
-	elsewhere map[int32]string
-	// calls are the template lines that called the helper a field was
-	// written by (see SetCalls): only rendered documents have them.
-	calls map[string]Call
-	// borrowed are the compositions whose fields other objects wrote (see
-	// Object.Borrow).
-	borrowed []borrowing
+	// rare is what few documents have (aliases, rendering, composition):
+	// a run holds every document of its PATHs, most without any of it.
+	rare *rareFields
 	// sleeping says fields were dropped, or their entries packed, until
 	// owner, the document's file, wakes (see File.Settle).
 	sleeping atomic.Bool
@@ -57,10 +45,49 @@ type Document struct {
 	unpacked   unpackedTable
 }
 
+// rareFields are the parts of a Document that few documents have.
+type rareFields struct {
+	// expanded is the document's plain value, kept whole when the document
+	// has aliases or merge keys: the fields they expand to are not entries
+	// of fields (whose positions are the alias's). Without them, fields hold
+	// every value and nothing else is kept: Go maps cost ~300 bytes even
+	// with one key.
+	expanded any
+	// elsewhere names the file of the fields (by entry) that are not in
+	// File: only rendered documents have them (see Relocate).
+	elsewhere map[int32]string
+	// calls are the template lines that called the helper a field was
+	// written by (see SetCalls): only rendered documents have them.
+	calls map[string]Call
+	// borrowed are the compositions whose fields other objects wrote (see
+	// Object.Borrow).
+	borrowed []borrowing
+}
+
+// rareOrNone is the document's rare fields, empty when it has none.
+func (d *Document) rareOrNone() *rareFields {
+	if d.rare == nil {
+		return &noRareFields
+	}
+	return d.rare
+}
+
+// noRareFields are read for a document without rare fields; never written.
+var noRareFields rareFields
+
+// rareFields is the document's rare fields, made when it has none yet. It
+// is called before the document is read concurrently.
+func (d *Document) rareFields() *rareFields {
+	if d.rare == nil {
+		d.rare = &rareFields{}
+	}
+	return d.rare
+}
+
 // Plain is the document's plain value: map[string]any, []any or a scalar.
 func (d *Document) Plain() any {
-	if d.expanded != nil {
-		return d.expanded
+	if expanded := d.rareOrNone().expanded; expanded != nil {
+		return expanded
 	}
 	fields := d.table()
 	if fields.retired {
@@ -83,7 +110,7 @@ func (d *Document) retire() {
 		defer d.owner.sleep.mu.Unlock()
 		d.sleeping.Store(false)
 	}
-	d.expanded, d.plain, d.elsewhere, d.calls, d.borrowed, d.packed = nil, nil, nil, nil, nil, nil
+	d.plain, d.rare, d.packed = nil, nil, nil
 	d.fields = fieldTable{retired: true}
 }
 
@@ -109,7 +136,7 @@ func (d *Document) written(path string) (string, Position) {
 	fields := d.table()
 	for p := path; ; p = parentPath(p) {
 		if entry, ok := fields.lookup(p); ok {
-			if file, ok := d.elsewhere[entry]; ok {
+			if file, ok := d.rareOrNone().elsewhere[entry]; ok {
 				return file, fields.position(entry)
 			}
 			return d.File, fields.position(entry)
@@ -170,9 +197,10 @@ type converter struct {
 	// keys holds one copy of the map keys and short values of the file
 	// (see share).
 	keys map[string]string
-	// text is the field table's text as it grows, spans where each short
-	// string already is in it.
-	text  strings.Builder
+	// text is the field table's text as it grows, in a buffer the part's
+	// documents share (the table keeps a copy of its length); spans are
+	// where each short string already is in it.
+	text  []byte
 	spans map[string]span
 }
 
@@ -287,11 +315,17 @@ func (c *converter) share(s string) string {
 
 // span adds s to the table's text, once if it is short, and says where.
 func (c *converter) span(s string) span {
+	if len(s) <= 32 {
+		_, shared := sharedText()
+		if at, ok := shared[s]; ok {
+			return at
+		}
+	}
 	if found, ok := c.spans[s]; ok {
 		return found
 	}
-	at := span{start: uint32(c.text.Len()), end: uint32(c.text.Len() + len(s))}
-	c.text.WriteString(s)
+	at := span{start: uint32(len(c.text)), end: uint32(len(c.text) + len(s))}
+	c.text = append(c.text, s...)
 	if len(c.spans) < maxShared && len(s) <= 32 {
 		if c.spans == nil {
 			c.spans = map[string]span{}
@@ -304,7 +338,7 @@ func (c *converter) span(s string) span {
 // table is the field table converted, with its text.
 func (c *converter) table() fieldTable {
 	table := c.fields.trimmed()
-	table.text = c.text.String()
+	table.text = string(c.text)
 	return table
 }
 
@@ -392,8 +426,6 @@ type treeSize struct {
 	// fields bounds the entries of its field table: the keys of its
 	// mappings and the items of its sequences.
 	fields int
-	// text bounds its field table's text: the length of its scalars.
-	text int
 	// expands says whether it has aliases or merge keys (see Document.expanded).
 	expands bool
 }
@@ -407,12 +439,10 @@ func countNodes(node *yaml.Node) treeSize {
 		size.fields = len(node.Content) / 2
 	case yaml.SequenceNode:
 		size.fields = len(node.Content)
-	case yaml.ScalarNode:
-		size.text = len(node.Value)
 	}
 	for _, child := range node.Content {
 		inner := countNodes(child)
-		size.nodes, size.fields, size.text = size.nodes+inner.nodes, size.fields+inner.fields, size.text+inner.text
+		size.nodes, size.fields = size.nodes+inner.nodes, size.fields+inner.fields
 		size.expands = size.expands || inner.expands
 	}
 	return size

@@ -190,7 +190,7 @@ func (o *Object) editTarget(path string) (file *File, pos Position, templated, o
 		return nil, Position{}, false, false
 	}
 	pos = fields.position(entry)
-	other := o.Doc.elsewhere[entry]
+	other := o.Doc.rareOrNone().elsewhere[entry]
 	switch {
 	case other == "" && !o.File.Rendered:
 		return o.File, pos, false, true
@@ -321,7 +321,7 @@ func (o *Object) AddFields(path, block string) (Edit, bool) {
 		if direct {
 			keys = append(keys, pos)
 		}
-		if o.Doc.elsewhere[entry] != "" {
+		if o.Doc.rareOrNone().elsewhere[entry] != "" {
 			return
 		}
 		if direct {

@@ -44,8 +44,7 @@ type span struct{ start, end uint32 }
 
 // key is the map key of an entry.
 func (t *fieldTable) key(entry int32) string {
-	s := t.entries[entry].key
-	return t.text[s.start:s.end]
+	return t.str(t.entries[entry].key)
 }
 
 // value is the scalar value of an entry, as text.
@@ -54,7 +53,7 @@ func (t *fieldTable) value(entry int32) string {
 	if e.hasChildren() {
 		return ""
 	}
-	return t.text[e.data.start:e.data.end]
+	return t.str(e.data)
 }
 
 // valueKind is what an entry's value is, as JSON types go.

@@ -224,14 +224,14 @@ func (o *Object) Has(path string) bool { return o.Doc.Has(o.FullPath(path)) }
 // sequence indexes, as field paths write them ("workerGroupSpecs[0]"), so a
 // split field path can be looked up as it is.
 func (o *Object) Lookup(keys ...string) (any, bool) {
-	if o.Doc.expanded == nil {
+	if o.Doc.rareOrNone().expanded == nil {
 		entry, ok := o.lookupEntry(keys)
 		if !ok {
 			return nil, false
 		}
 		return o.Doc.table().plain(entry), true
 	}
-	value, ok := ValueAt(o.Doc.expanded, o.Base)
+	value, ok := ValueAt(o.Doc.rareOrNone().expanded, o.Base)
 	if !ok {
 		return nil, false
 	}
@@ -310,7 +310,7 @@ func (o *Object) lookupEntry(keys []string) (int32, bool) {
 
 // kindAt is what the value at keys is; kindUnread when there is none.
 func (o *Object) kindAt(keys ...string) valueKind {
-	if o.Doc.expanded == nil {
+	if o.Doc.rareOrNone().expanded == nil {
 		entry, ok := o.lookupEntry(keys)
 		if !ok {
 			return kindUnread
@@ -345,7 +345,7 @@ func plainKind(value any) valueKind {
 
 // lengthAt is the number of items of the sequence at keys.
 func (o *Object) lengthAt(keys ...string) int {
-	if o.Doc.expanded == nil {
+	if o.Doc.rareOrNone().expanded == nil {
 		entry, ok := o.lookupEntry(keys)
 		if !ok {
 			return 0
@@ -360,7 +360,7 @@ func (o *Object) lengthAt(keys ...string) int {
 
 // stringAt is the string at keys, "" when there is none.
 func (o *Object) stringAt(keys ...string) string {
-	if o.Doc.expanded == nil {
+	if o.Doc.rareOrNone().expanded == nil {
 		entry, ok := o.lookupEntry(keys)
 		if !ok || o.Doc.table().entries[entry].kind != kindString {
 			return ""
@@ -380,7 +380,7 @@ func (o *Object) jsonAt(keys []string) ([]byte, bool) {
 
 // appendJSONAt is jsonAt appending to dst.
 func (o *Object) appendJSONAt(dst []byte, keys []string) ([]byte, bool) {
-	if o.Doc.expanded == nil {
+	if o.Doc.rareOrNone().expanded == nil {
 		entry, ok := o.lookupEntry(keys)
 		if !ok {
 			return nil, false
@@ -398,7 +398,7 @@ func (o *Object) appendJSONAt(dst []byte, keys []string) ([]byte, bool) {
 // hasSuspicious reports whether a string at or under keys would hang
 // resource.ParseQuantity (see quantity.Suspicious).
 func (o *Object) hasSuspicious(keys []string) bool {
-	if o.Doc.expanded == nil {
+	if o.Doc.rareOrNone().expanded == nil {
 		entry, ok := o.lookupEntry(keys)
 		return ok && o.Doc.table().anyString(entry, quantity.Suspicious)
 	}
@@ -695,6 +695,7 @@ func parsePartWith(path string, part streamPart, reader *partReader) parsedPart 
 	// One span index for the part's documents, emptied for each: a map
 	// made per document was a tenth of a 10,000-workload run's allocation.
 	spans := map[string]span{}
+	var text []byte
 	for index := 0; ; index++ {
 		root, err := reader.next()
 		if errors.Is(err, io.EOF) {
@@ -706,7 +707,7 @@ func parsePartWith(path string, part streamPart, reader *partReader) parsedPart 
 		}
 		clear(spans)
 		// Nothing of root is kept: the reader gives its nodes to the next.
-		doc, err := convertDocument(path, index, root, keys, spans)
+		doc, err := convertDocument(path, index, root, keys, spans, &text)
 		if err != nil {
 			out.convertErr, out.failedDoc = err, index
 			return out
@@ -786,8 +787,9 @@ func shiftLines(node *yaml.Node, lines int) {
 }
 
 // convertDocument converts the parsed document root, the index-th of its
-// part, into a Document. keys and spans are the part's (see converter).
-func convertDocument(path string, index int, root *yaml.Node, keys map[string]string, spans map[string]span) (*Document, error) {
+// part, into a Document. keys, spans and the text buffer are the part's
+// (see converter).
+func convertDocument(path string, index int, root *yaml.Node, keys map[string]string, spans map[string]span, text *[]byte) (*Document, error) {
 	start := root
 	if len(root.Content) > 0 {
 		start = root.Content[0] // the document's first key, not its "---"
@@ -795,12 +797,17 @@ func convertDocument(path string, index int, root *yaml.Node, keys map[string]st
 	doc := &Document{File: path, Index: index}
 	size := countNodes(root)
 	conv := converter{fields: newFieldTable(Position{start.Line, start.Column}, size.fields), budget: min(10*size.nodes+10000, max(size.nodes, MaxDocumentValues)), keys: keys, values: size.expands, spans: spans}
-	conv.text.Grow(size.text)
+	conv.text = (*text)[:0]
 	var err error
-	if doc.expanded, err = conv.convert(root, 0, true); err != nil {
+	expanded, err := conv.convert(root, 0, true)
+	if err != nil {
 		return nil, err
 	}
+	if expanded != nil {
+		doc.rareFields().expanded = expanded
+	}
 	doc.fields = conv.table()
+	*text = conv.text
 	return doc, nil
 }
 

@@ -17,19 +17,53 @@ func packEntries(entries []fieldEntry) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(entries)))
 	var previous fieldEntry
 	for i, e := range entries {
-		buf = append(buf, byte(e.kind))
-		buf = binary.AppendVarint(buf, int64(e.key.start)-int64(previous.key.start))
-		buf = binary.AppendUvarint(buf, uint64(e.key.end-e.key.start))
-		buf = binary.AppendVarint(buf, int64(e.data.start)-dataBase(previous, e, i))
-		buf = binary.AppendUvarint(buf, uint64(e.data.end-e.data.start))
+		sharedKey, sharedData := e.key.start&sharedSpan != 0, !e.hasChildren() && e.data.start&sharedSpan != 0
+		buf = append(buf, packedKind(e.kind, sharedKey, sharedData))
+		if sharedKey {
+			buf = appendSharedSpan(buf, e.key)
+		} else {
+			buf = binary.AppendVarint(buf, int64(e.key.start)-int64(previous.key.start))
+			buf = binary.AppendUvarint(buf, uint64(e.key.end-e.key.start))
+			previous.key = e.key
+		}
+		if sharedData {
+			buf = appendSharedSpan(buf, e.data)
+		} else {
+			buf = binary.AppendVarint(buf, int64(e.data.start)-dataBase(previous, e, i))
+			buf = binary.AppendUvarint(buf, uint64(e.data.end-e.data.start))
+			if !e.hasChildren() {
+				previous.data = e.data
+			}
+		}
 		buf = binary.AppendVarint(buf, int64(e.line)-int64(previous.line))
 		buf = binary.AppendVarint(buf, int64(e.column)-int64(previous.column))
-		if !e.hasChildren() {
-			previous.data = e.data
-		}
-		previous.key, previous.line, previous.column = e.key, e.line, e.column
+		previous.line, previous.column = e.line, e.column
 	}
 	return append([]byte(nil), buf...) // no spare capacity held
+}
+
+// A span of the shared text is written as its place there, and the
+// entries around it are written against each other: the shared text's
+// offsets are far from a document's own.
+const (
+	packedSharedKey  = 0x80
+	packedSharedData = 0x40
+)
+
+func packedKind(kind valueKind, sharedKey, sharedData bool) byte {
+	b := byte(kind)
+	if sharedKey {
+		b |= packedSharedKey
+	}
+	if sharedData {
+		b |= packedSharedData
+	}
+	return b
+}
+
+func appendSharedSpan(buf []byte, s span) []byte {
+	buf = binary.AppendUvarint(buf, uint64(s.start&^sharedSpan))
+	return binary.AppendUvarint(buf, uint64(s.end-s.start))
 }
 
 // dataBase is what an entry's data start is written against: a mapping's
@@ -57,21 +91,35 @@ func unpackEntries(packed []byte) []fieldEntry {
 		packed = packed[read:]
 		return uint32(base + v)
 	}
+	shared := func() span {
+		start := uvarint()
+		return span{start: start | sharedSpan, end: (start + uvarint()) | sharedSpan}
+	}
 	var previous fieldEntry
 	for i := range entries {
 		e := &entries[i]
-		e.kind = valueKind(packed[0])
+		flags := packed[0]
+		e.kind = valueKind(flags &^ (packedSharedKey | packedSharedData))
 		packed = packed[1:]
-		e.key.start = varint(int64(previous.key.start))
-		e.key.end = e.key.start + uvarint()
-		e.data.start = varint(dataBase(previous, *e, i))
-		e.data.end = e.data.start + uvarint()
+		if flags&packedSharedKey != 0 {
+			e.key = shared()
+		} else {
+			e.key.start = varint(int64(previous.key.start))
+			e.key.end = e.key.start + uvarint()
+			previous.key = e.key
+		}
+		if flags&packedSharedData != 0 {
+			e.data = shared()
+		} else {
+			e.data.start = varint(dataBase(previous, *e, i))
+			e.data.end = e.data.start + uvarint()
+			if !e.hasChildren() {
+				previous.data = e.data
+			}
+		}
 		e.line = int32(varint(int64(previous.line)))
 		e.column = int32(varint(int64(previous.column)))
-		if !e.hasChildren() {
-			previous.data = e.data
-		}
-		previous.key, previous.line, previous.column = e.key, e.line, e.column
+		previous.line, previous.column = e.line, e.column
 	}
 	return entries
 }

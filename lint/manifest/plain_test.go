@@ -52,7 +52,7 @@ func checkPlainValues(t *testing.T, name string, source []byte) error {
 		t.Fatalf("%s: %d documents, the reference has %d", name, len(docs), len(want))
 	}
 	for i, doc := range docs {
-		if doc.expanded != nil {
+		if doc.rareOrNone().expanded != nil {
 			continue // aliases: the value is the converter's own
 		}
 		if got := doc.Plain(); !reflect.DeepEqual(got, want[i]) {

@@ -92,7 +92,7 @@ func (d *Document) Relocate(where func(path string, rendered Position) (file str
 			elsewhere[entry] = file
 		}
 	}
-	d.elsewhere = elsewhere
+	d.setElsewhere(elsewhere)
 }
 
 // Placement is where Relocate and SetCalls put a rendered document's
@@ -113,7 +113,7 @@ type Placement struct {
 // Placement returns where the document's fields are now.
 func (d *Document) Placement() Placement {
 	placement := Placement{Lines: make([]int32, len(d.fields.entries)), Columns: make([]int32, len(d.fields.entries)),
-		Elsewhere: d.elsewhere, Calls: d.calls}
+		Elsewhere: d.rareOrNone().elsewhere, Calls: d.rareOrNone().calls}
 	for i, e := range d.fields.entries {
 		placement.Lines[i], placement.Columns[i] = e.line, e.column
 	}
@@ -135,7 +135,7 @@ func (d *Document) Place(placement Placement) error {
 	for i := range d.fields.entries {
 		d.fields.entries[i].line, d.fields.entries[i].column = placement.Lines[i], placement.Columns[i]
 	}
-	d.elsewhere = placement.Elsewhere
+	d.setElsewhere(placement.Elsewhere)
 	d.SetCalls(placement.Calls)
 	return nil
 }
@@ -245,21 +245,24 @@ const HelperLine = "the helper line that writes it"
 // field written by a helper, by field path.
 func (d *Document) SetCalls(calls map[string]Call) {
 	if len(calls) == 0 {
-		d.calls = nil
+		if d.rare != nil {
+			d.rare.calls = nil
+		}
 		return
 	}
-	d.calls = calls
+	d.rareFields().calls = calls
 }
 
 // CalledFrom returns the call of the helper that wrote path, looking at the
 // field Where places path at (path itself or its nearest written ancestor).
 func (d *Document) CalledFrom(path string) (Call, bool) {
-	if len(d.calls) == 0 {
+	calls := d.rareOrNone().calls
+	if len(calls) == 0 {
 		return Call{}, false
 	}
 	for p := path; ; p = parentPath(p) {
 		if d.Has(p) {
-			call, found := d.calls[p]
+			call, found := calls[p]
 			return call, found
 		}
 		if p == "" {
@@ -270,3 +273,11 @@ func (d *Document) CalledFrom(path string) (Call, bool) {
 
 // CalledFrom is Document.CalledFrom for a field path relative to the object.
 func (o *Object) CalledFrom(path string) (Call, bool) { return o.Doc.CalledFrom(o.FullPath(path)) }
+
+// setElsewhere records the files of the fields not in the document's.
+func (d *Document) setElsewhere(elsewhere map[int32]string) {
+	if elsewhere == nil && d.rare == nil {
+		return
+	}
+	d.rareFields().elsewhere = elsewhere
+}

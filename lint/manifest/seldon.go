@@ -271,10 +271,12 @@ func (o *Object) UseSeldonConfig(config *SeldonConfig, workloads []*Workload) er
 	// The containers the defaults made were placed at the nodes that made
 	// them, by index: the config's servers may be other containers.
 	predictors := o.FullPath("spec.predictors")
-	o.Doc.borrowed = slices.DeleteFunc(o.Doc.borrowed, func(b borrowing) bool {
-		_, under := pathUnder(b.prefix, predictors)
-		return under
-	})
+	if rare := o.Doc.rare; rare != nil {
+		rare.borrowed = slices.DeleteFunc(rare.borrowed, func(b borrowing) bool {
+			_, under := pathUnder(b.prefix, predictors)
+			return under
+		})
+	}
 	o.retype()
 	fresh, err := extractWorkloads(o)
 	if err == nil && len(fresh) != len(workloads) {

@@ -71,7 +71,7 @@ func (f *File) Settle(reread func() ([]byte, error), deep bool) {
 	for _, object := range f.Objects {
 		doc := object.Doc
 		// A List's items share their document; aliases keep a plain value.
-		if object.Base != "" || object.holds == nil || doc.expanded != nil || doc.calls != nil || doc.elsewhere != nil {
+		if object.Base != "" || object.holds == nil || doc.keepsPlainOrPlaces() {
 			continue
 		}
 		sleepers = append(sleepers, doc)
@@ -90,7 +90,7 @@ func (f *File) Settle(reread func() ([]byte, error), deep bool) {
 		doc.sleeping.Store(true)
 	}
 	for _, object := range f.Objects {
-		if object.Base == "" && object.holds == nil && object.Doc.expanded == nil && object.Doc.calls == nil && object.Doc.elsewhere == nil {
+		if object.Base == "" && object.holds == nil && !object.Doc.keepsPlainOrPlaces() {
 			object.Doc.packForReads()
 		}
 	}
@@ -162,6 +162,13 @@ func (f *File) awake() error {
 		return nil
 	}
 	return f.wake()
+}
+
+// keepsPlainOrPlaces says the document keeps its plain value (aliases) or
+// the places of rendered fields, which its table does not say alone.
+func (d *Document) keepsPlainOrPlaces() bool {
+	rare := d.rareOrNone()
+	return rare.expanded != nil || rare.calls != nil || rare.elsewhere != nil
 }
 
 // table is the document's field table, its file woken when it sleeps.
