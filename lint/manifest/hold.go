@@ -159,7 +159,7 @@ func (o *Object) dropTyped() {
 			container.Container = nil
 		}
 	}
-	if o.strict != nil {
+	if o.strict != nil && o.strict.typed != nil {
 		o.strict.typed = nil
 	}
 }

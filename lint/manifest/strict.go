@@ -122,10 +122,24 @@ type strictDecoding struct {
 }
 
 // decodeStrict decodes the object strictly once and keeps the outcome.
+// Most objects decode cleanly and keep nothing of it (a Service, a
+// ConfigMap): they share one empty outcome.
 func (o *Object) decodeStrict() *strictDecoding {
 	if o.strict != nil {
 		return o.strict
 	}
+	if s := o.decodeStrictOutcome(); s.unknown == nil && s.typed == nil && s.invalid == nil && s.newType == nil {
+		o.strict = &nothingKept
+	}
+	return o.strict
+}
+
+// nothingKept is the outcome of the strict decodes that keep nothing;
+// never written.
+var nothingKept strictDecoding
+
+// decodeStrictOutcome is decodeStrict's decode.
+func (o *Object) decodeStrictOutcome() *strictDecoding {
 	o.strict = &strictDecoding{}
 	newType, crd := strictType(o)
 	if newType == nil {
