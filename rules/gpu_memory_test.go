@@ -97,6 +97,10 @@ func TestGPUMemoryBelowWeights(t *testing.T) {
 				`per GPU, but NVIDIA L4 (nodeSelector cloud.google.com/gke-accelerator=nvidia-l4) has 22.5 GiB × 0.90 ` +
 				`(--gpu-memory-utilization default) = 20.2 GiB: the server fails to load the model with "CUDA out of memory"`,
 				`split the model with --tensor-parallel-size 2 and nvidia.com/gpu: 2`}},
+		{name: "split four ways", placement: onL4, image: vllm, gpus: 1, tensors: []tensor{bf16(2 * qwen14B)},
+			container: `args: [--model=/models/m]`,
+			want: []string{`29.5B params × 2 bytes (bfloat16) / TP 1 = 55.0 GiB of weights per GPU`,
+				`split the model with --tensor-parallel-size 4 and nvidia.com/gpu: 4`}},
 		{name: "fp8 quantization on load", placement: onL4, image: vllm, gpus: 1, tensors: []tensor{bf16(qwen14B)},
 			container: `args: [--model=/models/m, --quantization=fp8]`, config: `{"torch_dtype": "bfloat16"}`},
 		{name: "a float32 checkpoint loads as 16-bit", placement: onL4, image: vllm, gpus: 1, config: float32Cfg,
@@ -193,6 +197,17 @@ func TestGPUMemoryBelowWeights(t *testing.T) {
 			container: `args: [--model-id=/models/m]`,
 			want: []string{`use a larger MIG slice, nvidia.com/mig-7g.80gb: 1 (79.2 GiB × 1.00 = 79.2 GiB) or a whole ` +
 				`NVIDIA H100 80GB (nvidia.com/gpu: 1)`}},
+		{name: "no MIG slice holds it: four whole GPUs", image: vllm, gpus: 1, resource: "nvidia.com/mig-1g.5gb", placement: onA100,
+			tensors: []tensor{bf16(4 * qwen14B)}, container: `args: [--model=/models/m]`,
+			want: []string{`use whole GPUs, split with --tensor-parallel-size 4 and nvidia.com/gpu: 4, or serve a quantized model`}},
+		{name: "llama.cpp on a MIG slice: whole GPUs it splits over", image: llamaCpp, gpus: 1, resource: "nvidia.com/mig-1g.5gb",
+			placement: onA100, gguf: 60 << 30, container: `args: [-m, /models/m/model.gguf, -ngl, "99"]`,
+			want: []string{`use whole GPUs, nvidia.com/gpu: 2 (the server splits the model over every GPU it sees), or serve a ` +
+				`quantized model`}},
+		{name: "the KV cache on a MIG slice", image: vllm, gpus: 1, resource: "nvidia.com/mig-2g.20gb",
+			placement: "nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", tensors: []tensor{bf16(llama8B)},
+			config: llamaCfg, container: `args: [--model=/models/m]`,
+			want: []string{`or use --kv-cache-dtype fp8, a larger MIG slice or a whole GPU`}},
 		{name: "a MIG slice of 40 GB holds it", image: vllm, gpus: 1, resource: "nvidia.com/mig-3g.40gb",
 			placement: "nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", tensors: []tensor{bf16(llama8B)},
 			container: `args: [--model=/models/m, --max-model-len=8192]`},

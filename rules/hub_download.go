@@ -30,6 +30,12 @@ var hubID = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-
 // only their cache: the model was put there before.
 var offlineEnv = []string{"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"}
 
+// onlineValues are the values of offlineEnv that leave the libraries
+// online. huggingface_hub's constants.py goes offline only for 1, ON, YES
+// and TRUE (_is_true), other readers for fewer; a value none of them
+// reads as false counts as offline, so that no download is alleged.
+var onlineValues = []string{"", "0", "false", "no", "off"}
+
 // hubDownloadOf finds the model a container's server downloads at start:
 // a model path that is a hub id (vLLM --model or vllm serve ID, TGI
 // --model-id or MODEL_ID, SGLang --model-path, llama.cpp --hf-repo, KServe's
@@ -42,7 +48,7 @@ func hubDownloadOf(c *manifest.Container) (hubDownload, bool) {
 	}
 	env := envValues(c)
 	for _, name := range offlineEnv {
-		if value := strings.TrimSpace(env[name]); value != "" && value != "0" && !strings.EqualFold(value, "false") {
+		if value := strings.ToLower(strings.TrimSpace(env[name])); !slices.Contains(onlineValues, value) {
 			return hubDownload{}, false
 		}
 	}

@@ -15,6 +15,8 @@ func TestSizeFromName(t *testing.T) {
 		{"neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8", false, 70e9},
 		{"ggml-org/gemma-3-1b-it-GGUF:Q8_0", true, 1.06e9},
 		{"ggml-org/gemma-3-1b-it-GGUF", true, 0.6e9},
+		{"ggml-org/gemma-3-1b-it-GGUF:F16", true, 2e9},
+		{"ggml-org/gemma-3-1b-it-GGUF:BF16", true, 2e9},
 		{"BAAI/bge-small-en-v1.5", false, 0},
 		{"acme-labs/support-assistant", false, 0},
 		{"sentence-transformers/all-MiniLM-L6-v2", false, 0}, // L6 is layers, not a size
