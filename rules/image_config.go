@@ -344,7 +344,7 @@ func checkUserInvalid(pass *lint.Pass) {
 		if c.img.Config != nil {
 			written = c.img.Config.Config.User
 		}
-		userPart, _, _ := strings.Cut(written, ":")
+		userPart, groupPart, _ := strings.Cut(written, ":")
 		_, numericErr := strconv.ParseUint(userPart, 10, 32)
 		named := userPart != "" && numericErr != nil
 		location := lint.ImageLocation{Reference: c.img.Reference, Path: "/etc/passwd"}
@@ -352,8 +352,15 @@ func checkUserInvalid(pass *lint.Pass) {
 			if c.img.FS() == nil {
 				pass.Skip(skipNoLayers)
 			} else if user := launch.ResolveUser(c.spec, c.img); user.Unknown != "" {
-				pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: c.field(), Image: location, Message: fmt.Sprintf("%s: the image's USER %q cannot be resolved: %s, so the runtime fails every start with \"unable to find user "+
-					"%s: no matching entries in passwd file\" %s; create the account in the image or use a numeric USER (uid:gid)", c.label(), written, user.Unknown, userPart, where(c.img, "", "/etc/passwd"))})
+				// runc looks the group up only once the user is found, and
+				// says which of the two it could not find.
+				failure, fix := "unable to find user "+userPart+": no matching entries in passwd file", "create the account in the image"
+				if strings.HasPrefix(user.Unknown, "group ") {
+					location.Path = "/etc/group"
+					failure, fix = "unable to find group "+groupPart+": no matching entries in group file", "create the group in the image"
+				}
+				pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: c.field(), Image: location, Message: fmt.Sprintf("%s: the image's USER %q cannot be resolved: %s, so the runtime fails every start with \"%s\" "+
+					"%s; %s or use a numeric USER (uid:gid)", c.label(), written, user.Unknown, failure, where(c.img, "", location.Path), fix)})
 				continue
 			}
 		}
