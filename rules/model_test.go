@@ -414,6 +414,10 @@ func TestModelRulesSkipUnreadContent(t *testing.T) {
 		{name: "ONNX model", rule: "MDL132", files: map[string][]byte{"model.onnx": onnxModel}, uncaptured: []string{"model.onnx"}},
 		{name: "safetensors shard", rule: "MDL130", files: map[string][]byte{"model.safetensors": readTestModel(t, "candle/jfk-codes.safetensors")},
 			uncaptured: []string{"model.safetensors"}},
+		{name: "safetensors index", rule: "MDL130", files: map[string][]byte{
+			"model.safetensors":            readTestModel(t, "candle/jfk-codes.safetensors"),
+			"model.safetensors.index.json": []byte(`{"metadata": {}, "weight_map": {"codes": "model.safetensors"}}`),
+		}, uncaptured: []string{"model.safetensors.index.json"}},
 		{name: "one of two pickles", rule: "MDL140",
 			files:      map[string][]byte{"config.json": []byte("{}"), "safe.pt": readTestModel(t, "candle/test.pt"), "model.pkl": readTestModel(t, "kserve/model.pkl")},
 			uncaptured: []string{"model.pkl"}},

@@ -1,0 +1,5 @@
+import numpy as np
+
+
+def normalize(x):
+    return (x - x.mean()) / x.std()
