@@ -178,6 +178,15 @@ func TestAnalyze(t *testing.T) {
 			argv: []string{"/start.sh"}, want: []string{"file /app/train.py", "file /app/serve.py"}},
 		{name: "streamlit file missing", files: `[{path: /usr/local/bin/streamlit, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /app/demo.py, content: ""}]`,
 			argv: []string{"streamlit", "run", "app.py"}, dir: "/app", want: []string{"file /app/app.py"}},
+		{name: "sourceless module", files: `[{path: /app/main.py, content: "import compiled\n"}, {path: /app/compiled.pyc, content: "x"}]`,
+			argv: []string{"python", "/app/main.py"}},
+		// A module may put its submodules in sys.modules itself (as os does
+		// os.path, six six.moves): a plain module's dotted name is not looked
+		// for, an app's own either.
+		{name: "submodule of a plain module", files: `[{path: /app/main.py, content: "import compat.moves\n"}, {path: /app/compat.py, content: "import sys\n"}]`,
+			argv: []string{"python", "/app/main.py"}},
+		{name: "a volume where the module would be", files: `[{path: /app/main.py, content: "import mylib\n"}]`, argv: []string{"python", "/app/main.py"},
+			mounts: []string{"/app/mylib"}, unchecked: "a volume is mounted at /app/mylib"},
 		{name: "node", files: `[{path: /usr/local/bin/node, elf: stub-amd64}, {path: /srv/index.js, content: ""}]`, argv: []string{"node", "/srv/index"}},
 		{name: "java jar missing", files: `[{path: /usr/local/bin/java, elf: stub-amd64}]`, argv: []string{"java", "-jar", "app.jar"}, dir: "/opt",
 			want: []string{"file /opt/app.jar"}},
