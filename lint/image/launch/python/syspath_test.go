@@ -16,6 +16,8 @@ func TestInterpreterPrefix(t *testing.T) {
 	const files = `[{path: /opt/python/bin/python3.11, elf: stub-amd64}, {path: /opt/python/lib/python3.11/os.py, content: ""},
 {path: /opt/venv/pyvenv.cfg, content: "home = /opt/python/bin\nversion = 3.11.9\n"}, {path: /opt/venv/bin/python, elf: stub-amd64},
 {path: /usr/local/lib/python3.12/os.py, content: ""},
+{path: /usr/bin/python, elf: stub-amd64}, {path: /usr/lib/python3.11/os.py, content: ""}, {path: /usr/lib/python3.12/site-packages/x.py, content: ""}, {path: /usr/lib/README, content: ""},
+{path: /opt/two/bin/python, elf: stub-amd64}, {path: /opt/two/lib/python3.11/os.py, content: ""}, {path: /opt/two/lib/python3.12/os.py, content: ""},
 {path: /opt/copies/pyvenv.cfg, content: "home = /usr/local/bin\nversion = 3.11.9\n"}, {path: /opt/copies/bin/python, elf: stub-amd64},
 {path: /opt/bare/pyvenv.cfg, content: "home = /usr/local/bin\nversion = 3\n"}, {path: /opt/bare/bin/python, elf: stub-amd64}]`
 	img, _ := openImage(t, files, launch.Spec{Argv: []string{"/bin/sh"}, WorkingDir: "/"}, nil)
@@ -28,6 +30,10 @@ func TestInterpreterPrefix(t *testing.T) {
 		// The name says 3.11 where /usr/local has two standard libraries.
 		{executable: "/usr/local/bin/python3.11", version: "3.11", prefix: "/usr/local"},
 		{executable: "/opt/copies/bin/python", version: "3.11", prefix: "/usr/local"},
+		// The only lib/python3.N with an os.py.
+		{executable: "/usr/bin/python", version: "3.11", prefix: "/usr"},
+		// Two under the first prefix that has any: no version.
+		{executable: "/opt/two/bin/python", reason: "the version of /opt/two/bin/python is not in its name and no single lib/python3.N was found"},
 		{executable: "/opt/bare/bin/python", reason: "the version of /opt/bare/bin/python is not in its name and no single lib/python3.N was found"},
 	}
 	for _, c := range cases {
