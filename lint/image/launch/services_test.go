@@ -185,3 +185,103 @@ func TestWrapperDepth(t *testing.T) {
 		})
 	}
 }
+
+// TestSupervisorStarts: where supervisord finds its configuration, what a
+// program's section sets for it, and s6-overlay v2's /etc/services.d.
+func TestSupervisorStarts(t *testing.T) {
+	supervisord := func(conf, text string) []layerFile {
+		return []layerFile{
+			elfFile("usr/bin/supervisord", "stub-amd64"),
+			elfFile("usr/bin/server", "stub-amd64"),
+			regular(conf, 0o644, text),
+		}
+	}
+	api := "[program:api]\ncommand=/usr/bin/server\n"
+	withEnv := func(spec Spec, env ...string) Spec {
+		spec.Env = append(spec.Env, env...)
+		return spec
+	}
+	cases := []struct {
+		startCase
+		runs      []string
+		unchecked []string
+		dir       string   // the side run's hop's Dir
+		env       []string // and Env
+	}{
+		{
+			startCase: startCase{name: "-c FILE", spec: withArgv("supervisord", "-c", "/opt/conf/s.conf"), files: supervisord("opt/conf/s.conf", api)},
+			runs:      []string{"side /usr/bin/server", "supervisord -c /opt/conf/s.conf"},
+		},
+		{
+			startCase: startCase{name: "--configuration FILE", spec: withArgv("supervisord", "--configuration", "/opt/conf/s.conf"), files: supervisord("opt/conf/s.conf", api)},
+			runs:      []string{"side /usr/bin/server", "supervisord --configuration /opt/conf/s.conf"},
+		},
+		{
+			startCase: startCase{name: "-cFILE", spec: withArgv("supervisord", "-c/opt/conf/s.conf"), files: supervisord("opt/conf/s.conf", api)},
+			runs:      []string{"side /usr/bin/server", "supervisord -c/opt/conf/s.conf"},
+		},
+		{
+			startCase: startCase{name: "directory and environment", spec: withArgv("supervisord"), files: supervisord("etc/supervisord.conf",
+				"[program:api]\ncommand=/usr/bin/server\ndirectory=/srv/%(program_name)s\nenvironment=A=\"1,2\",CONF=%(here)s\n")},
+			runs: []string{"side /usr/bin/server", "supervisord"},
+			dir:  "/srv/api", env: []string{"A=1,2", "CONF=/etc"},
+		},
+		{
+			startCase: startCase{name: "expansions", spec: withEnv(withArgv("supervisord"), "MODEL=/models/m"), files: supervisord("etc/supervisord.conf",
+				"[program:api]\ncommand=/usr/bin/server %(ENV_MODEL)s %(group_name)s %(process_num)d\n")},
+			runs: []string{"side /usr/bin/server /models/m api 0", "supervisord"},
+		},
+		{
+			startCase: startCase{name: "an unset ENV_", spec: withArgv("supervisord"), files: supervisord("etc/supervisord.conf",
+				"[program:api]\ncommand=/usr/bin/server %(ENV_MODEL)s\n")},
+			runs:      []string{"supervisord"},
+			unchecked: []string{"/etc/supervisord.conf line 2: program api's command uses an expansion not followed"},
+		},
+		{
+			// s6-overlay v2: /init and /etc/services.d, no /etc/s6-overlay.
+			startCase: startCase{name: "s6-overlay v2", spec: withArgv("/init"), files: []layerFile{
+				elfFile("bin/execlineb", "stub-amd64"),
+				elfFile("usr/bin/server", "stub-amd64"),
+				regular("init", 0o755, "#!/bin/execlineb -S0\n/etc/s6/init/init-stage1 $@\n"),
+				regular("etc/services.d/api/run", 0o755, "#!/bin/sh\nexec /usr/bin/server\n"),
+			}},
+			runs: []string{"side /usr/bin/server", "/init"},
+		},
+		{
+			// The same directory does not make another program a supervisor.
+			startCase: startCase{name: "services.d beside another program", spec: withArgv("/usr/bin/server"), files: []layerFile{
+				elfFile("usr/bin/server", "stub-amd64"),
+				regular("etc/services.d/api/run", 0o755, "#!/bin/sh\nexec /usr/bin/server\n"),
+			}},
+			runs: []string{"/usr/bin/server"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			analysis, _ := c.replay(t)
+			if got := runsOf(analysis); !slices.Equal(got, c.runs) {
+				t.Errorf("runs\n got %q\nwant %q (unchecked %q)", got, c.runs, analysis.Unchecked)
+			}
+			if !slices.Equal(analysis.Unchecked, c.unchecked) {
+				t.Errorf("unchecked:\n got %q\nwant %q", analysis.Unchecked, c.unchecked)
+			}
+			if len(analysis.Problems) > 0 {
+				t.Errorf("problems: %+v", analysis.Problems)
+			}
+			if len(c.runs) < 2 {
+				return
+			}
+			hop := analysis.Runs[0].Via[len(analysis.Runs[0].Via)-1]
+			if hop.Dir != c.dir || !slices.Equal(hop.Env, c.env) {
+				t.Errorf("hop dir %q env %q, want %q %q", hop.Dir, hop.Env, c.dir, c.env)
+			}
+		})
+	}
+}
+
+func TestSplitWordsEscapes(t *testing.T) {
+	// In double quotes shlex lets a backslash escape only " and itself.
+	if words, ok := splitWords(`"a\\b" "c\d"`); !ok || !slices.Equal(words, []string{`a\b`, `c\d`}) {
+		t.Errorf("words %q", words)
+	}
+}

@@ -146,6 +146,12 @@ func TestAnalyze(t *testing.T) {
 			argv: []string{"python", "/app/main.py"}, unchecked: "import finder"},
 		{name: "sitecustomize changes the path", files: `[{path: /app/main.py, content: "import mylib\n"}, {path: /usr/local/lib/python3.11/sitecustomize.py, content: "import sys\nsys.path.append('/opt/lib')\n"}]`,
 			argv: []string{"python", "/app/main.py"}, unchecked: "sitecustomize.py runs code at start"},
+		{name: "sitecustomize adds a site dir", files: `[{path: /app/main.py, content: "import mylib\n"}, {path: /usr/local/lib/python3.11/sitecustomize.py, content: "import site\nsite.addsitedir('/opt/lib')\n"}]`,
+			argv: []string{"python", "/app/main.py"}, unchecked: "sitecustomize.py runs code at start"},
+		{name: "usercustomize installs a finder", files: `[{path: /app/main.py, content: "import mylib\n"}, {path: /usr/local/lib/python3.11/site-packages/usercustomize.py, content: "import sys\nsys.meta_path.insert(0, Finder())\n"}]`,
+			argv: []string{"python", "/app/main.py"}, unchecked: "usercustomize.py runs code at start"},
+		{name: "pth file names a zip", files: `[{path: /app/main.py, content: "import mylib\n"}, {path: /usr/local/lib/python3.11/site-packages/deps.pth, content: "/opt/deps.zip\n"}, {path: /opt/deps.zip, content: "PK"}]`,
+			argv: []string{"python", "/app/main.py"}, unchecked: "/opt/deps.zip is a zip archive on the import path"},
 		{name: "RHEL layout", files: `[{path: /usr/bin/python3.11, elf: stub-amd64}, {path: /usr/lib64/python3.11/os.py, content: ""}, {path: /usr/lib64/python3.11/lib-dynload/, dir: true}, {path: /usr/local/lib64/python3.11/site-packages/torch/__init__.py, content: ""}, {path: /usr/local/lib/python3.11/site-packages/fastapi/__init__.py, content: ""}, {path: /app/main.py, content: "import torch\nimport fastapi\nimport json\n"}]`,
 			argv: []string{"/usr/bin/python3.11", "/app/main.py"}},
 		{name: "user site", files: `[{path: /app/main.py, content: "import requests\n"}, {path: /root/.local/lib/python3.11/site-packages/requests/__init__.py, content: ""}]`,
@@ -178,6 +184,15 @@ func TestAnalyze(t *testing.T) {
 			argv: []string{"/start.sh"}, want: []string{"file /app/train.py", "file /app/serve.py"}},
 		{name: "streamlit file missing", files: `[{path: /usr/local/bin/streamlit, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /app/demo.py, content: ""}]`,
 			argv: []string{"streamlit", "run", "app.py"}, dir: "/app", want: []string{"file /app/app.py"}},
+		{name: "sourceless module", files: `[{path: /app/main.py, content: "import compiled\n"}, {path: /app/compiled.pyc, content: "x"}]`,
+			argv: []string{"python", "/app/main.py"}},
+		// A module may put its submodules in sys.modules itself (as os does
+		// os.path, six six.moves): a plain module's dotted name is not looked
+		// for, an app's own either.
+		{name: "submodule of a plain module", files: `[{path: /app/main.py, content: "import compat.moves\n"}, {path: /app/compat.py, content: "import sys\n"}]`,
+			argv: []string{"python", "/app/main.py"}},
+		{name: "a volume where the module would be", files: `[{path: /app/main.py, content: "import mylib\n"}]`, argv: []string{"python", "/app/main.py"},
+			mounts: []string{"/app/mylib"}, unchecked: "a volume is mounted at /app/mylib"},
 		{name: "node", files: `[{path: /usr/local/bin/node, elf: stub-amd64}, {path: /srv/index.js, content: ""}]`, argv: []string{"node", "/srv/index"}},
 		{name: "java jar missing", files: `[{path: /usr/local/bin/java, elf: stub-amd64}]`, argv: []string{"java", "-jar", "app.jar"}, dir: "/opt",
 			want: []string{"file /opt/app.jar"}},

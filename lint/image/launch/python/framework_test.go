@@ -111,3 +111,25 @@ func TestVLLMConsoleScript(t *testing.T) {
 		t.Errorf("without the vllm package: %v", got)
 	}
 }
+
+// TestOtherSiteUser: a module pip installed with --user as root is in
+// root's user site, not the one the app's user looks in, behind /root; a
+// venv's site under /opt is another Python's.
+func TestOtherSiteUser(t *testing.T) {
+	files := `[{path: /etc/passwd, content: "root:x:0:0::/root:/bin/sh\napp:x:1000:1000::/home/app:/bin/sh\n"},
+	  {path: /root, dir: true, mode: "0700"},
+	  {path: /root/.local/lib/python3.11/site-packages/requests/__init__.py, content: ""},
+	  {path: /opt/tools/lib/python3.10/site-packages/helper.py, content: ""},
+	  {path: /app/main.py, content: "import requests\nimport helper\n"}]`
+	user := int64(1000)
+	_, a := openImage(t, files, launch.Spec{Argv: []string{"python3", "/app/main.py"}, RunAsUser: &user}, nil)
+	if len(a.Problems) != 2 || len(a.Problems[0].OtherSites) != 1 || len(a.Problems[1].OtherSites) != 1 {
+		t.Fatalf("problems %q, want requests and helper, each with one other site", summary(a))
+	}
+	if other := a.Problems[0].OtherSites[0]; other.UserHome != "/root" || len(other.Blocked) != 1 || other.Blocked[0].Path != "/root" {
+		t.Errorf("requests: user home %q, blocked %+v; want /root, blocked at /root", other.UserHome, other.Blocked)
+	}
+	if other := a.Problems[1].OtherSites[0]; other.File != "/opt/tools/lib/python3.10/site-packages/helper.py" || other.UserHome != "" {
+		t.Errorf("helper: %+v", other)
+	}
+}

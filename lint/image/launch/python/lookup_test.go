@@ -38,3 +38,31 @@ func TestFindModule(t *testing.T) {
 		t.Errorf("on a volume: %+v", unsure)
 	}
 }
+
+// TestFindModuleRuns: python -m names its run by the module; a console
+// script's directory is on its import path; a stdlib name is no missing
+// module; a working dir known only at run time leaves a module not found
+// unsure.
+func TestFindModuleRuns(t *testing.T) {
+	layer := mlserverLayer + `
+- {path: /usr/local/lib/python3.11/site-packages/mlserver/__main__.py, content: ""}
+- {path: /usr/local/bin/helpers.py, content: ""}
+- {path: /start.sh, mode: "0755", content: "#!/bin/sh\ncd \"$APP_DIR\"\nexec mlserver start /mnt/models\n"}
+`
+	_, module := openImage(t, layer, launch.Spec{Argv: []string{"python", "-m", "mlserver", "start", "/mnt/models"}, WorkingDir: "/opt/app"}, nil)
+	if found := module.FindModule("mlserver", "mlserver_sklearn", []string{"."}); len(found) != 1 || found[0].Missing != "" {
+		t.Errorf("python -m mlserver: %+v", found)
+	}
+	_, script := openImage(t, layer, launch.Spec{Argv: []string{"mlserver", "start", "/mnt/models"}, WorkingDir: "/opt/app"}, nil)
+	if found := script.FindModule("mlserver", "helpers", []string{"."}); len(found) != 1 || found[0].File != "/usr/local/bin/helpers.py" {
+		t.Errorf("a module beside the console script: %+v", found)
+	}
+	if found := script.FindModule("mlserver", "json.decoder", []string{"."}); len(found) != 1 || found[0].Missing != "" {
+		t.Errorf("a stdlib module: %+v", found)
+	}
+	_, wrapped := openImage(t, layer, launch.Spec{Argv: []string{"/start.sh"}, WorkingDir: "/opt/app"}, nil)
+	if found := wrapped.FindModule("mlserver", "custom", []string{"."}); len(found) != 1 || found[0].Missing != "custom" ||
+		found[0].Unsure == "" {
+		t.Errorf("a working dir known at run time: %+v", found)
+	}
+}

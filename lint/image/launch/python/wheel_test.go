@@ -24,6 +24,8 @@ func TestParseWheel(t *testing.T) {
 		{name: "compressed tag set", data: "Tag: cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64\n",
 			compiled: true, glibc: "2.17", tag: "cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64"},
 		{name: "musllinux", data: "Tag: cp312-cp312-musllinux_1_2_x86_64\n", compiled: true, musl: "1.2", tag: "cp312-cp312-musllinux_1_2_x86_64"},
+		{name: "the oldest musl wins", data: "Tag: cp312-cp312-musllinux_1_2_x86_64\nTag: cp312-cp312-musllinux_1_1_x86_64\n",
+			compiled: true, musl: "1.1", tag: "cp312-cp312-musllinux_1_1_x86_64"},
 		{name: "both libcs", data: "Tag: cp312-cp312-musllinux_1_1_x86_64\nTag: cp312-cp312-manylinux_2_17_x86_64\n",
 			compiled: true, glibc: "2.17", musl: "1.1", tag: "cp312-cp312-manylinux_2_17_x86_64"},
 		{name: "pure", data: "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"},
