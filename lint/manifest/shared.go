@@ -13,7 +13,9 @@ import (
 // names those in one text the whole run shares, by a span whose bit
 // sharedSpan is set, and writes only its other strings in its own text.
 
-// sharedSpan marks a span of the shared text.
+// sharedSpan marks a span of the shared text. A document's own text never
+// reaches it: only the scalars and keys it writes (not what its aliases
+// expand to) go there, within MaxFileSize.
 const sharedSpan = 1 << 31
 
 // sharedText is the shared text and where each of its strings is.
