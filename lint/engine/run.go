@@ -174,7 +174,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	// target's bundles and links under the hold its rules run in: the
 	// workload is decoded once less.
 	stage := &workloadStage{config: config, linker: linker, units: units, replayed: replayed,
-		checks: checker{rules: options.Rules, config: config, nodes: options.Cluster, records: options.Records,
+		checks: checker{rules: options.Rules, rulesByID: rulesByID(options.Rules), config: config, nodes: options.Cluster, records: options.Records,
 			withoutFixes: options.WithoutFixes, secrets: secrets, texts: &texts{}},
 		suppressor: newSuppressor(config, set, options.Now, options.Rules),
 		linksFirst: len(modelTargets) > 0 || len(linker.mappings) > 0 ||
@@ -448,8 +448,13 @@ func checkStdin(r *lint.Result, paths []string, files []*manifest.File) {
 // (10,000 workloads record ~400,000 of them) and become Evaluations at the
 // end, once.
 type evaluated struct {
-	target   *lint.Target
+	target *lint.Target
+	// name and file are the target's (Target.Name, Target.File).
+	name, file string
+	// findings are a model dir's, which the cross rules read
+	// (Link.ModelFindings); every other target's are held.
 	findings []lint.Finding
+	held     []heldFinding
 	records  []record
 	// unlistedSkips counts the skipped checks not recorded (RecordNone).
 	unlistedSkips int
@@ -472,6 +477,7 @@ type record struct {
 // checker runs the rules on targets, with what every check shares.
 type checker struct {
 	rules        []*lint.Rule
+	rulesByID    map[string]*lint.Rule
 	config       *lint.Config
 	nodes        *cluster.Facts
 	records      Records
@@ -489,7 +495,7 @@ func (c *checker) run(target *lint.Target, set *manifest.Set) *evaluated {
 		}
 	}
 	// Held until the run ends, so without the room appending leaves.
-	out := &evaluated{target: target, line: target.Line()}
+	out := &evaluated{target: target, name: target.Name(), file: target.File(), line: target.Line()}
 	if c.records == RecordAll {
 		out.records = make([]record, 0, len(applies))
 	}
@@ -503,11 +509,19 @@ func (c *checker) run(target *lint.Target, set *manifest.Set) *evaluated {
 	for _, rule := range applies {
 		c.check(out, pass, reports, rule)
 	}
-	kept := slices.Clone(out.findings)
-	clear(out.findings) // what they point to is not held by the pool
-	*scratch = out.findings[:0]
+	found := out.findings
+	if target.Workload == nil && target.Model != nil {
+		out.findings = slices.Clone(found)
+	} else {
+		out.findings = nil
+		out.held = make([]heldFinding, len(found))
+		for i := range found {
+			out.held[i] = holdFinding(&found[i], c.rulesByID[found[i].RuleID], out.name, out.file)
+		}
+	}
+	clear(found) // what they point to is not held by the pool
+	*scratch = found[:0]
 	findingScratch.Put(scratch)
-	out.findings = kept
 	return out
 }
 
@@ -549,15 +563,19 @@ func (c *checker) check(e *evaluated, pass *lint.Pass, reports *reporter, rule *
 func addEvaluated(r *lint.Result, all []*evaluated) {
 	findings, records := len(r.Findings), len(r.Evaluations)
 	for _, e := range all {
-		findings += len(e.findings)
+		findings += len(e.findings) + len(e.held)
 		records += len(e.records)
 	}
 	r.Findings = slices.Grow(r.Findings, findings-len(r.Findings))
 	r.Evaluations = slices.Grow(r.Evaluations, records-len(r.Evaluations))
 	for _, e := range all {
 		r.Findings = append(r.Findings, e.findings...)
+		for i := range e.held {
+			r.Findings = append(r.Findings, e.held[i].finding(e.name, e.file))
+		}
+		e.held = nil // the findings' copy goes as the result's grows
 		r.UnlistedSkips += e.unlistedSkips
-		named := lint.Evaluation{Target: e.target.Name(), File: e.target.File(), Line: e.line}
+		named := lint.Evaluation{Target: e.name, File: e.file, Line: e.line}
 		for _, end := range e.records {
 			evaluation := named
 			evaluation.RuleID, evaluation.Status, evaluation.Reason = end.rule.ID, end.status, end.reason
@@ -607,6 +625,15 @@ func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, adv
 		findings = append(findings, finding)
 	}
 	return findings
+}
+
+// rulesByID maps the ID of each rule to it.
+func rulesByID(rules []*lint.Rule) map[string]*lint.Rule {
+	byID := make(map[string]*lint.Rule, len(rules))
+	for _, rule := range rules {
+		byID[rule.ID] = rule
+	}
+	return byID
 }
 
 // ruleByID returns the enabled rule with an ID, or nil when it is disabled.

@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"math"
+	"reflect"
+	"testing"
+	"unsafe"
+
+	"github.com/modellint/modellint/lint"
+)
+
+// TestHeldFindingsReadBackWhole checks that a finding held compactly is
+// the finding again, and which differences from its target keep it whole.
+func TestHeldFindingsReadBackWhole(t *testing.T) {
+	rule := &lint.Rule{ID: "MDL203", Name: "startup-probe"}
+	const name, file = "Deployment/default/tf", "deploy.yaml"
+	plain := lint.Finding{RuleID: rule.ID, RuleName: rule.Name, Severity: lint.Warning, Message: "no startupProbe",
+		Location: lint.Location{File: file, Line: 12, Column: 9, Path: "spec.template.spec.containers[0]"},
+		Target:   name, Fix: lint.FixableOnly(lint.FixSafe), NeverReady: true}
+	for _, c := range []struct {
+		name  string
+		edit  func(*lint.Finding)
+		whole bool
+	}{
+		{"plain", func(*lint.Finding) {}, false},
+		{"another file", func(f *lint.Finding) { f.Location.File = "templates/deploy.yaml" }, true},
+		{"another target", func(f *lint.Finding) { f.Target = "Service/default/tf" }, true},
+		{"related lines", func(f *lint.Finding) { f.Related = []lint.RelatedLocation{} }, true},
+		{"image place", func(f *lint.Finding) { f.Image = &lint.ImageLocation{Path: "/models"} }, true},
+		{"suppressed", func(f *lint.Finding) { f.Suppression = &lint.Suppression{Kind: lint.SuppressedByConfig} }, true},
+		{"another rule's ID", func(f *lint.Finding) { f.RuleID = "MDL204" }, true},
+		{"a line past int32", func(f *lint.Finding) { f.Location.Line = math.MaxInt32 + 1 }, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := plain
+			c.edit(&f)
+			held := holdFinding(&f, rule, name, file)
+			if (held.whole != nil) != c.whole {
+				t.Errorf("held whole: %v, want %v", held.whole != nil, c.whole)
+			}
+			if got := held.finding(name, file); !reflect.DeepEqual(got, f) {
+				t.Errorf("read back\n%+v\nwant\n%+v", got, f)
+			}
+		})
+	}
+	if size := unsafe.Sizeof(heldFinding{}); size > 72 {
+		t.Errorf("a held finding takes %d bytes, more than 72", size)
+	}
+	if held := holdFinding(&plain, nil, name, file); held.whole == nil {
+		t.Error("a finding of no known rule is held compactly")
+	}
+}
