@@ -39,6 +39,11 @@ type Model struct {
 	// Outputs the graph outputs, in graph order.
 	Inputs  []ValueInfo
 	Outputs []ValueInfo
+	// Overridable are the graph inputs that are also initializers, from
+	// IR version 4 on: ONNX Runtime lets a request override them
+	// (Graph::ComputeOverridableInitializers); before version 4 every
+	// initializer was listed as an input, and none can be overridden.
+	Overridable []ValueInfo
 	// Initializers counts the weight tensors, in every (sub)graph.
 	Initializers int
 	// Parameters is the number of elements of the initializers.
@@ -112,6 +117,9 @@ func Read(r io.ReaderAt, size int64) (*Model, error) {
 	if !sawGraph {
 		return nil, modelfile.Invalidf(FormatName, "no graph")
 	}
+	if model.IRVersion < 4 {
+		model.Overridable = nil
+	}
 	return model, nil
 }
 
@@ -179,7 +187,9 @@ func (model *Model) readGraph(m wire.Message, depth int) error {
 	// Before IR version 4 initializers were also listed as inputs; they
 	// are weights, not something a client sends.
 	for _, input := range inputs {
-		if !initializers[input.Name] {
+		if initializers[input.Name] {
+			model.Overridable = append(model.Overridable, input)
+		} else {
 			model.Inputs = append(model.Inputs, input)
 		}
 	}

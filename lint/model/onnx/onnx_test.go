@@ -88,6 +88,18 @@ func TestExternalDataAndInitializers(t *testing.T) {
 	if len(got.Inputs) != 1 || got.Inputs[0].Name != "x" || got.Inputs[0].Dims[0].Param != "batch" || !got.Inputs[0].Dims[1].Fixed() {
 		t.Errorf("inputs = %+v, want only x [batch, 32]", got.Inputs)
 	}
+	if len(got.Overridable) != 0 {
+		t.Errorf("overridable = %+v, want none before IR version 4", got.Overridable)
+	}
+	// From IR version 4 on, the input w that an initializer backs is one a
+	// request may override; the graph is read before ir_version here.
+	later, err := read(append(builder{}.bytes(7, graph), builder{}.varint(1, 4)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(later.Inputs) != 1 || len(later.Overridable) != 1 || later.Overridable[0].Name != "w" {
+		t.Errorf("IR 4: inputs %+v, overridable %+v, want x and w", later.Inputs, later.Overridable)
+	}
 	wantExternal := []ExternalData{{Tensor: "w", Location: "model.onnx.data", Offset: 0, Length: 4096}, {Tensor: "e", Location: "embed.bin", Offset: 64, Length: 320}}
 	if !reflect.DeepEqual(got.External, wantExternal) {
 		t.Errorf("external = %+v, want %+v", got.External, wantExternal)

@@ -57,6 +57,9 @@ func Int32(name string, number int32) Field {
 func Uint32(name string, number int32) Field {
 	return Field{Name: name, Number: number, Kind: protoreflect.Uint32Kind}
 }
+func Float(name string, number int32) Field {
+	return Field{Name: name, Number: number, Kind: protoreflect.FloatKind}
+}
 func Bool(name string, number int32) Field {
 	return Field{Name: name, Number: number, Kind: protoreflect.BoolKind}
 }

@@ -39,17 +39,43 @@ type Config struct {
 	CCModelFilenames map[string]string
 	Inputs           []Tensor
 	Outputs          []Tensor
-	// SequenceBatching, BatchInputs and Ensemble are set when the config
-	// has sequence_batching, batch_input or ensemble_scheduling: the
-	// server then feeds inputs the config does not list.
-	SequenceBatching bool
-	BatchInputs      bool
-	Ensemble         bool
+	// Sequence is sequence_batching, nil when the config has none; its
+	// controls and states, like BatchInputs (how many batch_input), are
+	// inputs the server feeds that the input list does not name.
+	Sequence    *SequenceBatching
+	BatchInputs int
+	// Ensemble is set when the config has ensemble_scheduling.
+	Ensemble bool
 	// Scheduling is ensemble_scheduling, nil when the config has none.
 	Scheduling *Ensemble
 	// InstanceGroups are instance_group as written; Triton fills in what
 	// they leave out (see InstanceGroup).
 	InstanceGroups []InstanceGroup
+}
+
+// SequenceBatching is what sequence_batching says of the tensors it feeds.
+type SequenceBatching struct {
+	// Controls are control_input's controls, one per control kind a
+	// control_input lists, in the order written.
+	Controls []SequenceControl
+	// States are the state entries: InputName is fed, OutputName read back.
+	States []SequenceState
+}
+
+// SequenceControl is one control of a control_input.
+type SequenceControl struct {
+	Input string // the control_input's name: the model input it feeds
+	Kind  string // CONTROL_SEQUENCE_START (also when unset), _READY, _END or _CORRID
+	// DataType is the type the server feeds: TYPE_INT32, TYPE_FP32 or
+	// TYPE_BOOL after int32_false_true, fp32_false_true or
+	// bool_false_true, data_type for CONTROL_SEQUENCE_CORRID; "" when the
+	// control gives none.
+	DataType string
+}
+
+// SequenceState is one state of sequence_batching.
+type SequenceState struct {
+	InputName, OutputName string
 }
 
 // InstanceGroup is one instance_group. Triton makes Count instances
@@ -122,6 +148,10 @@ func (config *Config) Instances(gpus int64) int64 {
 
 var instanceKinds = map[string]int32{"KIND_AUTO": 0, "KIND_GPU": 1, "KIND_CPU": 2, "KIND_MODEL": 3}
 
+var controlKinds = map[string]int32{
+	"CONTROL_SEQUENCE_START": 0, "CONTROL_SEQUENCE_READY": 1, "CONTROL_SEQUENCE_END": 2, "CONTROL_SEQUENCE_CORRID": 3,
+}
+
 var dataTypes = map[string]int32{
 	"TYPE_INVALID": 0, "TYPE_BOOL": 1, "TYPE_UINT8": 2, "TYPE_UINT16": 3, "TYPE_UINT32": 4,
 	"TYPE_UINT64": 5, "TYPE_INT8": 6, "TYPE_INT16": 7, "TYPE_INT32": 8, "TYPE_INT64": 9,
@@ -145,7 +175,7 @@ func enumName(values map[string]int32, enum string, number uint64) string {
 // Built when first used: at package init every run paid for it.
 var schema = sync.OnceValue(func() *textproto.Schema {
 	return textproto.MustSchema("inference",
-		[]textproto.Enum{{Name: "DataType", Values: dataTypes}, {Name: "Kind", Values: instanceKinds}},
+		[]textproto.Enum{{Name: "DataType", Values: dataTypes}, {Name: "Kind", Values: instanceKinds}, {Name: "ControlKind", Values: controlKinds}},
 		[]textproto.Message{
 			{Name: "ModelConfig", Fields: []textproto.Field{
 				textproto.String("name", 1),
@@ -157,12 +187,28 @@ var schema = sync.OnceValue(func() *textproto.Schema {
 				textproto.Repeated(textproto.MessageField("instance_group", 7, "ModelInstanceGroup")),
 				textproto.String("default_model_filename", 8),
 				textproto.Repeated(textproto.MessageField("cc_model_filenames", 9, "StringPair")),
-				textproto.MessageField("sequence_batching", 13, "Opaque"),
+				textproto.MessageField("sequence_batching", 13, "ModelSequenceBatching"),
 				textproto.MessageField("ensemble_scheduling", 15, "ModelEnsembling"),
 				textproto.String("backend", 17),
 				textproto.Repeated(textproto.MessageField("batch_input", 20, "Opaque")),
 			}},
 			{Name: "Opaque"},
+			{Name: "ModelSequenceBatching", Fields: []textproto.Field{
+				textproto.Repeated(textproto.MessageField("control_input", 2, "ControlInput")),
+				textproto.Repeated(textproto.MessageField("state", 5, "State")),
+			}},
+			{Name: "ControlInput", Fields: []textproto.Field{
+				textproto.String("name", 1),
+				textproto.Repeated(textproto.MessageField("control", 2, "Control")),
+			}},
+			{Name: "Control", Fields: []textproto.Field{
+				textproto.EnumField("kind", 1, "ControlKind"),
+				textproto.Repeated(textproto.Int32("int32_false_true", 2)),
+				textproto.Repeated(textproto.Float("fp32_false_true", 3)),
+				textproto.EnumField("data_type", 4, "DataType"),
+				textproto.Repeated(textproto.Bool("bool_false_true", 5)),
+			}},
+			{Name: "State", Fields: []textproto.Field{textproto.String("input_name", 1), textproto.String("output_name", 2)}},
 			{Name: "ModelInstanceGroup", Fields: []textproto.Field{
 				textproto.Int32("count", 2),
 				textproto.Repeated(textproto.Int32("gpus", 3)),
@@ -255,7 +301,7 @@ func Read(text []byte) (*Config, error) {
 			}
 			config.CCModelFilenames[key] = value
 		case 13:
-			config.SequenceBatching = true
+			config.Sequence, err = readSequenceBatching(f.Message())
 		case 7:
 			var group InstanceGroup
 			if group, err = readInstanceGroup(f.Message()); err == nil {
@@ -265,7 +311,7 @@ func Read(text []byte) (*Config, error) {
 			config.Ensemble = true
 			config.Scheduling, err = readEnsemble(f.Message())
 		case 20:
-			config.BatchInputs = true
+			config.BatchInputs++
 		}
 		return err
 	})
@@ -276,6 +322,76 @@ func Read(text []byte) (*Config, error) {
 		placeSteps(text, config.Scheduling)
 	}
 	return config, nil
+}
+
+func readSequenceBatching(m wire.Message) (*SequenceBatching, error) {
+	sequence := &SequenceBatching{}
+	err := m.Range(func(f wire.Field) error {
+		switch f.Number {
+		case 2:
+			controls, err := readControlInput(f.Message())
+			sequence.Controls = append(sequence.Controls, controls...)
+			return err
+		case 5:
+			var state SequenceState
+			err := f.Message().Range(func(part wire.Field) error {
+				var err error
+				switch part.Number {
+				case 1:
+					state.InputName, err = part.String(MaxConfig)
+				case 2:
+					state.OutputName, err = part.String(MaxConfig)
+				}
+				return err
+			})
+			sequence.States = append(sequence.States, state)
+			return err
+		}
+		return nil
+	})
+	return sequence, err
+}
+
+func readControlInput(m wire.Message) ([]SequenceControl, error) {
+	var name string
+	var controls []SequenceControl
+	err := m.Range(func(f wire.Field) error {
+		switch f.Number {
+		case 1:
+			var err error
+			name, err = f.String(MaxConfig)
+			return err
+		case 2:
+			control := SequenceControl{Kind: enumName(controlKinds, "ControlKind", 0)}
+			var dataType string
+			err := f.Message().Range(func(part wire.Field) error {
+				switch part.Number {
+				case 1:
+					control.Kind = enumName(controlKinds, "ControlKind", part.Varint)
+				case 2:
+					control.DataType = "TYPE_INT32"
+				case 3:
+					control.DataType = "TYPE_FP32"
+				case 5:
+					control.DataType = "TYPE_BOOL"
+				case 4:
+					dataType = dataTypeName(part.Varint)
+				}
+				return nil
+			})
+			if control.Kind == "CONTROL_SEQUENCE_CORRID" {
+				control.DataType = dataType
+			}
+			controls = append(controls, control)
+			return err
+		}
+		return nil
+	})
+	// The name may follow the controls in the text.
+	for i := range controls {
+		controls[i].Input = name
+	}
+	return controls, err
 }
 
 func readInstanceGroup(m wire.Message) (InstanceGroup, error) {

@@ -52,7 +52,7 @@ output { name: "y" data_type: TYPE_BF16 dims: -1 dims: 1000 }
 	}
 	if config.Backend != "onnxruntime" || config.MaxBatchSize != 0 || config.DefaultModelFilename != "model.bin" ||
 		!reflect.DeepEqual(config.VersionPolicy, VersionPolicy{Kind: "specific", Versions: []int64{1, 3}}) ||
-		config.CCModelFilenames["8.0"] != "model_a100.plan" || !config.SequenceBatching {
+		config.CCModelFilenames["8.0"] != "model_a100.plan" || config.Sequence == nil {
 		t.Errorf("got %+v", config)
 	}
 	input := config.Inputs[0]
@@ -69,6 +69,47 @@ output { name: "y" data_type: TYPE_BF16 dims: -1 dims: 1000 }
 	latest, err := Read([]byte(`version_policy: { latest { num_versions: 3 } }`))
 	if err != nil || !reflect.DeepEqual(latest.VersionPolicy, VersionPolicy{Kind: "latest", NumVersions: 3}) {
 		t.Errorf("latest 3: %+v, %v", latest, err)
+	}
+}
+
+func TestSequenceBatchingAndBatchInputs(t *testing.T) {
+	// The control_input of Triton's simple_dyna_sequence example, a state
+	// of the implicit state guide, one control_input naming its tensor after
+	// its controls, and two batch inputs.
+	config, err := Read([]byte(`
+sequence_batching {
+  control_input [
+    { name: "START" control [ { kind: CONTROL_SEQUENCE_START int32_false_true: [ 0, 1 ] } ] },
+    { name: "READY" control [ { kind: CONTROL_SEQUENCE_READY fp32_false_true: [ 0, 1 ] } ] },
+    { control [ { kind: CONTROL_SEQUENCE_END bool_false_true: [ false, true ] } ] name: "END" },
+    { name: "CORRID" control [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64 } ] },
+    { name: "BOTH" control [ { int32_false_true: [ 0, 1 ] }, { kind: CONTROL_SEQUENCE_CORRID } ] }
+  ]
+  state [ { input_name: "INPUT_STATE" output_name: "OUTPUT_STATE" data_type: TYPE_INT32 dims: [ -1 ] } ]
+}
+batch_input [ { kind: BATCH_ELEMENT_COUNT target_name: "N" data_type: TYPE_FP32 source_input: "x" } ]
+batch_input { kind: BATCH_ACCUMULATED_ELEMENT_COUNT target_name: "M" data_type: TYPE_FP32 source_input: "x" }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &SequenceBatching{
+		Controls: []SequenceControl{
+			{Input: "START", Kind: "CONTROL_SEQUENCE_START", DataType: "TYPE_INT32"},
+			{Input: "READY", Kind: "CONTROL_SEQUENCE_READY", DataType: "TYPE_FP32"},
+			{Input: "END", Kind: "CONTROL_SEQUENCE_END", DataType: "TYPE_BOOL"},
+			{Input: "CORRID", Kind: "CONTROL_SEQUENCE_CORRID", DataType: "TYPE_UINT64"},
+			{Input: "BOTH", Kind: "CONTROL_SEQUENCE_START", DataType: "TYPE_INT32"},
+			{Input: "BOTH", Kind: "CONTROL_SEQUENCE_CORRID"},
+		},
+		States: []SequenceState{{InputName: "INPUT_STATE", OutputName: "OUTPUT_STATE"}},
+	}
+	if !reflect.DeepEqual(config.Sequence, want) || config.BatchInputs != 2 {
+		t.Errorf("sequence = %+v, %d batch inputs\nwant %+v, 2", config.Sequence, config.BatchInputs, want)
+	}
+	empty, err := Read([]byte(`sequence_batching { }`))
+	if err != nil || empty.Sequence == nil || len(empty.Sequence.Controls) != 0 {
+		t.Errorf("empty sequence_batching: %+v, %v", empty, err)
 	}
 }
 
