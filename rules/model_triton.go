@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -163,7 +164,12 @@ var tritonConfigMismatch = &lint.Rule{
 			"`unable to load model '<name>', configuration expects 3 inputs, model provides 2` or `unexpected inference input 'INPUT_UNKNOWN', allowed inputs are: INPUT0, INPUT1` or `model '<name>', tensor 'INPUT0': the model expects 2 dimensions (shape [-1,16]) but the model configuration specifies 3 dimensions (an initial batch dimension because max_batch_size > 0 followed by the explicit tensor shape, making complete shape [-1,16,1])` " +
 			"With max_batch_size > 0 every tensor gets a leading batch dimension that the model must declare as dynamic; " +
 			"a model whose first dimension is fixed cannot batch (\"model does not support batching while non-zero max_batch_size is specified\"). " +
-			"Inputs are compared by name, data type and shape (dynamic dimensions match anything), outputs exactly, as Triton does.",
+			"Inputs are compared by name, data type and shape (dynamic dimensions match anything), outputs exactly, as Triton does. " +
+			"The model must take exactly as many inputs as Triton counts: the listed inputs less those marked optional (an optional " +
+			"input names an initializer the model also lists as an input, and is refused with max_batch_size > 0), plus one per " +
+			"batch_input, one per sequence_batching control kind and one per sequence state; each sequence control must be a model " +
+			"input of shape [1] and of the type the control feeds (\"configuration specified sequence control 'START', but model does " +
+			"not provide that input\").",
 		Bad: "models/\n" +
 			"  simple/\n" +
 			"    config.pbtxt <<EOF\n" +
@@ -216,6 +222,7 @@ var tritonConfigMismatch = &lint.Rule{
 		References: []string{
 			"https://github.com/triton-inference-server/server/blob/main/docs/user_guide/model_configuration.md#inputs-and-outputs",
 			"https://github.com/triton-inference-server/onnxruntime_backend",
+			"https://github.com/triton-inference-server/onnxruntime_backend/blob/main/src/onnxruntime.cc",
 		},
 	},
 	Check: checkTritonConfigMismatch,
@@ -297,17 +304,22 @@ func compareTriton(config *triton.Config, model *onnx.Model, name string) []trit
 		outputs[output.Name] = output
 		outputNames = append(outputNames, output.Name)
 	}
-	extraInputs := config.SequenceBatching || config.BatchInputs
-	for _, input := range config.Inputs {
-		extraInputs = extraInputs || input.Optional
-	}
-	if len(config.Inputs) > 0 && !extraInputs && len(config.Inputs) != len(model.Inputs) {
+	problems = append(problems, compareControls(config, inputs, name)...)
+	if expected := expectedInputs(config); len(config.Inputs) > 0 && expected != len(model.Inputs) {
 		problems = append(problems, tritonProblem{
-			triton: fmt.Sprintf("unable to load model '%s', configuration expects %d inputs, model provides %d", name, len(config.Inputs), len(model.Inputs)),
-			fix:    "list exactly the model's inputs (" + strings.Join(inputNames, ", ") + ")",
+			triton: fmt.Sprintf("unable to load model '%s', configuration expects %d inputs, model provides %d", name, expected, len(model.Inputs)),
+			fix:    inputCountFix(config, expected, inputNames),
 		})
 		return problems
 	}
+	// A request may also feed an initializer the model lists as an input
+	// (onnxruntime.cc ValidateInputs merges the overridable initializers
+	// into the inputs it checks the config's against).
+	for _, input := range model.Overridable {
+		inputs[input.Name] = input
+		inputNames = append(inputNames, input.Name)
+	}
+	sort.Strings(inputNames) // std::set, as CheckAllowedModelInput lists them
 	check := func(tensor triton.Tensor, infos map[string]onnx.ValueInfo, names []string, kind string, exact bool) {
 		info, ok := infos[tensor.Name]
 		if !ok {
@@ -331,12 +343,169 @@ func compareTriton(config *triton.Config, model *onnx.Model, name string) []trit
 		}
 	}
 	for _, input := range config.Inputs {
+		if input.Optional && config.MaxBatchSize != 0 {
+			problems = append(problems, tritonProblem{
+				triton: fmt.Sprintf("unable to load model '%s', optional input '%s' is not supported for models that support batching", name, input.Name),
+				fix:    fmt.Sprintf("set max_batch_size: 0 (with the batch dimension in dims), or drop optional from '%s'", input.Name),
+			})
+			continue
+		}
 		check(input, inputs, inputNames, "input", false)
 	}
 	for _, output := range config.Outputs {
 		check(output, outputs, outputNames, "output", true)
 	}
 	return problems
+}
+
+// expectedInputs is the number of model inputs Triton's ONNX Runtime
+// backend requires (ModelInstanceState's constructor, onnxruntime.cc in
+// triton-inference-server/onnxruntime_backend, before ValidateInputs):
+// the config's inputs less those marked optional (they may name
+// initializers, which are not model inputs), plus one per batch_input, plus
+// for sequence_batching one per control kind a control_input gives
+// (START, END, READY, CORRID: ValidateBooleanSequenceControl and
+// ValidateTypedSequenceControl) and one per state. ValidateInputs then
+// refuses the model unless ONNX Runtime's input count, initializers
+// excluded, is exactly that.
+func expectedInputs(config *triton.Config) int {
+	expected := len(config.Inputs) + config.BatchInputs
+	for _, input := range config.Inputs {
+		if input.Optional {
+			expected--
+		}
+	}
+	if sequence := config.Sequence; sequence != nil {
+		expected += len(controlKinds(sequence)) + len(sequence.States)
+	}
+	return expected
+}
+
+// controlKinds maps each control kind sequence_batching gives to the
+// control_input that feeds it. A kind given twice is refused by Triton
+// ("sequence batching specifies multiple ... tensors"); the first is kept.
+func controlKinds(sequence *triton.SequenceBatching) map[string]triton.SequenceControl {
+	kinds := map[string]triton.SequenceControl{}
+	for _, control := range sequence.Controls {
+		if _, seen := kinds[control.Kind]; !seen {
+			kinds[control.Kind] = control
+		}
+	}
+	return kinds
+}
+
+// compareControls checks each sequence control the way
+// ValidateBooleanSequenceControl and ValidateTypedSequenceControl do: the
+// model must take the control's input (initializers do not count), with
+// shape [1] after the batch dimension and the data type the server feeds.
+func compareControls(config *triton.Config, inputs map[string]onnx.ValueInfo, name string) []tritonProblem {
+	if config.Sequence == nil {
+		return nil
+	}
+	kinds := controlKinds(config.Sequence)
+	var problems []tritonProblem
+	for _, kind := range []string{"CONTROL_SEQUENCE_START", "CONTROL_SEQUENCE_END", "CONTROL_SEQUENCE_READY", "CONTROL_SEQUENCE_CORRID"} {
+		control, ok := kinds[kind]
+		if !ok {
+			continue
+		}
+		info, ok := inputs[control.Input]
+		if !ok {
+			problems = append(problems, tritonProblem{
+				triton: fmt.Sprintf("configuration specified sequence control '%s', but model does not provide that input", control.Input),
+				fix:    fmt.Sprintf("name the %s control_input after the model input that takes it, or export the model with an input '%s'", kind, control.Input),
+			})
+			continue
+		}
+		if info.HasShape {
+			shape := make([]int64, 0, len(info.Dims))
+			for i, dim := range info.Dims {
+				if i == 0 && config.MaxBatchSize > 0 {
+					continue
+				}
+				shape = append(shape, -1)
+				if dim.Fixed() {
+					shape[len(shape)-1] = dim.Value
+				}
+			}
+			if len(shape) != 1 || shape[0] != 1 {
+				problems = append(problems, tritonProblem{
+					triton: fmt.Sprintf("unable to load model '%s', sequence control '%s' in model has dims %s but dims [1] is expected", name, control.Input, shapeString(shape)),
+					fix:    fmt.Sprintf("export the model with '%s' of shape [1] (after the batch dimension when max_batch_size > 0)", control.Input),
+				})
+				continue
+			}
+		}
+		if want := onnx.TypeName(info.ElemType); want != "" && control.DataType != "" && control.DataType != want {
+			problems = append(problems, tritonProblem{
+				triton: fmt.Sprintf("unable to load model '%s', sequence control '%s', the model expects data-type %s but the model configuration specifies data-type %s",
+					name, control.Input, onnxTypeName(info.ElemType), control.DataType),
+				fix: controlTypeFix(control, want),
+			})
+		}
+	}
+	return problems
+}
+
+// onnxTypeName is the backend's OnnxDataTypeName: ONNX's name of an
+// element type, without ONNX_TENSOR_ELEMENT_DATA_TYPE_.
+func onnxTypeName(elemType int64) string {
+	names := []string{"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL",
+		"FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"}
+	if elemType >= 0 && elemType < int64(len(names)) {
+		return names[elemType]
+	}
+	return strconv.FormatInt(elemType, 10)
+}
+
+func controlTypeFix(control triton.SequenceControl, want string) string {
+	if control.Kind == "CONTROL_SEQUENCE_CORRID" {
+		return "set the control's data_type: " + want
+	}
+	switch want {
+	case "TYPE_INT32":
+		return "give the control int32_false_true: [ 0, 1 ]"
+	case "TYPE_FP32":
+		return "give the control fp32_false_true: [ 0, 1 ]"
+	case "TYPE_BOOL":
+		return "give the control bool_false_true: [ false, true ]"
+	}
+	return fmt.Sprintf("export the model with '%s' as INT32, FLOAT or BOOL, the types a control can have", control.Input)
+}
+
+// inputCountFix says how to make the config's inputs add up to what the
+// model takes, naming what Triton counts besides the input list.
+func inputCountFix(config *triton.Config, expected int, inputNames []string) string {
+	required := 0
+	for _, input := range config.Inputs {
+		if !input.Optional {
+			required++
+		}
+	}
+	var extra []string
+	if optional := len(config.Inputs) - required; optional > 0 {
+		extra = append(extra, fmt.Sprintf("less %d optional", optional))
+	}
+	if config.BatchInputs > 0 {
+		extra = append(extra, "plus "+plural(config.BatchInputs, "batch_input"))
+	}
+	if sequence := config.Sequence; sequence != nil {
+		if kinds := len(controlKinds(sequence)); kinds > 0 {
+			extra = append(extra, "plus "+plural(kinds, "sequence control"))
+		}
+		if len(sequence.States) > 0 {
+			extra = append(extra, "plus "+plural(len(sequence.States), "sequence state"))
+		}
+	}
+	if len(extra) == 0 {
+		return "list exactly the model's inputs (" + strings.Join(inputNames, ", ") + ")"
+	}
+	fix := fmt.Sprintf("Triton expects %s: %s %s; make them account for the model's inputs (%s) once each",
+		plural(expected, "model input"), plural(len(config.Inputs), "listed input"), strings.Join(extra, " "), strings.Join(inputNames, ", "))
+	if required < len(config.Inputs) {
+		fix += " (an optional input is not counted: it names an initializer the model also lists as an input)"
+	}
+	return fix
 }
 
 // compareDims is Triton's CompareDimsSupported.
