@@ -14,19 +14,23 @@ var ggufUnloadable = &lint.Rule{
 	ID: "MDL409", Name: "gguf-unloadable", Severity: lint.Error,
 	Artifact: lint.ArtifactCross, Needs: []lint.Fact{lint.FactManifest, lint.FactModel},
 	Doc: lint.Doc{
-		Summary: "The GGUF file the server is given is not in the linked model dir, or its header cannot be read.",
+		Summary: "The GGUF file the server is given is not in the linked model dir, or its header cannot be read, or the server is given the model dir instead of its GGUF file.",
 		Why: "llama.cpp (and vLLM serving a .gguf) opens the file -m or --model names and reads its header before " +
 			"anything else: a file that is not there, a truncated download, a Git LFS pointer or a GGUFv1 file makes it " +
 			"exit at once (\"gguf_init_from_file: failed to open GGUF file\", \"failed to read magic\", \"tensor data is " +
 			"not within the file bounds\", \"llama_model_load: error loading model\"), and the container restarts " +
 			"forever. The header is read the way ggml does: the magic and version, every metadata value, and each " +
-			"tensor's dimensions, ggml type and offset, whose data must lie within the file.",
+			"tensor's dimensions, ggml type and offset, whose data must lie within the file. Neither server looks for a GGUF file " +
+			"in a directory it is given: llama.cpp opens the directory as the file (\"llama_model_loader: failed to load model " +
+			"from /models/llama\"), and vLLM reads it as a Hugging Face model dir, which without config.json makes it exit " +
+			"(\"Invalid repository ID or local directory specified\").",
 		Bad:  docLlamaServer("Meta-Llama-3.1-8B-Instruct-Q5_K_M.gguf") + "\n---\n" + docLlama31Q4,
 		Good: docLlamaServer("Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf") + "\n---\n" + docLlama31Q4,
-		Fix:  "Point -m at a file the dir holds, or download the file again (and check its sha256 against the hub's).",
+		Fix:  "Point -m (or vLLM's --model) at a .gguf file the dir holds, or download the file again (and check its sha256 against the hub's).",
 		References: []string{
 			"https://github.com/ggml-org/ggml/blob/master/docs/gguf.md",
 			"https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md",
+			"https://github.com/vllm-project/vllm/blob/main/vllm/transformers_utils/gguf_utils.py",
 		},
 	},
 	Check: checkGGUFUnloadable,
@@ -55,8 +59,14 @@ func checkGGUFUnloadable(pass *lint.Pass) {
 		if len(m.GGUF) == 0 && !namesFile {
 			continue
 		}
-		coverage.Checked()
 		field := linkField(link)
+		if !namesFile && !namesHubRepo(link) {
+			if reportGGUFDir(pass, link) {
+				coverage.Checked()
+			}
+			continue
+		}
+		coverage.Checked()
 		if file := fileNamed(m, name); namesFile && file != nil && (file.LFSPointer || file.Size == 0) {
 			if file.Size == 0 {
 				pass.Reportf(field, "%s: %s names %s, which is empty in model dir %s (%s): the server exits at start "+
@@ -83,6 +93,57 @@ func checkGGUFUnloadable(pass *lint.Pass) {
 		}
 	}
 	coverage.SkipIfNone(pass, "no linked model is a GGUF file")
+}
+
+// reportGGUFDir reports a server given the model dir that holds GGUF
+// files rather than a file of it, when the server is known to fail on
+// that; false when it is not known what the server makes of the dir.
+//
+// Neither server picks a dir's only GGUF file. llama.cpp's -m sets the
+// path it loads (common/arg.cpp), and llama_model_loader opens it with
+// gguf_init_from_file (src/llama-model-loader.cpp), which reads the GGUF
+// magic from the path itself (ggml/src/gguf.cpp): a directory fails with
+// "failed to load model from <path>". vLLM takes a local path as a GGUF
+// model only when it is a file (check_gguf_file, is_gguf in
+// vllm/transformers_utils/gguf_utils.py; the GGUF loader's
+// _prepare_weights takes a file, DIR:QUANT, or a hub reference) and reads
+// any other dir as a Hugging Face model: get_config
+// (vllm/transformers_utils/config.py) refuses one without config.json or
+// params.json ("Invalid repository ID or local directory specified"), and
+// with one it loads the dir's other weights, not its GGUF files.
+func reportGGUFDir(pass *lint.Pass, link *lint.Link) bool {
+	m := link.Model
+	dir := link.ServerPath.Value
+	example := path.Join(dir, m.GGUF[0].Path)
+	switch link.Container.Runtime.Name {
+	case "llama.cpp":
+		pass.Reportf(linkField(link), "%s: %s names %s, the model dir %s (%s) that holds %s, not a file: llama.cpp opens the path it is "+
+			"given as the GGUF file and exits at start (\"llama_model_loader: failed to load model from %s\"); point it at the "+
+			".gguf file, e.g. %s", describe(link.Container), link.ServerPath.From, dir, m.Dir, link.How, joinAnd(ggufNames(m.GGUF)),
+			dir, example)
+		return true
+	case "vllm":
+		if m.File("config.json") != nil || m.File("params.json") != nil {
+			return false // a Hugging Face model dir, whose other files vLLM loads
+		}
+		pass.Reportf(linkField(link), "%s: %s names %s, the model dir %s (%s) that holds %s and no config.json: vLLM reads a "+
+			"directory as a Hugging Face model and exits at start (\"Invalid repository ID or local directory specified: '%s'\"); "+
+			"it loads a GGUF model only from the file, so point it at %s", describe(link.Container), link.ServerPath.From, dir,
+			m.Dir, link.How, joinAnd(ggufNames(m.GGUF)), dir, example)
+		return true
+	}
+	return false
+}
+
+// namesHubRepo says a link's path is a hub repository the server
+// downloads from, not a path it opens: llama.cpp's -hf (its -m is always
+// a path), a repo id (org/name) for the others, as hubDownloadOf reads it.
+func namesHubRepo(link *lint.Link) bool {
+	value := link.ServerPath
+	if link.Container.Runtime.Name == "llama.cpp" {
+		return value.From == "-hf" || value.From == "--hf-repo" || value.From == "env LLAMA_ARG_HF_REPO"
+	}
+	return hubID.MatchString(value.Value) && !strings.HasPrefix(value.Value, ".")
 }
 
 // fileNamed is the model dir's file of a base name, nil when none.
@@ -123,8 +184,10 @@ type ggufProblem struct {
 }
 
 // ggufFor picks the GGUF files a link's server loads: the file its path
-// names with the other splits of it, else the dir's only GGUF model. No
-// files and no problem when the model holds no GGUF file.
+// names with the other splits of it, or for a hub repository (llama.cpp's
+// -hf) the dir's only GGUF model. No files and no problem when the model
+// holds no GGUF file, or when the path names the dir itself: no server
+// loads a GGUF file it is not pointed at (see reportGGUFDir).
 func ggufFor(link *lint.Link) ([]model.GGUFFile, ggufProblem) {
 	m := link.Model
 	if len(m.GGUF) == 0 {
@@ -151,6 +214,8 @@ func ggufFor(link *lint.Link) ([]model.GGUFFile, ggufProblem) {
 			return nil, ggufProblem{ggufNotHeld, fmt.Sprintf("%s names %s, which model dir %s does not hold",
 				link.ServerPath.From, name, m.Dir)}
 		}
+	} else if !namesHubRepo(link) {
+		return nil, ggufProblem{}
 	} else if len(sets) == 1 {
 		for _, files := range sets {
 			chosen = files
