@@ -23,6 +23,9 @@ func TestFrameworks(t *testing.T) {
 		{name: "nvidia library wheel alone gives the major",
 			files: `[{path: ` + site + `/nvidia_cudnn_cu11-8.5.0.96.dist-info/METADATA, content: ""}]`,
 			want:  []string{"nvidia-cudnn-cu11 8.5.0.96 cuda=11 " + site + "/nvidia_cudnn_cu11-8.5.0.96.dist-info"}},
+		{name: "nvidia cuda component gives the minor without the runtime, the first of them",
+			files: `[{path: ` + site + `/nvidia_cudnn_cu12-8.9.2.26.dist-info/METADATA, content: ""}, {path: ` + site + `/nvidia_cuda_nvrtc_cu12-12.4.127.dist-info/METADATA, content: ""}, {path: ` + site + `/nvidia_cuda_cupti_cu12-12.1.105.dist-info/METADATA, content: ""}]`,
+			want:  []string{"nvidia-cuda-cupti-cu12 12.1.105 cuda=12.1 " + site + "/nvidia_cuda_cupti_cu12-12.1.105.dist-info"}},
 		{name: "tensorflow CUDA build",
 			files: `[` + tfBuild(`collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/clang'), ('cuda_compute_capabilities', ['sm_60', 'compute_90']), ('cuda_version', '12.3'), ('cudnn_version', '8'), ('is_cuda_build', True), ('is_rocm_build', False), ('is_tensorrt_build', True)])`) +
 				`, {path: ` + site + `/tensorflow-2.16.1.dist-info/METADATA, content: ""}]`,
@@ -30,6 +33,10 @@ func TestFrameworks(t *testing.T) {
 		{name: "tensorflow CPU build",
 			files: `[` + tfBuild(`collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/clang'), ('is_cuda_build', False), ('is_rocm_build', False), ('is_tensorrt_build', False)])`) + `]`,
 			want:  []string{"tensorflow  cuda= " + site + "/tensorflow/python/platform/build_info.py cpu:'is_cuda_build': False"}},
+		{name: "tensorflow-cpu version from its own dist-info among others",
+			files: `[` + tfBuild(`collections.OrderedDict([('is_cuda_build', False)])`) +
+				`, {path: ` + site + `/numpy-1.26.4.dist-info/METADATA, content: ""}, {path: ` + site + `/tensorflow_cpu-2.15.0.dist-info/METADATA, content: ""}]`,
+			want: []string{"tensorflow 2.15.0 cuda= " + site + "/tensorflow/python/platform/build_info.py cpu:'is_cuda_build': False"}},
 		{name: "tensorflow windows build version is not read",
 			files: `[` + tfBuild(`{'cuda_version': '64_101', 'is_cuda_build': True}`) + `]`},
 		{name: "onnxruntime-gpu",
