@@ -319,7 +319,10 @@ func (e *Entry) parseTool(tool string, args []string, at func(int) int) bool {
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		switch {
-		case arg == "--help" || arg == "-h" && tool != "gunicorn" || arg == "--version" || arg == "-v" && tool == "gunicorn":
+		case arg == "--help" || arg == "-h" || arg == "--version" || arg == "-v" && tool == "gunicorn":
+			// gunicorn's and hypercorn's argparse take -h for --help, and
+			// the click CLIs (uvicorn, fastapi, serve, streamlit) define
+			// no -h: either way the app is not loaded.
 			return false
 		case arg == "--":
 			for j := i + 1; j < len(args); j++ {

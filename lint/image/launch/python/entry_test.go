@@ -21,6 +21,7 @@ func TestParseEntry(t *testing.T) {
 		"uvicorn --app-dir=/srv main:api":                   "uvicorn app(2)=main:api dir=/srv",
 		"gunicorn -w4 -k uvicorn.workers.UvicornWorker a:b": "gunicorn module(3)=uvicorn.workers app(4)=a:b",
 		"gunicorn --chdir /code wsgi":                       "gunicorn app(3)=wsgi dir=/code",
+		"gunicorn wsgi:app -h":                              "",
 		"hypercorn src/app.py:app":                          "",
 		"fastapi run app/main.py --port 80":                 "fastapi file(2)=app/main.py",
 		"fastapi run":                                       "",
