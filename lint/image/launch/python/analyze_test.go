@@ -271,3 +271,22 @@ func TestDeniedPackage(t *testing.T) {
 		})
 	}
 }
+
+// TestCeleryShortAppEquals: click gives -A the rest of its word, so
+// `celery -A=proj worker` asks for the module "=proj", which no file
+// provides, though proj.py is there.
+func TestCeleryShortAppEquals(t *testing.T) {
+	files := `[{path: /usr/local/bin/celery, mode: "0755", content: "#!/usr/local/bin/python3.11\nimport sys\nfrom celery.__main__ import main\nsys.exit(main())\n"},
+	  {path: /usr/local/lib/python3.11/site-packages/celery/__init__.py, content: ""},
+	  {path: /app/proj.py, content: "import json\n"}]`
+	for argv, want := range map[string][]string{
+		"celery -A=proj worker":    {"module =proj"},
+		"celery -Aproj worker":     nil,
+		"celery --app=proj worker": nil,
+	} {
+		_, a := openImage(t, files, launch.Spec{Argv: strings.Fields(argv), WorkingDir: "/app"}, nil)
+		if got := summary(a); !slices.Equal(got, want) {
+			t.Errorf("%s: problems %q, want %q", argv, got, want)
+		}
+	}
+}

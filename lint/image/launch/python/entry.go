@@ -260,7 +260,7 @@ func (e *Entry) parseCelery(args []string, at func(int) int) bool {
 		switch {
 		case arg == "--help" || arg == "--version":
 			return false
-		case (name == "-A" || name == "--app") && inline:
+		case name == "--app" && inline:
 			target.Word, target.Name = at(i), value
 		case arg == "-A" || arg == "--app":
 			if i+1 < len(args) {
@@ -268,6 +268,8 @@ func (e *Entry) parseCelery(args []string, at func(int) int) bool {
 				i++
 			}
 		case strings.HasPrefix(arg, "-A") && len(arg) > 2:
+			// click gives a short option the rest of its word, so -A=proj
+			// is the app "=proj" (click's parser.py, _match_short_opt).
 			target.Word, target.Name = at(i), arg[2:]
 		case name == "--workdir" && inline:
 			target.AppDir = value

@@ -40,6 +40,7 @@ func TestParseEntry(t *testing.T) {
 		"python -m celery -Aproj worker":                               "python module(2)=celery app(3)=proj",
 		"celery worker -l INFO":                                        "",
 		"celery --help":                                                "",
+		"celery -A=proj worker":                                        "celery app(1)==proj",
 	}
 	for line, want := range cases {
 		entry, ok := ParseEntry(strings.Fields(line))
