@@ -40,7 +40,32 @@ func TestParseEntry(t *testing.T) {
 		"python -m celery -Aproj worker":                               "python module(2)=celery app(3)=proj",
 		"celery worker -l INFO":                                        "",
 		"celery --help":                                                "",
+		"env -C /srv python3 app.py":                                   "",
+		"tini -- python -S app.py":                                     "python script(4)=app.py",
+		"env A=1 B=2 python app.py":                                    "python script(4)=app.py",
+		"python -- app.py":                                             "python script(2)=app.py",
+		"python --":                                                    "",
+		"python --help app.py":                                         "",
+		"python --version app.py":                                      "",
+		"python --help-all app.py":                                     "",
+		"python -Werror app.py":                                        "python script(2)=app.py",
+		"python -uW error app.py":                                      "python script(3)=app.py",
+		"celery -A proj --broker=redis://r:6379/0 worker":              "celery app(2)=proj",
+		"celery --workdir=/srv -A proj worker":                         "celery app(3)=proj dir=/srv",
 		"celery -A=proj worker":                                        "celery app(1)==proj",
+		"uvicorn main:app -h":                                          "",
+		"gunicorn wsgi:app -v":                                         "",
+		"uvicorn --port 80 -- main:app":                                "uvicorn app(4)=main:app",
+		"gunicorn --pythonpath /srv/lib,/srv/vendor wsgi:app":          "gunicorn app(3)=wsgi:app path=/srv/lib,/srv/vendor",
+		"gunicorn -c conf.py wsgi:app":                                 "gunicorn app(3)=wsgi:app unsure",
+		"gunicorn --config=conf.py wsgi:app":                           "gunicorn app(2)=wsgi:app unsure",
+		"hypercorn --bind 0.0.0.0:80 app.main:app":                     "hypercorn app(3)=app.main:app",
+		"hypercorn --bind 0.0.0.0:80":                                  "",
+		"fastapi dev main.py":                                          "fastapi file(2)=main.py",
+		"serve run app.graph":                                          "serve app(2)=app:graph",
+		"serve run graph":                                              "",
+		"node -- app.js":                                               "node file(2)=app.js",
+		"node --":                                                      "",
 	}
 	for line, want := range cases {
 		entry, ok := ParseEntry(strings.Fields(line))
@@ -56,6 +81,12 @@ func TestParseEntry(t *testing.T) {
 				part := fmt.Sprintf("%s(%d)=%s", kind, target.Word, name)
 				if target.Kind == App && target.AppDir != "." {
 					part += " dir=" + target.AppDir
+				}
+				if target.ExtraPath != nil {
+					part += " path=" + strings.Join(target.ExtraPath, ",")
+				}
+				if target.Unsure != "" {
+					part += " unsure"
 				}
 				parts = append(parts, part)
 			}
@@ -92,6 +123,31 @@ func TestParseEntryRay(t *testing.T) {
 		if !ok || !entry.Python || entry.Tool != "ray" || len(entry.Targets) != 1 ||
 			entry.Targets[0].Kind != Module || entry.Targets[0].Name != "ray" || entry.Targets[0].Word != -1 {
 			t.Errorf("ParseEntry(%q) = %+v, %v; want ray needing module ray", line, entry, ok)
+		}
+	}
+}
+
+// TestParseEntryFlags: CPython's single-letter options combine (-sE), and
+// a -W or -X inside a group takes the rest of the word, or the next word
+// when it ends the group, as its value.
+func TestParseEntryFlags(t *testing.T) {
+	cases := map[string]Flags{
+		"python -sE app.py":           {NoUserSite: true, IgnoreEnvironment: true},
+		"python -Es app.py":           {NoUserSite: true, IgnoreEnvironment: true},
+		"python -uSP app.py":          {NoSite: true, SafePath: true},
+		"python -I app.py":            {IgnoreEnvironment: true, NoUserSite: true, SafePath: true},
+		"python -WEs app.py":          {},
+		"python -Xdev -s app.py":      {NoUserSite: true},
+		"python -sW ignore -E app.py": {NoUserSite: true, IgnoreEnvironment: true},
+	}
+	for line, want := range cases {
+		entry, ok := ParseEntry(strings.Fields(line))
+		if !ok || len(entry.Targets) != 1 || entry.Targets[0].Name != "app.py" {
+			t.Errorf("%s: %+v, %v; want script app.py", line, entry, ok)
+			continue
+		}
+		if entry.Flags != want {
+			t.Errorf("%s: flags %+v, want %+v", line, entry.Flags, want)
 		}
 	}
 }
