@@ -66,6 +66,9 @@ func TestParseEntry(t *testing.T) {
 		"serve run graph":                                              "",
 		"node -- app.js":                                               "node file(2)=app.js",
 		"node --":                                                      "",
+		"java -cp lib.jar -jar /app.jar":                               "java file(4)=/app.jar",
+		"java -m com.app/com.app.Main -jar /app.jar":                   "",
+		"java --module com.app/com.app.Main -jar /app.jar":             "",
 	}
 	for line, want := range cases {
 		entry, ok := ParseEntry(strings.Fields(line))
