@@ -248,6 +248,9 @@ type Hop struct {
 	// (exec gosu app server, s6-setuidgid app): Program, and all it
 	// runs, runs as the user they switch to.
 	Switches []shell.Switch
+	// Init is the init the script runs Program under (exec tini --
+	// server), "" when none: shell.Command's.
+	Init string
 }
 
 // Analysis is the start path of one container and what would stop it.

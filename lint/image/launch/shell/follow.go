@@ -76,6 +76,10 @@ type Command struct {
 	// make (exec gosu app server), in order: the program runs as the
 	// last one's user.
 	Switches []Switch
+	// Init is the init the program runs under, when a wrapper before it
+	// is one (tini, dumb-init): the init, not the program, is the process
+	// the script starts, and it passes signals on to the program.
+	Init string
 }
 
 // Options tune what Follow keeps.
@@ -277,7 +281,7 @@ func distinct(reasons []reason) []reason {
 func (c Command) equal(o Command) bool {
 	return c.Line == o.Line && c.Exec == o.Exec && c.Background == o.Background && slices.Equal(c.Argv, o.Argv) &&
 		slices.EqualFunc(c.Before, o.Before, Command.equal) && c.AfterLine == o.AfterLine && slices.Equal(c.After, o.After) &&
-		slices.EqualFunc(c.Switches, o.Switches, Switch.equal)
+		slices.EqualFunc(c.Switches, o.Switches, Switch.equal) && c.Init == o.Init
 }
 
 func environment(lookup func(string) (string, bool)) func(string) (binding, bool) {

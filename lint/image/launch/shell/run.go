@@ -92,6 +92,7 @@ func (f *follower) run(fr frame, p *path, inv invocation) []*path {
 		}
 	}
 	var switches []Switch
+	underInit := ""
 	for range maxWrappers {
 		wrapper := baseName(inv.argv[0].text)
 		var program, assigns []field
@@ -104,6 +105,9 @@ func (f *follower) run(fr frame, p *path, inv invocation) []*path {
 			switches = append(switches, sw)
 		} else if unwrap, ok := wrappers[wrapper]; ok {
 			program, assigns = unwrap(inv.argv[1:])
+			if inits[wrapper] {
+				underInit = wrapper
+			}
 		} else {
 			break
 		}
@@ -122,9 +126,9 @@ func (f *follower) run(fr frame, p *path, inv invocation) []*path {
 		inv.argv = program
 	}
 	if shell, script, rest, ok := shellScript(inv.argv); ok {
-		return f.nestedShell(fr, p, inv, shell, script, rest, switches)
+		return f.nestedShell(fr, p, inv, shell, script, rest, switches, underInit)
 	}
-	command := Command{Argv: texts(inv.argv), ArgvEnv: environNames(inv.argv), Line: inv.line, Exec: inv.exec, Switches: switches}
+	command := Command{Argv: texts(inv.argv), ArgvEnv: environNames(inv.argv), Line: inv.line, Exec: inv.exec, Switches: switches, Init: underInit}
 	if dir, ok := p.vars.get(cwdKey); ok {
 		command.Dir, command.DirUnknown = dir.value, dir.runtime
 	}
@@ -234,8 +238,9 @@ func execOperands(args []field) []field {
 }
 
 // nestedShell follows `sh -c SCRIPT [NAME [ARGS…]]` as a child process,
-// which runs as the user the wrappers before it switched to.
-func (f *follower) nestedShell(fr frame, p *path, inv invocation, shell string, script field, rest []field, switches []Switch) []*path {
+// which runs as the user the wrappers before it switched to, under the
+// init before it.
+func (f *follower) nestedShell(fr frame, p *path, inv invocation, shell string, script field, rest []field, switches []Switch, underInit string) []*path {
 	if script.unknown != "" {
 		return f.unknownProgram(fr, p, inv, script.unknown)
 	}
@@ -264,6 +269,9 @@ func (f *follower) nestedShell(fr frame, p *path, inv invocation, shell string, 
 	cmds, unknown := f.finals(child.proc, f.list(child, []*path{start}, file.Stmts))
 	for i := range cmds {
 		cmds[i].Exec = cmds[i].Exec || inv.exec
+		if cmds[i].Init == "" {
+			cmds[i].Init = underInit
+		}
 		if len(switches) > 0 {
 			cmds[i].Switches = append(slices.Clone(switches), cmds[i].Switches...)
 			cmds[i].Before = slices.Clone(cmds[i].Before)
@@ -357,6 +365,10 @@ var wrappers = map[string]func(args []field) (program, assigns []field){
 		return program[1:], nil // after the duration
 	},
 }
+
+// inits are the wrappers that run their program as their child and pass
+// the signals they get on to it: the container's init when exec'd.
+var inits = map[string]bool{"tini": true, "dumb-init": true}
 
 // optionsThen skips options, the listed ones with a value after them, up
 // to the program.

@@ -29,6 +29,12 @@ func switched(c Command, switches ...Switch) Command {
 	return c
 }
 
+// underInit says c runs under the init wrapper name.
+func underInit(c Command, name string) Command {
+	c.Init = name
+	return c
+}
+
 func background(c Command) Command {
 	c.Background = true
 	return c
@@ -205,13 +211,23 @@ func TestFollow(t *testing.T) {
 		{
 			name:   "wrappers inside wrappers",
 			script: "exec /sbin/tini -s -- /usr/bin/env -i PATH=/bin nohup nice -n 5 stdbuf -oL /usr/bin/server -v\n",
-			want:   []Command{cmd(1, true, "/usr/bin/server", "-v")},
+			want:   []Command{underInit(cmd(1, true, "/usr/bin/server", "-v"), "tini")},
 		},
 		{
 			name:   "more wrappers",
 			script: "exec timeout -s TERM 1h su-exec app:app dumb-init -c setpriv --reuid 1000 --init-groups command /usr/bin/server -w\n",
-			want: []Command{switched(cmd(1, true, "/usr/bin/server", "-w"), Switch{Wrapper: "su-exec", Line: 1, User: "app", Group: "app"},
-				Switch{Wrapper: "setpriv", Line: 1, User: "1000", InitGroups: true})},
+			want: []Command{underInit(switched(cmd(1, true, "/usr/bin/server", "-w"), Switch{Wrapper: "su-exec", Line: 1, User: "app", Group: "app"},
+				Switch{Wrapper: "setpriv", Line: 1, User: "1000", InitGroups: true}), "dumb-init")},
+		},
+		{
+			name:   "an init before sh -c is the init of what the string runs",
+			script: "exec dumb-init -- sh -c '/app/prepare.sh; /usr/bin/server'\n",
+			want:   []Command{underInit(cmd(1, true, "/usr/bin/server"), "dumb-init")},
+		},
+		{
+			name:   "an init inside sh -c stays the init",
+			script: "exec sh -c 'exec tini -- /usr/bin/server'\n",
+			want:   []Command{underInit(cmd(1, true, "/usr/bin/server"), "tini")},
 		},
 		{
 			name:       "a wrapper given no program",
