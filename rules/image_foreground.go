@@ -18,7 +18,7 @@ var serverNotForeground = &lint.Rule{
 	ID: "MDL312", Name: "server-not-foreground", Severity: lint.Warning,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "A wrapper script starts the server and then runs something else: it starts it in the background (&, or a server that daemonizes such as `torchserve --start`) and keeps the container alive with `tail -f /dev/null` or `sleep infinity` or `wait`s for it, or runs it in the foreground but not as its last command (`vllm serve …; echo done`), or as the last command of a script file without exec.",
+		Summary: "A wrapper script starts the server and then runs something else: it starts it in the background (&, or a server that daemonizes such as `torchserve --start`) and keeps the container alive with `tail -f /dev/null` or `sleep infinity` or `wait`s for it, or runs it in the foreground but not as its last command (`vllm serve …; echo done`), or as the last command of a script file without exec, or runs without exec, as its last command, the script that starts the server.",
 		Why: "The runtime sends SIGTERM on pod deletion and on every rollout to the container's PID 1 and ends the " +
 			"container when PID 1 exits. When that process is the wrapper (a shell waiting for the server or for a job, " +
 			"or its keep-alive command), the server never gets the SIGTERM: it is killed with SIGKILL after " +
@@ -36,7 +36,12 @@ var serverNotForeground = &lint.Rule{
 			"a -c string's, which is not reported), so the shell stays PID 1 with the server as its child, and the kernel does " +
 			"not deliver PID 1 a SIGTERM it has no handler for (pid_namespaces(7)): every pod deletion waits out " +
 			"terminationGracePeriodSeconds and the server is SIGKILLed. The official TF Serving image's " +
-			"tf_serving_entrypoint.sh runs tensorflow_model_server that way." + offlineNote,
+			"tf_serving_entrypoint.sh runs tensorflow_model_server that way. The whole way from the container's command to " +
+			"the server is judged: PID 1 is the first process on it that exec does not replace, so an entrypoint.sh that " +
+			"ends on `/usr/local/bin/start.sh \"$@\"` without exec stays PID 1 whether start.sh then execs the server or not, " +
+			"and a trap on TERM in it does not help, a shell running a trap only once its foreground command has returned. " +
+			"What runs below an init exec'd on the way (tini, dumb-init), which is PID 1 and passes signals on, is not judged." +
+			offlineNote,
 		Bad: "# docker build -t registry.example.com/apps/ranker:1.0 .\nFROM python:3.11-slim\nCOPY server /usr/bin/tail\n" +
 			"COPY <<EOF /app/server.py\nprint(\"serving\")\nEOF\n" +
 			"COPY --chmod=0755 <<EOF /entrypoint.sh\n#!/bin/sh\npython3 -m app.server &\ntail -f /dev/null\nEOF\n" +
@@ -45,9 +50,9 @@ var serverNotForeground = &lint.Rule{
 			"COPY <<EOF /app/server.py\nprint(\"serving\")\nEOF\n" +
 			"COPY --chmod=0755 <<EOF /entrypoint.sh\n#!/bin/sh\nexec python3 -m app.server\nEOF\n" +
 			"ENTRYPOINT [\"/entrypoint.sh\"]\n---\nimage: registry.example.com/apps/ranker:1.1",
-		Fix: "Run the server as the script's last command with `exec` (TorchServe: `exec torchserve --foreground …`), so it " +
-			"is the process that gets SIGTERM and whose exit ends the container; if helpers must run beside it, use a proper " +
-			"init (tini, dumb-init) with the server in the foreground.",
+		Fix: "Run the server as the script's last command with `exec` (TorchServe: `exec torchserve --foreground …`), and " +
+			"every script on the way to it the same way, so it is the process that gets SIGTERM and whose exit ends the " +
+			"container; if helpers must run beside it, use a proper init (tini, dumb-init) with the server in the foreground.",
 		References: []string{
 			"https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination",
 			"https://github.com/pytorch/serve/blob/master/docker/dockerd-entrypoint.sh",
@@ -55,6 +60,7 @@ var serverNotForeground = &lint.Rule{
 			"https://github.com/krallin/tini#why-tini",
 			"https://man7.org/linux/man-pages/man7/pid_namespaces.7.html",
 			"https://git.kernel.org/pub/scm/utils/dash/dash.git/tree/src/main.c",
+			"https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_11",
 		},
 	},
 	Check: checkServerForeground,
@@ -69,16 +75,12 @@ func checkServerForeground(pass *lint.Pass) {
 		for i, run := range c.start.Runs {
 			hop, ok := detached(run)
 			if !ok && servesFrom(run) {
-				if hop, last := lastNotExeced(run); last && !reported[fmt.Sprintf("%s:%d", hop.Script, hop.Line)] {
-					reported[fmt.Sprintf("%s:%d", hop.Script, hop.Line)] = true
+				if first, ok := pid1Hop(run); ok && !reported[viaKey(run)] {
+					reported[viaKey(run)] = true
 					// The server runs and its exit ends the container: only
 					// the shutdown is lost, so this is a note.
-					pass.Report(lint.Diagnostic{Severity: lint.Info, Path: c.argvField(), Message: fmt.Sprintf("%s: %s line %d runs the server `%s` as its last command without exec: neither bash "+
-						"nor dash execs the last command of a script file, so the shell stays PID 1 with the server as its child; "+
-						"SIGTERM on pod deletion goes to the shell, not the server: the kernel does not deliver PID 1 a signal it "+
-						"has no handler for, so every pod deletion waits out terminationGracePeriodSeconds and the server is "+
-						"SIGKILLed without a graceful shutdown; write `exec %s`",
-						c.label(), hop.Script, hop.Line, strings.Join(run.Argv, " "), strings.Join(run.Argv, " "))})
+					pass.Report(lint.Diagnostic{Severity: lint.Info, Path: c.argvField(),
+						Message: c.label() + ": " + stuckShell(run, first)})
 				}
 				continue
 			}
@@ -165,29 +167,95 @@ func detached(run launch.Run) (launch.Hop, bool) {
 	return launch.Hop{}, false
 }
 
-// lastNotExeced is the hop of a script file that runs the server as its
-// last command without exec while it is the container's PID 1: every
-// hop before it execs. A shell does not exec the last command of a
-// script file: bash runs it from reader_loop as any other
-// (eval.c), and dash and BusyBox ash exec only the last command of a -c
-// string (main.c: evalstring(minusc, sflag ? 0 : EV_EXIT), while a file
-// goes through cmdloop), so a -c string is left out here. A supervisor's
-// program is not PID 1, and a server that does not start is MDL302's.
-func lastNotExeced(run launch.Run) (launch.Hop, bool) {
-	if run.Side || run.Fails || len(run.Via) == 0 {
-		return launch.Hop{}, false
+// pid1Hop is the index in run.Via of the hop of the script whose shell
+// stays the container's PID 1, when a script on the way runs the next
+// one, or the server, as its last command without exec: PID 1 is the
+// first process on the way that exec does not replace. The hops before it
+// exec (or, for an execline script, chain-load) the next; the hops after
+// it may not, each a process below PID 1.
+//
+// A shell does not exec the last command of a script file: bash runs it
+// from reader_loop as any other (eval.c), and dash and BusyBox ash exec
+// only the last command of a -c string (main.c: evalstring(minusc, sflag
+// ? 0 : EV_EXIT), while a file goes through cmdloop), so a -c string's
+// last command counts as exec'd. Nor does a trap make up for it: a shell
+// runs a trap only once its foreground command has returned (POSIX,
+// Shell Command Language 2.11). An init a hop execs (tini, dumb-init) is
+// PID 1 and passes signals on, and a supervisor's program is not PID 1;
+// a server that does not start is MDL302's.
+func pid1Hop(run launch.Run) (int, bool) {
+	if run.Side || run.Fails {
+		return 0, false
 	}
-	for _, hop := range run.Via[:len(run.Via)-1] {
-		if !hop.Exec && hop.ExecBy == "" || hop.Line == 0 {
-			return launch.Hop{}, false
+	for i, hop := range run.Via {
+		switch {
+		case hop.Line == 0 || hop.Background || hop.Then != nil || hop.After != nil:
+			return 0, false
+		case execs(hop):
+			if hop.Init != "" {
+				return 0, false
+			}
+		default:
+			return i, true
 		}
 	}
-	last := run.Via[len(run.Via)-1]
-	if last.Exec || last.ExecBy != "" || last.Line == 0 || last.Background || last.Then != nil || last.After != nil ||
-		strings.HasSuffix(last.Script, " -c") {
-		return launch.Hop{}, false
+	return 0, false
+}
+
+// execs says a hop's script is replaced by the program it runs: exec, an
+// execline chain-loader, or the last command of a -c string.
+func execs(hop launch.Hop) bool {
+	return hop.Exec || hop.ExecBy != "" || strings.HasSuffix(hop.Script, " -c")
+}
+
+// viaKey names a run's way through the scripts.
+func viaKey(run launch.Run) string {
+	var key strings.Builder
+	for _, hop := range run.Via {
+		fmt.Fprintf(&key, "%s:%d;", hop.Script, hop.Line)
 	}
-	return last, true
+	return key.String()
+}
+
+// stuckShell says that the script of run.Via[first] stays PID 1, and that
+// the server, at the end of the way, gets no SIGTERM.
+func stuckShell(run launch.Run, first int) string {
+	server := strings.Join(run.Argv, " ")
+	var way, fixes []string
+	for i, hop := range run.Via {
+		target := "the server `" + server + "`"
+		if i+1 < len(run.Via) {
+			target = run.Via[i+1].Script
+		}
+		if i < first || i > first && execs(hop) {
+			way = append(way, fmt.Sprintf("%s line %d execs %s", hop.Script, hop.Line, target))
+			continue
+		}
+		way = append(way, fmt.Sprintf("%s line %d runs %s as its last command without exec", hop.Script, hop.Line, target))
+		command := hop.Program + " …"
+		if i+1 == len(run.Via) {
+			command = server
+		}
+		fixes = append(fixes, fmt.Sprintf("`exec %s`", command))
+		if len(run.Via) > 1 {
+			fixes[len(fixes)-1] += fmt.Sprintf(" (%s line %d)", hop.Script, hop.Line)
+		}
+	}
+	shell, below := "the shell", "child"
+	if len(run.Via) > 1 {
+		shell = run.Via[first].Script + "'s shell"
+	}
+	switch len(fixes) {
+	case 1:
+	case 2:
+		below = "grandchild"
+	default:
+		below = "descendant"
+	}
+	return fmt.Sprintf("%s: neither bash nor dash execs the last command of a script file, so %s stays PID 1 with the "+
+		"server as its %s; SIGTERM on pod deletion goes to the shell, not the server: the kernel does not deliver PID 1 "+
+		"a signal it has no handler for, so every pod deletion waits out terminationGracePeriodSeconds and the server is "+
+		"SIGKILLed without a graceful shutdown; write %s", strings.Join(way, ", "), shell, below, strings.Join(fixes, " and "))
 }
 
 // daemonizes says a server command returns once it has started the server
