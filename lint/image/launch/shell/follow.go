@@ -44,8 +44,11 @@ type Command struct {
 	// word is the whole value of ("${MODEL_ID}" as the script started with
 	// it), "" for the others; nil when no word is one.
 	ArgvEnv []string
-	Line    int  // 1-based line in the script where the command starts
-	Exec    bool // run through `exec` (replaces the shell) rather than as the script's last command
+	Line    int // 1-based line in the script where the command starts
+	// Exec says the command replaces the shell running the script (it is
+	// run through `exec`, or a -c string the script execs ends on it)
+	// rather than running as the script's last command.
+	Exec bool
 	// Dir is the directory a `cd` (or pushd) before the command moved to,
 	// relative to where the script started when it is not absolute; ""
 	// when the script did not change directory. DirUnknown says why the

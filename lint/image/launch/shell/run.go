@@ -268,7 +268,10 @@ func (f *follower) nestedShell(fr frame, p *path, inv invocation, shell string, 
 	start.keep = p.keep
 	cmds, unknown := f.finals(child.proc, f.list(child, []*path{start}, file.Stmts))
 	for i := range cmds {
-		cmds[i].Exec = cmds[i].Exec || inv.exec
+		// The string's commands replace the nested shell at most: the
+		// script's own shell is replaced only when it execs that shell,
+		// whose last command dash and ash exec in turn.
+		cmds[i].Exec = inv.exec
 		if cmds[i].Init == "" {
 			cmds[i].Init = underInit
 		}

@@ -253,6 +253,16 @@ func TestFollow(t *testing.T) {
 			want:   []Command{cmd(5, false, "./server", "--port=80")},
 		},
 		{
+			name:   "an exec in a nested sh -c replaces that shell, not the script's",
+			script: "#!/bin/sh\nsh -c 'exec /usr/bin/server --port=80'\n",
+			want:   []Command{cmd(2, false, "/usr/bin/server", "--port=80")},
+		},
+		{
+			name:   "a nested sh -c the script execs ends on its last command",
+			script: "#!/bin/sh\nexec sh -c 'cd /app; ./server'\n",
+			want:   []Command{cmd(2, true, "./server")},
+		},
+		{
 			name:   "|| gives both sides, && the right one",
 			script: "cd /app && /usr/bin/primary || /usr/bin/fallback\n",
 			want:   []Command{cmd(1, false, "/usr/bin/primary"), cmd(1, false, "/usr/bin/fallback")},
