@@ -40,6 +40,8 @@ var serverNotForeground = &lint.Rule{
 			"the server is judged: PID 1 is the first process on it that exec does not replace, so an entrypoint.sh that " +
 			"ends on `/usr/local/bin/start.sh \"$@\"` without exec stays PID 1 whether start.sh then execs the server or not, " +
 			"and a trap on TERM in it does not help, a shell running a trap only once its foreground command has returned. " +
+			"A script that `wait`s for the server it started with & and traps TERM is not reported: the trap runs while " +
+			"it waits, and may pass the signal on. " +
 			"What runs below an init exec'd on the way (tini, dumb-init), which is PID 1 and passes signals on, is not judged." +
 			offlineNote,
 		Bad: "# docker build -t registry.example.com/apps/ranker:1.0 .\nFROM python:3.11-slim\nCOPY server /usr/bin/tail\n" +
@@ -92,6 +94,10 @@ func checkServerForeground(pass *lint.Pass) {
 			foreground := "runs the server `" + command + "` in the foreground but not as its last command"
 			var how, then, consequence string
 			switch {
+			case hop.Background && hop.Then == nil && hop.TermTrap != 0:
+				// A shell runs a trap while it waits, and the trap may pass
+				// SIGTERM on to the server.
+				continue
 			case hop.Background:
 				how = "starts the server `" + command + "` in the background (&)"
 			case daemonizes(run.Argv) && keptAlive:

@@ -251,6 +251,9 @@ type Hop struct {
 	// Init is the init the script runs Program under (exec tini --
 	// server), "" when none: shell.Command's.
 	Init string
+	// TermTrap is, when the script waits for Program started with &, the
+	// line of its trap on TERM then, 0 when none: shell.Command's.
+	TermTrap int
 }
 
 // Analysis is the start path of one container and what would stop it.

@@ -105,7 +105,8 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 func hopOf(script string, command shell.Command) Hop {
 	return Hop{Script: script, Line: command.Line, Program: command.Argv[0], ArgvEnv: command.ArgvEnv, Exec: command.Exec, Background: command.Background,
 		Dir: command.Dir, DirUnknown: command.DirUnknown, Env: command.Env, EnvUnknown: command.EnvUnknown, Tainted: command.Tainted,
-		After: command.After, AfterLine: command.AfterLine, Switches: command.Switches, Init: command.Init}
+		After: command.After, AfterLine: command.AfterLine, Switches: command.Switches, Init: command.Init,
+		TermTrap: command.TermTrap}
 }
 
 // start follows a command a wrapper script runs, through hop, as the

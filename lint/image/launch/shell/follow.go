@@ -83,6 +83,11 @@ type Command struct {
 	// is one (tini, dumb-init): the init, not the program, is the process
 	// the script starts, and it passes signals on to the program.
 	Init string
+	// TermTrap is, for a command started with & that the script waits
+	// for, the line of the trap on TERM in effect when it does, 0 when
+	// none: a shell runs a trap while it waits (unlike while a foreground
+	// command runs), and the trap may pass the signal on.
+	TermTrap int
 }
 
 // Options tune what Follow keeps.
@@ -284,7 +289,7 @@ func distinct(reasons []reason) []reason {
 func (c Command) equal(o Command) bool {
 	return c.Line == o.Line && c.Exec == o.Exec && c.Background == o.Background && slices.Equal(c.Argv, o.Argv) &&
 		slices.EqualFunc(c.Before, o.Before, Command.equal) && c.AfterLine == o.AfterLine && slices.Equal(c.After, o.After) &&
-		slices.EqualFunc(c.Switches, o.Switches, Switch.equal) && c.Init == o.Init
+		slices.EqualFunc(c.Switches, o.Switches, Switch.equal) && c.Init == o.Init && c.TermTrap == o.TermTrap
 }
 
 func environment(lookup func(string) (string, bool)) func(string) (binding, bool) {

@@ -60,6 +60,8 @@ type path struct {
 	ran     []Command
 	testing int
 	keep    func(argv []string) bool
+	// termTrap is the line of the trap on TERM in effect, 0 when none.
+	termTrap int
 }
 
 func newPath(name string, args []field) *path { return &path{name: name, args: args} }
@@ -166,7 +168,10 @@ func (p *path) background(cmds []Command, unknown []reason) {
 // wait makes the jobs started so far what the script ends on.
 func (p *path) wait() {
 	if len(p.jobs) > 0 || len(p.jobsUnknown) > 0 {
-		p.last, p.lastUnknown = p.jobs, p.jobsUnknown
+		p.last, p.lastUnknown = slices.Clone(p.jobs), p.jobsUnknown
+		for i := range p.last {
+			p.last[i].TermTrap = p.termTrap
+		}
 		p.jobs, p.jobsUnknown = nil, nil
 		p.after, p.afterLine = nil, 0
 	}
@@ -185,6 +190,7 @@ func (p *path) same(o *path) bool {
 		p.afterLine == o.afterLine && slices.Equal(p.after, o.after) &&
 		slices.EqualFunc(p.jobs, o.jobs, Command.equal) && slices.Equal(p.jobsUnknown, o.jobsUnknown) &&
 		slices.Equal(p.taint, o.taint) && slices.EqualFunc(p.ran, o.ran, Command.equal) && p.testing == o.testing &&
+		p.termTrap == o.termTrap &&
 		p.vars.equal(o.vars) && p.funcs.equal(o.funcs)
 }
 

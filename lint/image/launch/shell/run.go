@@ -452,6 +452,7 @@ func init() {
 		".":      sourceBuiltin,
 		"eval":   evalBuiltin,
 		"read":   readBuiltin,
+		"trap":   trapBuiltin,
 		"wait": func(_ *follower, _ frame, p *path, _ invocation) []*path {
 			p.wait()
 			return []*path{p}
@@ -460,7 +461,7 @@ func init() {
 	builtins["cd"], builtins["pushd"], builtins["popd"] = cdBuiltin, cdBuiltin, popdBuiltin
 	// These run no program and change nothing a command is built from.
 	for _, name := range []string{
-		"echo", "printf", "true", "false", ":", "trap", "dirs", "umask",
+		"echo", "printf", "true", "false", ":", "dirs", "umask",
 		"ulimit", "test", "[", "alias", "unalias", "hash", "type", "break", "continue", "shopt", "let",
 		"jobs", "kill", "times", "enable", "history", "export", "readonly", "declare", "local", "typeset",
 		"disown", "caller", "complete", "compgen", "compopt", "bind", "help", "logout", "suspend", "fg",
@@ -525,6 +526,38 @@ func shiftBuiltin(f *follower, _ frame, p *path, inv invocation) []*path {
 	}
 	if n <= len(p.args) {
 		p.args = p.args[n:]
+	}
+	return []*path{p}
+}
+
+// trapBuiltin notes where the script sets a trap on TERM: trap ACTION
+// SIGNAL…, where an action of - (or none, or a number first: POSIX's
+// reset) puts the default back and an empty one ignores the signal. A
+// word known only at run time may be either, so it counts as a trap.
+func trapBuiltin(_ *follower, _ frame, p *path, inv invocation) []*path {
+	operands := inv.argv[1:]
+	if len(operands) > 0 && operands[0].text == "--" && operands[0].unknown == "" {
+		operands = operands[1:]
+	}
+	if len(operands) == 0 || strings.HasPrefix(operands[0].text, "-") && operands[0].text != "-" {
+		return []*path{p} // trap, trap -p, trap -l: a listing
+	}
+	action, signals := operands[0], operands[1:]
+	reset := action.unknown == "" && (action.text == "-" || action.text == "")
+	if len(signals) == 0 || action.unknown == "" && strings.Trim(action.text, "0123456789") == "" && action.text != "" {
+		signals, reset = operands, true
+	}
+	for _, signal := range signals {
+		name := strings.TrimPrefix(strings.ToUpper(signal.text), "SIG")
+		switch {
+		case signal.unknown != "" || action.unknown != "" && (name == "TERM" || name == "15"):
+			p.termTrap = inv.line
+		case name != "TERM" && name != "15":
+		case reset:
+			p.termTrap = 0
+		default:
+			p.termTrap = inv.line
+		}
 	}
 	return []*path{p}
 }

@@ -35,6 +35,13 @@ func underInit(c Command, name string) Command {
 	return c
 }
 
+// trapped says a trap on TERM set at line is in effect when the script
+// waits for c.
+func trapped(c Command, line int) Command {
+	c.TermTrap = line
+	return c
+}
+
 func background(c Command) Command {
 	c.Background = true
 	return c
@@ -281,7 +288,8 @@ func TestFollow(t *testing.T) {
 		{
 			name:   "background jobs followed by wait",
 			script: "trap 'kill 0' TERM\n/usr/bin/server --port 1 &\n/usr/bin/sidecar &\nwait\nexit $?\n",
-			want:   []Command{background(cmd(2, false, "/usr/bin/server", "--port", "1")), background(cmd(3, false, "/usr/bin/sidecar"))},
+			want: []Command{trapped(background(cmd(2, false, "/usr/bin/server", "--port", "1")), 1),
+				trapped(background(cmd(3, false, "/usr/bin/sidecar")), 1)},
 		},
 		{
 			name:   "wait for a job after a foreground program",
@@ -655,6 +663,58 @@ func TestFollow(t *testing.T) {
 }
 
 // TestIsShell: busybox counts as a shell, its sh applet being one.
+// TestFollowTermTrap: the trap on TERM in effect when the script waits
+// for its jobs.
+func TestFollowTermTrap(t *testing.T) {
+	server := background(cmd(3, false, "/usr/bin/server"))
+	cases := []followCase{
+		{
+			name:   "a trap set after the job, before the wait",
+			script: "#!/bin/sh\n\n/usr/bin/server &\ntrap 'kill -TERM $!' SIGTERM INT\nwait\n",
+			want:   []Command{trapped(server, 4)},
+		},
+		{
+			name:   "a trap on another signal",
+			script: "#!/bin/sh\ntrap 'echo bye' INT EXIT\n/usr/bin/server &\nwait\n",
+			want:   []Command{server},
+		},
+		{
+			name:   "a trap put back to the default",
+			script: "#!/bin/sh\ntrap 'kill 0' TERM\n/usr/bin/server &\ntrap - TERM\nwait\n",
+			want:   []Command{server},
+		},
+		{
+			name:   "a trap put back by a number first",
+			script: "#!/bin/sh\ntrap 'kill 0' 15\n/usr/bin/server &\ntrap 15\nwait\n",
+			want:   []Command{server},
+		},
+		{
+			name:   "a signal ignored",
+			script: "#!/bin/sh\ntrap 'kill 0' TERM\n/usr/bin/server &\ntrap '' TERM\nwait\n",
+			want:   []Command{server},
+		},
+		{
+			name:   "a listing changes nothing",
+			script: "#!/bin/bash\ntrap -- 'kill 0' term\n/usr/bin/server &\ntrap -p\nwait\n",
+			want:   []Command{trapped(server, 2)},
+		},
+		{
+			name:   "an action known at run time",
+			script: "#!/bin/sh\ntrap \"$ON_TERM\" TERM\n/usr/bin/server &\nwait\n",
+			want:   []Command{trapped(server, 2)},
+		},
+		{
+			name:   "a foreground command does not carry the trap",
+			script: "#!/bin/sh\ntrap 'kill 0' TERM\n/usr/bin/server\n",
+			want:   []Command{cmd(3, false, "/usr/bin/server")},
+		},
+	}
+	for _, c := range cases {
+		got, err := Follow([]byte(c.script), "entrypoint.sh", c.args, c.lookup)
+		checkResult(t, c, got, err)
+	}
+}
+
 func TestIsShell(t *testing.T) {
 	for base, want := range map[string]bool{"sh": true, "bash": true, "dash": true, "busybox": true, "python3": false, "": false} {
 		if got := IsShell(base); got != want {
