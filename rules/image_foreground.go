@@ -228,15 +228,20 @@ func viaKey(run launch.Run) string {
 func stuckShell(run launch.Run, first int) string {
 	server := strings.Join(run.Argv, " ")
 	var way, fixes []string
+	generations := 0 // of processes from PID 1 down to the server
 	for i, hop := range run.Via {
 		target := "the server `" + server + "`"
 		if i+1 < len(run.Via) {
 			target = run.Via[i+1].Script
 		}
 		if i < first || i > first && execs(hop) {
+			if i > first && hop.Init != "" {
+				generations++ // the init runs the program as its child
+			}
 			way = append(way, fmt.Sprintf("%s line %d execs %s", hop.Script, hop.Line, target))
 			continue
 		}
+		generations++
 		way = append(way, fmt.Sprintf("%s line %d runs %s as its last command without exec", hop.Script, hop.Line, target))
 		command := hop.Program + " …"
 		if i+1 == len(run.Via) {
@@ -251,7 +256,7 @@ func stuckShell(run launch.Run, first int) string {
 	if len(run.Via) > 1 {
 		shell = run.Via[first].Script + "'s shell"
 	}
-	switch len(fixes) {
+	switch generations {
 	case 1:
 	case 2:
 		below = "grandchild"
