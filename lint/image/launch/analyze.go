@@ -118,6 +118,10 @@ type Problem struct {
 	// switch.
 	Switch       string
 	SwitchDenied bool
+	// SwitchFile is the image's file the wrapper did not find Name's
+	// user or group in (/etc/passwd, /etc/group), "" when it failed for
+	// another reason.
+	SwitchFile string
 }
 
 // Reason says what stops the start, finer than Kind.
@@ -254,6 +258,11 @@ type Hop struct {
 	// TermTrap is, when the script waits for Program started with &, the
 	// line of its trap on TERM then, 0 when none: shell.Command's.
 	TermTrap int
+	// Wrapper says the hop is no script but a wrapper exec'd with
+	// Program in its own argv (command: [gosu, app, serve]): Script is
+	// the wrapper's in-image path, Line 0, and ExecBy the wrapper that
+	// execs Program.
+	Wrapper bool
 }
 
 // Analysis is the start path of one container and what would stop it.

@@ -31,6 +31,9 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 		return
 	}
 	script, commands, wrapper := c.follow(node, resolved, argv)
+	if !wrapper && depth < maxWrapperDepth && c.switchedArgv(resolved, argv, depth) {
+		return
+	}
 	if !wrapper {
 		// A process supervisor runs the programs it is configured with
 		// beside itself: they are side runs of its run.
@@ -101,6 +104,43 @@ func (c *checker) run(node *rootfs.Node, resolved string, argv []string, depth i
 	c.analysis.Problems = append(kept, c.analysis.Problems[next:]...)
 }
 
+// switchedArgv follows an argv that starts with a wrapper changing the
+// user (command: [gosu, app, serve], ENTRYPOINT ["su-exec", "app", …],
+// s6-setuidgid app serve) to the program the wrapper execs, as start does
+// for the same words in a script: the switch is checked against the
+// image's accounts, and the program is looked up and checked as the user
+// it switched to. It says whether argv starts with such a wrapper.
+func (c *checker) switchedArgv(resolved string, argv []string, depth int) bool {
+	var hop Hop
+	var program []string
+	switch base := path.Base(argv[0]); {
+	case base == "s6-setuidgid" || base == "s6-applyuidgid":
+		// s6's chain-loaders read their argv as a run script's words.
+		words := make([]ExeclineWord, len(argv))
+		for i, word := range argv {
+			words[i] = ExeclineWord{Text: word}
+		}
+		command, execBy, reason := peelExecline(words)
+		if reason != "" || len(command.Switches) == 0 {
+			return false
+		}
+		hop, program = hopOf(resolved, command), command.Argv
+		hop.ExecBy = execBy
+	default:
+		wrapped, ok := shell.Unwrap(argv)
+		if !ok || len(wrapped.Switches) == 0 {
+			return false
+		}
+		program = wrapped.Argv
+		hop = Hop{Script: resolved, Program: program[0], Exec: true, ExecBy: wrapped.ExecBy, Env: wrapped.Env, Switches: wrapped.Switches}
+	}
+	// The wrapper execs the program itself, looking a bare name up in
+	// PATH as execvp or Go's exec.LookPath (gosu, main.go) does.
+	hop.Wrapper = true
+	c.start(hop, program, depth)
+	return true
+}
+
 // hopOf is the hop from a script to a command it runs.
 func hopOf(script string, command shell.Command) Hop {
 	return Hop{Script: script, Line: command.Line, Program: command.Argv[0], ArgvEnv: command.ArgvEnv, Exec: command.Exec, Background: command.Background,
@@ -143,7 +183,7 @@ func (c *checker) start(hop Hop, argv []string, depth int) {
 		}
 		if switched.Fails != "" {
 			c.problem(nil, Problem{Kind: SwitchFails, Reason: UserSwitchFails, Path: sw.Wrapper, Name: switchSpec(sw),
-				Switch: switched.Fails, SwitchDenied: switched.Denied, User: c.user})
+				Switch: switched.Fails, SwitchDenied: switched.Denied, SwitchFile: switched.Missing, User: c.user})
 			c.addRun(Run{Argv: argv, Via: append([]Hop(nil), c.via...), Fails: true})
 			c.via = c.via[:len(c.via)-1]
 			return

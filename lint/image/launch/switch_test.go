@@ -2,6 +2,7 @@ package launch
 
 import (
 	"archive/tar"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -277,4 +278,135 @@ func TestSupervisordUser(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSwitchedArgv: a wrapper that switches the user at the head of the
+// container's own argv (command: [gosu, app, serve]) is followed as the
+// same words in a script are: the switch is checked against the image's
+// accounts, and the program it execs is checked as the user it switches
+// to.
+func TestSwitchedArgv(t *testing.T) {
+	wrappers := append([]layerFile{
+		elfFile("usr/bin/gosu", "stub-amd64"),
+		elfFile("usr/bin/su-exec", "stub-amd64"),
+		elfFile("usr/bin/setpriv", "stub-amd64"),
+		elfFile("usr/bin/runuser", "stub-amd64"),
+		elfFile("usr/bin/s6-setuidgid", "stub-amd64"),
+		elfFile("usr/bin/env", "stub-amd64"),
+		regular("etc/group", 0o644, "root:x:0:\nvideo:x:44:app\napp:x:1000:\n"),
+	}, userLocalBin...)
+	cases := []struct {
+		startCase
+		problem Reason // the one problem, 0 for none
+		user    string // the run's (or the failing problem's) user
+		argv    string // the run's argv
+		file    string // the accounts file a failing switch names
+		env     []string
+	}{
+		{
+			startCase: startCase{name: "gosu to app", spec: withArgv("gosu", "app", "/root/.local/bin/serve", "--port", "8000"), files: wrappers},
+			problem:   ParentNotSearchable, user: "uid 1000 (app, via gosu)", argv: "/root/.local/bin/serve --port 8000",
+		},
+		{
+			startCase: startCase{name: "gosu to a name the image lacks", spec: withArgv("gosu", "svc", "sh"), files: wrappers},
+			problem:   UserSwitchFails, user: "uid 0 (root)", argv: "sh", file: "/etc/passwd",
+		},
+		{
+			startCase: startCase{name: "gosu to an unknown group", spec: withArgv("gosu", "app:staff", "sh"), files: wrappers},
+			problem:   UserSwitchFails, user: "uid 0 (root)", argv: "sh", file: "/etc/group",
+		},
+		{
+			// gosu takes a number as the uid, with or without an entry
+			// (moby/sys/user GetExecUser).
+			startCase: startCase{name: "gosu to a uid without an entry", spec: withArgv("gosu", "4242", "sh"), files: wrappers},
+			user:      "uid 4242 (via gosu)", argv: "sh",
+		},
+		{
+			startCase: startCase{name: "gosu to uid:gid", spec: withArgv("gosu", "4242:4242", "sh"), files: wrappers},
+			user:      "uid 4242 (via gosu)", argv: "sh",
+		},
+		{
+			startCase: startCase{name: "su-exec to a name the image lacks", spec: withArgv("/usr/bin/su-exec", "svc", "sh"), files: wrappers},
+			problem:   UserSwitchFails, user: "uid 0 (root)", argv: "sh", file: "/etc/passwd",
+		},
+		{
+			startCase: startCase{name: "su-exec to a uid without an entry", spec: withArgv("su-exec", "4242", "sh"), files: wrappers},
+			user:      "uid 4242 (via su-exec)", argv: "sh",
+		},
+		{
+			startCase: startCase{name: "setpriv --reuid to a name the image lacks", spec: withArgv("setpriv", "--reuid=svc", "--init-groups", "sh"), files: wrappers},
+			problem:   UserSwitchFails, user: "uid 0 (root)", argv: "sh", file: "/etc/passwd",
+		},
+		{
+			startCase: startCase{name: "runuser -u to a name the image lacks", spec: withArgv("runuser", "-u", "svc", "--", "sh"), files: wrappers},
+			problem:   UserSwitchFails, user: "uid 0 (root)", argv: "sh", file: "/etc/passwd",
+		},
+		{
+			startCase: startCase{name: "s6-setuidgid to a name the image lacks", spec: withArgv("s6-setuidgid", "svc", "sh"), files: wrappers},
+			problem:   UserSwitchFails, user: "uid 0 (root)", argv: "sh", file: "/etc/passwd",
+		},
+		{
+			startCase: startCase{name: "s6-setuidgid to app", spec: withArgv("s6-setuidgid", "app", "/root/.local/bin/serve"), files: wrappers},
+			problem:   ParentNotSearchable, user: "uid 1000 (app, via s6-setuidgid)", argv: "/root/.local/bin/serve",
+		},
+		{
+			startCase: startCase{name: "env before gosu", spec: withArgv("env", "MODE=prod", "gosu", "app", "sh"), files: wrappers},
+			user:      "uid 1000 (app, via gosu)", argv: "sh", env: []string{"MODE=prod"},
+		},
+		{
+			startCase: startCase{name: "gosu run as app", spec: asApp(withArgv("gosu", "app", "sh")), files: wrappers},
+			problem:   UserSwitchFails, user: "uid 1000 (app)", argv: "sh",
+		},
+		{
+			// A volume over /etc/passwd is what gosu reads: not judged.
+			startCase: startCase{name: "accounts on a volume", spec: withAccountsMounted(withArgv("gosu", "svc", "sh")), files: wrappers},
+			user:      "the user gosu switches to (volume \"passwd\" is mounted at /etc/passwd)", argv: "sh",
+		},
+		{
+			// gosu given no program runs nothing after it: it is the program.
+			startCase: startCase{name: "gosu without a program", spec: withArgv("gosu", "svc"), files: wrappers},
+			user:      "uid 0 (root)", argv: "gosu svc",
+		},
+		{
+			// A wrapper the image does not have is argv[0] not found, not a
+			// failed switch.
+			startCase: startCase{name: "no gosu", spec: withArgv("gosu", "svc", "sh"), files: userLocalBin},
+			problem:   NotInPath, argv: "gosu svc sh",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			analysis, _ := c.replay(t)
+			if len(analysis.Runs) != 1 || strings.Join(analysis.Runs[0].Argv, " ") != c.argv {
+				t.Fatalf("runs %q, want %q; problems %+v", runsOf(analysis), c.argv, analysis.Problems)
+			}
+			run := analysis.Runs[0]
+			switch {
+			case c.problem == 0 && len(analysis.Problems) > 0:
+				t.Fatalf("problems: %+v", analysis.Problems)
+			case c.problem != 0 && (len(analysis.Problems) != 1 || analysis.Problems[0].Reason != c.problem):
+				t.Fatalf("problems: got %+v, want one %v", analysis.Problems, c.problem)
+			case c.problem == NotInPath:
+				return
+			case c.problem != 0:
+				p := analysis.Problems[0]
+				if p.User.String() != c.user || p.SwitchFile != c.file {
+					t.Errorf("problem's user %q, file %q; want %q, %q", p.User, p.SwitchFile, c.user, c.file)
+				}
+				if len(p.Via) != 1 || !p.Via[0].Wrapper || p.Via[0].Script != "/usr/bin/"+path.Base(c.spec.Argv[0]) {
+					t.Errorf("problem's hops %+v, want the wrapper's", p.Via)
+				}
+			case run.User.String() != c.user:
+				t.Errorf("run's user %q, want %q", run.User, c.user)
+			}
+			if c.problem != UserSwitchFails && len(run.Via) == 1 && !slices.Equal(run.Via[0].Env, c.env) {
+				t.Errorf("run's env %q, want %q", run.Via[0].Env, c.env)
+			}
+		})
+	}
+}
+
+func withAccountsMounted(spec Spec) Spec {
+	spec.AccountsMounted = `volume "passwd" is mounted at /etc/passwd`
+	return spec
 }

@@ -271,6 +271,12 @@ func (u User) inGroup(gid uint32) bool {
 	return false
 }
 
+// The files a wrapper looks users and groups up in.
+const (
+	passwdFile = "/etc/passwd"
+	groupFile  = "/etc/group"
+)
+
 // Switched is who a program runs as once a wrapper changed the user.
 type Switched struct {
 	User User
@@ -284,6 +290,9 @@ type Switched struct {
 	// not run as root.
 	Fails  string
 	Denied bool
+	// Missing is the image's file the wrapper did not find the user or a
+	// group in (/etc/passwd, /etc/group), when that is why it fails.
+	Missing string
 }
 
 // SwitchUser applies a wrapper's change of user to from, the user it
@@ -348,8 +357,8 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 	user.UID, user.GID = from.UID, from.GID
 	var account *Account // the entry the wrapper takes the gid, groups and HOME from
 	named := false       // the user was found by name, so its memberships apply
-	notFound := func(format string, args ...any) Switched {
-		to.Fails = fmt.Sprintf(format, args...)
+	notFound := func(file, format string, args ...any) Switched {
+		to.Fails, to.Missing = fmt.Sprintf(format, args...), file
 		return to
 	}
 	groupID := func(spec string) (uint32, bool) {
@@ -372,7 +381,7 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 			account = accountByUID(accounts, user.UID)
 		default:
 			if account = accountByName(accounts, sw.User); account == nil {
-				return notFound("gosu fails with \"error: failed switching to %q: unable to find user %s: no matching entries in passwd file\"",
+				return notFound(passwdFile, "gosu fails with \"error: failed switching to %q: unable to find user %s: no matching entries in passwd file\"",
 					switchSpec(sw), sw.User)
 			}
 			named = true
@@ -383,7 +392,7 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 		if sw.Group != "" {
 			gid, ok := groupID(sw.Group)
 			if !ok {
-				return notFound("gosu fails with \"error: failed switching to %q: unable to find group %s: no matching entries in group file\"",
+				return notFound(groupFile, "gosu fails with \"error: failed switching to %q: unable to find group %s: no matching entries in group file\"",
 					switchSpec(sw), sw.Group)
 			}
 			user.GID, named = gid, false
@@ -394,7 +403,7 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 			account = accountByUID(accounts, user.UID)
 		} else if sw.User != "" {
 			if account = accountByName(accounts, sw.User); account == nil {
-				return notFound("su-exec fails with \"su-exec: getpwnam(%s)\": user %s is not in the image's /etc/passwd", sw.User, sw.User)
+				return notFound(passwdFile, "su-exec fails with \"su-exec: getpwnam(%s)\": user %s is not in the image's /etc/passwd", sw.User, sw.User)
 			}
 		} else {
 			account = accountByUID(accounts, user.UID)
@@ -409,7 +418,7 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 		if sw.Group != "" {
 			gid, ok := groupID(sw.Group)
 			if !ok {
-				return notFound("su-exec fails with \"su-exec: getgrnam(%s)\": group %s is not in the image's /etc/group", sw.Group, sw.Group)
+				return notFound(groupFile, "su-exec fails with \"su-exec: getgrnam(%s)\": group %s is not in the image's /etc/group", sw.Group, sw.Group)
 			}
 			user.GID, named = gid, false
 		}
@@ -422,7 +431,7 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 			} else if uid, err := strconv.ParseUint(sw.User, 10, 32); err == nil {
 				user.UID = uint32(uid)
 			} else {
-				return notFound("setpriv fails with \"setpriv: failed to parse uid: '%s'\": user %s is not in the image's /etc/passwd", sw.User, sw.User)
+				return notFound(passwdFile, "setpriv fails with \"setpriv: failed to parse uid: '%s'\": user %s is not in the image's /etc/passwd", sw.User, sw.User)
 			}
 		}
 		if sw.Group != "" {
@@ -431,25 +440,25 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 			} else if gid, err := strconv.ParseUint(sw.Group, 10, 32); err == nil {
 				user.GID = uint32(gid)
 			} else {
-				return notFound("setpriv fails with \"setpriv: failed to parse gid: '%s'\": group %s is not in the image's /etc/group", sw.Group, sw.Group)
+				return notFound(groupFile, "setpriv fails with \"setpriv: failed to parse gid: '%s'\": group %s is not in the image's /etc/group", sw.Group, sw.Group)
 			}
 		}
 		if sw.InitGroups {
 			if account = accountByUID(accounts, user.UID); account == nil {
-				return notFound("setpriv --init-groups fails with \"setpriv: uid %d not found, --init-groups requires an user that can be "+
+				return notFound(passwdFile, "setpriv --init-groups fails with \"setpriv: uid %d not found, --init-groups requires an user that can be "+
 					"found on the system\": the image's /etc/passwd has no entry for it", user.UID)
 			}
 			named = true
 		}
 	case "runuser":
 		if account = accountByName(accounts, sw.User); account == nil {
-			return notFound("runuser fails with \"runuser: user %s does not exist\": it looks the name up in the image's /etc/passwd", sw.User)
+			return notFound(passwdFile, "runuser fails with \"runuser: user %s does not exist\": it looks the name up in the image's /etc/passwd", sw.User)
 		}
 		user.UID, user.GID, named = account.UID, account.GID, !sw.SetGroups
 		if sw.Group != "" {
 			gid, ok := groupID(sw.Group)
 			if !ok {
-				return notFound("runuser fails with \"runuser: group %s does not exist\"", sw.Group)
+				return notFound(groupFile, "runuser fails with \"runuser: group %s does not exist\"", sw.Group)
 			}
 			user.GID = gid
 		}
@@ -459,12 +468,12 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 			uid, err1 := strconv.ParseUint(uidText, 10, 32)
 			gid, err2 := strconv.ParseUint(gidText, 10, 32)
 			if err1 != nil || err2 != nil {
-				return notFound("s6-setuidgid fails: %q is neither a user name nor uid:gid", sw.User)
+				return notFound("", "s6-setuidgid fails: %q is neither a user name nor uid:gid", sw.User)
 			}
 			user.UID, user.GID = uint32(uid), uint32(gid)
 		} else {
 			if account = accountByName(accounts, sw.User); account == nil {
-				return notFound("s6-setuidgid exits 1 (\"unknown user\"): user %s is not in the image's /etc/passwd", sw.User)
+				return notFound(passwdFile, "s6-setuidgid exits 1 (\"unknown user\"): user %s is not in the image's /etc/passwd", sw.User)
 			}
 			user.UID, user.GID, named = account.UID, account.GID, true
 		}
@@ -478,7 +487,7 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 			account = accountByName(accounts, sw.User)
 		}
 		if account == nil {
-			return notFound("supervisord exits with \"Error: Invalid user name %s\" in the program's section: it is not in the image's /etc/passwd", sw.User)
+			return notFound(passwdFile, "supervisord exits with \"Error: Invalid user name %s\" in the program's section: it is not in the image's /etc/passwd", sw.User)
 		}
 		user.UID, user.GID, named = account.UID, account.GID, true
 	case "s6-applyuidgid":
@@ -486,14 +495,14 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 		if sw.User != "" {
 			uid, err := strconv.ParseUint(sw.User, 10, 32)
 			if err != nil {
-				return notFound("s6-applyuidgid fails: -u %s is not a number", sw.User)
+				return notFound("", "s6-applyuidgid fails: -u %s is not a number", sw.User)
 			}
 			user.UID = uint32(uid)
 		}
 		if sw.Group != "" {
 			gid, err := strconv.ParseUint(sw.Group, 10, 32)
 			if err != nil {
-				return notFound("s6-applyuidgid fails: -g %s is not a number", sw.Group)
+				return notFound("", "s6-applyuidgid fails: -g %s is not a number", sw.Group)
 			}
 			user.GID = uint32(gid)
 		}
@@ -506,7 +515,7 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 		for _, spec := range sw.Groups {
 			gid, ok := groupID(spec)
 			if !ok {
-				return notFound("%s fails: group %s is not in the image's /etc/group", sw.Wrapper, spec)
+				return notFound(groupFile, "%s fails: group %s is not in the image's /etc/group", sw.Wrapper, spec)
 			}
 			user.Groups = append(user.Groups, gid)
 		}

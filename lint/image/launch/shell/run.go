@@ -91,40 +91,21 @@ func (f *follower) run(fr frame, p *path, inv invocation) []*path {
 			return f.callFunction(fr, p, fn, inv.argv[1:], inv.line)
 		}
 	}
-	var switches []Switch
-	underInit := ""
-	for range maxWrappers {
-		wrapper := baseName(inv.argv[0].text)
-		var program, assigns []field
-		if switcher, ok := switchers[wrapper]; ok {
-			var sw Switch
-			if program, sw, ok = switcher(inv.argv[1:]); !ok {
-				break // runuser without -u runs the user's shell: it is the program
-			}
-			sw.Wrapper, sw.Line = wrapper, inv.line
-			switches = append(switches, sw)
-		} else if unwrap, ok := wrappers[wrapper]; ok {
-			program, assigns = unwrap(inv.argv[1:])
-			if inits[wrapper] {
-				underInit = wrapper
-			}
-		} else {
-			break
-		}
-		switch {
-		case len(program) == 0 && inv.usedArgs:
-			return f.unknownProgram(fr, p, inv, "runs its arguments, and there are none")
-		case len(program) == 0:
-			return f.unknownProgram(fr, p, inv, wrapper+" is given no program to run")
-		case program[0].unknown != "":
-			return f.unknownProgram(fr, p, inv, program[0].unknown)
-		}
-		for _, a := range assigns {
-			name, text, _ := strings.Cut(a.text, "=")
-			inv.setEnv(name, text, a.unknown)
-		}
-		inv.argv = program
+	unwrapped := unwrap(inv.argv, inv.line)
+	switch {
+	case unwrapped.empty != "" && inv.usedArgs:
+		return f.unknownProgram(fr, p, inv, "runs its arguments, and there are none")
+	case unwrapped.empty != "":
+		return f.unknownProgram(fr, p, inv, unwrapped.empty+" is given no program to run")
+	case unwrapped.program[0].unknown != "":
+		return f.unknownProgram(fr, p, inv, unwrapped.program[0].unknown)
 	}
+	for _, a := range unwrapped.assigns {
+		name, text, _ := strings.Cut(a.text, "=")
+		inv.setEnv(name, text, a.unknown)
+	}
+	inv.argv = unwrapped.program
+	switches, underInit := unwrapped.switches, unwrapped.init
 	if shell, script, rest, ok := shellScript(inv.argv); ok {
 		return f.nestedShell(fr, p, inv, shell, script, rest, switches, underInit)
 	}
@@ -349,6 +330,94 @@ func shellScript(argv []field) (shell string, script field, rest []field, ok boo
 
 // maxWrappers bounds wrappers inside wrappers (env nohup tini -- prog).
 const maxWrappers = 8
+
+// unwrapped is what the wrappers at the head of a command's words leave
+// to run.
+type unwrapped struct {
+	// program is what the last wrapper execs: the words themselves when
+	// they start with none, one whose first word is known only at run
+	// time when a wrapper is given such a program.
+	program []field
+	// switches are the changes of user on the way, in order; assigns the
+	// NAME=value words env sets for the program.
+	switches []Switch
+	assigns  []field
+	// execBy is the base name of the last wrapper, which execs program;
+	// "" when there is none.
+	execBy string
+	// empty names the wrapper given no program to run, "" when each is.
+	empty string
+	// init is the last init on the way (inits), "" when none.
+	init string
+}
+
+// unwrap takes the wrappers (env, tini, nohup …) and the wrappers that
+// switch the user (gosu, su-exec, setpriv, runuser) off the head of argv,
+// the words of a command run at line.
+func unwrap(argv []field, line int) unwrapped {
+	u := unwrapped{program: argv}
+	for range maxWrappers {
+		if len(u.program) == 0 || u.program[0].unknown != "" {
+			break
+		}
+		wrapper := baseName(u.program[0].text)
+		var program, assigns []field
+		if switcher, ok := switchers[wrapper]; ok {
+			var sw Switch
+			if program, sw, ok = switcher(u.program[1:]); !ok {
+				break // runuser without -u runs the user's shell: it is the program
+			}
+			sw.Wrapper, sw.Line = wrapper, line
+			u.switches = append(u.switches, sw)
+		} else if unwrap, ok := wrappers[wrapper]; ok {
+			program, assigns = unwrap(u.program[1:])
+			if inits[wrapper] {
+				u.init = wrapper
+			}
+		} else {
+			break
+		}
+		u.program, u.execBy = program, wrapper
+		u.assigns = append(u.assigns, assigns...)
+		if len(program) == 0 {
+			u.empty = wrapper
+			break
+		}
+	}
+	return u
+}
+
+// Wrapped is a program exec'd through wrappers, as Unwrap reads it.
+type Wrapped struct {
+	// Argv is what the last wrapper execs, ExecBy that wrapper's base
+	// name.
+	Argv   []string
+	ExecBy string
+	// Switches are the changes of user on the way (Line 0: the words are
+	// no script's); Env the NAME=value env sets for the program.
+	Switches []Switch
+	Env      []string
+}
+
+// Unwrap reads the wrappers at the head of an argv a program is exec'd
+// with (a container's command: gosu app serve, env A=1 su-exec app serve)
+// as the same words are read in a script; ok is false when argv starts
+// with no wrapper, or one is given no program.
+func Unwrap(argv []string) (w Wrapped, ok bool) {
+	fields := make([]field, len(argv))
+	for i, word := range argv {
+		fields[i] = field{text: word}
+	}
+	u := unwrap(fields, 0)
+	if u.execBy == "" || u.empty != "" {
+		return Wrapped{}, false
+	}
+	w = Wrapped{Argv: texts(u.program), ExecBy: u.execBy, Switches: u.switches}
+	for _, a := range u.assigns {
+		w.Env = append(w.Env, a.text)
+	}
+	return w, true
+}
 
 // wrappers run the program named in their arguments; each returns that
 // program's argv and any NAME=value it sets for it.
