@@ -127,7 +127,7 @@ func reportProblems(pass *lint.Pass, c *imageCheck, analysis *launch.Analysis, s
 		}
 		path := problemPath(problem)
 		field := c.field()
-		if path == "" || (len(c.spec.Argv) > 0 && (path == c.spec.Argv[0] || len(analysis.Steps) == 0)) {
+		if path == "" || (len(c.spec.Argv) > 0 && (path == c.spec.Argv[0] || len(analysis.Steps) == 0)) || wrapperArgv(problem.Via) {
 			field = c.argvField()
 		}
 		location := lint.ImageLocation{Reference: c.img.Reference, Layer: problem.LayerDigest, Path: path}
@@ -242,6 +242,12 @@ func startPathSubject(c *imageCheck, path string) string {
 		return fmt.Sprintf("argv[0] %q (from %s)", path, argvOrigin(c))
 	}
 	return path
+}
+
+// wrapperArgv says the hops that led to a problem are only the wrappers
+// of the container's own argv (command: [gosu, app, serve]), no script.
+func wrapperArgv(via []launch.Hop) bool {
+	return len(via) == 1 && via[0].Wrapper
 }
 
 // wrapperChain names the wrapper scripts that led to a problem:

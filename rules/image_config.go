@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/modellint/modellint/internal/lazyregexp"
+	"github.com/modellint/modellint/internal/message"
 	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/cluster"
@@ -302,11 +303,13 @@ var userInvalid = &lint.Rule{
 			"\"container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root\" " +
 			"(CreateContainerConfigError).\n\n" +
 			"An entrypoint that starts as root often drops to a user before it execs the server (`exec gosu app server`, " +
-			"su-exec, setpriv --reuid, runuser -u, s6-setuidgid in an s6 run script, a supervisord program's user=); what " +
+			"su-exec, setpriv --reuid, runuser -u, s6-setuidgid in an s6 run script, a supervisord program's user=), or the " +
+			"container's own command does (`command: [gosu, app, serve]`, ENTRYPOINT [\"su-exec\", \"app\", \"serve\"]); what " +
 			"runs after it is checked as that " +
 			"user (MDL302 names it: \"uid 1000 (app, via gosu)\"). The wrapper exits, and the container with it, when the " +
 			"name it is given is not in the image's /etc/passwd (gosu: \"unable to find user app: no matching entries in " +
-			"passwd file\") or when the container does not run as root: switching needs CAP_SETUID and CAP_SETGID, so with " +
+			"passwd file\"; a number needs no entry: gosu 1000, su-exec 1000:1000, s6-setuidgid 1000:1000) or when the " +
+			"container does not run as root: switching needs CAP_SETUID and CAP_SETGID, so with " +
 			"runAsUser 1000 gosu fails with \"error: failed switching to \\\"app\\\": operation not permitted\" (a " +
 			"setuid-root wrapper is let through). A user named by a variable set at run time, or looked up after a script " +
 			"followed may add it (useradd, usermod, writes to /etc/passwd, a supervisor's init scripts), is not judged.\n\n" +
@@ -411,13 +414,22 @@ func reportSwitchFailures(pass *lint.Pass, c *imageCheck) {
 				field = runAsUserField(pass, c.container)
 			}
 		}
-		script := ""
+		script, chain := "", wrapperChain(p.Via)
 		if len(p.Via) > 0 {
 			script = p.Via[len(p.Via)-1].Script
 		}
+		if wrapperArgv(p.Via) {
+			// The switch is written in the container's argv, not in a
+			// script: the command (or ENTRYPOINT) is what names the user,
+			// and the image's accounts file is what lacks it.
+			script, chain = p.SwitchFile, fmt.Sprintf("argv %s (from %s): ", message.Quote(strings.Join(c.spec.Argv, " ")), argvOrigin(c))
+			if !p.SwitchDenied {
+				field = c.argvField()
+			}
+		}
 		pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: field, Image: lint.ImageLocation{Reference: c.img.Reference, Path: script},
 			Message: fmt.Sprintf("%s: %s%s%s %s: the container exits before the program starts; %s %s", c.label(), platformStart(c),
-				wrapperChain(p.Via), p.Path, reasonDetail(p), fix, where(c.img, "", script))})
+				chain, p.Path, reasonDetail(p), fix, where(c.img, "", script))})
 	}
 }
 

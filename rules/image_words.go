@@ -168,12 +168,14 @@ func uncheckedReasons(analysis *launch.Analysis) []string {
 	return append(reasons, analysis.Unchecked[next:]...)
 }
 
-// execlineDetail says how a run script's execline program fails to exec
-// the program it is given: as execvp does, reported with skalibs'
-// "unable to exec" (strerr_dieexec); "" for a reason it does not change.
+// execlineDetail says how the program that execs another fails to: a run
+// script's execline program as execvp does, reported with skalibs'
+// "unable to exec" (strerr_dieexec), or a wrapper given the program in
+// its argv (gosu, su-exec …) in its own words; "" for a reason it does
+// not change.
 func execlineDetail(p launch.Problem) string {
 	fails := func(why string) string {
-		return fmt.Sprintf("%s fails with \"%s: fatal: unable to exec %s: %s\"", p.ExecBy, p.ExecBy, p.Name, why)
+		return execFailure(p.ExecBy, p.Name, why, p.Reason)
 	}
 	switch p.Reason {
 	case launch.Missing, launch.MissingParent:
@@ -194,4 +196,32 @@ func execlineDetail(p launch.Problem) string {
 			fails("Permission denied"))
 	}
 	return ""
+}
+
+// execFailure is the error with which execBy fails to exec name for
+// reason, why being the C library's strerror.
+func execFailure(execBy, name, why string, reason launch.Reason) string {
+	var message string
+	switch execBy {
+	case "gosu":
+		// Go's exec.LookPath, before it execs (tianon/gosu main.go): a
+		// path is stat'ed, then checked with eaccess(X_OK).
+		goWhy := strings.ToLower(why)
+		switch reason {
+		case launch.NotInPath, launch.InPathNotExecutable:
+			goWhy = "executable file not found in $PATH"
+		case launch.Missing, launch.MissingParent, launch.ParentNotSearchable:
+			goWhy = "stat " + name + ": " + goWhy
+		}
+		message = fmt.Sprintf("error: exec: %q: %s", name, goWhy)
+	case "su-exec":
+		message = fmt.Sprintf("su-exec: %s: %s", name, why) // err(1, "%s", argv[0]) after execvp (su-exec.c)
+	case "setpriv", "runuser":
+		message = fmt.Sprintf("%s: failed to execute %s: %s", execBy, name, why) // util-linux errexec
+	case "env", "tini", "dumb-init", "nohup", "nice", "stdbuf", "timeout", "command":
+		return fmt.Sprintf("%s cannot exec it (%s)", execBy, why)
+	default:
+		message = fmt.Sprintf("%s: fatal: unable to exec %s: %s", execBy, name, why)
+	}
+	return fmt.Sprintf("%s fails with \"%s\"", execBy, message)
 }
