@@ -295,7 +295,7 @@ var userInvalid = &lint.Rule{
 	ID: "MDL308", Name: "user-invalid", Severity: lint.Error,
 	Artifact: lint.ArtifactImage, Needs: []lint.Fact{lint.FactImage},
 	Doc: lint.Doc{
-		Summary: "The image's USER names no entry in its /etc/passwd (or /etc/group), runAsNonRoot meets a root or non-numeric user, a wrapper (gosu, su-exec, setpriv, runuser, s6-setuidgid, supervisord's user=) cannot switch to its user, or vLLM runs as a uid with no /etc/passwd entry.",
+		Summary: "The image's USER names no entry in its /etc/passwd (or /etc/group), runAsNonRoot meets a root or non-numeric user, a wrapper (gosu, su-exec, setpriv, runuser, chroot --userspec, s6-setuidgid, supervisord's user=) cannot switch to its user, or vLLM runs as a uid with no /etc/passwd entry.",
 		Why: "runc resolves a named USER through the image's /etc/passwd; a name that is not there stops every start with " +
 			"\"unable to find user app: no matching entries in passwd file\". With runAsNonRoot: true the kubelet must prove " +
 			"the uid is not 0 before it starts anything: an image that runs as root (no USER, USER root or 0) fails with " +
@@ -303,12 +303,14 @@ var userInvalid = &lint.Rule{
 			"\"container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root\" " +
 			"(CreateContainerConfigError).\n\n" +
 			"An entrypoint that starts as root often drops to a user before it execs the server (`exec gosu app server`, " +
-			"su-exec, setpriv --reuid, runuser -u, s6-setuidgid in an s6 run script, a supervisord program's user=), or the " +
+			"su-exec, setpriv --reuid, runuser -u, chroot --userspec=app:app /, s6-setuidgid in an s6 run script, a supervisord " +
+			"program's user=), or the " +
 			"container's own command does (`command: [gosu, app, serve]`, ENTRYPOINT [\"su-exec\", \"app\", \"serve\"]); what " +
 			"runs after it is checked as that " +
 			"user (MDL302 names it: \"uid 1000 (app, via gosu)\"). The wrapper exits, and the container with it, when the " +
 			"name it is given is not in the image's /etc/passwd (gosu: \"unable to find user app: no matching entries in " +
-			"passwd file\"; a number needs no entry: gosu 1000, su-exec 1000:1000, s6-setuidgid 1000:1000) or when the " +
+			"passwd file\"; a number needs no entry: gosu 1000, su-exec 1000:1000, s6-setuidgid 1000:1000, though chroot " +
+			"given a uid without a group looks it up for the gid) or when the " +
 			"container does not run as root: switching needs CAP_SETUID and CAP_SETGID, so with " +
 			"runAsUser 1000 gosu fails with \"error: failed switching to \\\"app\\\": operation not permitted\" (a " +
 			"setuid-root wrapper is let through). A user named by a variable set at run time, or looked up after a script " +
@@ -395,7 +397,7 @@ func checkUserInvalid(pass *lint.Pass) {
 }
 
 // reportSwitchFailures reports the wrappers on the start path (gosu,
-// su-exec, setpriv, runuser, s6-setuidgid) that cannot switch to the user
+// su-exec, setpriv, runuser, chroot, s6-setuidgid) that cannot switch to the user
 // they are given: it is not in the image's /etc/passwd, or the container
 // does not run as root. The wrapper exits, and the container with it.
 func reportSwitchFailures(pass *lint.Pass, c *imageCheck) {

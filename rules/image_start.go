@@ -66,7 +66,7 @@ var entrypointNotExecutable = &lint.Rule{
 			"the same way: the official TF Serving image starts tf_serving_entrypoint.sh, which runs " +
 			"tensorflow_model_server, and a server without its execute bit fails there with \"Permission denied\" (exit " +
 			"126). A wrapper that switches the user on the way (`exec gosu app server`, su-exec, setpriv --reuid, runuser " +
-			"-u, s6-setuidgid), in a script or at the head of the container's own command (`command: [gosu, app, serve]`), " +
+			"-u, chroot --userspec, s6-setuidgid), in a script or at the head of the container's own command (`command: [gosu, app, serve]`), " +
 			"makes the program run as that user, and it is checked as that user: a root container that " +
 			"drops to app before it execs a server under /root fails although root alone would not (see MDL308 for a " +
 			"switch that itself fails). A command the script builds at run time cannot be followed: the check is then " +

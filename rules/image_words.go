@@ -218,6 +218,8 @@ func execFailure(execBy, name, why string, reason launch.Reason) string {
 		message = fmt.Sprintf("su-exec: %s: %s", name, why) // err(1, "%s", argv[0]) after execvp (su-exec.c)
 	case "setpriv", "runuser":
 		message = fmt.Sprintf("%s: failed to execute %s: %s", execBy, name, why) // util-linux errexec
+	case "chroot":
+		message = fmt.Sprintf("chroot: failed to run command '%s': %s", name, why) // coreutils chroot.c, in the C locale
 	case "env", "tini", "dumb-init", "nohup", "nice", "stdbuf", "timeout", "command":
 		return fmt.Sprintf("%s cannot exec it (%s)", execBy, why)
 	default:

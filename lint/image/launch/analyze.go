@@ -36,7 +36,8 @@ const (
 	// ArchMismatch: an ELF on the start path is built for another CPU.
 	ArchMismatch
 	// SwitchFails: a wrapper that changes the user (gosu, su-exec,
-	// setpriv, runuser, s6-setuidgid) exits before it runs the program.
+	// setpriv, runuser, chroot, s6-setuidgid) exits before it runs the
+	// program.
 	SwitchFails
 )
 

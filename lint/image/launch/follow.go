@@ -489,14 +489,15 @@ func byNumbers(sw shell.Switch) bool {
 		return err == nil
 	}
 	switch sw.Wrapper {
-	case "gosu", "setpriv", "s6-applyuidgid":
+	case "gosu", "setpriv", "s6-applyuidgid", "chroot":
 	case "s6-setuidgid":
 		uid, gid, ok := strings.Cut(sw.User, ":")
 		return ok && numeric(uid) && numeric(gid)
 	default:
 		return false
 	}
-	if sw.User != "" && !numeric(sw.User) || sw.Group == "" && sw.Wrapper == "gosu" || sw.Group != "" && !numeric(sw.Group) || sw.InitGroups {
+	if sw.User != "" && !numeric(sw.User) || sw.Group == "" && (sw.Wrapper == "gosu" || sw.Wrapper == "chroot") ||
+		sw.Group != "" && !numeric(sw.Group) || sw.InitGroups {
 		return false
 	}
 	for _, group := range sw.Groups {

@@ -185,6 +185,12 @@ func TestSwitchUserSpecs(t *testing.T) {
 		{name: "setpriv --init-groups without an entry", sw: shell.Switch{Wrapper: "setpriv", User: "4242", InitGroups: true}, fails: "--init-groups requires an user"},
 		{name: "gosu unknown group", sw: shell.Switch{Wrapper: "gosu", User: "app", Group: "staff"}, fails: "unable to find group staff"},
 		{name: "su-exec unknown", sw: shell.Switch{Wrapper: "su-exec", User: "svc"}, fails: "getpwnam(svc)"},
+		{name: "chroot by name", sw: shell.Switch{Wrapper: "chroot", User: "app"}, user: "uid 1000 (app, via chroot)", gid: 1000},
+		{name: "chroot by uid with an entry", sw: shell.Switch{Wrapper: "chroot", User: "1000"}, user: "uid 1000 (app, via chroot)", gid: 1000},
+		{name: "chroot uid:gid without an entry", sw: shell.Switch{Wrapper: "chroot", User: "4242", Group: "4242"}, user: "uid 4242 (via chroot)", gid: 4242},
+		{name: "chroot uid without an entry or a group", sw: shell.Switch{Wrapper: "chroot", User: "4242"}, fails: "no group specified for unknown uid: 4242"},
+		{name: "chroot unknown name", sw: shell.Switch{Wrapper: "chroot", User: "svc", Group: "svc"}, fails: "chroot: invalid user"},
+		{name: "chroot unknown group", sw: shell.Switch{Wrapper: "chroot", User: "app", Group: "staff"}, fails: "chroot: invalid group"},
 	}
 	for _, c := range cases {
 		got := SwitchUser(root, c.sw, img)
@@ -292,6 +298,7 @@ func TestSwitchedArgv(t *testing.T) {
 		elfFile("usr/bin/setpriv", "stub-amd64"),
 		elfFile("usr/bin/runuser", "stub-amd64"),
 		elfFile("usr/bin/s6-setuidgid", "stub-amd64"),
+		elfFile("usr/bin/chroot", "stub-amd64"),
 		elfFile("usr/bin/env", "stub-amd64"),
 		regular("etc/group", 0o644, "root:x:0:\nvideo:x:44:app\napp:x:1000:\n"),
 	}, userLocalBin...)
@@ -348,6 +355,14 @@ func TestSwitchedArgv(t *testing.T) {
 		{
 			startCase: startCase{name: "s6-setuidgid to app", spec: withArgv("s6-setuidgid", "app", "/root/.local/bin/serve"), files: wrappers},
 			problem:   ParentNotSearchable, user: "uid 1000 (app, via s6-setuidgid)", argv: "/root/.local/bin/serve",
+		},
+		{
+			startCase: startCase{name: "chroot --userspec to a name the image lacks", spec: withArgv("chroot", "--userspec=svc:svc", "/", "sh"), files: wrappers},
+			problem:   UserSwitchFails, user: "uid 0 (root)", argv: "sh", file: "/etc/passwd",
+		},
+		{
+			startCase: startCase{name: "chroot --userspec to app", spec: withArgv("chroot", "--userspec=app:app", "/", "/root/.local/bin/serve"), files: wrappers},
+			problem:   ParentNotSearchable, user: "uid 1000 (app, via chroot)", argv: "/root/.local/bin/serve",
 		},
 		{
 			startCase: startCase{name: "env before gosu", spec: withArgv("env", "MODE=prod", "gosu", "app", "sh"), files: wrappers},

@@ -94,7 +94,7 @@ type User struct {
 	// NoPasswd is set when the image has no /etc/passwd.
 	NoPasswd bool
 	// Via is the wrapper that switched to this user on the way to the
-	// program (gosu, su-exec, setpriv, runuser, s6-setuidgid,
+	// program (gosu, su-exec, setpriv, runuser, chroot, s6-setuidgid,
 	// s6-applyuidgid), "" for the container's own user.
 	Via string
 	// Unresolved says why the user a wrapper switched to is known only at
@@ -317,6 +317,10 @@ type Switched struct {
 //   - runuser -u USER needs an entry by name; it takes its gid and
 //     memberships (initgroups) unless -g/-G name others, and sets HOME
 //     from it unless -m/-p (util-linux login-utils/su-common.c).
+//   - chroot --userspec=USER[:GROUP] / takes a name, else a number; a
+//     uid without an entry needs GROUP; the gid and the memberships
+//     come from the uid's entry unless GROUP or --groups are given.
+//     HOME stays (coreutils src/chroot.c).
 //   - s6-setuidgid ACCOUNT looks a name up (it exits 1 without an
 //     entry) and takes its gid and memberships; uid:gid is used as is
 //     (https://skarnet.org/software/s6/s6-setuidgid.html).
@@ -463,6 +467,39 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 			user.GID = gid
 		}
 		to.Home = account.Home
+	case "chroot":
+		// --userspec takes a name, else a number (gnulib parse_user_spec);
+		// a uid needs its entry for the gid when no group is given, and
+		// its name for the memberships unless --groups lists them
+		// (coreutils chroot.c). A group alone leaves the groups be.
+		keepGroups = sw.User == "" && !sw.SetGroups
+		if sw.User != "" {
+			if account = accountByName(accounts, sw.User); account != nil {
+				user.UID = account.UID
+			} else if uid, err := strconv.ParseUint(sw.User, 10, 32); err == nil {
+				user.UID = uint32(uid)
+			} else {
+				return notFound(passwdFile, "chroot fails with \"chroot: invalid user\": user %s is not in the image's /etc/passwd", sw.User)
+			}
+		}
+		if sw.Group != "" {
+			gid, ok := groupID(sw.Group)
+			if !ok {
+				return notFound(groupFile, "chroot fails with \"chroot: invalid group\": group %s is not in the image's /etc/group", sw.Group)
+			}
+			user.GID = gid
+		}
+		if sw.User != "" && (!sw.SetGroups || sw.Group == "") {
+			switch account = accountByUID(accounts, user.UID); {
+			case account != nil:
+				if sw.Group == "" {
+					user.GID = account.GID
+				}
+				named = !sw.SetGroups
+			case sw.Group == "":
+				return notFound(passwdFile, "chroot fails with \"chroot: no group specified for unknown uid: %d\": the image's /etc/passwd has no entry for it", user.UID)
+			}
+		}
 	case "s6-setuidgid":
 		if uidText, gidText, ok := strings.Cut(sw.User, ":"); ok {
 			uid, err1 := strconv.ParseUint(uidText, 10, 32)
@@ -567,6 +604,8 @@ func switchDenied(from User, sw shell.Switch) string {
 		return "su-exec fails with \"su-exec: setgroups: Operation not permitted\""
 	case "runuser":
 		return "runuser fails: it may not be used by users other than root"
+	case "chroot":
+		return "chroot fails with \"chroot: failed to set supplemental groups: Operation not permitted\""
 	case "s6-setuidgid", "s6-applyuidgid":
 		return sw.Wrapper + " fails with \"Operation not permitted\": it can only be run as root"
 	case "setpriv":

@@ -352,7 +352,7 @@ type unwrapped struct {
 }
 
 // unwrap takes the wrappers (env, tini, nohup …) and the wrappers that
-// switch the user (gosu, su-exec, setpriv, runuser) off the head of argv,
+// switch the user (gosu, su-exec, setpriv, runuser, chroot) off the head of argv,
 // the words of a command run at line.
 func unwrap(argv []field, line int) unwrapped {
 	u := unwrapped{program: argv}
@@ -367,8 +367,9 @@ func unwrap(argv []field, line int) unwrapped {
 			if program, sw, ok = switcher(u.program[1:]); !ok {
 				break // runuser without -u runs the user's shell: it is the program
 			}
-			sw.Wrapper, sw.Line = wrapper, line
-			u.switches = append(u.switches, sw)
+			if sw.Wrapper, sw.Line = wrapper, line; sw.changes() {
+				u.switches = append(u.switches, sw)
+			}
 		} else if unwrap, ok := wrappers[wrapper]; ok {
 			program, assigns = unwrap(u.program[1:])
 			if inits[wrapper] {

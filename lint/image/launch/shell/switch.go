@@ -11,7 +11,7 @@ import (
 // /etc/group as the wrapper does.
 type Switch struct {
 	// Wrapper is the wrapper's base name (gosu, su-exec, setpriv,
-	// runuser, s6-setuidgid, s6-applyuidgid); Line where it runs.
+	// runuser, chroot, s6-setuidgid, s6-applyuidgid); Line where it runs.
 	Wrapper string
 	Line    int
 	// User and Group are the user and primary group as written, a name or
@@ -50,6 +50,7 @@ var switchers = map[string]func(args []field) (program []field, sw Switch, ok bo
 	"su-exec": userSpecThen,
 	"setpriv": setprivThen,
 	"runuser": runuserThen,
+	"chroot":  chrootThen,
 }
 
 // userSpecThen is gosu USER[:GROUP] PROG and su-exec USER[:GROUP] PROG
@@ -215,4 +216,52 @@ func runuserProgram(args []field, i int, sw Switch, user bool) ([]field, Switch,
 		return nil, sw, true
 	}
 	return args[i:], sw, true
+}
+
+// chrootThen is chroot [--userspec=USER[:GROUP]] [--groups=G_LIST]
+// [--skip-chdir] NEWROOT PROG (coreutils chroot(1); its options end at the
+// first operand). Only NEWROOT / is read, which changes nothing but the
+// ids: another root has other files and accounts, so chroot is then the
+// program, as it is without PROG (it runs $SHELL -i). Without --userspec
+// and --groups it changes no id either, and is no switch (changes false).
+func chrootThen(args []field) (program []field, sw Switch, ok bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(a.text, "=")
+		switch {
+		case a.text == "--":
+			return chrootProgram(args[i+1:], sw)
+		case !strings.HasPrefix(a.text, "--"):
+			return chrootProgram(args[i:], sw)
+		case name != "--userspec" && name != "--groups":
+			continue // --skip-chdir
+		case !hasValue:
+			if i++; i >= len(args) {
+				return nil, Switch{}, false
+			}
+			a, value = args[i], args[i].text
+		}
+		if a.unknown != "" {
+			sw.Unknown = a.unknown
+		}
+		if name == "--userspec" {
+			sw.User, sw.Group, _ = strings.Cut(value, ":")
+		} else if value != "" {
+			sw.SetGroups, sw.Groups = true, strings.Split(value, ",")
+		}
+	}
+	return nil, Switch{}, false
+}
+
+func chrootProgram(args []field, sw Switch) ([]field, Switch, bool) {
+	if len(args) < 2 || args[0].unknown != "" || !strings.HasPrefix(args[0].text, "/") || strings.Trim(args[0].text, "/") != "" {
+		return nil, Switch{}, false
+	}
+	return args[1:], sw, true
+}
+
+// changes says a switch the wrappers' words gave changes an id: chroot
+// without --userspec or --groups does not.
+func (s Switch) changes() bool {
+	return s.Wrapper != "chroot" || s.User != "" || s.Group != "" || s.SetGroups || s.Unknown != ""
 }

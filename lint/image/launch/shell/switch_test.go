@@ -82,6 +82,23 @@ func TestFollowSwitches(t *testing.T) {
 			want:   []Switch{{Wrapper: "gosu", Line: 1, User: "app"}, {Wrapper: "su-exec", Line: 1, User: "1000"}},
 		},
 		{
+			name:   "chroot --userspec to the same root",
+			script: "exec chroot --userspec=app:app --groups video,audio / /usr/bin/server\n",
+			argv:   []string{"/usr/bin/server"},
+			want:   []Switch{{Wrapper: "chroot", Line: 1, User: "app", Group: "app", SetGroups: true, Groups: []string{"video", "audio"}}},
+		},
+		{
+			name:   "chroot without an id to change is no switch",
+			script: "exec chroot --skip-chdir / /usr/bin/server\n",
+			argv:   []string{"/usr/bin/server"},
+		},
+		{
+			// Another root holds other files: chroot is the program.
+			name:   "chroot to another root is the program",
+			script: "exec chroot --userspec app /srv/jail /usr/bin/server\n",
+			argv:   []string{"chroot", "--userspec", "app", "/srv/jail", "/usr/bin/server"},
+		},
+		{
 			name:   "wrappers after the switch keep it",
 			script: "exec gosu app tini -- env A=1 /usr/bin/server\n",
 			argv:   []string{"/usr/bin/server"},
@@ -102,6 +119,31 @@ func TestFollowSwitches(t *testing.T) {
 		}
 		if !slices.EqualFunc(command.Switches, c.want, Switch.equal) {
 			t.Errorf("%s: switches\n got %+v\nwant %+v", c.name, command.Switches, c.want)
+		}
+	}
+}
+
+// TestUnwrap reads the wrappers at the head of an argv as a script's.
+func TestUnwrap(t *testing.T) {
+	cases := []struct {
+		argv   []string
+		want   Wrapped
+		wanted bool
+	}{
+		{argv: []string{"gosu", "app", "serve", "-v"}, wanted: true,
+			want: Wrapped{Argv: []string{"serve", "-v"}, ExecBy: "gosu", Switches: []Switch{{Wrapper: "gosu", User: "app"}}}},
+		{argv: []string{"/usr/bin/env", "A=1", "su-exec", "1000:1000", "tini", "--", "serve"}, wanted: true,
+			want: Wrapped{Argv: []string{"serve"}, ExecBy: "tini", Switches: []Switch{{Wrapper: "su-exec", User: "1000", Group: "1000"}}, Env: []string{"A=1"}}},
+		{argv: []string{"tini", "--", "serve"}, wanted: true, want: Wrapped{Argv: []string{"serve"}, ExecBy: "tini"}},
+		{argv: []string{"serve", "--user", "app"}},
+		{argv: []string{"gosu", "app"}},
+		{argv: []string{"runuser", "app", "-c", "serve"}},
+	}
+	for _, c := range cases {
+		got, ok := Unwrap(c.argv)
+		if ok != c.wanted || !slices.Equal(got.Argv, c.want.Argv) || got.ExecBy != c.want.ExecBy ||
+			!slices.EqualFunc(got.Switches, c.want.Switches, Switch.equal) || !slices.Equal(got.Env, c.want.Env) {
+			t.Errorf("Unwrap(%q) = %+v, %v; want %+v, %v", c.argv, got, ok, c.want, c.wanted)
 		}
 	}
 }
