@@ -168,6 +168,12 @@ func (c *checker) start(hop Hop, argv []string, depth int) {
 		switched := SwitchUser(c.user, sw, c.img)
 		if switched.Denied {
 			found, setuidRoot := c.wrapperFile(sw.Wrapper)
+			if hop.Wrapper && path.Base(hop.Script) == sw.Wrapper {
+				// The container execs the wrapper itself: that file, not
+				// PATH's, is the one that runs.
+				node, err := c.fs.Stat(hop.Script)
+				found, setuidRoot = err == nil, err == nil && node.Mode&0o4000 != 0 && node.UID == 0
+			}
 			switch {
 			case setuidRoot && !c.spec.NoNewPrivileges:
 				// A setuid-root wrapper runs as root whoever starts it,

@@ -373,6 +373,17 @@ func TestSwitchedArgv(t *testing.T) {
 			problem:   UserSwitchFails, user: "uid 1000 (app)", argv: "sh",
 		},
 		{
+			// The wrapper argv names is the one that runs, in PATH or not.
+			startCase: startCase{name: "su-exec outside PATH run as app", spec: asApp(withArgv("/sbin/su-exec", "app", "sh")),
+				files: append([]layerFile{elfFile("sbin/su-exec", "stub-amd64")}, wrappers...)},
+			problem: UserSwitchFails, user: "uid 1000 (app)", argv: "sh",
+		},
+		{
+			startCase: startCase{name: "setuid su-exec outside PATH run as app", spec: asApp(withArgv("/sbin/su-exec", "root", "sh")),
+				files: append([]layerFile{{header: tar.Header{Name: "sbin/su-exec", Typeflag: tar.TypeReg, Mode: 0o4755}, elf: "stub-amd64"}}, wrappers...)},
+			user: "uid 0 (root, via su-exec)", argv: "sh",
+		},
+		{
 			// A volume over /etc/passwd is what gosu reads: not judged.
 			startCase: startCase{name: "accounts on a volume", spec: withAccountsMounted(withArgv("gosu", "svc", "sh")), files: wrappers},
 			user:      "the user gosu switches to (volume \"passwd\" is mounted at /etc/passwd)", argv: "sh",
@@ -408,7 +419,7 @@ func TestSwitchedArgv(t *testing.T) {
 				if p.User.String() != c.user || p.SwitchFile != c.file {
 					t.Errorf("problem's user %q, file %q; want %q, %q", p.User, p.SwitchFile, c.user, c.file)
 				}
-				if len(p.Via) != 1 || !p.Via[0].Wrapper || p.Via[0].Script != "/usr/bin/"+path.Base(c.spec.Argv[0]) {
+				if len(p.Via) != 1 || !p.Via[0].Wrapper || path.Base(p.Via[0].Script) != path.Base(c.spec.Argv[0]) {
 					t.Errorf("problem's hops %+v, want the wrapper's", p.Via)
 				}
 			case run.User.String() != c.user:
