@@ -417,8 +417,10 @@ func reportSwitchFailures(pass *lint.Pass, c *imageCheck) {
 			}
 		}
 		script, chain := "", wrapperChain(p.Via)
-		if len(p.Via) > 0 {
-			script = p.Via[len(p.Via)-1].Script
+		for i := len(p.Via) - 1; i >= 0 && script == ""; i-- {
+			if !p.Via[i].Wrapper {
+				script = p.Via[i].Script // the script (or configuration) that names the user, not the wrapper's binary
+			}
 		}
 		if wrapperArgv(p.Via) {
 			// The switch is written in the container's argv, not in a
