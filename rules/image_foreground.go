@@ -195,7 +195,7 @@ func pid1Hop(run launch.Run) (int, bool) {
 	}
 	for i, hop := range run.Via {
 		switch {
-		case hop.Line == 0 || hop.Background || hop.Then != nil || hop.After != nil:
+		case hop.Line == 0 && !hop.Wrapper || hop.Background || hop.Then != nil || hop.After != nil:
 			return 0, false
 		case execs(hop):
 			if hop.Init != "" {
@@ -238,7 +238,11 @@ func stuckShell(run launch.Run, first int) string {
 			if i > first && hop.Init != "" {
 				generations++ // the init runs the program as its child
 			}
-			way = append(way, fmt.Sprintf("%s line %d execs %s", hop.Script, hop.Line, target))
+			if hop.Wrapper {
+				way = append(way, fmt.Sprintf("the command's %s execs %s", path.Base(hop.Script), target))
+			} else {
+				way = append(way, fmt.Sprintf("%s line %d execs %s", hop.Script, hop.Line, target))
+			}
 			continue
 		}
 		generations++

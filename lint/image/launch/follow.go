@@ -132,7 +132,8 @@ func (c *checker) switchedArgv(resolved string, argv []string, depth int) bool {
 			return false
 		}
 		program = wrapped.Argv
-		hop = Hop{Script: resolved, Program: program[0], Exec: true, ExecBy: wrapped.ExecBy, Env: wrapped.Env, Switches: wrapped.Switches}
+		hop = Hop{Script: resolved, Program: program[0], Exec: true, ExecBy: wrapped.ExecBy, Env: wrapped.Env, Switches: wrapped.Switches,
+			Init: wrapped.Init}
 	}
 	// The wrapper execs the program itself, looking a bare name up in
 	// PATH as execvp or Go's exec.LookPath (gosu, main.go) does.

@@ -395,9 +395,11 @@ type Wrapped struct {
 	Argv   []string
 	ExecBy string
 	// Switches are the changes of user on the way (Line 0: the words are
-	// no script's); Env the NAME=value env sets for the program.
+	// no script's); Env the NAME=value env sets for the program; Init
+	// the last init on the way (tini, dumb-init), "" when none.
 	Switches []Switch
 	Env      []string
+	Init     string
 }
 
 // Unwrap reads the wrappers at the head of an argv a program is exec'd
@@ -413,7 +415,7 @@ func Unwrap(argv []string) (w Wrapped, ok bool) {
 	if u.execBy == "" || u.empty != "" {
 		return Wrapped{}, false
 	}
-	w = Wrapped{Argv: texts(u.program), ExecBy: u.execBy, Switches: u.switches}
+	w = Wrapped{Argv: texts(u.program), ExecBy: u.execBy, Switches: u.switches, Init: u.init}
 	for _, a := range u.assigns {
 		w.Env = append(w.Env, a.text)
 	}
