@@ -339,3 +339,63 @@ func TestCeleryShortAppEquals(t *testing.T) {
 		}
 	}
 }
+
+// TestProblemDetails pins what a problem says besides its kind: where
+// relative paths were resolved from, what the image has instead, and
+// what is out of the user's reach.
+func TestProblemDetails(t *testing.T) {
+	const uvicorn = `{path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}`
+	joined := func(list []string) string { return strings.Join(list, " ") }
+	cases := []struct {
+		name, files string
+		argv        []string
+		dir         string
+		user        int64
+		detail      func(p Problem) string
+		want        string
+	}{
+		{name: "working dir of a relative script", files: `[]`, argv: []string{"python3", "serve.py"}, dir: "/srv",
+			detail: func(p Problem) string { return fmt.Sprintf("%s from %s store=%v", p.Path, p.WorkingDir, p.Store) },
+			want:   "/srv/serve.py from /srv store=false"},
+		{name: "an archive is looked for in the model store", files: `[{path: /usr/local/bin/torchserve, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}]`,
+			argv: []string{"torchserve", "--start", "--model-store", "/models", "--models", "resnet.mar"}, dir: "/app",
+			detail: func(p Problem) string { return fmt.Sprintf("%s from %s store=%v", p.Path, p.WorkingDir, p.Store) },
+			want:   "/models/resnet.mar from /models store=true"},
+		{name: "siblings: files of the extension, sorted, at most five",
+			files: `[{path: /app/0.py/x.py, content: ""}, {path: /app/notes.txt, content: ""}, {path: /app/f.py, content: ""}, {path: /app/e.py, content: ""}, {path: /app/d.py, content: ""}, {path: /app/c.py, content: ""}, {path: /app/b.py, content: ""}, {path: /app/a.py, content: ""}]`,
+			argv:  []string{"python3", "/app/serve.py"}, detail: func(p Problem) string { return joined(p.Siblings) },
+			want: "/app/a.py /app/b.py /app/c.py /app/d.py /app/e.py"},
+		{name: "siblings: none for a file without extension", files: `[{path: /app/start, content: ""}]`,
+			argv: []string{"python3", "/app/serve"}, detail: func(p Problem) string { return joined(p.Siblings) }},
+		{name: "elsewhere: the module in the working dir's subdirectories",
+			files: `[{path: /app/.git/server.py, content: ""}, {path: /app/__pycache__/server.py, content: ""}, {path: /app/deep/a/b/server.py, content: ""}, {path: /app/lib/x/server.py, content: ""}, ` +
+				`{path: /app/ns/server/model.py, content: ""}, {path: /app/readme.txt, content: ""}, {path: /app/src/server/__init__.py, content: ""}, {path: /app/zz/server.py, content: ""}]`,
+			argv: []string{"python3", "-m", "server"}, dir: "/app", detail: func(p Problem) string { return joined(p.Elsewhere) },
+			want: "/app/lib/x/server.py /app/ns/server /app/src/server"},
+		{name: "elsewhere: not looked for from /", files: `[{path: /srv/server.py, content: ""}]`,
+			argv: []string{"python3", "-m", "server"}, detail: func(p Problem) string { return joined(p.Elsewhere) }},
+		{name: "an app package the user may not enter", files: `[` + uvicorn + `, {path: /app/secret, dir: true, mode: "0700"}, {path: /app/secret/__init__.py, content: "app = None\n"}]`,
+			argv: []string{"uvicorn", "secret:app"}, dir: "/app", user: 1000,
+			detail: func(p Problem) string { return fmt.Sprintf("reason %d %s attr %q", p.Reason, p.Path, p.Attr) },
+			want:   fmt.Sprintf("reason %d /app/secret attr %q", Unreadable, "app")},
+		{name: "an app module the user may not read", files: `[` + uvicorn + `, {path: /app/locked.py, mode: "0600", content: "app = None\n"}]`,
+			argv: []string{"uvicorn", "locked:app"}, dir: "/app", user: 1000,
+			detail: func(p Problem) string { return fmt.Sprintf("reason %d %s attr %q", p.Reason, p.Path, p.Attr) },
+			want:   fmt.Sprintf("reason %d /app/locked.py attr %q", Unreadable, "")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec := launch.Spec{Argv: c.argv, WorkingDir: c.dir}
+			if c.user != 0 {
+				spec.RunAsUser = &c.user
+			}
+			_, analysis := openImage(t, c.files, spec, nil)
+			if len(analysis.Problems) != 1 {
+				t.Fatalf("problems %q, want one (unchecked: %v)", summary(analysis), analysis.Unchecked)
+			}
+			if got := c.detail(analysis.Problems[0]); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
