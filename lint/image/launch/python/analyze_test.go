@@ -35,6 +35,12 @@ const baseLayer = `
 // as a docker-save tarball, with the targeted reads the analysis asks for.
 func openImage(t *testing.T, files string, spec launch.Spec, mounts []string) (*image.Image, *Analysis) {
 	t.Helper()
+	return openImageFor(t, files, Context{Spec: spec, Mounts: mounts})
+}
+
+// openImageFor is openImage for a container described in full.
+func openImageFor(t *testing.T, files string, ctx Context) (*image.Image, *Analysis) {
+	t.Helper()
 	var base, extra []imagetest.FileSpec
 	if err := yaml.UnmarshalStrict([]byte(baseLayer), &base); err != nil {
 		t.Fatal(err)
@@ -56,12 +62,12 @@ func openImage(t *testing.T, files string, spec launch.Spec, mounts []string) (*
 	if err := imagetest.WriteTarball(file, built, ""); err != nil {
 		t.Fatal(err)
 	}
-	if spec.Env == nil {
-		spec.Env = []string{"PATH=" + launch.DefaultPath}
+	if ctx.Spec.Env == nil {
+		ctx.Spec.Env = []string{"PATH=" + launch.DefaultPath}
 	}
 	analyze := func(img *image.Image) *Analysis {
-		start := launch.Analyze(img, spec, "amd64")
-		return Analyze(img, Context{Spec: spec, Mounts: mounts}, start.Runs)
+		start := launch.Analyze(img, ctx.Spec, "amd64")
+		return Analyze(img, ctx, start.Runs)
 	}
 	img, err := image.Open(context.Background(), "registry.example.com/app:1", file, image.Options{
 		Needs: func(img *image.Image) []*rootfs.Node { return analyze(img).Needs },
@@ -395,6 +401,65 @@ func TestProblemDetails(t *testing.T) {
 			}
 			if got := c.detail(analysis.Problems[0]); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestUncheckedFor(t *testing.T) {
+	a := &Analysis{Unchecked: []Unchecked{{Reason: "every check"}, {Kind: FileMissing, Reason: "file"}, {Kind: ModuleMissing, Reason: "module"}}}
+	if got, want := a.UncheckedFor(FileMissing), []string{"every check", "file"}; !slices.Equal(got, want) {
+		t.Errorf("UncheckedFor(FileMissing) = %q, want %q", got, want)
+	}
+	if got, want := a.UncheckedFor(ImportMissing), []string{"every check"}; !slices.Equal(got, want) {
+		t.Errorf("UncheckedFor(ImportMissing) = %q, want %q", got, want)
+	}
+}
+
+// TestAnalyzeContext: what the container's spec adds to the image, the
+// Ray Serve applications and the env the cluster resolves.
+func TestAnalyzeContext(t *testing.T) {
+	const rayFiles = `[{path: /usr/local/bin/ray, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /usr/local/lib/python3.11/site-packages/ray/__init__.py, content: ""}, {path: /app/main.py, content: "import mylib\n"}]`
+	cases := []struct {
+		name      string
+		argv      []string
+		ctx       Context
+		want      []string
+		entries   int
+		unchecked map[Kind]string // a substring of the reasons for the kind, "" for none
+	}{
+		{name: "serve application missing", argv: []string{"ray", "start", "--head"},
+			ctx:  Context{ServeApps: []ServeApp{{Name: "llm", ImportPath: "serve_app:app"}, {Name: "bad", ImportPath: "nomodule"}}},
+			want: []string{"module serve_app (app llm)"}, entries: 2},
+		{name: "serve config unreadable", argv: []string{"ray", "start", "--head"}, ctx: Context{ServeConfigError: "serveConfigV2: not YAML"},
+			entries: 1, unchecked: map[Kind]string{ModuleMissing: "serveConfigV2: not YAML", ImportMissing: ""}},
+		{name: "PYTHONPATH from the cluster", argv: []string{"python", "/app/main.py"}, ctx: Context{EnvFromCluster: []string{"PYTHONPATH"}},
+			entries: 1, unchecked: map[Kind]string{ImportMissing: "PYTHONPATH comes from a ConfigMap"}},
+		{name: "another variable from the cluster", argv: []string{"python", "/app/main.py"}, ctx: Context{EnvFromCluster: []string{"MODEL_ID"}},
+			want: []string{"import mylib@/app/main.py:1"}, entries: 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.ctx.Spec = launch.Spec{Argv: c.argv, WorkingDir: "/app"}
+			_, analysis := openImageFor(t, rayFiles, c.ctx)
+			var got []string
+			for i, line := range summary(analysis) {
+				if app := analysis.Problems[i].ServeApp; app != "" {
+					line += " (app " + app + ")"
+				}
+				got = append(got, line)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("problems %q, want %q (unchecked: %v)", got, c.want, analysis.Unchecked)
+			}
+			if analysis.Entries != c.entries {
+				t.Errorf("%d entries, want %d", analysis.Entries, c.entries)
+			}
+			for kind, want := range c.unchecked {
+				reasons := strings.Join(analysis.UncheckedFor(kind), "; ")
+				if want == "" && reasons != "" || !strings.Contains(reasons, want) {
+					t.Errorf("unchecked for kind %d: %q, want %q", kind, reasons, want)
+				}
 			}
 		})
 	}
