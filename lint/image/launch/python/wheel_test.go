@@ -56,6 +56,7 @@ func TestWheels(t *testing.T) {
 	}
 	cases := []struct {
 		name, files string
+		argv        []string // python3 /app/main.py when nil
 		libc        string
 		want        []string
 	}{
@@ -79,10 +80,19 @@ func TestWheels(t *testing.T) {
 			files: `[{path: /lib/ld-musl-x86_64.so.1, elf: stub-amd64}, ` + wheel("numpy-2.1.0", "cp311-cp311-manylinux_2_17_x86_64") + `, {path: /app/main.py, content: "import numpy\n"}]`,
 			libc:  "musl /lib/ld-musl-x86_64.so.1",
 			want:  []string{"numpy 2.1.0 glibc=2.17 musl= [numpy] imported"}},
+		{name: "the package python -m runs is imported",
+			files: `[{path: /lib/x86_64-linux-gnu/libc-2.36.so, elf: stub-amd64}, {path: /lib/x86_64-linux-gnu/libc.so.6, symlink: libc-2.36.so}, ` +
+				wheel("numpy-2.1.0", "cp311-cp311-manylinux_2_17_x86_64") + `, {path: ` + site + `/numpy/__main__.py, content: ""}]`,
+			argv: []string{"python3", "-m", "numpy"}, libc: "glibc 2.36 /lib/x86_64-linux-gnu/libc.so.6",
+			want: []string{"numpy 2.1.0 glibc=2.17 musl= [numpy] imported"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, a := openImage(t, tc.files, launch.Spec{Argv: []string{"python3", "/app/main.py"}}, nil)
+			argv := tc.argv
+			if argv == nil {
+				argv = []string{"python3", "/app/main.py"}
+			}
+			_, a := openImage(t, tc.files, launch.Spec{Argv: argv}, nil)
 			var got []string
 			for _, w := range a.Wheels {
 				line := fmt.Sprintf("%s %s glibc=%s musl=%s %v", w.Dist, w.Version, w.Glibc, w.Musl, w.Modules)
