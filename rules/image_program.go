@@ -99,8 +99,10 @@ var pythonImportMissing = &lint.Rule{
 			"gunicorn … load) with a Python tokenizer and checks each unconditional import: not inside try/except, if " +
 			"(TYPE_CHECKING included), with, def or class, and only up to a statement that changes sys.path. The app's own " +
 			"modules it imports are read one level further. Imports of the standard library count as present when the " +
-			"interpreter's standard library is found; a relative import in a file run as a script fails with \"attempted " +
-			"relative import with no known parent package\". The finding names the distribution most likely missing " +
+			"interpreter's standard library is found; a relative import in a file run as a script, or in a top-level " +
+			"module (main.py loaded as uvicorn main:app), fails with \"attempted relative import with no known parent " +
+			"package\", and one whose dots climb above the top-level package with \"attempted relative import beyond " +
+			"top-level package\". The finding names the distribution most likely missing " +
 			"(cv2 → opencv-python, sklearn → scikit-learn, PIL → pillow, yaml → pyyaml …). A package the image has where the " +
 			"container's user may not read it (root's user site, /root/.local, as uid 1000 with HOME=/root) is missing to " +
 			"that user's Python, and the finding says which directory keeps it out. A package directory the user may not " +

@@ -235,6 +235,14 @@ func importDetail(p python.Problem) string {
 		return fmt.Sprintf("makes a relative import (from %s import …) in a file run as a script, outside any package: the app fails at "+
 			"start with \"ImportError: attempted relative import with no known parent package\"", p.Target)
 	}
+	if p.Reason == python.RelativeBeyondTop && p.Module == "" {
+		return fmt.Sprintf("makes a relative import (from %s import …) in a top-level module, outside any package: the app fails at "+
+			"start with \"ImportError: attempted relative import with no known parent package\"", p.Target)
+	}
+	if p.Reason == python.RelativeBeyondTop {
+		return fmt.Sprintf("makes a relative import (from %s import …) that climbs above %s, its top-level package: the app fails at "+
+			"start with \"ImportError: attempted relative import beyond top-level package\"", p.Target, topLevel(p.Module))
+	}
 	if p.Reason == python.Unreadable {
 		if !p.Denied.Entry {
 			return fmt.Sprintf("imports %s at the module's top level, which is %s and %s: %s", p.Target, p.Denied.Path, deniedText(p),
@@ -301,6 +309,9 @@ func programFix(p python.Problem) string {
 	}
 	if p.Reason == python.RelativeInScript {
 		return "run the file as a module of its package (python -m package.module from the directory above the package), or make the import absolute"
+	}
+	if p.Reason == python.RelativeBeyondTop {
+		return "load the module as part of its package (python -m package.module, uvicorn package.module:app, from the directory above the package), or make the import absolute"
 	}
 	if local(p) {
 		return "add " + strings.ReplaceAll(p.Module, ".", "/") + ".py (or the package) to the image, or fix the import"

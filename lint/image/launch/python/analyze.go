@@ -44,6 +44,10 @@ const (
 	// Unreadable: the image has the script, or Module at Path, but User
 	// may not read it (Denied says why).
 	Unreadable
+	// RelativeBeyondTop: a module's relative import climbs above its
+	// top-level package, or the module is in none (Module is the package
+	// it is in, "" then).
+	RelativeBeyondTop
 )
 
 // Problem is one target or import that would stop the app at start.
@@ -692,7 +696,7 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 		c.deniedModule(target, found, in, entries, denied)
 		return
 	}
-	file := found.File
+	file, module := found.File, target.Name
 	if len(found.Dirs) > 0 && c.entry.Interpreter != "" && target.Kind == Module && target.Word == c.entry.Targets[0].Word {
 		// python -m PACKAGE runs PACKAGE.__main__.
 		main, mainMissing, mainDenied := c.findAsUser(search, target.Name+".__main__")
@@ -705,7 +709,7 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 			c.deniedModule(target, main, in, entries, mainDenied)
 			return
 		}
-		file = main.File
+		file, module = main.File, target.Name+".__main__"
 	}
 	if installed(in, found.Entry) {
 		c.analysis.imported[top] = true
@@ -716,7 +720,7 @@ func (c *checker) checkModule(target Target, in *Interpreter, first []string) {
 	if target.Kind == App {
 		c.checkAttr(target, file, in)
 	}
-	c.checkImports(file, target.Name, in, first, false, 0, "")
+	c.checkImports(file, module, in, first, false, 0, "")
 }
 
 // deniedModule reports a module the image has where the user's Python
@@ -969,24 +973,29 @@ func (c *checker) follow(found Found, module string, imp pysource.Import, in *In
 // checkRelative checks `from .mod import x` against the importing
 // module's package directory.
 func (c *checker) checkRelative(imp pysource.Import, file, module string, isPackage bool, in *Interpreter, first []string, base Problem, depth int) string {
-	dir := path.Dir(file)
+	// The import is relative to the module's package (a package's
+	// __init__ is its own), each dot after the first one package up; a
+	// module in no package, or a package of fewer parts than dots, fails
+	// (importlib._bootstrap's _sanity_check and _resolve_name: "attempted
+	// relative import with no known parent package", "… beyond top-level
+	// package").
 	pkg := module
 	if !isPackage {
-		if dot := strings.LastIndexByte(pkg, '.'); dot >= 0 {
-			pkg = pkg[:dot]
-		} else {
-			pkg = ""
+		pkg = ""
+		if dot := strings.LastIndexByte(module, '.'); dot >= 0 {
+			pkg = module[:dot]
 		}
 	}
+	parts := strings.Split(pkg, ".")
+	if pkg == "" || len(parts) < imp.Level {
+		base.Reason, base.Target, base.Module = RelativeBeyondTop, strings.Repeat(".", imp.Level)+imp.Module, pkg
+		c.problem(base)
+		return ""
+	}
+	pkg = strings.Join(parts[:len(parts)-imp.Level+1], ".")
+	dir := path.Dir(file)
 	for level := 1; level < imp.Level; level++ {
 		dir = path.Dir(dir)
-		if dot := strings.LastIndexByte(pkg, '.'); dot >= 0 {
-			pkg = pkg[:dot]
-		} else if pkg == "" {
-			return "" // beyond the top-level package: Python says so itself
-		} else {
-			pkg = ""
-		}
 	}
 	if imp.Module == "" {
 		return "" // from . import name: names may be attributes
@@ -994,20 +1003,12 @@ func (c *checker) checkRelative(imp pysource.Import, file, module string, isPack
 	search := &searchPath{r: c.r, entries: []string{dir}, version: in.Version}
 	found, missing := search.find(imp.Module)
 	if missing != "" {
-		full := missing
-		if pkg != "" {
-			full = pkg + "." + missing
-		}
-		base.Target, base.Module = strings.Repeat(".", imp.Level)+imp.Module, full
+		base.Target, base.Module = strings.Repeat(".", imp.Level)+imp.Module, pkg+"."+missing
 		c.problem(base)
 		return ""
 	}
 	if depth == 0 {
-		name := imp.Module
-		if pkg != "" {
-			name = pkg + "." + imp.Module
-		}
-		return c.follow(found, name, imp, in, first, file)
+		return c.follow(found, pkg+"."+imp.Module, imp, in, first, file)
 	}
 	return ""
 }

@@ -90,6 +90,8 @@ func summary(a *Analysis) []string {
 			out = append(out, kind+" attr "+p.Target+":"+p.Attr)
 		case p.Reason == RelativeInScript:
 			out = append(out, fmt.Sprintf("%s relative %s@%s:%d", kind, p.Target, p.Path, p.Line))
+		case p.Reason == RelativeBeyondTop:
+			out = append(out, fmt.Sprintf("%s beyond %q %s@%s:%d", kind, p.Module, p.Target, p.Path, p.Line))
 		case p.Kind == ImportMissing:
 			out = append(out, fmt.Sprintf("%s %s@%s:%d", kind, p.Module, p.Path, p.Line))
 		case p.Kind == ModuleMissing:
@@ -248,6 +250,18 @@ func TestAnalyze(t *testing.T) {
 			argv: []string{"python", "/app/main.py"}, want: []string{"import mylib@/app/main.py:1"}, unchecked: "changes sys.path"},
 		{name: "relative import in a script", files: `[{path: /app/main.py, content: "from .util import x\n"}, {path: /app/util.py, content: "x = 1\n"}]`,
 			argv: []string{"python", "/app/main.py"}, want: []string{"import relative .util@/app/main.py:1"}},
+		// importlib's _sanity_check and _resolve_name: a relative import
+		// needs a package, with as many parts as it has dots.
+		{name: "relative import in a top-level module", files: `[{path: /usr/local/bin/uvicorn, mode: "0755", content: "#!/usr/local/bin/python3.11\n"}, {path: /app/main.py, content: "from .routes import router\napp = router\n"}, {path: /app/routes.py, content: "router = None\n"}]`,
+			argv: []string{"uvicorn", "main:app"}, dir: "/app", want: []string{`import beyond "" .routes@/app/main.py:1`}},
+		{name: "from . import in a top-level module", files: `[{path: /app/main.py, content: "from . import models\n"}, {path: /app/models.py, content: ""}]`,
+			argv: []string{"python", "-m", "main"}, dir: "/app", want: []string{`import beyond "" .@/app/main.py:1`}},
+		{name: "relative import above the top-level package", files: `[{path: /app/a/__init__.py, content: ""}, {path: /app/a/c.py, content: "from ..x import y\n"}, {path: /app/x.py, content: "y = 1\n"}]`,
+			argv: []string{"python", "-m", "a.c"}, dir: "/app", want: []string{`import beyond "a" ..x@/app/a/c.py:1`}},
+		{name: "relative import in a package's __main__", files: `[{path: /app/svc/__init__.py, content: ""}, {path: /app/svc/__main__.py, content: "from .server import run\nfrom .missing import x\n"}, {path: /app/svc/server.py, content: ""}]`,
+			argv: []string{"python", "-m", "svc"}, dir: "/app", want: []string{"import svc.missing@/app/svc/__main__.py:2"}},
+		{name: "a followed module imports relatively from the top level", files: `[{path: /app/main.py, content: "import routes\n"}, {path: /app/routes.py, content: "from .models import m\n"}, {path: /app/models.py, content: "m = 1\n"}]`,
+			argv: []string{"python", "/app/main.py"}, want: []string{`import beyond "" .models@/app/routes.py:1`}},
 		{name: "node", files: `[{path: /usr/local/bin/node, elf: stub-amd64}, {path: /srv/index.js, content: ""}]`, argv: []string{"node", "/srv/index"}},
 		{name: "java jar missing", files: `[{path: /usr/local/bin/java, elf: stub-amd64}]`, argv: []string{"java", "-jar", "app.jar"}, dir: "/opt",
 			want: []string{"file /opt/app.jar"}},
