@@ -374,6 +374,15 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 		}
 		return 0, false
 	}
+	// setpriv (get_user) and chroot (gnulib's parse_user_spec) read a
+	// user as a name first, then as a number; the account is nil for one.
+	userID := func(spec string) (uint32, *Account, bool) {
+		if account := accountByName(accounts, spec); account != nil {
+			return account.UID, account, true
+		}
+		uid, err := strconv.ParseUint(spec, 10, 32)
+		return uint32(uid), nil, err == nil
+	}
 	keepGroups := false
 	switch sw.Wrapper {
 	case "gosu":
@@ -429,14 +438,11 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 	case "setpriv":
 		keepGroups = !sw.SetGroups && !sw.InitGroups
 		if sw.User != "" {
-			// setpriv's get_user: a name first, then a number.
-			if account = accountByName(accounts, sw.User); account != nil {
-				user.UID = account.UID
-			} else if uid, err := strconv.ParseUint(sw.User, 10, 32); err == nil {
-				user.UID = uint32(uid)
-			} else {
+			uid, found, ok := userID(sw.User)
+			if !ok {
 				return notFound(passwdFile, "setpriv fails with \"setpriv: failed to parse uid: '%s'\": user %s is not in the image's /etc/passwd", sw.User, sw.User)
 			}
+			user.UID, account = uid, found
 		}
 		if sw.Group != "" {
 			if group := groupByName(groups, sw.Group); group != nil {
@@ -474,13 +480,11 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 		// (coreutils chroot.c). A group alone leaves the groups be.
 		keepGroups = sw.User == "" && !sw.SetGroups
 		if sw.User != "" {
-			if account = accountByName(accounts, sw.User); account != nil {
-				user.UID = account.UID
-			} else if uid, err := strconv.ParseUint(sw.User, 10, 32); err == nil {
-				user.UID = uint32(uid)
-			} else {
+			uid, found, ok := userID(sw.User)
+			if !ok {
 				return notFound(passwdFile, "chroot fails with \"chroot: invalid user\": user %s is not in the image's /etc/passwd", sw.User)
 			}
+			user.UID, account = uid, found
 		}
 		if sw.Group != "" {
 			gid, ok := groupID(sw.Group)
