@@ -45,7 +45,9 @@ var cudaDriverTooOld = &lint.Rule{
 			"capi/build_and_package_info.py (cuda_version), jax's jax_cuda12_plugin/jax_cuda12_pjrt wheels (CUDA 12), or " +
 			"NVIDIA's CUDA wheels (nvidia_cuda_runtime_cu12-12.1.105.dist-info: CUDA 12.1). A framework built for a newer " +
 			"CUDA than the base image's toolkit (torch cu121 on a CUDA 11.8 image) is judged by its own CUDA, after the " +
-			"image's NVIDIA_REQUIRE_CUDA let the container start. " +
+			"image's NVIDIA_REQUIRE_CUDA let the container start. When torch brings an older CUDA than a base image's toolkit " +
+			"that no NVIDIA_REQUIRE_CUDA names (torch cu117 over /usr/local/cuda 12.4) and the driver runs torch's, a driver " +
+			"too old for the toolkit is a warning: the toolkit fails the pod only if something in the image loads it. " +
 			"The check runs for containers that request NVIDIA GPUs (MIG slices among them). The driver is " +
 			"cluster.nvidiaDriver, else the oldest among the --cluster nodes the pod may land on (GPU Feature Discovery's nvidia.com/cuda.driver.major, " +
 			".minor and .rev labels); the check is skipped when neither says." + offlineNote,
@@ -124,9 +126,15 @@ func checkCUDADriver(pass *lint.Pass) {
 		floor, knownFloor := cuda.MinorCompatibleDriver(toolkit.Version)
 		switch {
 		case knownFloor && driver.Compare(floor) < 0:
-			pass.Report(lint.Diagnostic{Severity: pass.Rule.Severity, Path: c.field(), Image: location, Message: fmt.Sprintf("%s: the image's CUDA %s (from %s) needs NVIDIA driver %s or newer (%s at the least, with minor-version "+
+			severity, unless := pass.Rule.Severity, ""
+			if framework, ok := olderBundledCUDA(c, toolkit, driver); ok {
+				severity = lint.Warning
+				unless = fmt.Sprintf(" if anything in the image loads the base image's CUDA libraries (%s %s brings its own CUDA %s runtime, "+
+					"which this driver runs)", framework.Name, framework.Version, framework.CUDA)
+			}
+			pass.Report(lint.Diagnostic{Severity: severity, Path: c.field(), Image: location, Message: fmt.Sprintf("%s: the image's CUDA %s (from %s) needs NVIDIA driver %s or newer (%s at the least, with minor-version "+
 				"compatibility) but the nodes run %s: the first CUDA call fails with \"CUDA driver version is insufficient for "+
-				"CUDA runtime version\" %s; upgrade the GPU nodes' driver or use an image built for CUDA %s", c.label(), toolkit.Version, toolkit.From, fullText, floor.DriverString(), configured, where(c.img, "", location.Path), orUnknown(driverCUDA))})
+				"CUDA runtime version\"%s %s; upgrade the GPU nodes' driver or use an image built for CUDA %s", c.label(), toolkit.Version, toolkit.From, fullText, floor.DriverString(), configured, unless, where(c.img, "", location.Path), orUnknown(driverCUDA))})
 		case knownFull && driver.Compare(full) < 0:
 			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: c.field(), Image: location, Message: fmt.Sprintf("%s: the image's CUDA %s (from %s) needs NVIDIA driver %s for full functionality but the nodes run %s: it runs "+
 				"under minor-version compatibility, where PTX JIT of code newer than CUDA %s fails %s; upgrade the driver to %s", c.label(), toolkit.Version, toolkit.From, full.DriverString(), configured, orUnknown(driverCUDA), where(c.img, "", location.Path), full.DriverString())})
@@ -199,6 +207,29 @@ func newerFrameworkCUDA(c *imageCheck, toolkit cuda.Toolkit) (cuda.Toolkit, bool
 		from += fmt.Sprintf(", over the base image's CUDA %s from %s", toolkit.Version, toolkit.From)
 	}
 	return cuda.Toolkit{Version: version, From: from, FromFramework: true}, true
+}
+
+// olderBundledCUDA is the framework whose own CUDA runtime the
+// container's Python loads, when that CUDA is older than the base image's
+// and the driver runs it: torch wheels bring theirs (inside the wheel or
+// as NVIDIA's runtime wheel), so the base image's CUDA, which no
+// NVIDIA_REQUIRE_CUDA made the container toolkit check, matters only if
+// something else in the image loads it. The finding on it is then a
+// warning.
+func olderBundledCUDA(c *imageCheck, toolkit cuda.Toolkit, driver cuda.Version) (python.Framework, bool) {
+	if toolkit.FromFramework || toolkit.Version == nil {
+		return python.Framework{}, false
+	}
+	framework, ok := newestFrameworkCUDA(c)
+	if !ok || framework.Name != "torch" && !framework.Runtime {
+		return python.Framework{}, false
+	}
+	version, _ := cuda.ParseVersion(framework.CUDA)
+	floor, known := cuda.MinorCompatibleDriver(version)
+	if version.Compare(toolkit.Version.MajorMinor()) >= 0 || !known || driver.Compare(floor) < 0 {
+		return python.Framework{}, false
+	}
+	return framework, true
 }
 
 // frameworkCUDA is the first framework the container's Python has.
