@@ -85,8 +85,11 @@ func checkGGUFUnloadable(pass *lint.Pass) {
 			pass.Reportf(field, "%s: %s (%s; it has %s): the server exits at start (\"failed to open GGUF file\"); "+
 				"point it at one of those", describe(link.Container), problem.text, link.How, joinAnd(ggufNames(m.GGUF)))
 		case problem.kind == ggufAmbiguous:
-			pass.Reportf(field, "%s: %s (%s: %s), so which one it loads is not known; name the file to serve",
-				describe(link.Container), problem.text, link.ServerPath.Value, joinAnd(ggufNames(m.GGUF)))
+			// Not a failure: llama.cpp's -hf without a :QUANT tag takes the
+			// repo's Q4_K_M file, else its first (common/arg.cpp).
+			pass.Report(lint.Diagnostic{Severity: lint.Warning, Path: field, Message: fmt.Sprintf(
+				"%s: %s (%s: %s), so which one it loads is not known here; name the file to serve (-hf REPO:QUANT)",
+				describe(link.Container), problem.text, link.ServerPath.Value, joinAnd(ggufNames(m.GGUF)))})
 		case problem.kind == ggufUnreadable:
 			pass.Reportf(field, "%s: %s: the server fails to load it (llama.cpp: \"llama_model_load: error loading model\") and the "+
 				"container restarts forever; download the file again", describe(link.Container), problem.text)
