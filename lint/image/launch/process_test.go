@@ -202,8 +202,8 @@ func TestStrictGroups(t *testing.T) {
 func TestProcessSwitchUser(t *testing.T) {
 	_, img := startCase{name: "switch", spec: withArgv("/bin/sh")}.replay(t)
 	app := User{UID: 1000, GID: 1000, Groups: []uint32{1000}, Name: "app", Home: "/home/app", Via: "su-exec", From: "su-exec"}
-	gosuApp := app
-	gosuApp.Via, gosuApp.From = "gosu", "gosu"
+	setprivApp := app
+	setprivApp.Via, setprivApp.From = "setpriv", "setpriv"
 	cases := []struct {
 		name     string
 		runs     []Run
@@ -215,10 +215,10 @@ func TestProcessSwitchUser(t *testing.T) {
 	}{
 		{name: "no switch", runs: []Run{{User: User{Name: "root", Home: "/root"}}}, user: "uid 0 (root)", home: "/root", known: true},
 		{name: "su-exec sets HOME", runs: []Run{{User: app, Home: "/home/app", HomeSet: true}}, user: "uid 1000 (app, via su-exec)", home: "/home/app", known: true},
-		{name: "gosu keeps HOME", runs: []Run{{User: gosuApp}}, user: "uid 1000 (app, via gosu)", home: "/root", homeKept: true, known: true},
-		{name: "a side run and a failing one do not count", runs: []Run{{User: gosuApp}, {User: app, Side: true}, {User: User{UID: 7}, Fails: true}},
-			user: "uid 1000 (app, via gosu)", home: "/root", homeKept: true, known: true},
-		{name: "branches as different users", runs: []Run{{User: gosuApp}, {User: User{Name: "root", Home: "/root"}}},
+		{name: "setpriv keeps HOME", runs: []Run{{User: setprivApp}}, user: "uid 1000 (app, via setpriv)", home: "/root", homeKept: true, known: true},
+		{name: "a side run and a failing one do not count", runs: []Run{{User: setprivApp}, {User: app, Side: true}, {User: User{UID: 7}, Fails: true}},
+			user: "uid 1000 (app, via setpriv)", home: "/root", homeKept: true, known: true},
+		{name: "branches as different users", runs: []Run{{User: setprivApp}, {User: User{Name: "root", Home: "/root"}}},
 			user: "the user a wrapper switches to (the script's branches run the server as different users)"},
 		{name: "the wrapper reads a mounted /etc/passwd", runs: []Run{{User: app, Home: "/home/app", HomeSet: true}},
 			mounts: []Mount{{Path: "/etc/passwd", Volume: "passwd"}},

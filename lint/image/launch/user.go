@@ -280,9 +280,9 @@ const (
 // Switched is who a program runs as once a wrapper changed the user.
 type Switched struct {
 	User User
-	// SetsHome says the wrapper sets HOME (su-exec, runuser, setpriv
-	// --reset-env), to Home: the user's home in /etc/passwd, "/" when
-	// su-exec finds no entry, "" when it is not known.
+	// SetsHome says the wrapper sets HOME (gosu, su-exec, runuser,
+	// setpriv --reset-env), to Home: the user's home in /etc/passwd, "/"
+	// when gosu or su-exec finds no entry, "" when it is not known.
 	SetsHome bool
 	Home     string
 	// Fails says why the wrapper exits before it runs the program, in its
@@ -302,9 +302,10 @@ type Switched struct {
 //   - gosu USER[:GROUP] resolves the spec as runc does (moby/sys/user
 //     GetExecUser): a number is a uid, a name must have an entry;
 //     without a group, a named user gets its entry's gid and /etc/group
-//     memberships, a uid without an entry keeps the gid. It sets HOME
-//     only when it is empty, which runc never leaves it
-//     (tianon/gosu setup-user.go).
+//     memberships, a uid without an entry keeps the gid. It unsets HOME
+//     before the switch, so the switch always sets it: the entry's home,
+//     else "/" (tianon/gosu main.go, "clear HOME so that SetupUser will
+//     set it"; setup-user.go).
 //   - su-exec USER[:GROUP] takes a number as the uid, a name from
 //     getpwnam (it exits without one), then the uid's entry for the gid,
 //     the memberships (getgrouplist, unless a group is given) and HOME,
@@ -337,7 +338,7 @@ type Switched struct {
 // stays unresolved, and so does every switch after it.
 func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 	to := Switched{User: User{Via: sw.Wrapper, From: sw.Wrapper, NoPasswd: from.NoPasswd}}
-	sets := sw.Wrapper == "su-exec" || sw.Wrapper == "runuser" && !sw.KeepEnv || sw.Wrapper == "setpriv" && sw.ResetEnv
+	sets := sw.Wrapper == "gosu" || sw.Wrapper == "su-exec" || sw.Wrapper == "runuser" && !sw.KeepEnv || sw.Wrapper == "setpriv" && sw.ResetEnv
 	if from.Unresolved != "" || sw.Unknown != "" {
 		to.User.Unresolved = sw.Unknown
 		if to.User.Unresolved == "" {
@@ -399,8 +400,10 @@ func SwitchUser(from User, sw shell.Switch, img *image.Image) Switched {
 			}
 			named = true
 		}
+		to.Home = rootHome
 		if account != nil {
 			user.UID, user.GID = account.UID, account.GID
+			to.Home = account.Home
 		}
 		if sw.Group != "" {
 			gid, ok := groupID(sw.Group)
