@@ -418,15 +418,9 @@ func compareControls(config *triton.Config, inputs map[string]onnx.ValueInfo, na
 			continue
 		}
 		if info.HasShape {
-			shape := make([]int64, 0, len(info.Dims))
-			for i, dim := range info.Dims {
-				if i == 0 && config.MaxBatchSize > 0 {
-					continue
-				}
-				shape = append(shape, -1)
-				if dim.Fixed() {
-					shape[len(shape)-1] = dim.Value
-				}
+			shape := tritonShape(info)
+			if config.MaxBatchSize > 0 && len(shape) > 0 {
+				shape = shape[1:]
 			}
 			if len(shape) != 1 || shape[0] != 1 {
 				problems = append(problems, tritonProblem{
@@ -439,23 +433,12 @@ func compareControls(config *triton.Config, inputs map[string]onnx.ValueInfo, na
 		if want := onnx.TypeName(info.ElemType); want != "" && control.DataType != "" && control.DataType != want {
 			problems = append(problems, tritonProblem{
 				triton: fmt.Sprintf("unable to load model '%s', sequence control '%s', the model expects data-type %s but the model configuration specifies data-type %s",
-					name, control.Input, onnxTypeName(info.ElemType), control.DataType),
+					name, control.Input, onnx.ElemTypeName(info.ElemType), control.DataType),
 				fix: controlTypeFix(control, want),
 			})
 		}
 	}
 	return problems
-}
-
-// onnxTypeName is the backend's OnnxDataTypeName: ONNX's name of an
-// element type, without ONNX_TENSOR_ELEMENT_DATA_TYPE_.
-func onnxTypeName(elemType int64) string {
-	names := []string{"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL",
-		"FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"}
-	if elemType >= 0 && elemType < int64(len(names)) {
-		return names[elemType]
-	}
-	return strconv.FormatInt(elemType, 10)
 }
 
 func controlTypeFix(control triton.SequenceControl, want string) string {
@@ -508,15 +491,22 @@ func inputCountFix(config *triton.Config, expected int, inputNames []string) str
 	return fix
 }
 
-// compareDims is Triton's CompareDimsSupported.
-func compareDims(config *triton.Config, tensor triton.Tensor, info onnx.ValueInfo, name string, exact bool) *tritonProblem {
-	modelShape := make([]int64, len(info.Dims))
+// tritonShape is a tensor's shape as Triton prints it: -1 for a dynamic
+// dimension.
+func tritonShape(info onnx.ValueInfo) []int64 {
+	shape := make([]int64, len(info.Dims))
 	for i, dim := range info.Dims {
-		modelShape[i] = -1
+		shape[i] = -1
 		if dim.Fixed() {
-			modelShape[i] = dim.Value
+			shape[i] = dim.Value
 		}
 	}
+	return shape
+}
+
+// compareDims is Triton's CompareDimsSupported.
+func compareDims(config *triton.Config, tensor triton.Tensor, info onnx.ValueInfo, name string, exact bool) *tritonProblem {
+	modelShape := tritonShape(info)
 	dims := tensor.Dims
 	if tensor.HasReshape {
 		dims = tensor.Reshape

@@ -425,6 +425,19 @@ func TypeName(dataType int64) string {
 	return names[dataType]
 }
 
+// ElemTypeName is ONNX's name of an element type without its
+// ONNX_TENSOR_ELEMENT_DATA_TYPE_ prefix (FLOAT, INT64), as Triton's ONNX
+// Runtime backend prints it (OnnxDataTypeName); the number for one it
+// does not name.
+func ElemTypeName(elemType int64) string {
+	names := []string{"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL",
+		"FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"}
+	if elemType >= 0 && elemType < int64(len(names)) {
+		return names[elemType]
+	}
+	return strconv.FormatInt(elemType, 10)
+}
+
 // Locations are the distinct external data files, sorted.
 func (model *Model) Locations() []string {
 	set := map[string]bool{}
