@@ -477,7 +477,7 @@ func selectingService(pass *lint.Pass) string {
 		return ""
 	}
 	namespace := w.Object.Namespace
-	services := pass.Objects.Derived("service selectors in "+namespace, func() any {
+	services := pass.Objects.DerivedIn(namespace, "service selectors", func() any {
 		return serviceSelectors(pass.Objects, namespace)
 	}).([]serviceSelector)
 	for _, service := range services {

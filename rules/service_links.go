@@ -146,7 +146,7 @@ type serviceLink struct {
 // written) that have a cluster IP and a port.
 func linkingServices(pass *lint.Pass) []serviceLink {
 	namespace := pass.Workload().Object.Namespace
-	return pass.Objects.Derived("service links in "+namespace, func() any {
+	return pass.Objects.DerivedIn(namespace, "service links", func() any {
 		return namespaceServiceLinks(pass.Objects, namespace)
 	}).([]serviceLink)
 }

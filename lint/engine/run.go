@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -240,8 +241,13 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	// On every CPU, each target's rules in order on one goroutine; the
 	// results come back in target order, so the report does not depend on
 	// the schedule.
-	order := byNamespaceInTurn(workloadPhase)
-	evaluatedInTurn := parallel.Map(order, func(i int) *evaluated { return stage.lint(workloadPhase[i]) })
+	order := inNamespaceTurns(workloadPhase, 2*runtime.GOMAXPROCS(0))
+	release := newNamespaceRelease(workloadPhase, units.sets())
+	evaluatedInTurn := parallel.Map(order, func(i int) *evaluated {
+		done := stage.lint(workloadPhase[i])
+		release.done(workloadPhase[i])
+		return done
+	})
 	inTargetOrder := make([]*evaluated, len(workloadPhase))
 	for turn, i := range order {
 		inTargetOrder[i] = evaluatedInTurn[turn]
@@ -267,39 +273,6 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	redactResult(result, secrets)
 	sortResult(result)
 	return result, nil
-}
-
-// byNamespaceInTurn is the order the workers take the targets in: a
-// target of each namespace in turn, the namespaces in the order they first
-// appear. Rules derive some values once per namespace (Set.Derived), and a
-// worker that needs one another is deriving waits for it; taken in target
-// order, where a namespace's workloads sit side by side, both workers
-// started on the same namespace together and one waited.
-func byNamespaceInTurn(targets []*lint.Target) []int {
-	var namespaces []string
-	members := map[string][]int{}
-	for i, target := range targets {
-		namespace := ""
-		if target.Workload != nil {
-			namespace = target.Workload.Object.Namespace
-		}
-		if _, seen := members[namespace]; !seen {
-			namespaces = append(namespaces, namespace)
-		}
-		members[namespace] = append(members[namespace], i)
-	}
-	order := make([]int, 0, len(targets))
-	for turn := 0; len(namespaces) > 0; turn++ {
-		left := namespaces[:0] // those with targets after this turn
-		for _, namespace := range namespaces {
-			order = append(order, members[namespace][turn])
-			if turn+1 < len(members[namespace]) {
-				left = append(left, namespace)
-			}
-		}
-		namespaces = left
-	}
-	return order
 }
 
 // workloadStage lints the targets of the workload phase, each on its own.
@@ -413,6 +386,15 @@ func unitSets(files []*manifest.File, all *manifest.Set, parents map[int]int) un
 			group = append(group[:len(group):len(group)], grouped[parent]...)
 		}
 		sets.byUnit[unit] = all.Subset(group)
+	}
+	return sets
+}
+
+// sets are every set a target's rules may see.
+func (u unitSet) sets() []*manifest.Set {
+	sets := []*manifest.Set{u.all}
+	for _, set := range u.byUnit {
+		sets = append(sets, set)
 	}
 	return sets
 }

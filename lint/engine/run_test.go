@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -147,22 +148,72 @@ func TestReportOnModelTarget(t *testing.T) {
 	}
 }
 
-// TestByNamespaceInTurn: the workers take a target of each namespace in
-// turn, namespaces in the order they first appear, every target once.
-func TestByNamespaceInTurn(t *testing.T) {
+// TestInNamespaceTurns: the workers take a target of each open namespace
+// in turn, two open here, the targets of no namespace first, every target
+// once; a namespace that runs out gives its place to the next.
+func TestInNamespaceTurns(t *testing.T) {
 	var targets []*lint.Target
 	for _, namespace := range []string{"a", "a", "a", "b", "", "b", "c"} {
 		object := &manifest.Object{Kind: "Deployment", Namespace: namespace}
 		targets = append(targets, &lint.Target{Workload: &manifest.Workload{Object: object}})
 	}
 	targets = append(targets, &lint.Target{Model: &model.Model{Dir: "m"}}) // no namespace, as ""
-	got := byNamespaceInTurn(targets)
-	want := []int{0, 3, 4, 6, 1, 5, 7, 2}
+	got := inNamespaceTurns(targets, 2)
+	want := []int{4, 0, 7, 1, 3, 2, 5, 6}
 	if !slices.Equal(got, want) {
 		t.Errorf("order %v, want %v", got, want)
 	}
-	if got := byNamespaceInTurn(nil); len(got) != 0 {
+	if got := inNamespaceTurns(targets, 100); !slices.Equal(got, []int{4, 0, 3, 6, 7, 1, 5, 2}) {
+		t.Errorf("every namespace open: order %v", got)
+	}
+	if got := inNamespaceTurns(nil, 2); len(got) != 0 {
 		t.Errorf("no targets: order %v", got)
+	}
+}
+
+// TestNamespaceRelease: a namespace is released once its last target is
+// done and so is every target of no namespace, whose rules read the
+// objects of any namespace.
+func TestNamespaceRelease(t *testing.T) {
+	var source strings.Builder
+	for _, namespace := range []string{"a", "b", ""} {
+		fmt.Fprintf(&source, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: %q}\n"+
+			"spec: {template: {spec: {containers: [{name: c, image: i}]}}}\n---\n"+
+			"apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: %q}\nspec: {selector: {app: a}}\n---\n", namespace, namespace)
+	}
+	file, err := manifest.Load("release.yaml", []byte(source.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := manifest.NewSet([]*manifest.File{file}, manifest.ReleaseTyped())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var targets []*lint.Target
+	for _, w := range set.Workloads {
+		targets = append(targets, &lint.Target{Workload: w})
+	}
+	release := newNamespaceRelease(targets, []*manifest.Set{set})
+	serviceIn := func(namespace string) *manifest.Object {
+		for _, object := range set.Objects {
+			if object.Kind == "Service" && object.Namespace == namespace {
+				return object
+			}
+		}
+		t.Fatalf("no Service in %q", namespace)
+		return nil
+	}
+	release.done(targets[0]) // a's only target, before the one of no namespace
+	if !serviceIn("a").Has("spec") {
+		t.Error("a released while the target of no namespace, which reads its objects, is not done")
+	}
+	release.done(targets[2])
+	if serviceIn("a").Has("spec") || !serviceIn("b").Has("spec") || !serviceIn("").Has("spec") {
+		t.Error("after a's and no namespace's targets: want a's Service released, b's and the one of no namespace kept")
+	}
+	release.done(targets[1])
+	if serviceIn("b").Has("spec") || !serviceIn("").Has("spec") {
+		t.Error("after b's target: want b's Service released, the one of no namespace kept")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -110,7 +111,8 @@ func (d *Document) retire() {
 		defer d.owner.sleep.mu.Unlock()
 		d.sleeping.Store(false)
 	}
-	d.plain, d.rare, d.packed = nil, nil, nil
+	d.plain, d.rare, d.packed, d.readPacked = nil, nil, nil, false
+	d.unpacked.last = weak.Pointer[fieldTable]{}
 	d.fields = fieldTable{retired: true}
 }
 

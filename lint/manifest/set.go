@@ -28,7 +28,15 @@ type Set struct {
 	inNamespace map[string]map[string][]int
 
 	derivedMu sync.Mutex
-	derived   map[string]*derivedValue // see Derived
+	derived   map[derivedKey]*derivedValue // see Derived and DerivedIn
+}
+
+// derivedKey names a derived value: of the whole set, or of one namespace
+// (inNamespace).
+type derivedKey struct {
+	namespace   string
+	inNamespace bool
+	key         string
 }
 
 // SetOption changes how NewSet reads the objects.
@@ -153,14 +161,24 @@ func (s *Set) Subset(files []*File) *Set {
 }
 
 // Derived returns what compute derives from the objects, computed once per
-// set and key: a rule that reads the same objects for every workload of a
-// namespace (the Services whose links the kubelet injects) derives them
-// once per namespace, not once per workload. Keys are computed apart: the
-// rules of another namespace's workloads do not wait for this one's.
+// set and key. Keys are computed apart: a caller of one does not wait for
+// another's compute.
 func (s *Set) Derived(key string, compute func() any) any {
+	return s.derive(derivedKey{key: key}, compute)
+}
+
+// DerivedIn is Derived for a value of one namespace's objects: a rule that
+// reads the same objects for every workload of a namespace (the Services
+// whose links the kubelet injects) derives them once per namespace, not once
+// per workload, and the value goes with ReleaseNamespace.
+func (s *Set) DerivedIn(namespace, key string, compute func() any) any {
+	return s.derive(derivedKey{namespace: namespace, inNamespace: true, key: key}, compute)
+}
+
+func (s *Set) derive(key derivedKey, compute func() any) any {
 	s.derivedMu.Lock()
 	if s.derived == nil {
-		s.derived = map[string]*derivedValue{}
+		s.derived = map[derivedKey]*derivedValue{}
 	}
 	entry := s.derived[key]
 	if entry == nil {

@@ -1,0 +1,41 @@
+package manifest
+
+// readInNamespace are the kinds (group/kind) a pod refers to by name in its
+// own namespace, and which rules read only for the workloads of that
+// namespace or of none (see Find and OfKindsIn). Once those are linted,
+// nothing reads their documents again.
+var readInNamespace = map[string]bool{
+	"/Service": true, "/ConfigMap": true, "/Secret": true, "/PersistentVolumeClaim": true,
+	"/LimitRange": true, "/ResourceQuota": true, "policy/PodDisruptionBudget": true,
+}
+
+// ReleaseNamespace says the rules are done with the workloads of a
+// namespace and with those written without one, which may be placed in any:
+// the namespace's derived values go (DerivedIn), and so do the documents of
+// its objects of the kinds only those workloads' rules read. A run of
+// 100,000 Deployments holds 400,000 such objects beside them; released as
+// their namespaces are linted, they are not all held to the end.
+func (s *Set) ReleaseNamespace(namespace string) {
+	s.derivedMu.Lock()
+	for key := range s.derived {
+		if key.inNamespace && key.namespace == namespace {
+			delete(s.derived, key)
+		}
+	}
+	s.derivedMu.Unlock()
+	if namespace == "" {
+		return // objects written without a namespace are read from every one
+	}
+	for kind, byNamespace := range s.inNamespace {
+		if !readInNamespace["/"+kind] && !readInNamespace["policy/"+kind] {
+			continue
+		}
+		for _, i := range byNamespace[namespace] {
+			object := s.Objects[i]
+			// An object of a List shares its document with the others.
+			if readInNamespace[object.Group()+"/"+object.Kind] && object.holds == nil && object.Base == "" {
+				object.Doc.retire()
+			}
+		}
+	}
+}
