@@ -5,9 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"weak"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -23,28 +21,29 @@ type Position struct {
 // scalars) on demand.
 type Document struct {
 	File  string
-	Index int // 0-based position of the document in its file
+	Index int32 // 0-based position of the document in its file
+	// sleeping says fields were dropped, or their entries packed, until
+	// owner, the document's file, wakes (see File.Settle).
+	sleeping atomic.Bool
 	// plain is the value Plain made from fields, once asked for.
-	plainOnce sync.Once
-	plain     any
+	plain atomic.Pointer[plainValue]
 	// fields are where each written field path ("spec.replicas",
 	// "spec.containers[0]") has its key (or sequence item) start, as a
 	// tree (see fieldTable). Its root, the empty path, is the document.
 	fields fieldTable
 	// rare is what few documents have (aliases, rendering, composition):
 	// a run holds every document of its PATHs, most without any of it.
-	rare *rareFields
-	// sleeping says fields were dropped, or their entries packed, until
-	// owner, the document's file, wakes (see File.Settle).
-	sleeping atomic.Bool
-	owner    *File
-	packed   []byte // see packEntries
-	// readPacked says packed holds the entries for good, and each read
-	// unpacks them, or takes the copy a recent read unpacked (see
-	// packForReads).
-	readPacked bool
-	unpacked   unpackedTable
+	rare  *rareFields
+	owner *File
+	// packed holds the entries while the document sleeps, or for good
+	// once awake: then each read unpacks them, or takes the copy a recent
+	// read unpacked (see packForReads).
+	packed   []byte
+	unpacked unpackedTable
 }
+
+// plainValue is a document's plain value, as Plain made it.
+type plainValue struct{ value any }
 
 // rareFields are the parts of a Document that few documents have.
 type rareFields struct {
@@ -94,12 +93,16 @@ func (d *Document) Plain() any {
 	if fields.retired {
 		retiredReads.Add(1)
 	}
-	d.plainOnce.Do(func() {
-		if len(fields.entries) > 0 {
-			d.plain = fields.plain(0)
-		}
-	})
-	return d.plain
+	if made := d.plain.Load(); made != nil {
+		return made.value
+	}
+	made := &plainValue{}
+	if len(fields.entries) > 0 {
+		made.value = fields.plain(0)
+	}
+	// Two first reads at once both make it; the first one stored is kept.
+	d.plain.CompareAndSwap(nil, made)
+	return d.plain.Load().value
 }
 
 // retire drops what the document holds: its fields, values and where they
@@ -111,8 +114,9 @@ func (d *Document) retire() {
 		defer d.owner.sleep.mu.Unlock()
 		d.sleeping.Store(false)
 	}
-	d.plain, d.rare, d.packed, d.readPacked = nil, nil, nil, false
-	d.unpacked.last = weak.Pointer[fieldTable]{}
+	d.plain.Store(nil)
+	d.rare, d.packed = nil, nil
+	d.unpacked.last.Store(nil)
 	d.fields = fieldTable{retired: true}
 }
 

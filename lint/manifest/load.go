@@ -612,7 +612,7 @@ func parseDocuments(path string, source []byte, add func(*Document)) error {
 			return fmt.Errorf("%s: document %d: %w", path, index+part.failedDoc+1, part.convertErr)
 		}
 		for _, doc := range part.docs {
-			doc.Index = index
+			doc.Index = int32(index)
 			index++
 			add(doc)
 		}
@@ -794,7 +794,7 @@ func convertDocument(path string, index int, root *yaml.Node, keys map[string]st
 	if len(root.Content) > 0 {
 		start = root.Content[0] // the document's first key, not its "---"
 	}
-	doc := &Document{File: path, Index: index}
+	doc := &Document{File: path, Index: int32(index)}
 	size := countNodes(root)
 	conv := converter{fields: newFieldTable(Position{start.Line, start.Column}, size.fields), budget: min(10*size.nodes+10000, max(size.nodes, MaxDocumentValues)), keys: keys, values: size.expands, spans: spans}
 	conv.text = (*text)[:0]

@@ -86,7 +86,7 @@ func (f *File) Settle(reread func() ([]byte, error), deep bool) {
 			doc.packed = packEntries(doc.fields.entries)
 			doc.fields.entries = nil
 		}
-		doc.plain, doc.plainOnce = nil, sync.Once{}
+		doc.plain.Store(nil)
 		doc.sleeping.Store(true)
 	}
 	for _, object := range f.Objects {
@@ -130,7 +130,7 @@ func (f *File) wakeLocked() error {
 			// Packed from what was read first: a file that changed since
 			// fails the run all the same (WakeError).
 			doc.fields.entries, doc.packed = unpackEntries(doc.packed), nil
-		case err == nil && doc.Index < len(docs):
+		case err == nil && int(doc.Index) < len(docs):
 			doc.fields = docs[doc.Index].fields
 		}
 		doc.sleeping.Store(false)
@@ -176,8 +176,8 @@ func (d *Document) table() *fieldTable {
 	if d.sleeping.Load() {
 		d.owner.wake() //nolint:errcheck // the file keeps the error for WakeError
 	}
-	if d.readPacked {
-		return d.unpacked.table(d)
+	if d.packed != nil {
+		return d.unpacked.table(d) // packed for reads: a sleeping one's were unpacked as it woke
 	}
 	return &d.fields
 }
@@ -192,30 +192,29 @@ func (d *Document) table() *fieldTable {
 // packForReads packs the document's entries for good. It must be called
 // before the document is shared.
 func (d *Document) packForReads() {
-	if d.readPacked || len(d.fields.entries) == 0 {
+	if d.packed != nil || len(d.fields.entries) == 0 {
 		return
 	}
 	d.packed = packEntries(d.fields.entries)
 	d.fields.entries = nil
-	d.readPacked = true
 }
 
 // unpackedTable is the last table a read of a packed document unpacked.
 type unpackedTable struct {
-	mu   sync.Mutex
-	last weak.Pointer[fieldTable]
+	last atomic.Pointer[weak.Pointer[fieldTable]]
 }
 
 // table is the document's table, unpacked again when the collector took
-// the last one.
+// the last one. Two reads at once may both unpack it.
 func (u *unpackedTable) table(d *Document) *fieldTable {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if t := u.last.Value(); t != nil {
-		return t
+	if last := u.last.Load(); last != nil {
+		if t := last.Value(); t != nil {
+			return t
+		}
 	}
 	t := &fieldTable{entries: unpackEntries(d.packed), text: d.fields.text}
-	u.last = weak.Make(t)
+	last := weak.Make(t)
+	u.last.Store(&last)
 	return t
 }
 

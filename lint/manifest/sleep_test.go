@@ -51,7 +51,7 @@ func TestSleepingFileWakesAsItWas(t *testing.T) {
 		// The Service does not sleep: other workloads' rules read it. Its
 		// entries are packed for good, and each read unpacks them.
 		service := set.Find("Service", "", "s")
-		if service.Doc.sleeping.Load() || !service.Doc.readPacked || len(service.Doc.fields.entries) != 0 {
+		if service.Doc.sleeping.Load() || service.Doc.packed == nil || len(service.Doc.fields.entries) != 0 {
 			t.Errorf("deep %v: the Service's document sleeps, or its %d entries are not packed", deep, len(service.Doc.fields.entries))
 		}
 		if got, pos := service.stringAt("spec", "selector", "app"), service.Locate("spec.selector.app"); got != "a" || pos != (Position{Line: 15, Column: 19}) {

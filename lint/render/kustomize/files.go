@@ -103,7 +103,7 @@ func (o *Overlay) Files(objects []Object) ([]Built, error) {
 		owner := root.owner(g.source)
 		chain := root.chain(owner)
 		for _, doc := range file.Documents() {
-			if doc.Index >= len(g.resources) {
+			if int(doc.Index) >= len(g.resources) {
 				continue
 			}
 			res := g.resources[doc.Index]
