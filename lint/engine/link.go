@@ -452,25 +452,59 @@ func modelPathAnnotation(w *manifest.Workload) string {
 
 // linkNotes say, for the reports, how each serving container of a workload
 // target found (or did not find) its model.
-func linkNotes(target *lint.Target) []string {
+func linkNotes(target *lint.Target) []linkNote {
 	if target.Workload == nil {
 		return nil
 	}
-	var notes []string
+	var notes []linkNote
 	for _, link := range target.Links {
-		where := fmt.Sprintf("%s %s: %s %s", target.Name(), link.Container.Label(), link.ServerPath.From, link.ServerPath.Value)
+		// A copy of the value: it may be a part of a script read from an image.
+		note := linkNote{container: link.Container.Label(), from: link.ServerPath.From, value: strings.Clone(link.ServerPath.Value)}
 		img := target.Images[link.Container.Image]
 		switch {
 		case link.Model != nil:
-			notes = append(notes, fmt.Sprintf("%s → model %s (%s)", where, link.Model.Dir, link.How))
+			note.found, note.detail, note.how = linkedModel, link.Model.Dir, link.How
 		case link.Mount == nil && img != nil && img.FS() != nil:
-			notes = append(notes, fmt.Sprintf("%s → no volumeMount covers it and image %s holds no model dir there", where, img.Reference))
+			note.found, note.detail = notInImage, img.Reference
 		case link.Mount != nil:
-			notes = append(notes, fmt.Sprintf("%s → on the volume mounted at %s; no model dir given for it (map one with "+
-				"--model DIR:%s, the %s annotation, or models: in .modellint.yaml)", where, link.Mount.Mount, link.Mount.Mount, lint.ModelPathAnnotation))
+			note.found, note.detail = onVolume, link.Mount.Mount
 		default:
-			notes = append(notes, where+" → no volumeMount covers it and the image was not read, so no model is linked")
+			note.found = imageNotRead
 		}
+		notes = append(notes, note)
 	}
 	return notes
+}
+
+// linkNote is a line of Result.Links in its parts: a run holds one for
+// each serving container until the reports, and most of the line's text
+// is the same for all of them.
+type linkNote struct {
+	container, from, value string // the container's label, the server path's setting and value
+	found                  linkFound
+	detail, how            string // the model dir, image or mount path; how the model was linked
+}
+
+type linkFound uint8
+
+const (
+	linkedModel linkFound = iota
+	notInImage
+	onVolume
+	imageNotRead
+)
+
+// line is the note as Result.Links has it, on a target named name.
+func (n *linkNote) line(name string) string {
+	where := name + " " + n.container + ": " + n.from + " " + n.value
+	switch n.found {
+	case linkedModel:
+		return fmt.Sprintf("%s → model %s (%s)", where, n.detail, n.how)
+	case notInImage:
+		return fmt.Sprintf("%s → no volumeMount covers it and image %s holds no model dir there", where, n.detail)
+	case onVolume:
+		return fmt.Sprintf("%s → on the volume mounted at %s; no model dir given for it (map one with "+
+			"--model DIR:%s, the %s annotation, or models: in .modellint.yaml)", where, n.detail, n.detail, lint.ModelPathAnnotation)
+	}
+	return where + " → no volumeMount covers it and the image was not read, so no model is linked"
 }

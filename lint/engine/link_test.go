@@ -179,3 +179,26 @@ spec:
 		}
 	}
 }
+
+// TestLinkNoteLines: each way a container finds (or does not find) its
+// model reads as Result.Links has it.
+func TestLinkNoteLines(t *testing.T) {
+	base := linkNote{container: "container server", from: "--model", value: "/models/m"}
+	for _, tc := range []struct {
+		found       linkFound
+		detail, how string
+		want        string
+	}{
+		{linkedModel, "models/m", "--model flag", "Deployment/d container server: --model /models/m → model models/m (--model flag)"},
+		{notInImage, "vllm:1", "", "Deployment/d container server: --model /models/m → no volumeMount covers it and image vllm:1 holds no model dir there"},
+		{onVolume, "/models", "", "Deployment/d container server: --model /models/m → on the volume mounted at /models; no model dir given for it " +
+			"(map one with --model DIR:/models, the modellint.dev/model-path annotation, or models: in .modellint.yaml)"},
+		{imageNotRead, "", "", "Deployment/d container server: --model /models/m → no volumeMount covers it and the image was not read, so no model is linked"},
+	} {
+		note := base
+		note.found, note.detail, note.how = tc.found, tc.detail, tc.how
+		if got := note.line("Deployment/d"); got != tc.want {
+			t.Errorf("found %d:\n got %s\nwant %s", tc.found, got, tc.want)
+		}
+	}
+}

@@ -256,7 +256,9 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 		if done.err != nil {
 			return nil, done.err
 		}
-		result.Links = append(result.Links, done.links...)
+		for i := range done.links {
+			result.Links = append(result.Links, done.links[i].line(done.name))
+		}
 	}
 	// A file read again to be linted must be the file read first.
 	for _, file := range files {
@@ -442,7 +444,7 @@ type evaluated struct {
 	unlistedSkips int
 	// links say how the target's serving containers found their models
 	// (Result.Links).
-	links []string
+	links []linkNote
 	// err is why the target's workload could not be read again.
 	err error
 	// line is the target's (Target.Line), read while its document is there.
