@@ -65,21 +65,7 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	// run is tens of MB, not worth holding whole.
 	output := bufio.NewWriter(w)
 
-	// One group per file, in the order the (sorted) findings name them.
-	var groups [][]lint.Finding
-	groupOf := map[string]int{}
-	for _, finding := range result.Findings {
-		if finding.Suppressed() {
-			continue
-		}
-		index, seen := groupOf[finding.Location.File]
-		if !seen {
-			index = len(groups)
-			groupOf[finding.Location.File] = index
-			groups = append(groups, nil)
-		}
-		groups[index] = append(groups[index], finding)
-	}
+	groups := fileGroups(result.Findings)
 	layout := newFindingLayout(result.Findings, options.width())
 	var pieces []tablePiece
 	for _, findings := range groups {
@@ -106,27 +92,29 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 			output.Write(table)
 		}
 	}
-	var out bytes.Buffer
 	// Which model dir each server was linked to decides what the cross
-	// checks compared, so it is always shown.
+	// checks compared, so it is always shown. One per server container:
+	// wrapped on every CPU, a batch at a time.
 	if len(result.Links) > 0 {
-		out.WriteString(paint.paint(ansiBold, "Model links") + "\n")
-		// One per server container: wrapped on every CPU.
-		for _, lines := range parallel.Map(result.Links, func(link string) string {
-			var wrapped strings.Builder
-			for i, line := range wrapWords(link, options.width()-4) {
-				indent := "  "
-				if i > 0 {
-					indent = "    "
+		output.WriteString(paint.paint(ansiBold, "Model links") + "\n")
+		for start := 0; start < len(result.Links); start += linkBatch {
+			for _, lines := range parallel.Map(result.Links[start:min(start+linkBatch, len(result.Links))], func(link string) []byte {
+				var wrapped []byte
+				for i, line := range wrapWords(link, options.width()-4) {
+					indent := "  "
+					if i > 0 {
+						indent = "    "
+					}
+					wrapped = append(append(append(wrapped, indent...), line...), '\n')
 				}
-				wrapped.WriteString(indent + line + "\n")
+				return trimTrailingSpace(wrapped)
+			}) {
+				output.Write(lines)
 			}
-			return wrapped.String()
-		}) {
-			out.WriteString(lines)
 		}
-		out.WriteString("\n")
+		output.WriteString("\n")
 	}
+	var out bytes.Buffer
 	if options.Verbose {
 		writeVerbose(&out, result, options.width())
 	}
@@ -147,6 +135,42 @@ type tablePiece struct {
 	// the header) or ends it.
 	first, last bool
 }
+
+// fileGroups are the unsuppressed findings of each file, in the order the
+// findings name the files. A sorted result holds a file's findings side
+// by side, so a group is a part of findings, not a copy (the findings of a
+// large run are tens of MB), unless suppressed ones are among them.
+func fileGroups(findings []lint.Finding) [][]lint.Finding {
+	var groups [][]lint.Finding
+	groupOf := map[string]int{}
+	for start := 0; start < len(findings); {
+		file := findings[start].Location.File
+		end := start + 1
+		for end < len(findings) && findings[end].Location.File == file {
+			end++
+		}
+		run := findings[start:end]
+		if slices.ContainsFunc(run, func(f lint.Finding) bool { return f.Suppressed() }) {
+			run = slices.DeleteFunc(slices.Clone(run), func(f lint.Finding) bool { return f.Suppressed() })
+		}
+		start = end
+		if len(run) == 0 {
+			continue
+		}
+		index, seen := groupOf[file]
+		switch {
+		case !seen:
+			groupOf[file] = len(groups)
+			groups = append(groups, run)
+		default: // the file's findings are not side by side: the run joins its group
+			groups[index] = append(groups[index][:len(groups[index]):len(groups[index])], run...)
+		}
+	}
+	return groups
+}
+
+// linkBatch is how many model links are wrapped before they are written.
+const linkBatch = 4096
 
 // pieceFindings is the most findings of one piece of a table.
 const pieceFindings = 512
