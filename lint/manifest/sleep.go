@@ -184,7 +184,8 @@ func (d *Document) table() *fieldTable {
 
 // The documents other workloads' rules read (Services, ConfigMaps,
 // Secrets, claims, serving runtimes) never sleep: any rule may read them
-// at any time, on any CPU. Packed for good, they take a third of their
+// at any time, on any CPU, until their namespace is released
+// (Set.ReleaseNamespace). Packed for good, they take a third of their
 // size, and a read unpacks them. The table a read unpacked is kept while
 // anything holds it and until the collector finds it unused, so the reads
 // of one rule unpack once.
