@@ -25,7 +25,8 @@ type suppressor struct {
 	// deployments under one PATH name theirs alike.
 	workloads map[string][]*manifest.Workload
 	// annotations are the ignore annotations of the workloads, read (by
-	// learn) while their documents are there.
+	// learn) while their documents are there; a workload with none has no
+	// entry.
 	annotationsMu sync.Mutex
 	annotations   map[*manifest.Workload][]ignoreAnnotation
 	now           string
@@ -127,6 +128,9 @@ type ignoreAnnotation struct {
 // its pod template's, while the workload's document is there.
 func (s *suppressor) learn(workload *manifest.Workload) {
 	annotations := workloadIgnores(workload)
+	if len(annotations) == 0 {
+		return // most workloads have none: annotation reads none off a done workload
+	}
 	s.annotationsMu.Lock()
 	defer s.annotationsMu.Unlock()
 	s.annotations[workload] = annotations
@@ -164,8 +168,8 @@ func (s *suppressor) annotation(finding *lint.Finding) *lint.Suppression {
 		return nil
 	}
 	annotations, learnt := s.annotations[workload]
-	if !learnt {
-		annotations = workloadIgnores(workload)
+	if !learnt && !workload.IsDone() {
+		annotations = workloadIgnores(workload) // not linted: its document is still there
 	}
 	for _, annotation := range annotations {
 		ids, reason, _ := strings.Cut(annotation.value, "--")

@@ -108,6 +108,10 @@ func (w *Workload) Done() {
 	}
 }
 
+// IsDone says Done was called on the workload in a set made with
+// ReleaseTyped: its document may be gone.
+func (w *Workload) IsDone() bool { return w.done }
+
 // retiredReads counts reads of dropped documents.
 var retiredReads atomic.Int64
 
