@@ -30,23 +30,29 @@ func TestHeldFindingsReadBackWhole(t *testing.T) {
 		{"suppressed", func(f *lint.Finding) { f.Suppression = &lint.Suppression{Kind: lint.SuppressedByConfig} }, true},
 		{"another rule's ID", func(f *lint.Finding) { f.RuleID = "MDL204" }, true},
 		{"a line past int32", func(f *lint.Finding) { f.Location.Line = math.MaxInt32 + 1 }, true},
+		{"a message the run's texts do not keep", func(f *lint.Finding) { f.Message = "no startupProbe, again" }, false},
+		{"no path", func(f *lint.Finding) { f.Location.Path = "" }, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := plain
 			c.edit(&f)
-			held := holdFinding(&f, rule, name, file)
+			run := &texts{}
+			run.intern(plain.Message)
+			run.intern(plain.Location.Path)
+			texts := &heldTexts{run: run}
+			held := holdFinding(&f, rule, name, file, texts)
 			if (held.whole != nil) != c.whole {
 				t.Errorf("held whole: %v, want %v", held.whole != nil, c.whole)
 			}
-			if got := held.finding(name, file); !reflect.DeepEqual(got, f) {
+			if got := held.finding(name, file, texts); !reflect.DeepEqual(got, f) {
 				t.Errorf("read back\n%+v\nwant\n%+v", got, f)
 			}
 		})
 	}
-	if size := unsafe.Sizeof(heldFinding{}); size > 72 {
-		t.Errorf("a held finding takes %d bytes, more than 72", size)
+	if size := unsafe.Sizeof(heldFinding{}); size > 48 {
+		t.Errorf("a held finding takes %d bytes, more than 48", size)
 	}
-	if held := holdFinding(&plain, nil, name, file); held.whole == nil {
+	if held := holdFinding(&plain, nil, name, file, &heldTexts{run: &texts{}}); held.whole == nil {
 		t.Error("a finding of no known rule is held compactly")
 	}
 }

@@ -267,7 +267,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 		}
 	}
 	all = append(all, inTargetOrder...)
-	addEvaluated(result, all)
+	addEvaluated(result, all, stage.checks.texts)
 	addStarts(result, all)
 	result.Findings = append(result.Findings, rejected...)
 	result.Findings = stage.suppressor.apply(result.Findings)
@@ -439,6 +439,8 @@ type evaluated struct {
 	// (Link.ModelFindings); every other target's are held.
 	findings []lint.Finding
 	held     []heldFinding
+	// ownTexts are the texts of held past the run's table (heldText).
+	ownTexts []string
 	records  []record
 	// unlistedSkips counts the skipped checks not recorded (RecordNone).
 	unlistedSkips int
@@ -499,9 +501,11 @@ func (c *checker) run(target *lint.Target, set *manifest.Set) *evaluated {
 	} else {
 		out.findings = nil
 		out.held = make([]heldFinding, len(found))
+		texts := heldTexts{run: c.texts}
 		for i := range found {
-			out.held[i] = holdFinding(&found[i], c.rulesByID[found[i].RuleID], out.name, out.file)
+			out.held[i] = holdFinding(&found[i], c.rulesByID[found[i].RuleID], out.name, out.file, &texts)
 		}
+		out.ownTexts = texts.own
 	}
 	clear(found) // what they point to is not held by the pool
 	*scratch = found[:0]
@@ -544,7 +548,7 @@ func (c *checker) check(e *evaluated, pass *lint.Pass, reports *reporter, rule *
 
 // addEvaluated appends the findings and, as Evaluations, the records of
 // each target; the records of one target share its name and file.
-func addEvaluated(r *lint.Result, all []*evaluated) {
+func addEvaluated(r *lint.Result, all []*evaluated, texts *texts) {
 	findings, records := len(r.Findings), len(r.Evaluations)
 	for _, e := range all {
 		findings += len(e.findings) + len(e.held)
@@ -554,8 +558,9 @@ func addEvaluated(r *lint.Result, all []*evaluated) {
 	r.Evaluations = slices.Grow(r.Evaluations, records-len(r.Evaluations))
 	for _, e := range all {
 		r.Findings = append(r.Findings, e.findings...)
+		held := heldTexts{run: texts, own: e.ownTexts}
 		for i := range e.held {
-			r.Findings = append(r.Findings, e.held[i].finding(e.name, e.file))
+			r.Findings = append(r.Findings, e.held[i].finding(e.name, e.file, &held))
 		}
 		e.held = nil // the findings' copy goes as the result's grows
 		r.UnlistedSkips += e.unlistedSkips
