@@ -246,6 +246,9 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	evaluatedInTurn := parallel.Map(order, func(i int) *evaluated {
 		done := stage.lint(workloadPhase[i])
 		release.done(workloadPhase[i])
+		// What the end of the run reads of the target is on done: the
+		// target goes as the rules go on.
+		done.starts, done.target, workloadPhase[i] = workloadPhase[i].Starts, nil, nil
 		return done
 	})
 	inTargetOrder := make([]*evaluated, len(workloadPhase))
@@ -266,11 +269,17 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 			return nil, err
 		}
 	}
+	// The objects go before the result is made: the suppressor takes what
+	// it reads of them, and nothing else the rest of the run holds leads
+	// to them (the set, the linker, the targets of the workload phase).
+	suppressor, texts := stage.suppressor, stage.checks.texts
+	suppressor.settle()
+	stage = nil
 	all = append(all, inTargetOrder...)
-	addEvaluated(result, all, stage.checks.texts)
+	addEvaluated(result, all, texts)
 	addStarts(result, all)
 	result.Findings = append(result.Findings, rejected...)
-	result.Findings = stage.suppressor.apply(result.Findings)
+	result.Findings = suppressor.apply(result.Findings)
 	result.PassSuppressed()
 	redactResult(result, secrets)
 	sortResult(result)
@@ -432,7 +441,10 @@ func checkStdin(r *lint.Result, paths []string, files []*manifest.File) {
 // (10,000 workloads record ~400,000 of them) and become Evaluations at the
 // end, once.
 type evaluated struct {
+	// target is nil once a workload phase target is linted (see starts).
 	target *lint.Target
+	// starts are the target's Starts, for a target of the workload phase.
+	starts []lint.StartEstimate
 	// name and file are the target's (Target.Name, Target.File).
 	name, file string
 	// findings are a model dir's, which the cross rules read

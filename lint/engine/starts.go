@@ -8,7 +8,11 @@ import "github.com/modellint/modellint/lint"
 func addStarts(r *lint.Result, all []*evaluated) {
 	for _, e := range all {
 		seen := map[[2]string]int{}
-		for _, start := range e.target.Starts {
+		starts := e.starts
+		if e.target != nil {
+			starts = e.target.Starts
+		}
+		for _, start := range starts {
 			key := [2]string{start.Container, start.Model}
 			if i, ok := seen[key]; ok {
 				r.Starts[i] = start

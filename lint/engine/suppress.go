@@ -24,6 +24,11 @@ type suppressor struct {
 	// workloads by target name, to read annotations: several when sibling
 	// deployments under one PATH name theirs alike.
 	workloads map[string][]*manifest.Workload
+	// marked and ignores are what apply reads of files and workloads,
+	// taken from them by settle once the rules are done, so that the run's
+	// objects can go before its result is made.
+	marked  map[string]map[int]string // a file's lines that mention modellint:ignore
+	ignores map[string][]workloadIgnores
 	// annotations are the ignore annotations of the workloads, read (by
 	// learn) while their documents are there; a workload with none has no
 	// entry.
@@ -53,8 +58,36 @@ func newSuppressor(config *lint.Config, set *manifest.Set, now string, rules []*
 	return s
 }
 
+// workloadIgnores are the ignore annotations of a workload and its file.
+type workloadIgnores struct {
+	file        string
+	annotations []ignoreAnnotation
+}
+
+// settle takes from the files and workloads what apply reads: the marked
+// lines of each file, and the file and ignore annotations of each
+// workload, read off its document if it was not linted (learn). The
+// suppressor then holds none of them.
+func (s *suppressor) settle() {
+	s.marked = make(map[string]map[int]string, len(s.files))
+	for path, file := range s.files {
+		s.marked[path] = file.MarkedLines()
+	}
+	s.ignores = make(map[string][]workloadIgnores, len(s.workloads))
+	for name, workloads := range s.workloads {
+		for _, w := range workloads {
+			annotations, learnt := s.annotations[w]
+			if !learnt && !w.IsDone() {
+				annotations = workloadIgnoresOf(w) // not linted: its document is still there
+			}
+			s.ignores[name] = append(s.ignores[name], workloadIgnores{file: w.Object.File.Path, annotations: annotations})
+		}
+	}
+	s.files, s.workloads, s.annotations = nil, nil, nil
+}
+
 // apply marks suppressed findings and adds an MDL001 finding for every
-// suppression that gives no reason.
+// suppression that gives no reason. It reads what settle took.
 func (s *suppressor) apply(findings []lint.Finding) []lint.Finding {
 	for i := range findings {
 		finding := &findings[i]
@@ -90,12 +123,13 @@ func (s *suppressor) reasonMissing(location lint.Location, target, how, fix stri
 
 // inline looks for an ignore comment on the finding's line or the line above.
 func (s *suppressor) inline(finding *lint.Finding) *lint.Suppression {
-	file := s.files[finding.Location.File]
-	if file == nil || finding.Location.Line == 0 {
+	path := finding.Location.File
+	marked, known := s.marked[path]
+	if !known || finding.Location.Line == 0 {
 		return nil
 	}
 	for _, line := range []int{finding.Location.Line, finding.Location.Line - 1} {
-		text := file.MarkedLine(line)
+		text := marked[line]
 		if text == "" {
 			continue // what inlineIgnore needs, without a regexp match per finding
 		}
@@ -109,7 +143,7 @@ func (s *suppressor) inline(finding *lint.Finding) *lint.Suppression {
 		reason := cleanReason(m[2])
 		if reason == "" {
 			column := strings.Index(text, "#") + 1
-			s.reasonMissing(lint.Location{File: file.Path, Line: line, Column: column}, finding.Target,
+			s.reasonMissing(lint.Location{File: path, Line: line, Column: column}, finding.Target,
 				"the ignore comment", "write it after the rule IDs (# modellint:ignore MDL208 reason)")
 		}
 		return &lint.Suppression{Kind: lint.SuppressedByComment, Reason: reason}
@@ -127,7 +161,7 @@ type ignoreAnnotation struct {
 // learn reads the ignore annotations of a workload, the object's and then
 // its pod template's, while the workload's document is there.
 func (s *suppressor) learn(workload *manifest.Workload) {
-	annotations := workloadIgnores(workload)
+	annotations := workloadIgnoresOf(workload)
 	if len(annotations) == 0 {
 		return // most workloads have none: annotation reads none off a done workload
 	}
@@ -136,7 +170,7 @@ func (s *suppressor) learn(workload *manifest.Workload) {
 	s.annotations[workload] = annotations
 }
 
-func workloadIgnores(workload *manifest.Workload) []ignoreAnnotation {
+func workloadIgnoresOf(workload *manifest.Workload) []ignoreAnnotation {
 	object := workload.Object
 	onObject, objectHas := object.Lookup("metadata", "annotations", lint.IgnoreAnnotation)
 	onTemplate, templateHas := workload.TemplateAnnotations[lint.IgnoreAnnotation]
@@ -167,11 +201,7 @@ func (s *suppressor) annotation(finding *lint.Finding) *lint.Suppression {
 	if workload == nil {
 		return nil
 	}
-	annotations, learnt := s.annotations[workload]
-	if !learnt && !workload.IsDone() {
-		annotations = workloadIgnores(workload) // not linted: its document is still there
-	}
-	for _, annotation := range annotations {
+	for _, annotation := range workload.annotations {
 		ids, reason, _ := strings.Cut(annotation.value, "--")
 		if !matchesRule(ids, finding) {
 			continue
@@ -189,19 +219,19 @@ func (s *suppressor) annotation(finding *lint.Finding) *lint.Suppression {
 // workloadOf is the workload a finding was made on: of the workloads of
 // its target's name, the one in the finding's file, else the one whose
 // file is nearest to it (a runtime or ConfigMap beside its workload).
-func (s *suppressor) workloadOf(finding *lint.Finding) *manifest.Workload {
-	candidates := s.workloads[finding.Target]
+func (s *suppressor) workloadOf(finding *lint.Finding) *workloadIgnores {
+	candidates := s.ignores[finding.Target]
 	if len(candidates) <= 1 {
 		if len(candidates) == 0 {
 			return nil
 		}
-		return candidates[0]
+		return &candidates[0]
 	}
-	var best *manifest.Workload
+	var best *workloadIgnores
 	bestShared := -1
-	for _, w := range candidates {
-		if shared := sharedDirs(w.Object.File.Path, finding.Location.File); shared > bestShared {
-			best, bestShared = w, shared
+	for i := range candidates {
+		if shared := sharedDirs(candidates[i].file, finding.Location.File); shared > bestShared {
+			best, bestShared = &candidates[i], shared
 		}
 	}
 	return best

@@ -81,6 +81,24 @@ func (f *File) MarkedLine(n int) string {
 	return ""
 }
 
+// MarkedLines are the lines MarkedLine returns, by number: read once the
+// rules are done, they let a caller drop the file and its objects.
+func (f *File) MarkedLines() map[int]string {
+	if f.dropped || (f.sleep != nil && f.sleep.asleep.Load()) {
+		return f.marked
+	}
+	var marked map[int]string
+	if bytes.Contains(f.Source, []byte(IgnoreMarker)) {
+		marked = map[int]string{}
+		for n, line := range strings.Split(string(f.Source), "\n") {
+			if strings.Contains(line, IgnoreMarker) {
+				marked[n+1] = strings.TrimSuffix(line, "\r")
+			}
+		}
+	}
+	return marked
+}
+
 // dropSource drops the source, keeping the lines MarkedLine returns. A
 // file that can be read again goes back to sleep instead.
 func (f *File) dropSource() {
