@@ -59,12 +59,10 @@ func writeColumnRows(out *bytes.Buffer, header []string, rows [][]string, withHe
 	if !withHeader {
 		table = table[1:]
 	}
-	// Sized once: every line is as wide as the columns before the last and
-	// their spaces, then the last column's text. Its padding is not
-	// written, as every caller trims the spaces that end a line; grown as
-	// written, the buffers of a 10,000-workload table were a tenth of the
-	// run's allocation, and padded to the widest message, most of a
-	// table's bytes were spaces trimmed at once.
+	// Sized once, as a large table's buffers grown as written were much of
+	// a run's allocation: every line is as wide as the columns before the
+	// last and their spaces, then the last column's text. Its padding is
+	// not written, as every caller trims the spaces that end a line.
 	if len(widths) == 0 {
 		return
 	}

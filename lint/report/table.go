@@ -138,8 +138,8 @@ type tablePiece struct {
 
 // fileGroups are the unsuppressed findings of each file, in the order the
 // findings name the files. A sorted result holds a file's findings side
-// by side, so a group is a part of findings, not a copy (the findings of a
-// large run are tens of MB), unless suppressed ones are among them.
+// by side, so a group is a part of findings, not a copy of a large run's,
+// unless suppressed ones are among them.
 func fileGroups(findings []lint.Finding) [][]lint.Finding {
 	var groups [][]lint.Finding
 	groupOf := map[string]int{}
