@@ -237,8 +237,8 @@ func TestDoneDropsDocumentsAndSource(t *testing.T) {
 	if !service.Has("spec.selector") {
 		t.Error("a Service's document went with the workloads'")
 	}
-	if got := file.MarkedLine(1); got != "# modellint:ignore MDL205 batch" || file.MarkedLine(2) != "" {
-		t.Errorf("marked line 1 %q, line 2 %q after the source went", got, file.MarkedLine(2))
+	if got := file.MarkedLines()[1]; got != "# modellint:ignore MDL205 batch" || file.MarkedLines()[2] != "" {
+		t.Errorf("marked line 1 %q, line 2 %q after the source went", got, file.MarkedLines()[2])
 	}
 	if pod.Name() != "Pod/a" || pod.Object.Kind != "Pod" {
 		t.Errorf("name %q, kind %q after Done", pod.Name(), pod.Object.Kind)

@@ -68,38 +68,16 @@ type File struct {
 // the next: `# modellint:ignore MDL208 reason`.
 const IgnoreMarker = "modellint:ignore"
 
-// MarkedLine returns the text of a 1-based line when it mentions
-// IgnoreMarker, else "": what the suppression of findings reads, also after
-// the source is dropped.
-func (f *File) MarkedLine(n int) string {
-	if f.dropped || (f.sleep != nil && f.sleep.asleep.Load()) {
-		return f.marked[n]
-	}
-	if line := f.Line(n); strings.Contains(line, IgnoreMarker) {
-		return line
-	}
-	return ""
-}
-
-// MarkedLines are the lines MarkedLine returns, by number: read once the
-// rules are done, they let a caller drop the file and its objects.
+// MarkedLines are the lines that mention IgnoreMarker, by 1-based number:
+// what the suppression of findings reads, also after the source is dropped.
 func (f *File) MarkedLines() map[int]string {
 	if f.dropped || (f.sleep != nil && f.sleep.asleep.Load()) {
 		return f.marked
 	}
-	var marked map[int]string
-	if bytes.Contains(f.Source, []byte(IgnoreMarker)) {
-		marked = map[int]string{}
-		for n, line := range strings.Split(string(f.Source), "\n") {
-			if strings.Contains(line, IgnoreMarker) {
-				marked[n+1] = strings.TrimSuffix(line, "\r")
-			}
-		}
-	}
-	return marked
+	return markedLines(f.Source)
 }
 
-// dropSource drops the source, keeping the lines MarkedLine returns. A
+// dropSource drops the source, keeping the lines MarkedLines returns. A
 // file that can be read again goes back to sleep instead.
 func (f *File) dropSource() {
 	if s := f.sleep; s != nil {
@@ -113,16 +91,22 @@ func (f *File) dropSource() {
 	f.Source, f.lineStarts, f.dropped = nil, nil, true
 }
 
-// markLines keeps the lines of the source that MarkedLine returns.
-func (f *File) markLines() {
-	if bytes.Contains(f.Source, []byte(IgnoreMarker)) {
-		f.marked = map[int]string{}
-		for n, line := range strings.Split(string(f.Source), "\n") {
-			if strings.Contains(line, IgnoreMarker) {
-				f.marked[n+1] = strings.TrimSuffix(line, "\r")
-			}
+// markLines keeps the lines of the source that MarkedLines returns.
+func (f *File) markLines() { f.marked = markedLines(f.Source) }
+
+// markedLines are the lines of source that mention IgnoreMarker, by
+// 1-based number; nil when none does.
+func markedLines(source []byte) map[int]string {
+	if !bytes.Contains(source, []byte(IgnoreMarker)) {
+		return nil
+	}
+	marked := map[int]string{}
+	for n, line := range strings.Split(string(source), "\n") {
+		if strings.Contains(line, IgnoreMarker) {
+			marked[n+1] = strings.TrimSuffix(line, "\r")
 		}
 	}
+	return marked
 }
 
 // Line returns the text of a 1-based line, without its newline. A file

@@ -45,7 +45,7 @@ func TestSleepingFileWakesAsItWas(t *testing.T) {
 				deep, len(file.Source), doc.sleeping.Load(), len(doc.fields.entries), len(doc.packed))
 		}
 		// The suppression markers are read while the file sleeps.
-		if line := file.MarkedLine(1); !strings.Contains(line, "MDL205") || file.Source != nil {
+		if line := file.MarkedLines()[1]; !strings.Contains(line, "MDL205") || file.Source != nil {
 			t.Errorf("deep %v: marked line %q, or the file woke for it", deep, line)
 		}
 		// The Service does not sleep: other workloads' rules read it. Its
@@ -118,7 +118,7 @@ func TestDoneFileSleepsAgain(t *testing.T) {
 	if line := file.Line(12); line != "apiVersion: v1" || RetiredReads() != reads {
 		t.Errorf("line 12 %q after Done, %d retired reads", line, RetiredReads()-reads)
 	}
-	if line := file.MarkedLine(1); !strings.Contains(line, "MDL205") {
+	if line := file.MarkedLines()[1]; !strings.Contains(line, "MDL205") {
 		t.Errorf("marked line %q after Done", line)
 	}
 }
