@@ -248,7 +248,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 		release.done(workloadPhase[i])
 		// What the end of the run reads of the target is on done: the
 		// target goes as the rules go on.
-		done.starts, done.target, workloadPhase[i] = workloadPhase[i].Starts, nil, nil
+		done.target, workloadPhase[i] = nil, nil
 		return done
 	})
 	inTargetOrder := make([]*evaluated, len(workloadPhase))
@@ -441,9 +441,9 @@ func checkStdin(r *lint.Result, paths []string, files []*manifest.File) {
 // (10,000 workloads record ~400,000 of them) and become Evaluations at the
 // end, once.
 type evaluated struct {
-	// target is nil once a workload phase target is linted (see starts).
+	// target is nil once a workload phase target is linted.
 	target *lint.Target
-	// starts are the target's Starts, for a target of the workload phase.
+	// starts are the target's Starts, as its rules recorded them.
 	starts []lint.StartEstimate
 	// name and file are the target's (Target.Name, Target.File).
 	name, file string
@@ -519,6 +519,7 @@ func (c *checker) run(target *lint.Target, set *manifest.Set) *evaluated {
 		}
 		out.ownTexts = texts.own
 	}
+	out.starts = target.Starts
 	clear(found) // what they point to is not held by the pool
 	*scratch = found[:0]
 	findingScratch.Put(scratch)

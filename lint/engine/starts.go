@@ -8,11 +8,7 @@ import "github.com/modellint/modellint/lint"
 func addStarts(r *lint.Result, all []*evaluated) {
 	for _, e := range all {
 		seen := map[[2]string]int{}
-		starts := e.starts
-		if e.target != nil {
-			starts = e.target.Starts
-		}
-		for _, start := range starts {
+		for _, start := range e.starts {
 			key := [2]string{start.Container, start.Model}
 			if i, ok := seen[key]; ok {
 				r.Starts[i] = start

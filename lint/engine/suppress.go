@@ -28,7 +28,7 @@ type suppressor struct {
 	// taken from them by settle once the rules are done, so that the run's
 	// objects can go before its result is made.
 	marked  map[string]map[int]string // a file's lines that mention modellint:ignore
-	ignores map[string][]workloadIgnores
+	ignores map[string][]ignoresOf
 	// annotations are the ignore annotations of the workloads, read (by
 	// learn) while their documents are there; a workload with none has no
 	// entry.
@@ -58,29 +58,26 @@ func newSuppressor(config *lint.Config, set *manifest.Set, now string, rules []*
 	return s
 }
 
-// workloadIgnores are the ignore annotations of a workload and its file.
-type workloadIgnores struct {
+// ignoresOf are the ignore annotations of a workload and its file.
+type ignoresOf struct {
 	file        string
 	annotations []ignoreAnnotation
 }
 
 // settle takes from the files and workloads what apply reads: the marked
 // lines of each file, and the file and ignore annotations of each
-// workload, read off its document if it was not linted (learn). The
+// workload. Every workload was linted, and learnt, by then: a run one of
+// whose workloads could not be read again ends with that error first. The
 // suppressor then holds none of them.
 func (s *suppressor) settle() {
 	s.marked = make(map[string]map[int]string, len(s.files))
 	for path, file := range s.files {
 		s.marked[path] = file.MarkedLines()
 	}
-	s.ignores = make(map[string][]workloadIgnores, len(s.workloads))
+	s.ignores = make(map[string][]ignoresOf, len(s.workloads))
 	for name, workloads := range s.workloads {
 		for _, w := range workloads {
-			annotations, learnt := s.annotations[w]
-			if !learnt && !w.IsDone() {
-				annotations = workloadIgnoresOf(w) // not linted: its document is still there
-			}
-			s.ignores[name] = append(s.ignores[name], workloadIgnores{file: w.Object.File.Path, annotations: annotations})
+			s.ignores[name] = append(s.ignores[name], ignoresOf{file: w.Object.File.Path, annotations: s.annotations[w]})
 		}
 	}
 	s.files, s.workloads, s.annotations = nil, nil, nil
@@ -161,16 +158,16 @@ type ignoreAnnotation struct {
 // learn reads the ignore annotations of a workload, the object's and then
 // its pod template's, while the workload's document is there.
 func (s *suppressor) learn(workload *manifest.Workload) {
-	annotations := workloadIgnoresOf(workload)
+	annotations := workloadIgnores(workload)
 	if len(annotations) == 0 {
-		return // most workloads have none: annotation reads none off a done workload
+		return // most workloads have none
 	}
 	s.annotationsMu.Lock()
 	defer s.annotationsMu.Unlock()
 	s.annotations[workload] = annotations
 }
 
-func workloadIgnoresOf(workload *manifest.Workload) []ignoreAnnotation {
+func workloadIgnores(workload *manifest.Workload) []ignoreAnnotation {
 	object := workload.Object
 	onObject, objectHas := object.Lookup("metadata", "annotations", lint.IgnoreAnnotation)
 	onTemplate, templateHas := workload.TemplateAnnotations[lint.IgnoreAnnotation]
@@ -219,7 +216,7 @@ func (s *suppressor) annotation(finding *lint.Finding) *lint.Suppression {
 // workloadOf is the workload a finding was made on: of the workloads of
 // its target's name, the one in the finding's file, else the one whose
 // file is nearest to it (a runtime or ConfigMap beside its workload).
-func (s *suppressor) workloadOf(finding *lint.Finding) *workloadIgnores {
+func (s *suppressor) workloadOf(finding *lint.Finding) *ignoresOf {
 	candidates := s.ignores[finding.Target]
 	if len(candidates) <= 1 {
 		if len(candidates) == 0 {
@@ -227,7 +224,7 @@ func (s *suppressor) workloadOf(finding *lint.Finding) *workloadIgnores {
 		}
 		return &candidates[0]
 	}
-	var best *workloadIgnores
+	var best *ignoresOf
 	bestShared := -1
 	for i := range candidates {
 		if shared := sharedDirs(candidates[i].file, finding.Location.File); shared > bestShared {

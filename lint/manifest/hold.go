@@ -86,7 +86,7 @@ func (w *Workload) Release() {
 // containers go; once every workload of an object is done, the object's
 // document (its field table and text) goes, if the object is a whole
 // document; and once every workload of a file is done, the file's source
-// goes (see File.MarkedLine). So a run does not hold to its end what it has
+// goes (see File.MarkedLines). So a run does not hold to its end what it has
 // already linted. A workload's name and its object's kind, name, namespace
 // and file stay. Nothing may read what went (RetiredReads). The workloads
 // other workloads' rules read (readAcrossWorkloads) keep their containers
@@ -107,10 +107,6 @@ func (w *Workload) Done() {
 		file.dropSource()
 	}
 }
-
-// IsDone says Done was called on the workload in a set made with
-// ReleaseTyped: its document may be gone.
-func (w *Workload) IsDone() bool { return w.done }
 
 // retiredReads counts reads of dropped documents.
 var retiredReads atomic.Int64

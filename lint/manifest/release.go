@@ -1,12 +1,12 @@
 package manifest
 
-// readInNamespace are the kinds (group/kind) a pod refers to by name in its
-// own namespace, and which rules read only for the workloads of that
-// namespace or of none (see Find and OfKindsIn). Once those are linted,
-// nothing reads their documents again.
-var readInNamespace = map[string]bool{
-	"/Service": true, "/ConfigMap": true, "/Secret": true, "/PersistentVolumeClaim": true,
-	"/LimitRange": true, "/ResourceQuota": true, "policy/PodDisruptionBudget": true,
+// readInNamespace are the kinds (by kind, their API group) a pod refers to
+// by name in its own namespace, and which rules read only for the
+// workloads of that namespace or of none (see Find and OfKindsIn). Once
+// those are linted, nothing reads their documents again.
+var readInNamespace = map[string]string{
+	"Service": "", "ConfigMap": "", "Secret": "", "PersistentVolumeClaim": "",
+	"LimitRange": "", "ResourceQuota": "", "PodDisruptionBudget": "policy",
 }
 
 // ReleaseNamespace says the rules are done with the workloads of a
@@ -25,14 +25,11 @@ func (s *Set) ReleaseNamespace(namespace string) {
 	if namespace == "" {
 		return // objects written without a namespace are read from every one
 	}
-	for kind, byNamespace := range s.inNamespace {
-		if !readInNamespace["/"+kind] && !readInNamespace["policy/"+kind] {
-			continue
-		}
-		for _, i := range byNamespace[namespace] {
+	for kind, group := range readInNamespace {
+		for _, i := range s.inNamespace[kind][namespace] {
 			object := s.Objects[i]
 			// An object of a List shares its document with the others.
-			if readInNamespace[object.Group()+"/"+object.Kind] && object.holds == nil && object.Base == "" {
+			if object.Group() == group && object.holds == nil && object.Base == "" {
 				object.Doc.retire()
 			}
 		}
