@@ -266,6 +266,20 @@ func lintScenario(t *testing.T, dir string, images engine.ImageOptions, adjust f
 	if got, want := toExpected(deep, nil), toExpected(result, nil); !reflect.DeepEqual(got, want) {
 		t.Errorf("with the files sleeping deeply:\n%+v\nwithout:\n%+v", got, want)
 	}
+	// A tree of namespaces in files of their own is linted a namespace at
+	// a time past 8 MiB: every part of the result is the same.
+	options.DeepSleepPast, options.BatchesPast = 0, 1
+	if engine.LintsInBatches(options) {
+		batched, err := engine.Run(options)
+		if err != nil {
+			t.Fatalf("a namespace at a time: %v", err)
+		}
+		got, want := *batched, *result
+		got.Secrets, want.Secrets = nil, nil
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("a namespace at a time:\n%+v\nwhole:\n%+v", got, want)
+		}
+	}
 	return result
 }
 

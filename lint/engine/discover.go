@@ -58,6 +58,14 @@ var chartOwnFiles = map[string]bool{"Chart.yaml": true, "Chart.lock": true, "val
 // it finds into manifests, model dirs, charts and overlays, and images. Each
 // PATH argument is its own unit: objects refer only to objects of their unit.
 func discover(paths []string, stdin io.Reader, excludes []Exclude, outputs []string, deepSleepPast int64) *inputs {
+	w := walk(paths, stdin, excludes, outputs)
+	w.load(w.pending, deepSleepPast)
+	return w.found
+}
+
+// walk finds the inputs under the PATHs; the manifest files it finds are
+// pending, read and parsed by load.
+func walk(paths []string, stdin io.Reader, excludes []Exclude, outputs []string) *walker {
 	w := &walker{found: &inputs{modelUnits: map[string]int{}}, seen: map[string]bool{}, ignore: newIgnorer(excludes)}
 	// The run's own reports and baseline are never inputs, whether they
 	// exist yet or not.
@@ -76,9 +84,14 @@ func discover(paths []string, stdin io.Reader, excludes []Exclude, outputs []str
 		w.unit = unit
 		w.path(path, stdin)
 	}
-	// Files are found in walk order, then read and parsed in parallel.
-	for i, load := range loadAll(w.pending, deepSleepPast) {
-		pending := w.pending[i]
+	return w
+}
+
+// load reads and parses pending manifest files on every CPU, and adds them
+// to what was found in the order given.
+func (w *walker) load(pending []pendingLoad, deepSleepPast int64) {
+	for i, load := range loadAll(pending, deepSleepPast) {
+		pending := pending[i]
 		switch {
 		case load.readErr != nil:
 			w.failRead(pending, load.readErr)
@@ -93,7 +106,6 @@ func discover(paths []string, stdin io.Reader, excludes []Exclude, outputs []str
 			w.found.errors = append(w.found.errors, newInputError(pending.path, load.err))
 		}
 	}
-	return w.found
 }
 
 // walker is one discovery: what it found, and what it has seen.

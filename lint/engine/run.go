@@ -68,6 +68,10 @@ type Options struct {
 	// tables of their workloads are dropped until each is linted, and the
 	// files parsed again then (manifest.File.Settle); 0 means 48 MiB.
 	DeepSleepPast int64
+	// BatchesPast is the size of the manifest files from which a run that
+	// can be is linted one namespace at a time (namespaceBatches); 0 means
+	// 8 MiB.
+	BatchesPast int64
 }
 
 // Records says which rule checks a run lists in Result.Evaluations: 10,000
@@ -106,8 +110,38 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 		config = &lint.Config{}
 	}
 	result := &lint.Result{Rules: options.Rules, Secrets: secrets}
-	found := discover(options.Paths, options.Stdin, excludes(options, config), options.Outputs, options.DeepSleepPast)
-	result.InputErrors, result.Notes = found.errors, found.notes
+	walked := walk(options.Paths, options.Stdin, excludes(options, config), options.Outputs)
+	if batches := namespaceBatches(walked, options, config, secrets); batches != nil {
+		result.InputErrors, result.Notes = walked.found.errors, walked.found.notes
+		parts := make([]*lint.Result, len(batches))
+		for i, batch := range batches {
+			loaded := &walker{found: &inputs{modelUnits: map[string]int{}}}
+			loaded.load(batch, options.DeepSleepPast)
+			parts[i] = &lint.Result{}
+			if err := lintFound(options, config, secrets, loaded.found, parts[i], true); err != nil {
+				return nil, err
+			}
+		}
+		addParts(result, parts)
+		noteDroppedSecrets(result, secrets)
+	} else {
+		walked.load(walked.pending, options.DeepSleepPast)
+		if err := lintFound(options, config, secrets, walked.found, result, false); err != nil {
+			return nil, err
+		}
+	}
+	result.PassSuppressed()
+	redactResult(result, secrets)
+	sortResult(result)
+	return result, nil
+}
+
+// lintFound lints what was found into result. In a batch (namespaceBatches)
+// the values of the run's Secrets are known already, and result is the
+// batch's part of the run's.
+func lintFound(options Options, config *lint.Config, secrets *redact.Set, found *inputs, result *lint.Result, batch bool) error {
+	result.InputErrors = append(result.InputErrors, found.errors...)
+	result.Notes = append(result.Notes, found.notes...)
 	rendered, renderNotes, renderErrors := renderInputs(found.renderDirs, options)
 	result.InputErrors = append(result.InputErrors, renderErrors...)
 	result.Notes = append(result.Notes, renderNotes...)
@@ -120,7 +154,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	// decoded are ~70 MB.
 	set, refusedByCRDs, err := composedSet(files, options.CRDs, result)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	unitParents := splitUnits(options.Paths, files, set, found.modelUnits)
 	units := unitSets(files, set, unitParents)
@@ -136,7 +170,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	linker.units, linker.unitParents = found.modelUnits, unitParents
 	dirs, err := modelDirs(found.modelDirs, linker.mappings)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	modelTargets, modelErrors := loadModels(dirs)
 	result.InputErrors = append(result.InputErrors, modelErrors...)
@@ -156,17 +190,16 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	replayed := &starts{config: config}
 	targets, err = attachImages(targets, found.imageSources, options, result, replayed)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// The job's values before the tree's, which may offer millions.
 	addImageSecrets(secrets, targets)
-	addObjectSecrets(secrets, set)
-	if dropped := secrets.Dropped(); dropped > 0 {
-		result.Notes = append(result.Notes, fmt.Sprintf("%d values of Secret objects and image env past the first %d are not hidden in the reports",
-			dropped, redact.MaxValues))
-	}
-	if len(result.Files) == 0 && len(result.InputErrors) == 0 {
-		result.Notes = append(result.Notes, "no manifests or model directories found")
+	if !batch {
+		addObjectSecrets(secrets, set)
+		noteDroppedSecrets(result, secrets)
+		if len(result.Files) == 0 && len(result.InputErrors) == 0 {
+			result.Notes = append(result.Notes, "no manifests or model directories found")
+		}
 	}
 
 	// What the links lead to (model dirs, models inside images) is linted
@@ -186,18 +219,18 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 		if err := firstError(parallel.Map(targets, func(target *lint.Target) error {
 			return holding(target, func() { stage.prepare(target) })
 		})); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// Without links (!linksFirst) the run has no --model flag, and so none
 	// unused.
 	result.Unused = append(result.Unused, linker.unused(targets)...)
 	if err := expectLayouts(targets); err != nil {
-		return nil, err
+		return err
 	}
 	bakedTargets, err := lintBakedModels(targets)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	targets = append(targets, bakedTargets...)
 
@@ -257,7 +290,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	}
 	for _, done := range inTargetOrder {
 		if done.err != nil {
-			return nil, done.err
+			return done.err
 		}
 		for i := range done.links {
 			result.Links = append(result.Links, done.links[i].line(done.name))
@@ -266,7 +299,7 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	// A file read again to be linted must be the file read first.
 	for _, file := range files {
 		if err := file.WakeError(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// The objects go before the result is made: the suppressor takes what
@@ -280,10 +313,15 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	addStarts(result, all)
 	result.Findings = append(result.Findings, rejected...)
 	result.Findings = suppressor.apply(result.Findings)
-	result.PassSuppressed()
-	redactResult(result, secrets)
-	sortResult(result)
-	return result, nil
+	return nil
+}
+
+// noteDroppedSecrets says how many secret values the reports may show.
+func noteDroppedSecrets(result *lint.Result, secrets *redact.Set) {
+	if dropped := secrets.Dropped(); dropped > 0 {
+		result.Notes = append(result.Notes, fmt.Sprintf("%d values of Secret objects and image env past the first %d are not hidden in the reports",
+			dropped, redact.MaxValues))
+	}
 }
 
 // workloadStage lints the targets of the workload phase, each on its own.

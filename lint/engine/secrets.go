@@ -38,17 +38,36 @@ func addHelmSetSecrets(secrets *redact.Set, assignments []string) {
 // rendered: data (and what it decodes to) and stringData.
 func addObjectSecrets(secrets *redact.Set, set *manifest.Set) {
 	for _, object := range set.OfKinds("Secret") {
-		if data, ok := object.Lookup("data"); ok {
-			for _, value := range stringValues(data) {
-				secrets.AddEncoded(value)
-			}
-		}
-		if data, ok := object.Lookup("stringData"); ok {
-			for _, value := range stringValues(data) {
-				secrets.Add(value)
-			}
+		addSecretValues(secrets, object)
+	}
+}
+
+// addSecretValues records the values of a Secret object.
+func addSecretValues(secrets *redact.Set, object *manifest.Object) {
+	addValues(secrets, secretValues(object))
+}
+
+// addValues records values of Secrets.
+func addValues(secrets *redact.Set, values []secretValue) {
+	for _, value := range values {
+		if value.encoded {
+			secrets.AddEncoded(value.text)
+		} else {
+			secrets.Add(value.text)
 		}
 	}
+}
+
+// secretValues are the values of a Secret object, each its own copy.
+func secretValues(object *manifest.Object) []secretValue {
+	var values []secretValue
+	for _, field := range []string{"data", "stringData"} {
+		data, _ := object.Lookup(field)
+		for _, text := range stringValues(data) {
+			values = append(values, secretValue{text: strings.Clone(text), encoded: field == "data"})
+		}
+	}
+	return values
 }
 
 func stringValues(field any) []string {

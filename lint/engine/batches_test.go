@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modellint/modellint/internal/redact"
+	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/config"
+)
+
+// batchTree writes files (path → content) under a new dir.
+func batchTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func batchDeployment(name, namespace string) string {
+	return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: " + namespace + "}\n" +
+		"spec:\n  template:\n    spec:\n      containers: [{name: c, image: x:1}]\n"
+}
+
+func TestNamespaceBatches(t *testing.T) {
+	secret := "---\napiVersion: v1\nkind: Secret\nmetadata: {name: token, namespace: a}\nstringData: {token: a-long-secret-value}\n"
+	whole := map[string]string{
+		"a/one.yaml": batchDeployment("one", "a") + secret,
+		"a/two.yaml": batchDeployment("two", "a"),
+		"b/one.yaml": batchDeployment("three", "b"),
+	}
+	with := func(name, content string) map[string]string {
+		files := map[string]string{}
+		for k, v := range whole {
+			files[k] = v
+		}
+		files[name] = content
+		return files
+	}
+	tests := []struct {
+		name    string
+		files   map[string]string
+		options func(*Options)
+		batches []int // the files of each batch; nil: the run is whole
+	}{
+		{name: "a namespace a dir", files: whole, batches: []int{2, 1}},
+		{name: "below the size", files: whole, options: func(o *Options) { o.BatchesPast = 1 << 20 }},
+		{name: "one namespace", files: map[string]string{"a/one.yaml": whole["a/one.yaml"], "a/two.yaml": whole["a/two.yaml"]}},
+		{name: "a namespace again after another", files: with("c.yaml", batchDeployment("four", "a"))},
+		{name: "an object of no namespace", files: with("c/one.yaml", strings.Replace(batchDeployment("four", "x"), ", namespace: x", "", 1))},
+		{name: "two namespaces in a file", files: with("c/one.yaml", batchDeployment("four", "c")+"---\n"+batchDeployment("five", "d"))},
+		{name: "a workload named in two files", files: with("c/one.yaml", batchDeployment("one", "c"))},
+		{name: "a kind read across namespaces", files: with("c/one.yaml",
+			"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: c}\n")},
+		{name: "a List", files: with("c/one.yaml", "apiVersion: v1\nkind: List\nitems:\n  - "+
+			strings.ReplaceAll(strings.TrimSuffix(batchDeployment("four", "c"), "\n"), "\n", "\n    ")+"\n")},
+		{name: "a file that does not parse", files: with("c/one.yaml", "kind: [\n")},
+		{name: "config ignore entries", files: whole, options: func(o *Options) {
+			o.Config = &lint.Config{Ignore: []config.Ignore{{Rule: "MDL205", Reason: "r"}}}
+		}},
+		{name: "a model link", files: whole, options: func(o *Options) { o.Models = []lint.ModelMapping{{Path: "m"}} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			options := Options{Paths: []string{batchTree(t, tt.files)}, BatchesPast: 1}
+			if tt.options != nil {
+				tt.options(&options)
+			}
+			runConfig := options.Config
+			if runConfig == nil {
+				runConfig = &lint.Config{}
+			}
+			secrets := &redact.Set{}
+			batches := namespaceBatches(walk(options.Paths, nil, excludes(options, runConfig), nil), options, runConfig, secrets)
+			var sizes []int
+			for _, batch := range batches {
+				sizes = append(sizes, len(batch))
+			}
+			if !slices.Equal(sizes, tt.batches) {
+				t.Fatalf("batches of %v files, want %v", sizes, tt.batches)
+			}
+			// The Secret's value is known before the first batch is linted,
+			// and only when the run is batched (a whole run adds it itself).
+			if hidden := secrets.String("a-long-secret-value") != "a-long-secret-value"; hidden != (batches != nil) {
+				t.Errorf("the Secret's value hidden: %v", hidden)
+			}
+		})
+	}
+}
