@@ -6,6 +6,7 @@ package redact
 
 import (
 	"encoding/base64"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -244,4 +245,22 @@ func isCredentialParameter(name string) bool {
 		}
 	}
 	return false
+}
+
+// Clone is a copy of the set as it is now (for Restore).
+func (s *Set) Clone() *Set {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &Set{values: maps.Clone(s.values), dropped: s.dropped}
+}
+
+// Restore makes the set hold what from holds, and nothing else.
+func (s *Set) Restore(from *Set) {
+	from.mu.Lock()
+	values, dropped := maps.Clone(from.values), from.dropped
+	from.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.values, s.dropped = values, dropped
+	s.replacer.Store(nil)
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/modellint/modellint/internal/parallel"
-	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -43,6 +42,13 @@ var batchKinds = map[string]map[string]bool{
 var batchWorkloadKinds = map[string]bool{"Pod": true, "Deployment": true, "StatefulSet": true, "DaemonSet": true,
 	"ReplicaSet": true, "Job": true, "CronJob": true}
 
+// namespaceBatch is one namespace's files, and what the first read of
+// them found.
+type namespaceBatch struct {
+	files []pendingLoad
+	index fileIndex
+}
+
 // namespaceBatches is the walk's pending manifest files cut into batches,
 // one per namespace in walk order, when the run can be linted a batch at a
 // time with the findings, notes and order it has whole; nil when it cannot.
@@ -52,9 +58,9 @@ var batchWorkloadKinds = map[string]bool{"Pod": true, "Deployment": true, "State
 // batchKinds with a namespace, outside a List, each file holds one
 // namespace, each namespace's files follow one another in walk order, and
 // no two files name the same workload. The values of the Secrets of every
-// batch are added to secrets before the first is linted, as a whole run
-// adds them.
-func namespaceBatches(w *walker, options Options, config *lint.Config, secrets *redact.Set) [][]pendingLoad {
+// batch are known before the first is linted (namespaceBatch.index), as
+// in a whole run.
+func namespaceBatches(w *walker, options Options, config *lint.Config) []namespaceBatch {
 	found := w.found
 	if len(found.modelDirs) > 0 || len(found.renderDirs) > 0 || len(found.imageSources) > 0 ||
 		len(options.CRDs) > 0 || len(config.Ignore) > 0 || options.Image.Registry ||
@@ -76,7 +82,7 @@ func namespaceBatches(w *walker, options Options, config *lint.Config, secrets *
 		return nil
 	}
 	indexes := parallel.Map(w.pending, indexFile)
-	var batches [][]pendingLoad
+	var batches []namespaceBatch
 	done := map[string]bool{}
 	workloadFiles := map[string]int{}
 	current := ""
@@ -95,31 +101,31 @@ func namespaceBatches(w *walker, options Options, config *lint.Config, secrets *
 				return nil
 			}
 			done[current], current = true, index.namespace
-			batches = append(batches, nil)
+			batches = append(batches, namespaceBatch{})
 		}
 		if len(batches) == 0 {
-			batches = append(batches, nil) // files of no object before the first namespace's
+			batches = append(batches, namespaceBatch{}) // files of no object before the first namespace's
 		}
-		batches[len(batches)-1] = append(batches[len(batches)-1], w.pending[i])
+		batch := &batches[len(batches)-1]
+		batch.files = append(batch.files, w.pending[i])
+		batch.index.join(index)
 	}
 	if len(batches) < 2 {
 		return nil
 	}
-	for _, index := range indexes {
-		addValues(secrets, index.secrets)
-	}
 	return batches
 }
 
-// fileIndex is what namespaceBatches reads of a file.
+// fileIndex is what namespaceBatches reads of a file, or of a batch's
+// files.
 type fileIndex struct {
-	// ok says the file was read and parsed, and holds only objects a batch
-	// may hold, all of one namespace.
+	// ok says the files were read and parsed, and hold only objects a
+	// batch may hold, all of one namespace.
 	ok        bool
 	namespace string
-	// workloads are the names of its workloads.
+	// workloads are the names of their workloads.
 	workloads []string
-	// secrets are the values of its Secrets, in the order
+	// secrets are the values of their Secrets, in the order
 	// addSecretValues adds them.
 	secrets []secretValue
 }
@@ -131,32 +137,101 @@ type secretValue struct {
 	encoded bool
 }
 
-// indexFile reads and parses a file for namespaceBatches. A file it cannot
-// read or parse leaves the run whole, which reports why.
+// indexFile reads a file for namespaceBatches: the headers of its
+// documents, and its Secrets parsed; the whole file parsed when it is in a
+// form ReadHeaders does not read. A file it cannot read or parse leaves
+// the run whole, which reports why.
 func indexFile(p pendingLoad) fileIndex {
 	source, err := readManifest(p.file, p.info)
 	if err != nil {
 		return fileIndex{}
 	}
-	file, err := manifest.Load(p.path, source)
-	if err != nil {
-		return fileIndex{}
-	}
-	index := fileIndex{ok: true}
-	for _, object := range file.Objects {
-		if object.Base != "" || object.Namespace == "" || !batchKinds[object.Group()][object.Kind] ||
-			(index.namespace != "" && object.Namespace != index.namespace) {
+	headers, read := manifest.ReadHeaders(source)
+	if !read {
+		file, err := manifest.Load(p.path, source)
+		if err != nil {
 			return fileIndex{}
 		}
-		index.namespace = strings.Clone(object.Namespace)
-		if batchWorkloadKinds[object.Kind] {
-			index.workloads = append(index.workloads, strings.Clone(object.Name))
+		return indexOf(file)
+	}
+	index := fileIndex{ok: true}
+	for _, header := range headers {
+		if !index.add(header.APIVersion, header.Kind, header.Name, header.Namespace, false) {
+			return fileIndex{}
+		}
+		if header.Kind != "Secret" {
+			continue
+		}
+		secret, err := manifest.Load(p.path, source[header.Start:header.End])
+		if err != nil || len(secret.Objects) != 1 {
+			return fileIndex{}
+		}
+		index.secrets = append(index.secrets, secretValues(secret.Objects[0])...)
+	}
+	return index
+}
+
+// indexOf is the index of a file parsed.
+func indexOf(file *manifest.File) fileIndex {
+	index := fileIndex{ok: true}
+	for _, object := range file.Objects {
+		if !index.add(object.APIVersion, object.Kind, object.Name, object.Namespace, object.Base != "") {
+			return fileIndex{}
 		}
 		if object.Kind == "Secret" {
 			index.secrets = append(index.secrets, secretValues(object)...)
 		}
 	}
 	return index
+}
+
+// add indexes an object; false when a batch may not hold it.
+func (index *fileIndex) add(apiVersion, kind, name, namespace string, inList bool) bool {
+	group, _, _ := strings.Cut(apiVersion, "/")
+	if !strings.Contains(apiVersion, "/") {
+		group = ""
+	}
+	if inList || namespace == "" || !batchKinds[group][kind] || (index.namespace != "" && namespace != index.namespace) {
+		return false
+	}
+	index.namespace = strings.Clone(namespace)
+	if batchWorkloadKinds[kind] {
+		index.workloads = append(index.workloads, strings.Clone(name))
+	}
+	return true
+}
+
+// join adds a file's index to a batch's.
+func (index *fileIndex) join(file fileIndex) {
+	if index.namespace == "" {
+		*index = fileIndex{ok: true, namespace: file.namespace}
+	}
+	index.workloads = append(index.workloads, file.workloads...)
+	index.secrets = append(index.secrets, file.secrets...)
+}
+
+// sameIndex says the files loaded for a batch are what its first read
+// found: ReadHeaders reads a form of YAML Load reads too, and the files
+// may have changed since.
+func sameIndex(batch fileIndex, loaded *inputs) bool {
+	if len(loaded.errors) > 0 || len(loaded.notes) > 0 {
+		return false
+	}
+	var got fileIndex
+	for _, file := range loaded.manifests {
+		index := indexOf(file)
+		if !index.ok || index.namespace != "" && index.namespace != batch.namespace {
+			return false
+		}
+		got.join(index)
+	}
+	sorted := func(values []secretValue) []secretValue {
+		return slices.SortedFunc(slices.Values(values), func(a, b secretValue) int {
+			return strings.Compare(a.text, b.text)
+		})
+	}
+	// A Secret's values are read from a map, in no order.
+	return slices.Equal(got.workloads, batch.workloads) && slices.Equal(sorted(got.secrets), sorted(batch.secrets))
 }
 
 // addParts adds the batches' results to the run's, each list made once in
@@ -198,5 +273,5 @@ func LintsInBatches(options Options) bool {
 		config = &lint.Config{}
 	}
 	w := walk(options.Paths, nil, excludes(options, config), options.Outputs)
-	return namespaceBatches(w, options, config, &redact.Set{}) != nil
+	return namespaceBatches(w, options, config) != nil
 }

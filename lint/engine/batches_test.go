@@ -81,20 +81,51 @@ func TestNamespaceBatches(t *testing.T) {
 			if runConfig == nil {
 				runConfig = &lint.Config{}
 			}
-			secrets := &redact.Set{}
-			batches := namespaceBatches(walk(options.Paths, nil, excludes(options, runConfig), nil), options, runConfig, secrets)
+			batches := namespaceBatches(walk(options.Paths, nil, excludes(options, runConfig), nil), options, runConfig)
 			var sizes []int
+			var secrets []string
 			for _, batch := range batches {
-				sizes = append(sizes, len(batch))
+				sizes = append(sizes, len(batch.files))
+				for _, value := range batch.index.secrets {
+					secrets = append(secrets, value.text)
+				}
 			}
 			if !slices.Equal(sizes, tt.batches) {
 				t.Fatalf("batches of %v files, want %v", sizes, tt.batches)
 			}
-			// The Secret's value is known before the first batch is linted,
-			// and only when the run is batched (a whole run adds it itself).
-			if hidden := secrets.String("a-long-secret-value") != "a-long-secret-value"; hidden != (batches != nil) {
-				t.Errorf("the Secret's value hidden: %v", hidden)
+			// The Secret's value is known before the first batch is linted.
+			if batches != nil && !slices.Equal(secrets, []string{"a-long-secret-value"}) {
+				t.Errorf("the Secrets' values: %q", secrets)
 			}
 		})
+	}
+}
+
+// TestLintInBatchesWhenFilesDiffer checks that a batch whose files are not
+// what the first read found leaves the result and the secrets as they
+// were, so the run is linted whole.
+func TestLintInBatchesWhenFilesDiffer(t *testing.T) {
+	dir := batchTree(t, map[string]string{
+		"a/one.yaml": batchDeployment("one", "a") +
+			"---\napiVersion: v1\nkind: Secret\nmetadata: {name: token, namespace: a}\nstringData: {token: a-long-secret-value}\n",
+		"b/one.yaml": batchDeployment("two", "b"),
+	})
+	options := Options{Paths: []string{dir}, BatchesPast: 1}
+	walked := walk(options.Paths, nil, nil, nil)
+	batches := namespaceBatches(walked, options, &lint.Config{})
+	if len(batches) != 2 {
+		t.Fatalf("%d batches", len(batches))
+	}
+	batches[1].index.workloads = []string{"read otherwise"}
+	secrets, result := &redact.Set{}, &lint.Result{}
+	batched, err := lintInBatches(options, &lint.Config{}, secrets, walked, batches, result)
+	if err != nil || batched {
+		t.Fatalf("batched %v, %v", batched, err)
+	}
+	if hidden := secrets.String("a-long-secret-value"); hidden != "a-long-secret-value" {
+		t.Errorf("the Secret's value stays added: %s", hidden)
+	}
+	if len(result.Files) > 0 || len(result.Findings) > 0 {
+		t.Errorf("a part of the batches is in the result: %+v", result)
 	}
 }

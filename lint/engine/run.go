@@ -111,20 +111,14 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	}
 	result := &lint.Result{Rules: options.Rules, Secrets: secrets}
 	walked := walk(options.Paths, options.Stdin, excludes(options, config), options.Outputs)
-	if batches := namespaceBatches(walked, options, config, secrets); batches != nil {
-		result.InputErrors, result.Notes = walked.found.errors, walked.found.notes
-		parts := make([]*lint.Result, len(batches))
-		for i, batch := range batches {
-			loaded := &walker{found: &inputs{modelUnits: map[string]int{}}}
-			loaded.load(batch, options.DeepSleepPast)
-			parts[i] = &lint.Result{}
-			if err := lintFound(options, config, secrets, loaded.found, parts[i], true); err != nil {
-				return nil, err
-			}
+	batched := false
+	if batches := namespaceBatches(walked, options, config); batches != nil {
+		var err error
+		if batched, err = lintInBatches(options, config, secrets, walked, batches, result); err != nil {
+			return nil, err
 		}
-		addParts(result, parts)
-		noteDroppedSecrets(result, secrets)
-	} else {
+	}
+	if !batched {
 		walked.load(walked.pending, options.DeepSleepPast)
 		if err := lintFound(options, config, secrets, walked.found, result, false); err != nil {
 			return nil, err
@@ -134,6 +128,34 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	redactResult(result, secrets)
 	sortResult(result)
 	return result, nil
+}
+
+// lintInBatches lints a run a namespace at a time (namespaceBatches) into
+// result. When a batch's files are not what the first read found (changed
+// since, or read otherwise), it returns false, with result and secrets as
+// they were, and the run is linted whole.
+func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, walked *walker, batches []namespaceBatch, result *lint.Result) (bool, error) {
+	whole := secrets.Clone()
+	for _, batch := range batches {
+		addValues(secrets, batch.index.secrets)
+	}
+	parts := make([]*lint.Result, len(batches))
+	for i, batch := range batches {
+		loaded := &walker{found: &inputs{modelUnits: map[string]int{}}}
+		loaded.load(batch.files, options.DeepSleepPast)
+		if !sameIndex(batch.index, loaded.found) {
+			secrets.Restore(whole)
+			return false, nil
+		}
+		parts[i] = &lint.Result{}
+		if err := lintFound(options, config, secrets, loaded.found, parts[i], true); err != nil {
+			return false, err
+		}
+	}
+	result.InputErrors, result.Notes = walked.found.errors, walked.found.notes
+	addParts(result, parts)
+	noteDroppedSecrets(result, secrets)
+	return true, nil
 }
 
 // lintFound lints what was found into result. In a batch (namespaceBatches)
