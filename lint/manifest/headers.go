@@ -101,55 +101,46 @@ func (s *headerScan) line(line string) bool {
 		return false
 	}
 	switch key {
-	case "apiVersion", "kind":
-		text, ok := plainScalar(value)
-		if !ok || !s.first(key) {
-			return false
-		}
-		if key == "kind" {
-			s.header.Kind = text
-		} else {
-			s.header.APIVersion = text
-		}
-		s.read = true
+	case "apiVersion":
+		return s.set(key, value, &s.header.APIVersion)
+	case "kind":
+		return s.set(key, value, &s.header.Kind)
 	case "metadata":
-		if !s.first(key) {
+		switch {
+		case !s.first(key):
 			return false
-		}
-		if blankOrComment(value) {
+		case blankOrComment(value):
 			s.inMetadata = true
 			return true
 		}
-		if !s.flowMetadata(value) {
-			return false
-		}
-		s.read = true // a flow mapping may go on too
-		return true
-	default:
-		// Another top-level key: its value may go on over the lines
-		// below, indented, or be a flow collection or quoted scalar on
-		// this one.
-		return !strings.ContainsAny(value, "{[\"'") || balancedFlow(value)
+		ok := s.flowMetadata(value)
+		s.read = true // a line below, indented, would go on with it
+		return ok
 	}
-	return true
+	// Another top-level key: its value may go on over the lines below,
+	// indented, or be a flow collection or quoted scalar on this one.
+	return !strings.ContainsAny(value, "{[\"'") || balancedFlow(value)
 }
 
 // metadataField reads one key of metadata.
 func (s *headerScan) metadataField(key, value string) bool {
 	s.read = false
-	if key != "name" && key != "namespace" {
-		return true
+	switch key {
+	case "name":
+		return s.set("metadata.name", value, &s.header.Name)
+	case "namespace":
+		return s.set("metadata.namespace", value, &s.header.Namespace)
 	}
+	return true
+}
+
+// set reads a plain scalar of the header, seen first under key, into field.
+func (s *headerScan) set(key, value string, field *string) bool {
 	text, ok := plainScalar(value)
-	if !ok || !s.first("metadata."+key) {
+	if !ok || !s.first(key) {
 		return false
 	}
-	if key == "name" {
-		s.header.Name = text
-	} else {
-		s.header.Namespace = text
-	}
-	s.read = true
+	*field, s.read = text, true
 	return true
 }
 
