@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -266,21 +267,50 @@ func lintScenario(t *testing.T, dir string, images engine.ImageOptions, adjust f
 	if got, want := toExpected(deep, nil), toExpected(result, nil); !reflect.DeepEqual(got, want) {
 		t.Errorf("with the files sleeping deeply:\n%+v\nwithout:\n%+v", got, want)
 	}
-	// A tree of namespaces in files of their own is linted a namespace at
-	// a time past 8 MiB: every part of the result is the same.
-	options.DeepSleepPast, options.BatchesPast = 0, 1
-	if engine.LintsInBatches(options) {
+	// A tree of namespaces in files of their own is linted a few
+	// namespaces at a time past 8 MiB: every part of the result is the
+	// same, with a namespace a batch and with namespaces together up to a
+	// quarter of the tree.
+	options.DeepSleepPast = 0
+	for _, past := range []int64{1, filesSize(t, options.Paths)} {
+		options.BatchesPast = past
+		if !engine.LintsInBatches(options) {
+			continue
+		}
+		redone := engine.BatchesRedone()
 		batched, err := engine.Run(options)
 		if err != nil {
-			t.Fatalf("a namespace at a time: %v", err)
+			t.Fatalf("in batches: %v", err)
+		}
+		if engine.BatchesRedone() != redone {
+			t.Errorf("in batches from %d bytes: linted whole after all", past)
 		}
 		got, want := *batched, *result
 		got.Secrets, want.Secrets = nil, nil
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("a namespace at a time:\n%+v\nwhole:\n%+v", got, want)
+			t.Errorf("in batches from %d bytes:\n%+v\nwhole:\n%+v", past, got, want)
 		}
 	}
 	return result
+}
+
+// filesSize is the size of the files under paths.
+func filesSize(t *testing.T, paths []string) int64 {
+	var size int64
+	for _, path := range paths {
+		err := filepath.WalkDir(path, func(_ string, entry fs.DirEntry, err error) error {
+			if err != nil || entry.IsDir() {
+				return err
+			}
+			info, err := entry.Info()
+			size += info.Size()
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return size
 }
 
 // toExpected turns a result into expected.json's form.

@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/lint"
@@ -42,23 +43,29 @@ var batchKinds = map[string]map[string]bool{
 var batchWorkloadKinds = map[string]bool{"Pod": true, "Deployment": true, "StatefulSet": true, "DaemonSet": true,
 	"ReplicaSet": true, "Job": true, "CronJob": true}
 
-// namespaceBatch is one namespace's files, and what the first read of
-// them found.
+// namespaceBatch is the files of one namespace or more, and what the
+// first read of each found.
 type namespaceBatch struct {
-	files []pendingLoad
-	index fileIndex
+	files   []pendingLoad
+	indexes []fileIndex
+	// bytes is the files' size.
+	bytes int64
 }
+
 
 // namespaceBatches is the walk's pending manifest files cut into batches,
 // one per namespace in walk order, when the run can be linted a batch at a
 // time with the findings, notes and order it has whole; nil when it cannot.
+// A batch takes the namespaces that follow it up to a quarter of the size
+// from which runs are batched: each batch has a set, composers and a
+// suppressor of its own, and its last workloads leave a CPU idle.
 // It can when it reads manifest files alone (no charts, overlays, model
 // dirs, images, standard input, links to models or images given, CRDs or
 // ignore entries, which the whole run shares), every object is of
 // batchKinds with a namespace, outside a List, each file holds one
 // namespace, each namespace's files follow one another in walk order, and
 // no two files name the same workload. The values of the Secrets of every
-// batch are known before the first is linted (namespaceBatch.index), as
+// batch are known before the first is linted (namespaceBatch.indexes), as
 // in a whole run.
 func namespaceBatches(w *walker, options Options, config *lint.Config) []namespaceBatch {
 	found := w.found
@@ -101,14 +108,17 @@ func namespaceBatches(w *walker, options Options, config *lint.Config) []namespa
 				return nil
 			}
 			done[current], current = true, index.namespace
-			batches = append(batches, namespaceBatch{})
+			if len(batches) == 0 || batches[len(batches)-1].bytes >= past/4 {
+				batches = append(batches, namespaceBatch{})
+			}
 		}
 		if len(batches) == 0 {
 			batches = append(batches, namespaceBatch{}) // files of no object before the first namespace's
 		}
 		batch := &batches[len(batches)-1]
 		batch.files = append(batch.files, w.pending[i])
-		batch.index.join(index)
+		batch.indexes = append(batch.indexes, index)
+		batch.bytes += w.pending[i].info.Size()
 	}
 	if len(batches) < 2 {
 		return nil
@@ -116,16 +126,15 @@ func namespaceBatches(w *walker, options Options, config *lint.Config) []namespa
 	return batches
 }
 
-// fileIndex is what namespaceBatches reads of a file, or of a batch's
-// files.
+// fileIndex is what namespaceBatches reads of a file.
 type fileIndex struct {
-	// ok says the files were read and parsed, and hold only objects a
+	// ok says the file was read and parsed, and holds only objects a
 	// batch may hold, all of one namespace.
 	ok        bool
 	namespace string
-	// workloads are the names of their workloads.
+	// workloads are the names of its workloads.
 	workloads []string
-	// secrets are the values of their Secrets, in the order
+	// secrets are the values of its Secrets, in the order
 	// addSecretValues adds them.
 	secrets []secretValue
 }
@@ -201,37 +210,27 @@ func (index *fileIndex) add(apiVersion, kind, name, namespace string, inList boo
 	return true
 }
 
-// join adds a file's index to a batch's.
-func (index *fileIndex) join(file fileIndex) {
-	if index.namespace == "" {
-		*index = fileIndex{ok: true, namespace: file.namespace}
-	}
-	index.workloads = append(index.workloads, file.workloads...)
-	index.secrets = append(index.secrets, file.secrets...)
-}
-
 // sameIndex says the files loaded for a batch are what its first read
 // found: ReadHeaders reads a form of YAML Load reads too, and the files
 // may have changed since.
-func sameIndex(batch fileIndex, loaded *inputs) bool {
-	if len(loaded.errors) > 0 || len(loaded.notes) > 0 {
+func sameIndex(batch namespaceBatch, loaded *inputs) bool {
+	if len(loaded.errors) > 0 || len(loaded.notes) > 0 || len(loaded.manifests) != len(batch.indexes) {
 		return false
 	}
-	var got fileIndex
-	for _, file := range loaded.manifests {
-		index := indexOf(file)
-		if !index.ok || index.namespace != "" && index.namespace != batch.namespace {
-			return false
-		}
-		got.join(index)
-	}
+	// A Secret's values are read from a map, in no order.
 	sorted := func(values []secretValue) []secretValue {
 		return slices.SortedFunc(slices.Values(values), func(a, b secretValue) int {
 			return strings.Compare(a.text, b.text)
 		})
 	}
-	// A Secret's values are read from a map, in no order.
-	return slices.Equal(got.workloads, batch.workloads) && slices.Equal(sorted(got.secrets), sorted(batch.secrets))
+	for i, file := range loaded.manifests {
+		got, want := indexOf(file), batch.indexes[i]
+		if !got.ok || got.namespace != want.namespace || !slices.Equal(got.workloads, want.workloads) ||
+			!slices.Equal(sorted(got.secrets), sorted(want.secrets)) {
+			return false
+		}
+	}
+	return true
 }
 
 // addParts adds the batches' results to the run's, each list made once in
@@ -264,6 +263,14 @@ func joined[T any](list []T, parts []*lint.Result, of func(*lint.Result) *[]T) [
 	}
 	return out
 }
+
+// batchesRedone counts the batched runs linted whole after all.
+var batchesRedone atomic.Int64
+
+// BatchesRedone is how many batched runs were linted whole after all, a
+// batch's files not being what the first read found: the tests check that
+// none of theirs is.
+func BatchesRedone() int64 { return batchesRedone.Load() }
 
 // LintsInBatches says whether a run of options, which must not read
 // standard input, is linted a namespace at a time.

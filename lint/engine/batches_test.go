@@ -44,6 +44,7 @@ func TestNamespaceBatches(t *testing.T) {
 		"a/one.yaml": batchDeployment("one", "a") + secret,
 		"a/two.yaml": batchDeployment("two", "a"),
 		"b/one.yaml": batchDeployment("three", "b"),
+		"c/one.yaml": batchDeployment("four", "c"),
 	}
 	with := func(name, content string) map[string]string {
 		files := map[string]string{}
@@ -59,18 +60,22 @@ func TestNamespaceBatches(t *testing.T) {
 		options func(*Options)
 		batches []int // the files of each batch; nil: the run is whole
 	}{
-		{name: "a namespace a dir", files: whole, batches: []int{2, 1}},
+		{name: "a namespace a dir", files: whole, batches: []int{2, 1, 1}},
+		{name: "namespaces together up to a quarter of the size",
+			files: with("z/one.yaml", batchDeployment("five", "z")+"# "+strings.Repeat("x", 4096)+"\n"), options: func(o *Options) {
+				o.BatchesPast = 4 * int64(len(whole["a/one.yaml"])+len(whole["a/two.yaml"])+1)
+			}, batches: []int{3, 2}},
 		{name: "below the size", files: whole, options: func(o *Options) { o.BatchesPast = 1 << 20 }},
-		{name: "one namespace", files: map[string]string{"a/one.yaml": whole["a/one.yaml"], "a/two.yaml": whole["a/two.yaml"]}},
-		{name: "a namespace again after another", files: with("c.yaml", batchDeployment("four", "a"))},
-		{name: "an object of no namespace", files: with("c/one.yaml", strings.Replace(batchDeployment("four", "x"), ", namespace: x", "", 1))},
-		{name: "two namespaces in a file", files: with("c/one.yaml", batchDeployment("four", "c")+"---\n"+batchDeployment("five", "d"))},
-		{name: "a workload named in two files", files: with("c/one.yaml", batchDeployment("one", "c"))},
-		{name: "a kind read across namespaces", files: with("c/one.yaml",
-			"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: c}\n")},
-		{name: "a List", files: with("c/one.yaml", "apiVersion: v1\nkind: List\nitems:\n  - "+
-			strings.ReplaceAll(strings.TrimSuffix(batchDeployment("four", "c"), "\n"), "\n", "\n    ")+"\n")},
-		{name: "a file that does not parse", files: with("c/one.yaml", "kind: [\n")},
+		{name: "one namespace", files: map[string]string{"a/one.yaml": whole["a/one.yaml"], "a/two.yaml": whole["a/two.yaml"]}, options: func(o *Options) { o.BatchesPast = 1 }},
+		{name: "a namespace again after another", files: with("d.yaml", batchDeployment("five", "a"))},
+		{name: "an object of no namespace", files: with("d/one.yaml", strings.Replace(batchDeployment("five", "x"), ", namespace: x", "", 1))},
+		{name: "two namespaces in a file", files: with("d/one.yaml", batchDeployment("five", "d")+"---\n"+batchDeployment("six", "e"))},
+		{name: "a workload named in two files", files: with("d/one.yaml", batchDeployment("one", "d"))},
+		{name: "a kind read across namespaces", files: with("d/one.yaml",
+			"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: d}\n")},
+		{name: "a List", files: with("d/one.yaml", "apiVersion: v1\nkind: List\nitems:\n  - "+
+			strings.ReplaceAll(strings.TrimSuffix(batchDeployment("five", "d"), "\n"), "\n", "\n    ")+"\n")},
+		{name: "a file that does not parse", files: with("d/one.yaml", "kind: [\n")},
 		{name: "config ignore entries", files: whole, options: func(o *Options) {
 			o.Config = &lint.Config{Ignore: []config.Ignore{{Rule: "MDL205", Reason: "r"}}}
 		}},
@@ -78,7 +83,7 @@ func TestNamespaceBatches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			options := Options{Paths: []string{batchTree(t, tt.files)}, BatchesPast: 1}
+			options := Options{Paths: []string{batchTree(t, tt.files)}, BatchesPast: 4}
 			if tt.options != nil {
 				tt.options(&options)
 			}
@@ -91,8 +96,10 @@ func TestNamespaceBatches(t *testing.T) {
 			var secrets []string
 			for _, batch := range batches {
 				sizes = append(sizes, len(batch.files))
-				for _, value := range batch.index.secrets {
-					secrets = append(secrets, value.text)
+				for _, index := range batch.indexes {
+					for _, value := range index.secrets {
+						secrets = append(secrets, value.text)
+					}
 				}
 			}
 			if !slices.Equal(sizes, tt.batches) {
@@ -121,7 +128,7 @@ func TestLintInBatchesWhenFilesDiffer(t *testing.T) {
 	if len(batches) != 2 {
 		t.Fatalf("%d batches", len(batches))
 	}
-	batches[1].index.workloads = []string{"read otherwise"}
+	batches[1].indexes[0].workloads = []string{"read otherwise"}
 	secrets, result := &redact.Set{}, &lint.Result{}
 	batched, err := lintInBatches(options, &lint.Config{}, secrets, walked, batches, result)
 	if err != nil || batched {

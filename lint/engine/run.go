@@ -137,13 +137,16 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, walked *walker, batches []namespaceBatch, result *lint.Result) (bool, error) {
 	whole := secrets.Clone()
 	for _, batch := range batches {
-		addValues(secrets, batch.index.secrets)
+		for _, index := range batch.indexes {
+			addValues(secrets, index.secrets)
+		}
 	}
 	parts := make([]*lint.Result, len(batches))
 	for i, batch := range batches {
 		loaded := &walker{found: &inputs{modelUnits: map[string]int{}}}
 		loaded.load(batch.files, options.DeepSleepPast)
-		if !sameIndex(batch.index, loaded.found) {
+		if !sameIndex(batch, loaded.found) {
+			batchesRedone.Add(1)
 			secrets.Restore(whole)
 			return false, nil
 		}
