@@ -69,8 +69,8 @@ type Options struct {
 	// files parsed again then (manifest.File.Settle); 0 means 48 MiB.
 	DeepSleepPast int64
 	// BatchesPast is the size of the manifest files from which a run that
-	// can be is linted one namespace at a time (namespaceBatches); 0 means
-	// 8 MiB.
+	// can be linted a few namespaces at a time is, each batch up to a
+	// quarter of it (namespaceBatches); 0 means 8 MiB.
 	BatchesPast int64
 }
 
@@ -130,8 +130,8 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	return result, nil
 }
 
-// lintInBatches lints a run a namespace at a time (namespaceBatches) into
-// result. When a batch's files are not what the first read found (changed
+// lintInBatches lints a run a few namespaces at a time (namespaceBatches)
+// into result. When a batch's files are not what the first read found (changed
 // since, or read otherwise), it returns false, with result and secrets as
 // they were, and the run is linted whole.
 func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, walked *walker, batches []namespaceBatch, result *lint.Result) (bool, error) {
