@@ -269,8 +269,8 @@ func lintScenario(t *testing.T, dir string, images engine.ImageOptions, adjust f
 	}
 	// A tree of namespaces in files of their own is linted a few
 	// namespaces at a time past 8 MiB: every part of the result is the
-	// same, with a namespace a batch and with namespaces together up to a
-	// quarter of the tree.
+	// same, with a namespace a batch and with namespaces together up to an
+	// eighth of the tree.
 	options.DeepSleepPast = 0
 	for _, past := range []int64{1, filesSize(t, options.Paths)} {
 		options.BatchesPast = past

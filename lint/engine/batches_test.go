@@ -61,9 +61,9 @@ func TestNamespaceBatches(t *testing.T) {
 		batches []int // the files of each batch; nil: the run is whole
 	}{
 		{name: "a namespace a dir", files: whole, batches: []int{2, 1, 1}},
-		{name: "namespaces together up to a quarter of the size",
+		{name: "namespaces together up to an eighth of the size",
 			files: with("z/one.yaml", batchDeployment("five", "z")+"# "+strings.Repeat("x", 4096)+"\n"), options: func(o *Options) {
-				o.BatchesPast = 4 * int64(len(whole["a/one.yaml"])+len(whole["a/two.yaml"])+1)
+				o.BatchesPast = 8 * int64(len(whole["a/one.yaml"])+len(whole["a/two.yaml"])+1)
 			}, batches: []int{3, 2}},
 		{name: "below the size", files: whole, options: func(o *Options) { o.BatchesPast = 1 << 20 }},
 		{name: "one namespace", files: map[string]string{"a/one.yaml": whole["a/one.yaml"], "a/two.yaml": whole["a/two.yaml"]}, options: func(o *Options) { o.BatchesPast = 1 }},

@@ -69,8 +69,8 @@ type Options struct {
 	// files parsed again then (manifest.File.Settle); 0 means 48 MiB.
 	DeepSleepPast int64
 	// BatchesPast is the size of the manifest files from which a run that
-	// can be linted a few namespaces at a time is, each batch up to a
-	// quarter of it (namespaceBatches); 0 means 8 MiB.
+	// can be linted a few namespaces at a time is, each batch up to an
+	// eighth of it (namespaceBatches); 0 means 8 MiB.
 	BatchesPast int64
 }
 
@@ -120,9 +120,11 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	}
 	if !batched {
 		walked.load(walked.pending, options.DeepSleepPast)
-		if err := lintFound(options, config, secrets, walked.found, result, false); err != nil {
+		linted, err := lintFound(options, config, secrets, walked.found, result, false)
+		if err != nil {
 			return nil, err
 		}
+		linted.finish()
 	}
 	result.PassSuppressed()
 	redactResult(result, secrets)
@@ -141,7 +143,10 @@ func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, wa
 			addValues(secrets, index.secrets)
 		}
 	}
-	parts := make([]*lint.Result, len(batches))
+	if options.GCPercent > 0 {
+		debug.SetGCPercent(batchGCPercent)
+	}
+	parts := make([]*linted, len(batches))
 	for i, batch := range batches {
 		loaded := &walker{found: &inputs{modelUnits: map[string]int{}}}
 		loaded.load(batch.files, options.DeepSleepPast)
@@ -150,13 +155,16 @@ func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, wa
 			secrets.Restore(whole)
 			return false, nil
 		}
-		parts[i] = &lint.Result{}
-		if err := lintFound(options, config, secrets, loaded.found, parts[i], true); err != nil {
+		var err error
+		if parts[i], err = lintFound(options, config, secrets, loaded.found, &lint.Result{}, true); err != nil {
 			return false, err
 		}
 	}
+	if options.GCPercent > 0 {
+		debug.SetGCPercent(options.GCPercent)
+	}
 	result.InputErrors, result.Notes = walked.found.errors, walked.found.notes
-	addParts(result, parts)
+	finishParts(result, parts)
 	noteDroppedSecrets(result, secrets)
 	return true, nil
 }
@@ -164,14 +172,14 @@ func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, wa
 // lintFound lints what was found into result. In a batch (namespaceBatches)
 // the values of the run's Secrets are known already, and result is the
 // batch's part of the run's.
-func lintFound(options Options, config *lint.Config, secrets *redact.Set, found *inputs, result *lint.Result, batch bool) error {
+func lintFound(options Options, config *lint.Config, secrets *redact.Set, found *inputs, result *lint.Result, batch bool) (*linted, error) {
 	result.InputErrors = append(result.InputErrors, found.errors...)
 	result.Notes = append(result.Notes, found.notes...)
 	rendered, renderNotes, renderErrors := renderInputs(found.renderDirs, options)
 	result.InputErrors = append(result.InputErrors, renderErrors...)
 	result.Notes = append(result.Notes, renderNotes...)
 	files := append(withoutPatches(withoutRendered(found.manifests, rendered), found.renderDirs), rendered...)
-	if options.GCPercent > 0 && len(files) > 0 {
+	if options.GCPercent > 0 && len(files) > 0 && !batch {
 		debug.SetGCPercent(options.GCPercent)
 	}
 	// Each workload's typed object is decoded while the engine works on it
@@ -179,7 +187,7 @@ func lintFound(options Options, config *lint.Config, secrets *redact.Set, found 
 	// decoded are ~70 MB.
 	set, refusedByCRDs, err := composedSet(files, options.CRDs, result)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	unitParents := splitUnits(options.Paths, files, set, found.modelUnits)
 	units := unitSets(files, set, unitParents)
@@ -195,7 +203,7 @@ func lintFound(options Options, config *lint.Config, secrets *redact.Set, found 
 	linker.units, linker.unitParents = found.modelUnits, unitParents
 	dirs, err := modelDirs(found.modelDirs, linker.mappings)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	modelTargets, modelErrors := loadModels(dirs)
 	result.InputErrors = append(result.InputErrors, modelErrors...)
@@ -215,7 +223,7 @@ func lintFound(options Options, config *lint.Config, secrets *redact.Set, found 
 	replayed := &starts{config: config}
 	targets, err = attachImages(targets, found.imageSources, options, result, replayed)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The job's values before the tree's, which may offer millions.
 	addImageSecrets(secrets, targets)
@@ -244,18 +252,18 @@ func lintFound(options Options, config *lint.Config, secrets *redact.Set, found 
 		if err := firstError(parallel.Map(targets, func(target *lint.Target) error {
 			return holding(target, func() { stage.prepare(target) })
 		})); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// Without links (!linksFirst) the run has no --model flag, and so none
 	// unused.
 	result.Unused = append(result.Unused, linker.unused(targets)...)
 	if err := expectLayouts(targets); err != nil {
-		return err
+		return nil, err
 	}
 	bakedTargets, err := lintBakedModels(targets)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	targets = append(targets, bakedTargets...)
 
@@ -315,30 +323,53 @@ func lintFound(options Options, config *lint.Config, secrets *redact.Set, found 
 	}
 	for _, done := range inTargetOrder {
 		if done.err != nil {
-			return done.err
-		}
-		for i := range done.links {
-			result.Links = append(result.Links, done.links[i].line(done.name))
+			return nil, done.err
 		}
 	}
 	// A file read again to be linted must be the file read first.
 	for _, file := range files {
 		if err := file.WakeError(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// The objects go before the result is made: the suppressor takes what
 	// it reads of them, and nothing else the rest of the run holds leads
 	// to them (the set, the linker, the targets of the workload phase).
-	suppressor, texts := stage.suppressor, stage.checks.texts
-	suppressor.settle()
-	stage = nil
-	all = append(all, inTargetOrder...)
-	addEvaluated(result, all, texts)
-	addStarts(result, all)
-	result.Findings = append(result.Findings, rejected...)
-	result.Findings = suppressor.apply(result.Findings)
-	return nil
+	stage.suppressor.settle()
+	return &linted{result: result, suppressor: stage.suppressor, texts: stage.checks.texts,
+		all: append(all, inTargetOrder...), rejected: rejected}, nil
+}
+
+// linted is what lintFound leaves to write into its result once the
+// objects are gone: the findings held compactly until then.
+type linted struct {
+	result     *lint.Result
+	suppressor *suppressor
+	texts      *texts
+	all        []*evaluated
+	rejected   []lint.Finding
+}
+
+// finish writes the links, findings, checks and starts into the result.
+func (l *linted) finish() {
+	for _, done := range l.all {
+		for i := range done.links {
+			l.result.Links = append(l.result.Links, done.links[i].line(done.name))
+		}
+	}
+	addEvaluated(l.result, l.all, l.texts)
+	addStarts(l.result, l.all)
+	l.result.Findings = append(l.result.Findings, l.rejected...)
+	l.result.Findings = l.suppressor.apply(l.result.Findings)
+}
+
+// findings is how many findings finish writes, less those of suppressions.
+func (l *linted) findings() int {
+	n := len(l.rejected)
+	for _, e := range l.all {
+		n += len(e.findings) + len(e.held)
+	}
+	return n
 }
 
 // noteDroppedSecrets says how many secret values the reports may show.
