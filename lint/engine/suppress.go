@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -69,13 +70,22 @@ type ignoresOf struct {
 // workload. Every workload was linted, and learnt, by then: a run one of
 // whose workloads could not be read again ends with that error first. The
 // suppressor then holds none of them.
+//
+// A file without marked lines, and a name none of whose workloads has
+// ignore annotations, is left out: apply finds nothing for them either
+// way, and a large run has tens of thousands.
 func (s *suppressor) settle() {
-	s.marked = make(map[string]map[int]string, len(s.files))
+	s.marked = map[string]map[int]string{}
 	for path, file := range s.files {
-		s.marked[path] = file.MarkedLines()
+		if marked := file.MarkedLines(); marked != nil {
+			s.marked[path] = marked
+		}
 	}
-	s.ignores = make(map[string][]ignoresOf, len(s.workloads))
+	s.ignores = map[string][]ignoresOf{}
 	for name, workloads := range s.workloads {
+		if !slices.ContainsFunc(workloads, func(w *manifest.Workload) bool { return len(s.annotations[w]) > 0 }) {
+			continue
+		}
 		for _, w := range workloads {
 			s.ignores[name] = append(s.ignores[name], ignoresOf{file: w.Object.File.Path, annotations: s.annotations[w]})
 		}
