@@ -159,6 +159,7 @@ func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, wa
 		if parts[i], err = lintFound(options, config, secrets, loaded.found, &lint.Result{}, true); err != nil {
 			return false, err
 		}
+		batches[i] = namespaceBatch{} // its first read's index
 	}
 	if options.GCPercent > 0 {
 		debug.SetGCPercent(options.GCPercent)
