@@ -93,7 +93,19 @@ func namespaceBatches(w *walker, options Options, config *lint.Config) []namespa
 	if total < past {
 		return nil
 	}
-	indexes := parallel.Map(w.pending, indexFile)
+	// A file that keeps the run whole ends the first read: the files not
+	// read yet are not.
+	var whole atomic.Bool
+	indexes := parallel.Map(w.pending, func(p pendingLoad) fileIndex {
+		if whole.Load() {
+			return fileIndex{}
+		}
+		index := indexFile(p)
+		if !index.ok {
+			whole.Store(true)
+		}
+		return index
+	})
 	var batches []namespaceBatch
 	done := map[string]bool{}
 	workloadFiles := map[string]int{}
@@ -242,11 +254,13 @@ func sameIndex(batch namespaceBatch, loaded *inputs) bool {
 // each part's findings made as its turn comes and let go once copied: a
 // large run's findings are not held twice.
 func finishParts(result *lint.Result, parts []*linted) {
-	findings := 0
+	findings, records := 0, 0
 	for _, part := range parts {
-		findings += part.findings()
+		partFindings, partRecords := part.sizes()
+		findings, records = findings+partFindings, records+partRecords
 	}
 	result.Findings = slices.Grow(result.Findings, findings)
+	result.Evaluations = slices.Grow(result.Evaluations, records)
 	for i, part := range parts {
 		part.finish()
 		addPart(result, part.result)

@@ -364,13 +364,15 @@ func (l *linted) finish() {
 	l.result.Findings = l.suppressor.apply(l.result.Findings)
 }
 
-// findings is how many findings finish writes, less those of suppressions.
-func (l *linted) findings() int {
-	n := len(l.rejected)
+// sizes are how many findings (less those of suppressions) and checks
+// finish writes.
+func (l *linted) sizes() (findings, records int) {
+	findings = len(l.rejected)
 	for _, e := range l.all {
-		n += len(e.findings) + len(e.held)
+		findings += len(e.findings) + len(e.held)
+		records += len(e.records)
 	}
-	return n
+	return findings, records
 }
 
 // noteDroppedSecrets says how many secret values the reports may show.

@@ -235,11 +235,14 @@ func plainKey(key string) bool {
 	return true
 }
 
-// plainScalar is a value that is a plain string as YAML reads it, with a
-// comment after it dropped; false for anything else (quoted, a tag, an
-// anchor, a block, a flow collection, empty, null, a value a YAML 1.1
-// reader would take for a number or a bool).
+// plainScalar is a value that is a string as YAML reads it, plain or
+// quoted with nothing to unescape, with a comment after it dropped; false
+// for anything else (a tag, an anchor, a block, a flow collection, empty,
+// null, a value a YAML 1.1 reader would take for a number or a bool).
 func plainScalar(value string) (string, bool) {
+	if quoted := strings.TrimLeft(value, " "); quoted != "" && (quoted[0] == '"' || quoted[0] == '\'') {
+		return quotedScalar(quoted)
+	}
 	if i := strings.Index(value, " #"); i >= 0 {
 		value = value[:i]
 	}
@@ -257,6 +260,21 @@ func plainScalar(value string) (string, bool) {
 		return "", false
 	}
 	return value, true
+}
+
+// quotedScalar is a quoted value with nothing to unescape ("name",
+// 'name'), and a comment after it dropped; false for anything else.
+func quotedScalar(value string) (string, bool) {
+	end := strings.IndexByte(value[1:], value[0]) + 1
+	if end <= 1 {
+		return "", false
+	}
+	text, rest := value[1:end], value[end+1:]
+	if strings.ContainsFunc(text, func(r rune) bool { return r == '\\' || r < ' ' || r == 0x7f }) ||
+		(rest != "" && rest[0] != ' ' && rest[0] != '\t') || !blankOrComment(rest) {
+		return "", false
+	}
+	return text, true
 }
 
 // blankOrComment says a line holds nothing but spaces and a comment.

@@ -21,7 +21,10 @@ func TestReadHeaders(t *testing.T) {
 			"apiVersion: v1\r\nmetadata:\r\n    name: c\r\ndata:\r\n  key: |\r\n    text\r\n",
 			want: []Header{{APIVersion: "v1", Kind: "ConfigMap", Name: "c", Start: 23, End: 107}}},
 		{name: "JSON", source: `{"apiVersion": "v1", "kind": "ConfigMap"}`},
-		{name: "a quoted name", source: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"c\"\n"},
+		{name: "quoted values", source: "apiVersion: \"v1\"\nkind: 'ConfigMap' # a comment\nmetadata:\n  name: \"c d\"\n",
+			want: []Header{{APIVersion: "v1", Kind: "ConfigMap", Name: "c d", End: 71}}},
+		{name: "a quoted name to unescape", source: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"c\\td\"\n"},
+		{name: "a quote within single quotes", source: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 'it''s'\n"},
 		{name: "a name that goes on", source: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n d\n"},
 		{name: "a numeric name", source: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 0x10}\n"},
 		{name: "a key twice", source: "apiVersion: v1\nkind: ConfigMap\nkind: Secret\nmetadata: {name: c}\n"},
@@ -58,6 +61,7 @@ func FuzzReadHeaders(f *testing.F) {
 		"apiVersion: v1\nkind: Service\nmetadata: {name: b, labels: {app: b}, namespace: team}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\n",
 		"kind: ConfigMap\napiVersion: v1\nmetadata:\n    name: c\ndata:\n  key: |\n    text\n",
 		"apiVersion: v1\nkind: List\nitems: []\n",
+		"apiVersion: \"v1\"\nkind: 'Secret'\nmetadata:\n  name: \"s\" # c\n  namespace: 'n'\n",
 	} {
 		f.Add([]byte(seed))
 	}
