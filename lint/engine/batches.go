@@ -14,10 +14,10 @@ import (
 // any workload's rules may read any of them. In a tree of plain manifests
 // where each namespace has its own files, the rules of a workload read the
 // objects of its own namespace only (references, Services, disruption
-// budgets, limits: see Set.ReleaseNamespace), so such a run is linted one
-// namespace at a time, each namespace's files read as its turn comes, and
-// holds one namespace's objects at a time: its findings are the same, for
-// a first, shorter read of every file that finds the namespaces.
+// budgets, limits: see Set.ReleaseNamespace), so such a run is linted a
+// few namespaces at a time, a batch's files read as its turn comes, and
+// holds one batch's objects at a time: its findings are the same, for a
+// first, shorter read of every file that finds the namespaces.
 
 // batchesPast is the size of the manifest files from which a run is linted
 // a namespace at a time when it can be: below it, the first read costs
@@ -27,8 +27,8 @@ const batchesPast = 8 << 20
 // batchGCPercent is the collector's target while batches are linted, in
 // place of Options.GCPercent: the run then holds one batch's objects and
 // the findings of the batches before, held compactly, so the runtime's
-// default target costs a few MiB and saves a sixth of the CPU. The
-// findings made whole at the end go back to Options.GCPercent.
+// default target costs a few MiB for far fewer collections. The findings
+// made whole at the end go back to Options.GCPercent.
 const batchGCPercent = 100
 
 // batchKinds are the kinds, by API group, whose objects a run linted a
