@@ -90,7 +90,19 @@ func walk(paths []string, stdin io.Reader, excludes []Exclude, outputs []string)
 // load reads and parses pending manifest files on every CPU, and adds them
 // to what was found in the order given.
 func (w *walker) load(pending []pendingLoad, deepSleepPast int64) {
-	for i, load := range loadAll(pending, deepSleepPast) {
+	w.loadFiles(loadAll(pending, deepSleepPast, true), pending)
+}
+
+// loadAwake is load with the files kept awake (manifest.File.Settle): a
+// batch is held for its own rules alone, and reading its files again as
+// its workloads are linted costs more than it saves.
+func (w *walker) loadAwake(pending []pendingLoad) {
+	w.loadFiles(loadAll(pending, 0, false), pending)
+}
+
+// loadFiles adds the files loaded from pending.
+func (w *walker) loadFiles(loads []loaded, pending []pendingLoad) {
+	for i, load := range loads {
 		pending := pending[i]
 		switch {
 		case load.readErr != nil:
@@ -376,8 +388,9 @@ type loaded struct {
 }
 
 // loadAll reads and parses the files on every CPU and returns them in the
-// order given, whatever the scheduling.
-func loadAll(pending []pendingLoad, deepSleepPast int64) []loaded {
+// order given, whatever the scheduling; they sleep (manifest.File.Settle)
+// when sleep is set.
+func loadAll(pending []pendingLoad, deepSleepPast int64, sleep bool) []loaded {
 	if deepSleepPast <= 0 {
 		deepSleepPast = deepSleepBytes
 	}
@@ -398,7 +411,7 @@ func loadAll(pending []pendingLoad, deepSleepPast int64) []loaded {
 		out.file, out.err = manifest.Load(p.path, out.source)
 		if out.err == nil {
 			var reread func() ([]byte, error)
-			if p.file != "" {
+			if p.file != "" && sleep {
 				reread = func() ([]byte, error) { return readManifest(p.file, p.info) }
 			}
 			out.file.Settle(reread, deep)

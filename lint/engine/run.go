@@ -149,7 +149,7 @@ func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, wa
 	parts := make([]*linted, len(batches))
 	for i, batch := range batches {
 		loaded := &walker{found: &inputs{modelUnits: map[string]int{}}}
-		loaded.load(batch.files, options.DeepSleepPast)
+		loaded.loadAwake(batch.files)
 		if !sameIndex(batch, loaded.found) {
 			batchesRedone.Add(1)
 			secrets.Restore(whole)
