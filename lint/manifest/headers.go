@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bytes"
 	"strings"
 )
 
@@ -19,19 +18,26 @@ type Header struct {
 // directive, a metadata: that is neither a block nor a one-line flow
 // mapping), and then only Load knows. What it reads is what Load would for
 // the documents it reads; a caller that acts on it checks it against Load.
+//
+// The headers' strings share one copy of the source: a caller keeps a
+// clone of what it keeps.
 func ReadHeaders(source []byte) (headers []Header, ok bool) {
+	text := string(source)
 	doc := headerScan{metadataIndent: -1}
 	start := 0
-	for offset := 0; offset < len(source); {
-		end := bytes.IndexByte(source[offset:], '\n')
-		next := len(source)
+	for offset := 0; offset < len(text); {
+		end := strings.IndexByte(text[offset:], '\n')
+		next := len(text)
 		if end >= 0 {
 			end += offset
 			next = end + 1
 		} else {
-			end = len(source)
+			end = len(text)
 		}
-		line := strings.TrimSuffix(string(source[offset:end]), "\r")
+		line := strings.TrimSuffix(text[offset:end], "\r")
+		if strings.ContainsAny(line, "\r\u0085\u2028\u2029") {
+			return nil, false // a line break YAML knows within the line
+		}
 		if rest, marker := strings.CutPrefix(line, "---"); marker && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
 			if !blankOrComment(rest) {
 				return nil, false
@@ -45,7 +51,7 @@ func ReadHeaders(source []byte) (headers []Header, ok bool) {
 		}
 		offset = next
 	}
-	if !doc.finish(start, len(source), &headers) {
+	if !doc.finish(start, len(text), &headers) {
 		return nil, false
 	}
 	return headers, true
@@ -53,8 +59,9 @@ func ReadHeaders(source []byte) (headers []Header, ok bool) {
 
 // headerScan is one document's header as its lines are read.
 type headerScan struct {
-	header  Header
-	seen    map[string]bool
+	header Header
+	// seen are the headerKeys read.
+	seen    uint8
 	content bool
 	// inMetadata says the lines read are metadata:'s block, whose keys
 	// are metadataIndent spaces in (-1 until its first key).
@@ -186,16 +193,18 @@ func (s *headerScan) flowMetadata(value string) bool {
 	return true
 }
 
+// headerKeys are the keys a header is read from, each a bit of
+// headerScan.seen.
+var headerKeys = map[string]uint8{"apiVersion": 1, "kind": 2, "metadata": 4, "metadata.name": 8, "metadata.namespace": 16}
+
 // first says key was not seen in the document before: a second one is
 // for Load to judge.
 func (s *headerScan) first(key string) bool {
-	if s.seen[key] {
+	bit := headerKeys[key]
+	if s.seen&bit != 0 {
 		return false
 	}
-	if s.seen == nil {
-		s.seen = map[string]bool{}
-	}
-	s.seen[key] = true
+	s.seen |= bit
 	return true
 }
 

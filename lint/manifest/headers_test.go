@@ -33,6 +33,7 @@ func TestReadHeaders(t *testing.T) {
 		{name: "no kind", source: "apiVersion: v1\nmetadata: {name: c}\n"},
 		{name: "a directive", source: "%YAML 1.2\n---\napiVersion: v1\nkind: ConfigMap\n"},
 		{name: "content on the marker", source: "--- !tag\napiVersion: v1\nkind: ConfigMap\n"},
+		{name: "a carriage return alone, a line break to YAML", source: "kind: A\napiVersion: A\r 0\n"},
 		{name: "a tab in metadata", source: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: c\n"},
 	}
 	for _, tt := range tests {
