@@ -44,12 +44,6 @@ var batchKinds = map[string]map[string]bool{
 	"policy": {"PodDisruptionBudget": true},
 }
 
-// batchWorkloadKinds are the kinds of batchKinds that are workloads: a
-// name two files give a workload splits the files into units (splitUnits),
-// which takes every file of the PATH to decide.
-var batchWorkloadKinds = map[string]bool{"Pod": true, "Deployment": true, "StatefulSet": true, "DaemonSet": true,
-	"ReplicaSet": true, "Job": true, "CronJob": true}
-
 // namespaceBatch is the files of one namespace or more, and what the
 // first read of each found.
 type namespaceBatch struct {
@@ -152,7 +146,7 @@ type fileIndex struct {
 	// workloads are the names of its workloads.
 	workloads []string
 	// secrets are the values of its Secrets, in the order
-	// addSecretValues adds them.
+	// addObjectSecrets adds them.
 	secrets []secretValue
 }
 
@@ -213,15 +207,14 @@ func indexOf(file *manifest.File) fileIndex {
 
 // add indexes an object; false when a batch may not hold it.
 func (index *fileIndex) add(apiVersion, kind, name, namespace string, inList bool) bool {
-	group, _, _ := strings.Cut(apiVersion, "/")
-	if !strings.Contains(apiVersion, "/") {
-		group = ""
-	}
+	group := manifest.APIGroup(apiVersion)
 	if inList || namespace == "" || !batchKinds[group][kind] || (index.namespace != "" && namespace != index.namespace) {
 		return false
 	}
 	index.namespace = strings.Clone(namespace)
-	if batchWorkloadKinds[kind] {
+	// A name two files give a workload splits the files into units
+	// (splitUnits), which takes every file of the PATH to decide.
+	if manifest.HasPodTemplate(group, kind) {
 		index.workloads = append(index.workloads, strings.Clone(name))
 	}
 	return true

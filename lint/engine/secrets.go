@@ -38,13 +38,8 @@ func addHelmSetSecrets(secrets *redact.Set, assignments []string) {
 // rendered: data (and what it decodes to) and stringData.
 func addObjectSecrets(secrets *redact.Set, set *manifest.Set) {
 	for _, object := range set.OfKinds("Secret") {
-		addSecretValues(secrets, object)
+		addValues(secrets, secretValues(object))
 	}
-}
-
-// addSecretValues records the values of a Secret object.
-func addSecretValues(secrets *redact.Set, object *manifest.Object) {
-	addValues(secrets, secretValues(object))
 }
 
 // addValues records values of Secrets.

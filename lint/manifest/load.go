@@ -177,9 +177,12 @@ type Object struct {
 }
 
 // Group is the API group of the object ("" for the core group).
-func (o *Object) Group() string {
-	if i := strings.IndexByte(o.APIVersion, '/'); i >= 0 {
-		return o.APIVersion[:i]
+func (o *Object) Group() string { return APIGroup(o.APIVersion) }
+
+// APIGroup is the API group of an apiVersion ("" for the core group).
+func APIGroup(apiVersion string) string {
+	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
+		return apiVersion[:i]
 	}
 	return ""
 }

@@ -374,6 +374,13 @@ var kserveComponents = []string{"predictor", "transformer", "explainer"}
 var kserveShorthands = []string{"model", "tensorflow", "triton", "pytorch", "sklearn", "xgboost", "lightgbm",
 	"onnx", "pmml", "paddle", "huggingface", "art", "alibi"}
 
+// HasPodTemplate reports whether an object of the group and kind holds
+// one pod template, at a place of its own (a Deployment's, a Job's).
+func HasPodTemplate(group, kind string) bool {
+	_, ok := podTemplates[group+"/"+kind]
+	return ok
+}
+
 // IsWorkloadKind reports whether modellint extracts pod specs from the object.
 func IsWorkloadKind(o *Object) bool {
 	key := o.Group() + "/" + o.Kind
