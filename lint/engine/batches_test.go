@@ -58,6 +58,9 @@ func TestNamespaceBatches(t *testing.T) {
 		name    string
 		files   map[string]string
 		options func(*Options)
+		// found, when set, says the walk found the shape the case is
+		// about, so that a run kept whole is kept whole for it.
+		found   func(*inputs) bool
 		batches []int // the files of each batch; nil: the run is whole
 	}{
 		{name: "a namespace a dir", files: whole, batches: []int{2, 1, 1}},
@@ -80,6 +83,19 @@ func TestNamespaceBatches(t *testing.T) {
 			o.Config = &lint.Config{Ignore: []config.Ignore{{Rule: "MDL205", Reason: "r"}}}
 		}},
 		{name: "a model link", files: whole, options: func(o *Options) { o.Models = []lint.ModelMapping{{Path: "m"}} }},
+		{name: "an image given for a reference", files: whole, options: func(o *Options) {
+			o.Image.Sources = map[string]string{"x:1": "image.tar"}
+		}},
+		{name: "images read from registries", files: whole, options: func(o *Options) { o.Image.Registry = true }},
+		{name: "a Helm chart", files: with("d/chart/Chart.yaml", "apiVersion: v2\nname: d\nversion: 0.1.0\n"),
+			found: func(found *inputs) bool { return len(found.renderDirs) == 1 }},
+		{name: "a model dir", files: with("d/model/1/saved_model.pb", "\x08\x01"),
+			found: func(found *inputs) bool { return len(found.modelDirs) == 1 }},
+		{name: "a pod composed of an InferenceService and its ServingRuntime", files: with("d/serving.yaml",
+			"apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m, namespace: d}\n"+
+				"spec:\n  predictor:\n    model: {modelFormat: {name: vllm}, runtime: vllm}\n---\n"+
+				"apiVersion: serving.kserve.io/v1alpha1\nkind: ServingRuntime\nmetadata: {name: vllm, namespace: d}\n"+
+				"spec:\n  supportedModelFormats: [{name: vllm}]\n  containers: [{name: kserve-container, image: vllm/vllm-openai:v0.6.0}]\n")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,7 +107,11 @@ func TestNamespaceBatches(t *testing.T) {
 			if runConfig == nil {
 				runConfig = &lint.Config{}
 			}
-			batches := namespaceBatches(walk(options.Paths, nil, excludes(options, runConfig), nil), options, runConfig)
+			walked := walk(options.Paths, nil, excludes(options, runConfig), nil)
+			if tt.found != nil && !tt.found(walked.found) {
+				t.Fatalf("the walk found %+v", walked.found)
+			}
+			batches := namespaceBatches(walked, options, runConfig)
 			var sizes []int
 			var secrets []string
 			for _, batch := range batches {
