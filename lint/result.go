@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"iter"
 	"slices"
 
 	"github.com/modellint/modellint/internal/redact"
@@ -54,6 +55,76 @@ type Result struct {
 	// field above but the edits of fixes, which --fix writes as they are:
 	// the reports hide them there.
 	Secrets *redact.Set
+	// parts, when set, makes the findings a part at a time, in order, in
+	// place of Findings: a large run's findings are made as each report
+	// reads them, not held whole (see SetFindingParts).
+	parts iter.Seq[[]Finding]
+}
+
+// SetFindingParts has the result's findings made by parts, a part at a
+// time in their order, each time they are read; Findings stays empty. A
+// part yielded is the reader's to keep or change.
+func (r *Result) SetFindingParts(parts iter.Seq[[]Finding]) {
+	r.Findings, r.parts = nil, parts
+}
+
+// InParts says the findings are made by parts (SetFindingParts).
+func (r *Result) InParts() bool { return r.parts != nil }
+
+// FindingParts yields the findings a part at a time, in order: Findings in
+// one part, or the parts SetFindingParts gave.
+func (r *Result) FindingParts() iter.Seq[[]Finding] {
+	if r.parts != nil {
+		return r.parts
+	}
+	return func(yield func([]Finding) bool) {
+		if len(r.Findings) > 0 {
+			yield(r.Findings)
+		}
+	}
+}
+
+// EachFinding yields the findings one at a time, in order.
+func (r *Result) EachFinding() iter.Seq[Finding] {
+	return func(yield func(Finding) bool) {
+		for part := range r.FindingParts() {
+			for _, finding := range part {
+				if !yield(finding) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// HoldFindings makes the findings whole in Findings, for the readers that
+// need them all at once (baselines, --fix, fingerprints).
+func (r *Result) HoldFindings() {
+	if r.parts == nil {
+		return
+	}
+	parts := r.parts
+	r.parts = nil
+	for part := range parts {
+		r.Findings = append(r.Findings, part...)
+	}
+}
+
+// ChangeFindings passes the findings through change: Findings at once, or
+// each part as it is made.
+func (r *Result) ChangeFindings(change func([]Finding) []Finding) {
+	if r.parts == nil {
+		r.Findings = change(r.Findings)
+		return
+	}
+	parts := r.parts
+	r.parts = func(yield func([]Finding) bool) {
+		for part := range parts {
+			if !yield(change(part)) {
+				return
+			}
+		}
+	}
 }
 
 // PassSuppressed turns failed evaluations whose findings were all
@@ -64,7 +135,7 @@ func (r *Result) PassSuppressed() {
 		return // no failed check listed (Options.Records)
 	}
 	failing := map[[2]string]bool{}
-	for _, finding := range r.Findings {
+	for finding := range r.EachFinding() {
 		if !finding.Suppressed() {
 			failing[[2]string{finding.RuleID, finding.Target}] = true
 		}
@@ -80,7 +151,7 @@ func (r *Result) PassSuppressed() {
 // Count returns the number of unsuppressed findings at or above severity.
 func (r *Result) Count(atLeast Severity) int {
 	n := 0
-	for _, finding := range r.Findings {
+	for finding := range r.EachFinding() {
 		if !finding.Suppressed() && finding.Severity >= atLeast {
 			n++
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -271,26 +272,40 @@ func lintScenario(t *testing.T, dir string, images engine.ImageOptions, adjust f
 	// namespaces at a time past 8 MiB: every part of the result is the
 	// same, with a namespace a batch and with namespaces together up to an
 	// eighth of the tree.
+	// Made by parts as the reports read them, the findings are the same
+	// too.
 	options.DeepSleepPast = 0
 	for _, past := range []int64{1, filesSize(t, options.Paths)} {
 		options.BatchesPast = past
 		if !engine.LintsInBatches(options) {
 			continue
 		}
-		redone := engine.BatchesRedone()
-		batched, err := engine.Run(options)
-		if err != nil {
-			t.Fatalf("in batches: %v", err)
-		}
-		if engine.BatchesRedone() != redone {
-			t.Errorf("in batches from %d bytes: linted whole after all", past)
-		}
-		got, want := *batched, *result
-		got.Secrets, want.Secrets = nil, nil
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("in batches from %d bytes:\n%+v\nwhole:\n%+v", past, got, want)
+		for _, inParts := range []bool{false, true} {
+			options.FindingsInParts = inParts
+			redone := engine.BatchesRedone()
+			batched, err := engine.Run(options)
+			if err != nil {
+				t.Fatalf("in batches: %v", err)
+			}
+			if engine.BatchesRedone() != redone {
+				t.Errorf("in batches from %d bytes: linted whole after all", past)
+			}
+			if batched.InParts() != inParts {
+				t.Errorf("in batches from %d bytes: findings in parts %v, want %v", past, batched.InParts(), inParts)
+			}
+			// Each part is made again at each read.
+			if inParts && !reflect.DeepEqual(slices.Collect(batched.EachFinding()), slices.Collect(batched.EachFinding())) {
+				t.Errorf("in batches from %d bytes: the parts differ from one read to the next", past)
+			}
+			batched.HoldFindings()
+			got, want := *batched, *result
+			got.Secrets, want.Secrets = nil, nil
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("in batches from %d bytes (findings in parts %v):\n%+v\nwhole:\n%+v", past, inParts, got, want)
+			}
 		}
 	}
+	options.FindingsInParts = false
 	return result
 }
 

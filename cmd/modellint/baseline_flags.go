@@ -26,6 +26,9 @@ func addBaselineFlags(set *pflag.FlagSet, flags *baselineFlags) {
 // over reading: --write-baseline re-records the baseline from what is found
 // now, so fixed findings leave it and new ones join it.
 func applyBaseline(flags baselineFlags, result *lint.Result, stderr io.Writer) error {
+	if flags.write != "" || flags.read != "" {
+		result.HoldFindings()
+	}
 	switch {
 	case flags.write != "":
 		recorded := baseline.New(result)

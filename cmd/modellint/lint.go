@@ -192,6 +192,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 	options.Records = recordsFor(outputs, flags.verbose)
 	options.WithoutFixes = !fixesRead(outputs, flags.fix)
 	options.WithoutNotes = !notesRead(outputs, flags.verbose)
+	options.FindingsInParts = findingsInParts(outputs, flags.fix, flags.baseline)
 	options.GCPercent = manifestGCPercent()
 	for _, out := range outputs {
 		if out.file != "" {
@@ -436,6 +437,16 @@ func fixesRead(outputs []output, fix fixFlags) bool {
 	return slices.ContainsFunc(outputs, func(out output) bool {
 		return out.format == "json" || out.format == "sarif" || out.format == "markdown"
 	})
+}
+
+// findingsInParts says whether every reader of the run's findings reads
+// them a part at a time: the reports asked for do, and no baseline or fix
+// reads them all.
+func findingsInParts(outputs []output, fix fixFlags, baseline baselineFlags) bool {
+	if fix.apply || fix.diff || baseline.read != "" || baseline.write != "" {
+		return false
+	}
+	return !slices.ContainsFunc(outputs, func(out output) bool { return !report.ReadsInParts(out.format) })
 }
 
 // notesRead says whether the run's notes are read: by JSON and SARIF, and

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"iter"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -243,22 +244,103 @@ func sameIndex(batch namespaceBatch, loaded *inputs) bool {
 	return true
 }
 
-// finishParts writes the batches' parts into the run's result in order,
-// each part's findings made as its turn comes and let go once copied: a
-// large run's findings are not held twice.
-func finishParts(result *lint.Result, parts []*linted) {
-	findings, records := 0, 0
+// finishParts writes the batches' parts into the run's result in order.
+// With inParts, the findings are made by parts as the reports read them,
+// each part's sorted (findingParts), when the parts' findings are in the
+// run's order that way (partsInOrder); otherwise they are made whole, each
+// part's held findings let go as made: a large run's are not held twice.
+func finishParts(result *lint.Result, parts []*linted, inParts bool) {
+	records := 0
 	for _, part := range parts {
-		partFindings, partRecords := part.sizes()
-		findings, records = findings+partFindings, records+partRecords
+		records += len(part.result.Evaluations)
+	}
+	result.Evaluations = slices.Grow(result.Evaluations, records)
+	for _, part := range parts {
+		part.addLinks()
+		addPart(result, part.result)
+		part.result = nil
+	}
+	if inParts && partsInOrder(parts) {
+		result.SetFindingParts(findingParts(parts))
+		return
+	}
+	findings := 0
+	for _, part := range parts {
+		findings += part.findingCount()
 	}
 	result.Findings = slices.Grow(result.Findings, findings)
-	result.Evaluations = slices.Grow(result.Evaluations, records)
 	for i, part := range parts {
-		part.finish()
-		addPart(result, part.result)
+		result.Findings = part.appendFindings(result.Findings, true)
 		parts[i] = nil
 	}
+}
+
+// findingParts makes the findings of each part, sorted, each time they
+// are read.
+func findingParts(parts []*linted) iter.Seq[[]lint.Finding] {
+	return func(yield func([]lint.Finding) bool) {
+		for _, part := range parts {
+			findings := part.appendFindings(nil, false)
+			sortFindings(findings)
+			if len(findings) > 0 && !yield(findings) {
+				return
+			}
+		}
+	}
+}
+
+// partsInOrder says that the findings of each part name files the reports
+// list after every file the findings of the parts before name: then the
+// parts, each sorted, are the run's findings sorted.
+func partsInOrder(parts []*linted) bool {
+	last, started := "", false
+	for _, part := range parts {
+		first, end, any := part.fileRange()
+		if !any {
+			continue
+		}
+		if started && first <= last {
+			return false
+		}
+		last, started = end, true
+	}
+	return true
+}
+
+// fileRange is the first and last file the part's findings name, in the
+// reports' order; any is false when it has none.
+func (l *linted) fileRange() (first, last string, any bool) {
+	see := func(file string) {
+		if !any || file < first {
+			first = file
+		}
+		if !any || file > last {
+			last = file
+		}
+		any = true
+	}
+	for _, target := range l.targets {
+		for i := range target.held {
+			if target.held[i].rule != wholeFinding {
+				see(target.file)
+			}
+		}
+		if target.own != nil {
+			for _, whole := range target.own.whole {
+				see(whole.Location.File)
+			}
+		}
+	}
+	for _, finding := range l.rejected {
+		see(finding.Location.File)
+	}
+	for location := range l.suppressor.missingReason {
+		see(location.File)
+	}
+	for _, finding := range l.suppressor.expired {
+		see(finding.Location.File)
+	}
+	return first, last, any
 }
 
 // addPart adds a batch's result to the run's.

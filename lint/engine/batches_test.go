@@ -161,3 +161,52 @@ func TestLintInBatchesWhenFilesDiffer(t *testing.T) {
 		t.Errorf("a part of the batches is in the result: %+v", result)
 	}
 }
+
+// TestFindingsInParts checks that a run linted in batches makes its
+// findings by parts when each batch's files follow the files of the
+// batches before in the reports' order, and whole when they do not (a dir
+// "a" is walked before a file "a-b.yaml", which the reports list first).
+func TestFindingsInParts(t *testing.T) {
+	rules := []*lint.Rule{{ID: "MDL901", Name: "image", Severity: lint.Warning, Needs: []lint.Fact{lint.FactManifest},
+		Check: func(pass *lint.Pass) {
+			pass.Reportf("spec.template.spec.containers[0].image", "image of %s", pass.Target.Name())
+		}}}
+	for _, c := range []struct {
+		name    string
+		files   map[string]string
+		inParts bool
+	}{
+		{"in order", map[string]string{"a/one.yaml": batchDeployment("one", "a"), "b/one.yaml": batchDeployment("two", "b"),
+			"c/one.yaml": batchDeployment("three", "c")}, true},
+		{"walked out of order", map[string]string{"a/one.yaml": batchDeployment("one", "a"), "a-b.yaml": batchDeployment("two", "b")}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			options := Options{Paths: []string{batchTree(t, c.files)}, Rules: rules}
+			whole, err := Run(options)
+			if err != nil {
+				t.Fatal(err)
+			}
+			options.BatchesPast, options.FindingsInParts = 1, true
+			batched, err := Run(options)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if batched.InParts() != c.inParts {
+				t.Fatalf("in parts: %v, want %v", batched.InParts(), c.inParts)
+			}
+			parts := 0
+			for range batched.FindingParts() {
+				parts++
+			}
+			if want := map[bool]int{true: len(c.files), false: 1}[c.inParts]; parts != want {
+				t.Errorf("%d parts, want %d", parts, want)
+			}
+			got := slices.Collect(batched.EachFinding())
+			if len(got) != len(c.files) || !slices.EqualFunc(got, whole.Findings, func(a, b lint.Finding) bool {
+				return a.Location == b.Location && a.Message == b.Message
+			}) {
+				t.Errorf("findings\n%+v\nwhole:\n%+v", got, whole.Findings)
+			}
+		})
+	}
+}

@@ -7,20 +7,26 @@ import (
 )
 
 // heldFinding is a finding as a run holds it from its target's rules to the
-// reports: 48 bytes, not a lint.Finding's 176. A run holds every finding
-// while it holds every object, and most findings name their target's own
+// reports: 32 bytes, not a lint.Finding's 176. A run holds every finding
+// until the reports are written, and most findings name their target's own
 // name and file and carry no related line, image place or suppression; so
-// the target's name and file are kept once, on its evaluated, the message
-// and path by number (heldText), and a finding that differs is kept whole.
+// the target's name and file are kept once, on the target, the rule by its
+// place in the run's rules, the message and path by number (heldText), and
+// a finding that differs is kept whole in its target's own list.
 type heldFinding struct {
-	rule          *lint.Rule // its ID and name
 	message, path heldText
-	line, column  int32
-	severity      int8
-	neverReady    bool
-	fix           *lint.Fix
-	whole         *lint.Finding
+	// line is the finding's line, or for a finding held whole its place in
+	// heldOwn.whole.
+	line, column int32
+	// rule is the rule's place in the run's rules, or wholeFinding.
+	rule       uint16
+	severity   int8
+	neverReady bool
+	fix        *lint.Fix
 }
+
+// wholeFinding is the rule of a finding held whole.
+const wholeFinding = math.MaxUint16
 
 // heldText is a text's number in the run's texts (texts.id), or with
 // ownText set, its place in its target's own list: the texts past the
@@ -29,50 +35,70 @@ type heldText uint32
 
 const ownText heldText = 1 << 31
 
-// heldTexts turns texts into heldTexts and back, for the findings of one
-// target.
-type heldTexts struct {
-	run *texts
-	own []string
+// heldOwn is what the held findings of one target need to be made again:
+// the run's rules and texts, and the texts and findings of the target's
+// own.
+type heldOwn struct {
+	rules []*lint.Rule
+	run   *texts
+	// lists are the target's texts past the run's table and its findings
+	// held whole; nil while it has none, as most targets do.
+	lists *ownLists
 }
 
-func (h *heldTexts) hold(s string) heldText {
+type ownLists struct {
+	texts []string
+	whole []lint.Finding
+}
+
+func (h *heldOwn) own() *ownLists {
+	if h.lists == nil {
+		h.lists = &ownLists{}
+	}
+	return h.lists
+}
+
+func (h *heldOwn) hold(s string) heldText {
 	if id, ok := h.run.id(s); ok {
 		return heldText(id)
 	}
-	h.own = append(h.own, s)
-	return ownText | heldText(len(h.own)-1)
+	own := h.own()
+	own.texts = append(own.texts, s)
+	return ownText | heldText(len(own.texts)-1)
 }
 
-func (h *heldTexts) text(t heldText) string {
+func (h *heldOwn) text(t heldText) string {
 	if t&ownText != 0 {
-		return h.own[t&^ownText]
+		return h.lists.texts[t&^ownText]
 	}
 	return h.run.text(uint32(t))
 }
 
-// holdFinding is f as held on a target named name, read from file.
-func holdFinding(f *lint.Finding, rule *lint.Rule, name, file string, texts *heldTexts) heldFinding {
+// holdFinding is f as held on a target named name, read from file; rule is
+// the place of its rule in h.rules, -1 when it has none there.
+func holdFinding(f *lint.Finding, rule int, name, file string, h *heldOwn) heldFinding {
 	at := f.Location
-	if rule == nil || f.RuleID != rule.ID || f.RuleName != rule.Name || f.Target != name || at.File != file ||
-		f.Suppression != nil || f.Image != nil || f.Related != nil ||
+	if rule < 0 || rule >= wholeFinding || f.RuleID != h.rules[rule].ID || f.RuleName != h.rules[rule].Name ||
+		f.Target != name || at.File != file || f.Suppression != nil || f.Image != nil || f.Related != nil ||
 		!fitsInt32(at.Line) || !fitsInt32(at.Column) || f.Severity < math.MinInt8 || f.Severity > math.MaxInt8 {
-		whole := *f
-		return heldFinding{whole: &whole}
+		own := h.own()
+		own.whole = append(own.whole, *f)
+		return heldFinding{rule: wholeFinding, line: int32(len(own.whole) - 1)}
 	}
-	return heldFinding{rule: rule, message: texts.hold(f.Message), path: texts.hold(at.Path), line: int32(at.Line),
+	return heldFinding{rule: uint16(rule), message: h.hold(f.Message), path: h.hold(at.Path), line: int32(at.Line),
 		column: int32(at.Column), severity: int8(f.Severity), neverReady: f.NeverReady, fix: f.Fix}
 }
 
 // finding is the held finding again, on a target named name, read from file.
-func (h *heldFinding) finding(name, file string, texts *heldTexts) lint.Finding {
-	if h.whole != nil {
-		return *h.whole
+func (f *heldFinding) finding(name, file string, h *heldOwn) lint.Finding {
+	if f.rule == wholeFinding {
+		return h.lists.whole[f.line]
 	}
+	rule := h.rules[f.rule]
 	return lint.Finding{
-		RuleID: h.rule.ID, RuleName: h.rule.Name, Severity: lint.Severity(h.severity), Message: texts.text(h.message),
-		Location: lint.Location{File: file, Line: int(h.line), Column: int(h.column), Path: texts.text(h.path)},
-		Target:   name, Fix: h.fix, NeverReady: h.neverReady,
+		RuleID: rule.ID, RuleName: rule.Name, Severity: lint.Severity(f.severity), Message: h.text(f.message),
+		Location: lint.Location{File: file, Line: int(f.line), Column: int(f.column), Path: h.text(f.path)},
+		Target:   name, Fix: f.fix, NeverReady: f.neverReady,
 	}
 }
 

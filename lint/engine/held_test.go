@@ -13,6 +13,7 @@ import (
 // the finding again, and which differences from its target keep it whole.
 func TestHeldFindingsReadBackWhole(t *testing.T) {
 	rule := &lint.Rule{ID: "MDL203", Name: "startup-probe"}
+	rules := []*lint.Rule{{ID: "MDL202", Name: "liveness-probe"}, rule}
 	const name, file = "Deployment/default/tf", "deploy.yaml"
 	plain := lint.Finding{RuleID: rule.ID, RuleName: rule.Name, Severity: lint.Warning, Message: "no startupProbe",
 		Location: lint.Location{File: file, Line: 12, Column: 9, Path: "spec.template.spec.containers[0]"},
@@ -39,20 +40,24 @@ func TestHeldFindingsReadBackWhole(t *testing.T) {
 			run := &texts{}
 			run.intern(plain.Message)
 			run.intern(plain.Location.Path)
-			texts := &heldTexts{run: run}
-			held := holdFinding(&f, rule, name, file, texts)
-			if (held.whole != nil) != c.whole {
-				t.Errorf("held whole: %v, want %v", held.whole != nil, c.whole)
+			own := &heldOwn{rules: rules, run: run}
+			held := holdFinding(&f, 1, name, file, own)
+			if (held.rule == wholeFinding) != c.whole {
+				t.Errorf("held whole: %v, want %v", held.rule == wholeFinding, c.whole)
 			}
-			if got := held.finding(name, file, texts); !reflect.DeepEqual(got, f) {
+			if got := held.finding(name, file, own); !reflect.DeepEqual(got, f) {
 				t.Errorf("read back\n%+v\nwant\n%+v", got, f)
 			}
 		})
 	}
-	if size := unsafe.Sizeof(heldFinding{}); size > 48 {
-		t.Errorf("a held finding takes %d bytes, more than 48", size)
+	if size := unsafe.Sizeof(heldFinding{}); size > 32 {
+		t.Errorf("a held finding takes %d bytes, more than 32", size)
 	}
-	if held := holdFinding(&plain, nil, name, file, &heldTexts{run: &texts{}}); held.whole == nil {
+	own := &heldOwn{rules: rules, run: &texts{}}
+	if held := holdFinding(&plain, -1, name, file, own); held.rule != wholeFinding {
 		t.Error("a finding of no known rule is held compactly")
+	}
+	if held := holdFinding(&plain, 0, name, file, own); held.rule != wholeFinding {
+		t.Error("a finding of another rule is held compactly")
 	}
 }

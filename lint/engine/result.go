@@ -53,7 +53,7 @@ func sortResult(r *lint.Result) {
 		}
 		return a.Line < b.Line
 	})
-	sort.SliceStable(r.Findings, func(i, j int) bool { return findingLess(r.Findings[i], r.Findings[j]) })
+	sortFindings(r.Findings)
 	sort.SliceStable(r.Evaluations, func(i, j int) bool {
 		a, b := r.Evaluations[i], r.Evaluations[j]
 		if a.File != b.File {
@@ -67,6 +67,11 @@ func sortResult(r *lint.Result) {
 		}
 		return a.RuleID < b.RuleID
 	})
+}
+
+// sortFindings sorts findings in the order of the reports.
+func sortFindings(findings []lint.Finding) {
+	sort.SliceStable(findings, func(i, j int) bool { return findingLess(findings[i], findings[j]) })
 }
 
 func findingLess(a, b lint.Finding) bool {

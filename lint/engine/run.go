@@ -68,6 +68,10 @@ type Options struct {
 	// tables of their workloads are dropped until each is linted, and the
 	// files parsed again then (manifest.File.Settle); 0 means 48 MiB.
 	DeepSleepPast int64
+	// FindingsInParts says the reports read the findings a part at a time
+	// (lint.Result.FindingParts): a run linted in batches then makes each
+	// batch's findings as they are read, not all of them at once.
+	FindingsInParts bool
 	// BatchesPast is the size of the manifest files from which a run that
 	// can be linted a few namespaces at a time is, each batch up to an
 	// eighth of it (namespaceBatches); 0 means 8 MiB.
@@ -159,13 +163,14 @@ func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, wa
 		if parts[i], err = lintFound(options, config, secrets, loaded.found, &lint.Result{}, true); err != nil {
 			return false, err
 		}
+		parts[i].finishChecks()
 		batches[i] = namespaceBatch{} // its first read's index
 	}
 	if options.GCPercent > 0 {
 		debug.SetGCPercent(options.GCPercent)
 	}
 	result.InputErrors, result.Notes = walked.found.errors, walked.found.notes
-	finishParts(result, parts)
+	finishParts(result, parts, options.FindingsInParts)
 	noteDroppedSecrets(result, secrets)
 	return true, nil
 }
@@ -242,7 +247,7 @@ func lintFound(options Options, config *lint.Config, secrets *redact.Set, found 
 	// target's bundles and links under the hold its rules run in: the
 	// workload is decoded once less.
 	stage := &workloadStage{config: config, linker: linker, units: units, replayed: replayed,
-		checks: checker{rules: options.Rules, rulesByID: rulesByID(options.Rules), config: config, nodes: options.Cluster, records: options.Records,
+		checks: checker{rules: options.Rules, ruleIndexes: ruleIndexes(options.Rules), config: config, nodes: options.Cluster, records: options.Records,
 			withoutFixes: options.WithoutFixes, secrets: secrets, texts: &texts{}},
 		suppressor: newSuppressor(config, set, options.Now, options.Rules),
 		linksFirst: len(modelTargets) > 0 || len(linker.mappings) > 0 ||
@@ -337,7 +342,7 @@ func lintFound(options Options, config *lint.Config, secrets *redact.Set, found 
 	// it reads of them, and nothing else the rest of the run holds leads
 	// to them (the set, the linker, the targets of the workload phase).
 	stage.suppressor.settle()
-	return &linted{result: result, suppressor: stage.suppressor, texts: stage.checks.texts,
+	return &linted{result: result, suppressor: stage.suppressor, rules: options.Rules, texts: stage.checks.texts,
 		all: append(all, inTargetOrder...), rejected: rejected}, nil
 }
 
@@ -346,33 +351,92 @@ func lintFound(options Options, config *lint.Config, secrets *redact.Set, found 
 type linted struct {
 	result     *lint.Result
 	suppressor *suppressor
+	rules      []*lint.Rule
 	texts      *texts
-	all        []*evaluated
-	rejected   []lint.Finding
+	// all are the targets' ends until finishPart writes what of them is
+	// not findings; targets hold their findings from then on.
+	all      []*evaluated
+	targets  []heldTarget
+	rejected []lint.Finding
+}
+
+// heldTarget is what a target's links and findings are made from
+// (addLinks, appendFindings).
+type heldTarget struct {
+	name, file string
+	links      []linkNote
+	held       []heldFinding
+	own        *ownLists
 }
 
 // finish writes the links, findings, checks and starts into the result.
 func (l *linted) finish() {
-	for _, done := range l.all {
-		for i := range done.links {
-			l.result.Links = append(l.result.Links, done.links[i].line(done.name))
-		}
-	}
-	addEvaluated(l.result, l.all, l.texts)
-	addStarts(l.result, l.all)
-	l.result.Findings = append(l.result.Findings, l.rejected...)
-	l.result.Findings = l.suppressor.apply(l.result.Findings)
+	l.finishChecks()
+	l.addLinks()
+	l.result.Findings = l.appendFindings(l.result.Findings, true)
 }
 
-// sizes are how many findings (less those of suppressions) and checks
-// finish writes.
-func (l *linted) sizes() (findings, records int) {
-	findings = len(l.rejected)
-	for _, e := range l.all {
-		findings += len(e.findings) + len(e.held)
-		records += len(e.records)
+// finishChecks writes the checks and starts into the result, and keeps of
+// each target what its links and findings are made from: a batch's
+// targets are held so until the run's last batch is linted.
+func (l *linted) finishChecks() {
+	addRecords(l.result, l.all)
+	addStarts(l.result, l.all)
+	l.targets = make([]heldTarget, 0, len(l.all))
+	for i, e := range l.all {
+		held, own := e.held, heldOwn{lists: e.own}
+		for j := range e.findings { // a model dir's
+			held = append(held, holdFinding(&e.findings[j], -1, e.name, e.file, &own))
+		}
+		l.targets = append(l.targets, heldTarget{name: e.name, file: e.file, links: e.links, held: held, own: own.lists})
+		l.all[i] = nil
 	}
-	return findings, records
+	l.all = nil
+}
+
+// addLinks writes the links into the result.
+func (l *linted) addLinks() {
+	for i := range l.targets {
+		target := &l.targets[i]
+		for j := range target.links {
+			l.result.Links = append(l.result.Links, target.links[j].line(target.name))
+		}
+		target.links = nil
+	}
+}
+
+// appendFindings appends the findings to dst, made from those held, with
+// their suppressions. With release, each target's held findings go once
+// made, so that a large run's are not held twice; without, they are made
+// again at the next call.
+func (l *linted) appendFindings(dst []lint.Finding, release bool) []lint.Finding {
+	start := len(dst)
+	dst = slices.Grow(dst, l.findingCount())
+	for i := range l.targets {
+		target := &l.targets[i]
+		own := heldOwn{rules: l.rules, run: l.texts, lists: target.own}
+		for j := range target.held {
+			dst = append(dst, target.held[j].finding(target.name, target.file, &own))
+		}
+		if release {
+			target.held, target.own = nil, nil
+		}
+	}
+	dst = append(dst, l.rejected...)
+	return append(dst[:start], l.suppressor.apply(dst[start:])...)
+}
+
+// findingCount is how many findings appendFindings appends, less those of
+// suppressions.
+func (l *linted) findingCount() int {
+	n := len(l.rejected)
+	for _, e := range l.all {
+		n += len(e.findings) + len(e.held)
+	}
+	for _, target := range l.targets {
+		n += len(target.held)
+	}
+	return n
 }
 
 // noteDroppedSecrets says how many secret values the reports may show.
@@ -548,8 +612,7 @@ type evaluated struct {
 	// (Link.ModelFindings); every other target's are held.
 	findings []lint.Finding
 	held     []heldFinding
-	// ownTexts are the texts of held past the run's table (heldText).
-	ownTexts []string
+	own      *ownLists
 	records  []record
 	// unlistedSkips counts the skipped checks not recorded (RecordNone).
 	unlistedSkips int
@@ -572,7 +635,7 @@ type record struct {
 // checker runs the rules on targets, with what every check shares.
 type checker struct {
 	rules        []*lint.Rule
-	rulesByID    map[string]*lint.Rule
+	ruleIndexes  map[string]int
 	config       *lint.Config
 	nodes        *cluster.Facts
 	records      Records
@@ -610,11 +673,15 @@ func (c *checker) run(target *lint.Target, set *manifest.Set) *evaluated {
 	} else {
 		out.findings = nil
 		out.held = make([]heldFinding, len(found))
-		texts := heldTexts{run: c.texts}
+		own := heldOwn{rules: c.rules, run: c.texts}
 		for i := range found {
-			out.held[i] = holdFinding(&found[i], c.rulesByID[found[i].RuleID], out.name, out.file, &texts)
+			rule, known := c.ruleIndexes[found[i].RuleID]
+			if !known {
+				rule = -1
+			}
+			out.held[i] = holdFinding(&found[i], rule, out.name, out.file, &own)
 		}
-		out.ownTexts = texts.own
+		out.own = own.lists
 	}
 	out.starts = target.Starts
 	clear(found) // what they point to is not held by the pool
@@ -656,23 +723,15 @@ func (c *checker) check(e *evaluated, pass *lint.Pass, reports *reporter, rule *
 	}
 }
 
-// addEvaluated appends the findings and, as Evaluations, the records of
-// each target; the records of one target share its name and file.
-func addEvaluated(r *lint.Result, all []*evaluated, texts *texts) {
-	findings, records := len(r.Findings), len(r.Evaluations)
+// addRecords appends the records of each target as Evaluations: those of
+// one target share its name and file.
+func addRecords(r *lint.Result, all []*evaluated) {
+	records := 0
 	for _, e := range all {
-		findings += len(e.findings) + len(e.held)
 		records += len(e.records)
 	}
-	r.Findings = slices.Grow(r.Findings, findings-len(r.Findings))
-	r.Evaluations = slices.Grow(r.Evaluations, records-len(r.Evaluations))
+	r.Evaluations = slices.Grow(r.Evaluations, records)
 	for _, e := range all {
-		r.Findings = append(r.Findings, e.findings...)
-		held := heldTexts{run: texts, own: e.ownTexts}
-		for i := range e.held {
-			r.Findings = append(r.Findings, e.held[i].finding(e.name, e.file, &held))
-		}
-		e.held = nil // the findings' copy goes as the result's grows
 		r.UnlistedSkips += e.unlistedSkips
 		named := lint.Evaluation{Target: e.name, File: e.file, Line: e.line}
 		for _, end := range e.records {
@@ -726,13 +785,13 @@ func rejectedFindings(problems []*manifest.InvalidError, rules []*lint.Rule, adv
 	return findings
 }
 
-// rulesByID maps the ID of each rule to it.
-func rulesByID(rules []*lint.Rule) map[string]*lint.Rule {
-	byID := make(map[string]*lint.Rule, len(rules))
-	for _, rule := range rules {
-		byID[rule.ID] = rule
+// ruleIndexes maps the ID of each rule to its place in rules.
+func ruleIndexes(rules []*lint.Rule) map[string]int {
+	indexes := make(map[string]int, len(rules))
+	for i, rule := range rules {
+		indexes[rule.ID] = i
 	}
-	return byID
+	return indexes
 }
 
 // ruleByID returns the enabled rule with an ID, or nil when it is disabled.

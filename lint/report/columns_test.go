@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,7 +112,7 @@ func TestTableInPiecesIsTheTableWhole(t *testing.T) {
 		paint := painter{enabled: color}
 		var whole bytes.Buffer
 		whole.WriteString(paint.paint(ansiBold, "stream.yaml") + "\n")
-		renderFindings(&whole, findings, newFindingLayout(findings, 100), paint, true)
+		renderFindings(&whole, findings, newFindingLayout(slices.Values(findings), 100), paint, true)
 		whole.WriteString("\n")
 		want := string(trimTrailingSpace(whole.Bytes())) + summaryLine(result) + "\n"
 		if got.String() != want {

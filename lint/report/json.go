@@ -2,6 +2,8 @@ package report
 
 import (
 	"bufio"
+	"bytes"
+	stdjson "encoding/json"
 	"io"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -23,7 +25,7 @@ type jsonReport struct {
 	Tool        jsonTool        `json:"tool"`
 	Summary     jsonSummary     `json:"summary"`
 	Files       []string        `json:"files"`
-	Findings    []jsonFinding   `json:"findings"`
+	Findings    jsonFindings    `json:"findings"`
 	Evaluations jsonEvaluations `json:"evaluations"`
 	Notes       []string        `json:"notes"`
 	Links       []string        `json:"links"`
@@ -88,6 +90,69 @@ type jsonSuppression struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// jsonFindings are the run's findings, each converted as it is written:
+// a large run makes them a part at a time (lint.Result.FindingParts).
+// A report read back (docs/json-format.md's example is checked so) holds
+// them converted, in read.
+type jsonFindings struct {
+	result *lint.Result
+	read   []jsonFinding
+}
+
+// MarshalJSONTo writes the findings as an array of jsonFinding, with the
+// options the report is written with.
+func (findings jsonFindings) MarshalJSONTo(encoder *jsontext.Encoder) error {
+	if err := encoder.WriteToken(jsontext.BeginArray); err != nil {
+		return err
+	}
+	for _, finding := range findings.read {
+		if err := jsonv2.MarshalEncode(encoder, finding); err != nil {
+			return err
+		}
+	}
+	if findings.result != nil {
+		for finding := range findings.result.EachFinding() {
+			if err := jsonv2.MarshalEncode(encoder, newJSONFinding(finding)); err != nil {
+				return err
+			}
+		}
+	}
+	return encoder.WriteToken(jsontext.EndArray)
+}
+
+// UnmarshalJSON reads the findings of a report, rejecting unknown fields.
+func (findings *jsonFindings) UnmarshalJSON(data []byte) error {
+	decoder := stdjson.NewDecoder(bytes.NewReader(data))
+	decoder.DisallowUnknownFields()
+	return decoder.Decode(&findings.read)
+}
+
+// newJSONFinding is finding as the JSON format writes it.
+func newJSONFinding(finding lint.Finding) jsonFinding {
+	converted := jsonFinding{
+		Rule:     finding.RuleID,
+		Name:     finding.RuleName,
+		Severity: finding.Severity.String(),
+		Message:  finding.Message,
+		Location: jsonLocation{
+			File: finding.Location.File, Line: finding.Location.Line,
+			Column: finding.Location.Column, Path: finding.Location.Path,
+		},
+		Target: finding.Target,
+		Fix:    finding.Fix,
+	}
+	for _, related := range finding.Related {
+		converted.Related = append(converted.Related, jsonRelated{
+			jsonLocation: jsonLocation{File: related.File, Line: related.Line, Column: related.Column, Path: related.Path},
+			Message:      related.Message,
+		})
+	}
+	if finding.Suppression != nil {
+		converted.Suppression = &jsonSuppression{Kind: finding.Suppression.Kind, Reason: finding.Suppression.Reason}
+	}
+	return converted
+}
+
 // jsonEvaluations are the run's evaluations, each converted as it is
 // written: a large run has hundreds of thousands, too many to hold a
 // converted copy of while the report is written.
@@ -131,7 +196,7 @@ func writeJSON(w io.Writer, result *lint.Result, options Options) error {
 			Fixable: fixable, UnsafeFixable: unsafeFixable,
 		},
 		Files:       append([]string{}, result.Files...),
-		Findings:    make([]jsonFinding, 0, len(result.Findings)),
+		Findings:    jsonFindings{result: result},
 		Evaluations: result.Evaluations,
 		Notes:       append([]string{}, result.Notes...),
 		Links:       append([]string{}, result.Links...),
@@ -139,30 +204,6 @@ func writeJSON(w io.Writer, result *lint.Result, options Options) error {
 	}
 	for _, problem := range result.InputErrors {
 		report.InputErrors = append(report.InputErrors, jsonInputError{File: problem.File, Line: problem.Line, Message: problem.Message})
-	}
-	for _, finding := range result.Findings {
-		converted := jsonFinding{
-			Rule:     finding.RuleID,
-			Name:     finding.RuleName,
-			Severity: finding.Severity.String(),
-			Message:  finding.Message,
-			Location: jsonLocation{
-				File: finding.Location.File, Line: finding.Location.Line,
-				Column: finding.Location.Column, Path: finding.Location.Path,
-			},
-			Target: finding.Target,
-			Fix:    finding.Fix,
-		}
-		for _, related := range finding.Related {
-			converted.Related = append(converted.Related, jsonRelated{
-				jsonLocation: jsonLocation{File: related.File, Line: related.Line, Column: related.Column, Path: related.Path},
-				Message:      related.Message,
-			})
-		}
-		if finding.Suppression != nil {
-			converted.Suppression = &jsonSuppression{Kind: finding.Suppression.Kind, Reason: finding.Suppression.Reason}
-		}
-		report.Findings = append(report.Findings, converted)
 	}
 	return writeIndentedJSON(w, report)
 }

@@ -18,7 +18,7 @@ import (
 // else is written: no header, no summary.
 func writeLine(w io.Writer, result *lint.Result, _ Options) error {
 	var out strings.Builder
-	for _, finding := range result.Findings {
+	for finding := range result.EachFinding() {
 		if finding.Suppressed() {
 			continue
 		}

@@ -44,23 +44,28 @@ func relativePaths(result *lint.Result, baseDir string) *lint.Result {
 	view.Files = changedItems(result.Files, relative)
 	view.InputErrors = changedItems(result.InputErrors, func(problem *lint.InputError) bool { return relative(&problem.File) })
 	view.Evaluations = changedItems(result.Evaluations, func(evaluation *lint.Evaluation) bool { return relative(&evaluation.File) })
-	view.Findings = changedItems(result.Findings, func(finding *lint.Finding) bool {
-		changed := relative(&finding.Location.File)
-		related := changedItems(finding.Related, func(related *lint.RelatedLocation) bool { return relative(&related.File) })
-		if copied(related, finding.Related) {
-			finding.Related, changed = related, true
-		}
-		if finding.Fix != nil {
-			fix := *finding.Fix
-			fix.Edits = changedItems(fix.Edits, func(edit *manifest.Edit) bool { return relative(&edit.File) })
-			fix.Moves = changedItems(fix.Moves, func(move *lint.Move) bool { return relativeBoth(relative, &move.From, &move.To) })
-			if copied(fix.Edits, finding.Fix.Edits) || copied(fix.Moves, finding.Fix.Moves) {
-				finding.Fix, changed = &fix, true
-			}
-		}
-		return changed
+	view.ChangeFindings(func(findings []lint.Finding) []lint.Finding {
+		return changedItems(findings, func(finding *lint.Finding) bool { return relativeFinding(relative, finding) })
 	})
 	return &view
+}
+
+// relativeFinding names the files of finding by relative.
+func relativeFinding(relative func(*string) bool, finding *lint.Finding) bool {
+	changed := relative(&finding.Location.File)
+	related := changedItems(finding.Related, func(related *lint.RelatedLocation) bool { return relative(&related.File) })
+	if copied(related, finding.Related) {
+		finding.Related, changed = related, true
+	}
+	if finding.Fix != nil {
+		fix := *finding.Fix
+		fix.Edits = changedItems(fix.Edits, func(edit *manifest.Edit) bool { return relative(&edit.File) })
+		fix.Moves = changedItems(fix.Moves, func(move *lint.Move) bool { return relativeBoth(relative, &move.From, &move.To) })
+		if copied(fix.Edits, finding.Fix.Edits) || copied(fix.Moves, finding.Fix.Moves) {
+			finding.Fix, changed = &fix, true
+		}
+	}
+	return changed
 }
 
 func relativeBoth(relative func(*string) bool, a, b *string) bool {

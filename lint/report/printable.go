@@ -43,8 +43,8 @@ func printable(result *lint.Result) *lint.Result {
 		}
 		return changed
 	})
-	view.Findings = changedItems(result.Findings, func(finding *lint.Finding) bool {
-		return printableFinding(finding, result.Secrets)
+	view.ChangeFindings(func(findings []lint.Finding) []lint.Finding {
+		return changedItems(findings, func(finding *lint.Finding) bool { return printableFinding(finding, result.Secrets) })
 	})
 	return &view
 }

@@ -46,6 +46,9 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 	if result == nil {
 		result = &lint.Result{}
 	}
+	if !ReadsInParts(format) {
+		result.HoldFindings()
+	}
 	result = printable(relativePaths(result, options.BaseDir))
 	writers := map[string]func(io.Writer, *lint.Result, Options) error{
 		"table": writeTable, "json": writeJSON, "sarif": writeSARIF, "junit": writeJUnit,
@@ -74,6 +77,14 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 	return guard.Flush()
 }
 
+// ReadsInParts says whether format reads the findings a part at a time
+// (lint.Result.FindingParts). The others read them all at once: SARIF and
+// GitLab fingerprints count alike findings over the run, JUnit and the
+// Markdown summary group them by target and rule.
+func ReadsInParts(format string) bool {
+	return format == "table" || format == "line" || format == "json"
+}
+
 // toolName is how modellint names itself in machine-readable reports.
 const toolName = "modellint"
 
@@ -89,7 +100,7 @@ type counts struct {
 
 func countResult(result *lint.Result) counts {
 	var c counts
-	for _, finding := range result.Findings {
+	for finding := range result.EachFinding() {
 		switch {
 		case finding.Suppressed():
 			c.suppressed++

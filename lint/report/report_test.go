@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/modellint/modellint/lint"
@@ -326,5 +327,45 @@ func TestSummaryLine(t *testing.T) {
 				t.Errorf("summaryLine = %q, want %q", got, test.want)
 			}
 		})
+	}
+}
+
+// TestWriteFindingsInParts checks that every format writes a result whose
+// findings are made by parts as it writes the result holding them whole:
+// a part for each file, as a run linted in batches makes them.
+func TestWriteFindingsInParts(t *testing.T) {
+	result := realResult(t)
+	var parts [][]lint.Finding
+	for start := 0; start < len(result.Findings); {
+		end := start + 1
+		for end < len(result.Findings) && result.Findings[end].Location.File == result.Findings[start].Location.File {
+			end++
+		}
+		parts = append(parts, result.Findings[start:end])
+		start = end
+	}
+	for _, format := range Formats {
+		var whole, inParts bytes.Buffer
+		options := Options{ToolVersion: "1.0.0", Verbose: true}
+		if err := Write(&whole, format, result, options); err != nil {
+			t.Fatal(err)
+		}
+		byParts := *result
+		byParts.SetFindingParts(func(yield func([]lint.Finding) bool) {
+			for _, part := range parts {
+				if !yield(slices.Clone(part)) {
+					return
+				}
+			}
+		})
+		if err := Write(&inParts, format, &byParts, options); err != nil {
+			t.Fatal(err)
+		}
+		if whole.String() != inParts.String() {
+			t.Errorf("%s: written by parts:\n%s\nwhole:\n%s", format, inParts.String(), whole.String())
+		}
+		if byParts.InParts() != ReadsInParts(format) {
+			t.Errorf("%s: findings still in parts %v after writing", format, byParts.InParts())
+		}
 	}
 }

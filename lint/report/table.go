@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,32 +66,11 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	// run is tens of MB, not worth holding whole.
 	output := bufio.NewWriter(w)
 
-	groups := fileGroups(result.Findings)
-	layout := newFindingLayout(result.Findings, options.width())
-	var pieces []tablePiece
-	for _, findings := range groups {
-		for start := 0; start < len(findings); start += pieceFindings {
-			end := min(start+pieceFindings, len(findings))
-			pieces = append(pieces, tablePiece{findings: findings[start:end], first: start == 0, last: end == len(findings)})
-		}
-	}
-	// The pieces are laid out on every CPU, a batch at a time (and a
-	// piece's rows on every CPU again, see renderFindings).
-	for start := 0; start < len(pieces); start += tableBatch {
-		batch := pieces[start:min(start+tableBatch, len(pieces))]
-		for _, table := range parallel.Map(batch, func(piece tablePiece) []byte {
-			var table bytes.Buffer
-			if piece.first {
-				table.WriteString(paint.paint(ansiBold, piece.findings[0].Location.File) + "\n")
-			}
-			renderFindings(&table, piece.findings, layout, paint, piece.first)
-			if piece.last {
-				table.WriteString("\n")
-			}
-			return trimTrailingSpace(table.Bytes())
-		}) {
-			output.Write(table)
-		}
+	layout := newFindingLayout(result.EachFinding(), options.width())
+	// A part's files have no findings in another part (see
+	// lint.Result.SetFindingParts), so each part's tables are whole.
+	for findings := range result.FindingParts() {
+		writeFileTables(output, fileGroups(findings), layout, paint)
 	}
 	// Which model dir each server was linked to decides what the cross
 	// checks compared, so it is always shown. One per server container:
@@ -124,6 +104,35 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	}
 	output.Write(trimTrailingSpace(out.Bytes()))
 	return output.Flush()
+}
+
+// writeFileTables writes the table of each group of a file's findings.
+func writeFileTables(output *bufio.Writer, groups [][]lint.Finding, layout findingLayout, paint painter) {
+	var pieces []tablePiece
+	for _, findings := range groups {
+		for start := 0; start < len(findings); start += pieceFindings {
+			end := min(start+pieceFindings, len(findings))
+			pieces = append(pieces, tablePiece{findings: findings[start:end], first: start == 0, last: end == len(findings)})
+		}
+	}
+	// The pieces are laid out on every CPU, a batch at a time (and a
+	// piece's rows on every CPU again, see renderFindings).
+	for start := 0; start < len(pieces); start += tableBatch {
+		batch := pieces[start:min(start+tableBatch, len(pieces))]
+		for _, table := range parallel.Map(batch, func(piece tablePiece) []byte {
+			var table bytes.Buffer
+			if piece.first {
+				table.WriteString(paint.paint(ansiBold, piece.findings[0].Location.File) + "\n")
+			}
+			renderFindings(&table, piece.findings, layout, paint, piece.first)
+			if piece.last {
+				table.WriteString("\n")
+			}
+			return trimTrailingSpace(table.Bytes())
+		}) {
+			output.Write(table)
+		}
+	}
 }
 
 // tablePiece is the findings of a file, or a run of them when the file has
@@ -185,9 +194,9 @@ type findingLayout struct {
 	messages                               *wrappedTexts
 }
 
-func newFindingLayout(findings []lint.Finding, terminalWidth int) findingLayout {
+func newFindingLayout(findings iter.Seq[lint.Finding], terminalWidth int) findingLayout {
 	layout := findingLayout{ruleWidth: len("RULE"), positionWidth: len("LINE:COL"), messages: &wrappedTexts{}}
-	for _, finding := range findings {
+	for finding := range findings {
 		if finding.Suppressed() {
 			continue
 		}
@@ -386,7 +395,7 @@ const fixableMark = "[*]"
 // fixableCounts are how many unsuppressed findings --fix fixes (safe) and
 // how many more --fix --unsafe-fixes does (unsafe).
 func fixableCounts(result *lint.Result) (safe, unsafe int) {
-	for _, finding := range result.Findings {
+	for finding := range result.EachFinding() {
 		switch {
 		case finding.Suppressed():
 		case finding.Fix.Applicable(false):
