@@ -479,7 +479,7 @@ func (s *workloadStage) lint(target *lint.Target) *evaluated {
 			s.prepare(target)
 		}
 		done = s.checks.run(target, s.units.of(target))
-		done.links = linkNotes(target)
+		done.links = linkNotes(target, s.checks.texts)
 		if target.Workload != nil {
 			s.suppressor.learn(target.Workload)
 		}

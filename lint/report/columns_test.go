@@ -114,7 +114,7 @@ func TestTableInPiecesIsTheTableWhole(t *testing.T) {
 		whole.WriteString(paint.paint(ansiBold, "stream.yaml") + "\n")
 		renderFindings(&whole, findings, newFindingLayout(slices.Values(findings), 100), paint, true)
 		whole.WriteString("\n")
-		want := string(trimTrailingSpace(whole.Bytes())) + summaryLine(result) + "\n"
+		want := string(trimTrailingSpace(whole.Bytes())) + summaryLine(result, countResult(result)) + "\n"
 		if got.String() != want {
 			t.Errorf("color %v: the table in pieces differs from the table whole (%d bytes, want %d)", color, got.Len(), len(want))
 		}

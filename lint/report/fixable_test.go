@@ -38,7 +38,7 @@ func TestFixableMarks(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			result := &lint.Result{Files: []string{"a.yaml"}, Findings: c.findings}
-			if got := fixableLine(result); got != c.want {
+			if got := fixableLine(countResult(result)); got != c.want {
 				t.Errorf("fixableLine = %q, want %q", got, c.want)
 			}
 			var out bytes.Buffer

@@ -67,7 +67,7 @@ func writeGitHub(w io.Writer, result *lint.Result, options Options) error {
 		fmt.Fprintf(&out, "modellint: %s not annotated: GitHub shows at most %d annotations of each level per step; the job summary and the SARIF report list every finding\n",
 			plural(notAnnotated, "finding", "findings"), githubAnnotationLimit)
 	}
-	out.WriteString("modellint: " + summaryLine(result) + "\n")
+	out.WriteString("modellint: " + summaryLine(result, countResult(result)) + "\n")
 	_, err := io.WriteString(w, out.String())
 	return err
 }

@@ -186,14 +186,13 @@ type jsonEvaluation struct {
 
 func writeJSON(w io.Writer, result *lint.Result, options Options) error {
 	c := countResult(result)
-	fixable, unsafeFixable := fixableCounts(result)
 	report := jsonReport{
 		Version: jsonVersion,
 		Tool:    jsonTool{Name: toolName, Version: options.ToolVersion},
 		Summary: jsonSummary{
 			Error: c.errors, Warning: c.warnings, Info: c.infos,
 			Suppressed: c.suppressed, Skipped: c.skipped,
-			Fixable: fixable, UnsafeFixable: unsafeFixable,
+			Fixable: c.fixable, UnsafeFixable: c.unsafeFixable,
 		},
 		Files:       append([]string{}, result.Files...),
 		Findings:    jsonFindings{result: result},

@@ -96,29 +96,49 @@ type counts struct {
 	errors, warnings, infos int
 	suppressed              int
 	skipped                 int
+	// fixable and unsafeFixable are how many unsuppressed findings --fix
+	// fixes, and how many more --fix --unsafe-fixes does.
+	fixable, unsafeFixable int
 }
 
 func countResult(result *lint.Result) counts {
 	var c counts
 	for finding := range result.EachFinding() {
-		switch {
-		case finding.Suppressed():
-			c.suppressed++
-		case finding.Severity == lint.Error:
-			c.errors++
-		case finding.Severity == lint.Warning:
-			c.warnings++
-		default:
-			c.infos++
-		}
+		c.add(finding)
 	}
+	c.addSkipped(result)
+	return c
+}
+
+// add counts a finding.
+func (c *counts) add(finding lint.Finding) {
+	switch {
+	case finding.Suppressed():
+		c.suppressed++
+		return
+	case finding.Severity == lint.Error:
+		c.errors++
+	case finding.Severity == lint.Warning:
+		c.warnings++
+	default:
+		c.infos++
+	}
+	switch {
+	case finding.Fix.Applicable(false):
+		c.fixable++
+	case finding.Fix.Applicable(true):
+		c.unsafeFixable++
+	}
+}
+
+// addSkipped counts the result's skipped checks.
+func (c *counts) addSkipped(result *lint.Result) {
 	c.skipped = result.UnlistedSkips
 	for _, evaluation := range result.Evaluations {
 		if evaluation.Status == lint.StatusSkip {
 			c.skipped++
 		}
 	}
-	return c
 }
 
 // objectPath names where a finding is inside its file without line numbers:

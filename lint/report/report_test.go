@@ -323,7 +323,7 @@ func TestSummaryLine(t *testing.T) {
 	}
 	for _, test := range tests {
 		t.Run(test.name, func(t *testing.T) {
-			if got := summaryLine(test.result); got != test.want {
+			if got := summaryLine(test.result, countResult(test.result)); got != test.want {
 				t.Errorf("summaryLine = %q, want %q", got, test.want)
 			}
 		})

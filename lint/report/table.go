@@ -66,7 +66,18 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	// run is tens of MB, not worth holding whole.
 	output := bufio.NewWriter(w)
 
-	layout := newFindingLayout(result.EachFinding(), options.width())
+	// One read of the findings for the column widths and the summary's
+	// counts: a large run makes them again at each read.
+	var c counts
+	layout := newFindingLayout(func(yield func(lint.Finding) bool) {
+		for finding := range result.EachFinding() {
+			c.add(finding)
+			if !yield(finding) {
+				return
+			}
+		}
+	}, options.width())
+	c.addSkipped(result)
 	// A part's files have no findings in another part (see
 	// lint.Result.SetFindingParts), so each part's tables are whole.
 	for findings := range result.FindingParts() {
@@ -98,8 +109,8 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	if options.Verbose {
 		writeVerbose(&out, result, options.width())
 	}
-	out.WriteString(summaryLine(result) + "\n")
-	if line := fixableLine(result); line != "" {
+	out.WriteString(summaryLine(result, c) + "\n")
+	if line := fixableLine(c); line != "" {
 		out.WriteString(line + "\n")
 	}
 	output.Write(trimTrailingSpace(out.Bytes()))
@@ -362,8 +373,7 @@ func ruleNames(rules []*lint.Rule) map[string]string {
 
 // summaryLine is the last line of the table output, e.g.
 // "3 errors, 2 warnings, 0 info in 4 files (1 suppressed; 12 rule checks skipped)".
-func summaryLine(result *lint.Result) string {
-	c := countResult(result)
+func summaryLine(result *lint.Result, c counts) string {
 	files := plural(len(result.Files), "file", "files")
 	var line string
 	if c.errors+c.warnings+c.infos == 0 {
@@ -392,26 +402,11 @@ func summaryLine(result *lint.Result) string {
 // them.
 const fixableMark = "[*]"
 
-// fixableCounts are how many unsuppressed findings --fix fixes (safe) and
-// how many more --fix --unsafe-fixes does (unsafe).
-func fixableCounts(result *lint.Result) (safe, unsafe int) {
-	for finding := range result.EachFinding() {
-		switch {
-		case finding.Suppressed():
-		case finding.Fix.Applicable(false):
-			safe++
-		case finding.Fix.Applicable(true):
-			unsafe++
-		}
-	}
-	return safe, unsafe
-}
-
 // fixableLine says how many of the findings --fix fixes, and how many more
 // with --unsafe-fixes, as ruff does: "[*] 2 fixable with --fix (1 more
 // with --fix --unsafe-fixes)". Empty when there are none.
-func fixableLine(result *lint.Result) string {
-	safe, unsafe := fixableCounts(result)
+func fixableLine(c counts) string {
+	safe, unsafe := c.fixable, c.unsafeFixable
 	switch {
 	case safe > 0 && unsafe > 0:
 		return fmt.Sprintf("%s %d fixable with --fix (%d more with --fix --unsafe-fixes)", fixableMark, safe, unsafe)
