@@ -451,8 +451,9 @@ func modelPathAnnotation(w *manifest.Workload) string {
 }
 
 // linkNotes say, for the reports, how each serving container of a workload
-// target found (or did not find) its model. Their texts are kept once in
-// texts: most serving containers of a run are alike.
+// target found (or did not find) its model. Their texts but the value,
+// which names the model, are kept once in texts: most serving containers
+// of a run are alike.
 func linkNotes(target *lint.Target, texts *texts) []linkNote {
 	if target.Workload == nil {
 		return nil
@@ -472,7 +473,7 @@ func linkNotes(target *lint.Target, texts *texts) []linkNote {
 		default:
 			note.found = imageNotRead
 		}
-		for _, text := range []*string{&note.container, &note.from, &note.value, &note.detail, &note.how} {
+		for _, text := range []*string{&note.container, &note.from, &note.detail, &note.how} {
 			*text = texts.intern(*text)
 		}
 		notes = append(notes, note)
