@@ -55,76 +55,53 @@ type Result struct {
 	// field above but the edits of fixes, which --fix writes as they are:
 	// the reports hide them there.
 	Secrets *redact.Set
-	// parts, when set, makes the findings a part at a time, in order, in
-	// place of Findings: a large run's findings are made as each report
-	// reads them, not held whole (see SetFindingParts).
-	parts iter.Seq[[]Finding]
+	// findingParts and linkParts, when set, make the findings and links a
+	// part at a time, in order, in place of Findings and Links: a large
+	// run's are made as each report reads them, not held whole (see
+	// SetParts).
+	findingParts iter.Seq[[]Finding]
+	linkParts    iter.Seq[[]string]
 }
 
-// SetFindingParts has the result's findings made by parts, a part at a
-// time in their order, each time they are read; Findings stays empty. A
-// part yielded is the reader's to keep or change.
-func (r *Result) SetFindingParts(parts iter.Seq[[]Finding]) {
-	r.Findings, r.parts = nil, parts
+// SetParts has the result's findings and links made by parts, a part at a
+// time in their order, each time they are read; Findings and Links stay
+// empty. A part yielded is the reader's to keep or change.
+func (r *Result) SetParts(findings iter.Seq[[]Finding], links iter.Seq[[]string]) {
+	r.Findings, r.findingParts = nil, findings
+	r.Links, r.linkParts = nil, links
 }
 
-// InParts says the findings are made by parts (SetFindingParts).
-func (r *Result) InParts() bool { return r.parts != nil }
+// InParts says the findings are made by parts (SetParts).
+func (r *Result) InParts() bool { return r.findingParts != nil }
 
 // FindingParts yields the findings a part at a time, in order: Findings in
-// one part, or the parts SetFindingParts gave.
-func (r *Result) FindingParts() iter.Seq[[]Finding] {
-	if r.parts != nil {
-		return r.parts
-	}
-	return func(yield func([]Finding) bool) {
-		if len(r.Findings) > 0 {
-			yield(r.Findings)
-		}
-	}
-}
+// one part, or the parts SetParts gave.
+func (r *Result) FindingParts() iter.Seq[[]Finding] { return partsOf(r.Findings, r.findingParts) }
 
 // EachFinding yields the findings one at a time, in order.
-func (r *Result) EachFinding() iter.Seq[Finding] {
-	return func(yield func(Finding) bool) {
-		for part := range r.FindingParts() {
-			for _, finding := range part {
-				if !yield(finding) {
-					return
-				}
-			}
-		}
-	}
-}
+func (r *Result) EachFinding() iter.Seq[Finding] { return eachOf(r.FindingParts()) }
 
-// HoldFindings makes the findings whole in Findings, for the readers that
-// need them all at once (baselines, --fix, fingerprints).
-func (r *Result) HoldFindings() {
-	if r.parts == nil {
-		return
-	}
-	parts := r.parts
-	r.parts = nil
-	for part := range parts {
-		r.Findings = append(r.Findings, part...)
-	}
+// LinkParts yields the links a part at a time, in order, as FindingParts
+// the findings.
+func (r *Result) LinkParts() iter.Seq[[]string] { return partsOf(r.Links, r.linkParts) }
+
+// Hold makes the findings and links whole in Findings and Links, for the
+// readers that need them all at once (baselines, --fix, fingerprints).
+func (r *Result) Hold() {
+	hold(&r.Findings, &r.findingParts)
+	hold(&r.Links, &r.linkParts)
 }
 
 // ChangeFindings passes the findings through change: Findings at once, or
 // each part as it is made.
 func (r *Result) ChangeFindings(change func([]Finding) []Finding) {
-	if r.parts == nil {
-		r.Findings = change(r.Findings)
-		return
-	}
-	parts := r.parts
-	r.parts = func(yield func([]Finding) bool) {
-		for part := range parts {
-			if !yield(change(part)) {
-				return
-			}
-		}
-	}
+	changeParts(&r.Findings, &r.findingParts, change)
+}
+
+// ChangeLinks passes the links through change, as ChangeFindings the
+// findings.
+func (r *Result) ChangeLinks(change func([]string) []string) {
+	changeParts(&r.Links, &r.linkParts, change)
 }
 
 // PassSuppressed turns failed evaluations whose findings were all

@@ -27,7 +27,7 @@ func addBaselineFlags(set *pflag.FlagSet, flags *baselineFlags) {
 // now, so fixed findings leave it and new ones join it.
 func applyBaseline(flags baselineFlags, result *lint.Result, stderr io.Writer) error {
 	if flags.write != "" || flags.read != "" {
-		result.HoldFindings()
+		result.Hold()
 	}
 	switch {
 	case flags.write != "":

@@ -50,7 +50,7 @@ type fixOutcome struct {
 // document read from "-" (its text is stdinSource) is fixed on stdout:
 // --diff shows its diff, --fix writes it whole, fixed.
 func runFixes(flags fixFlags, result *lint.Result, stdinSource []byte, stdout, stderr io.Writer) (fixOutcome, error) {
-	result.HoldFindings()
+	result.Hold()
 	var paths []string
 	for _, path := range flags.paths() {
 		if path != "-" {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/modellint/modellint/internal/parallel"
+	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -245,23 +246,27 @@ func sameIndex(batch namespaceBatch, loaded *inputs) bool {
 }
 
 // finishParts writes the batches' parts into the run's result in order.
-// With inParts, the findings are made by parts as the reports read them,
-// each part's sorted (findingParts), when the parts' findings are in the
-// run's order that way (partsInOrder); otherwise they are made whole, each
-// part's held findings let go as made: a large run's are not held twice.
-func finishParts(result *lint.Result, parts []*linted, inParts bool) {
+// With inParts, the findings and links are made by parts as the reports
+// read them, each part's findings sorted (findingParts), when the parts'
+// findings are in the run's order that way (partsInOrder); otherwise they
+// are made whole, each part's held findings let go as made: a large run's
+// are not held twice.
+func finishParts(result *lint.Result, parts []*linted, inParts bool, secrets *redact.Set) {
+	inParts = inParts && partsInOrder(parts)
 	records := 0
 	for _, part := range parts {
 		records += len(part.result.Evaluations)
 	}
 	result.Evaluations = slices.Grow(result.Evaluations, records)
 	for _, part := range parts {
-		part.addLinks()
+		if !inParts {
+			part.result.Links = part.appendLinks(part.result.Links, true)
+		}
 		addPart(result, part.result)
 		part.result = nil
 	}
-	if inParts && partsInOrder(parts) {
-		result.SetFindingParts(findingParts(parts))
+	if inParts {
+		result.SetParts(findingParts(parts), linkParts(parts, secrets))
 		return
 	}
 	findings := 0
@@ -283,6 +288,22 @@ func findingParts(parts []*linted) iter.Seq[[]lint.Finding] {
 			findings := part.appendFindings(nil, false)
 			sortFindings(findings)
 			if len(findings) > 0 && !yield(findings) {
+				return
+			}
+		}
+	}
+}
+
+// linkParts makes the links of each part, with the run's secrets hidden
+// (as redactResult hides them in a whole run's), each time they are read.
+func linkParts(parts []*linted, secrets *redact.Set) iter.Seq[[]string] {
+	return func(yield func([]string) bool) {
+		for _, part := range parts {
+			links := part.appendLinks(nil, false)
+			for i := range links {
+				links[i] = secrets.String(links[i])
+			}
+			if len(links) > 0 && !yield(links) {
 				return
 			}
 		}

@@ -170,7 +170,7 @@ func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, wa
 		debug.SetGCPercent(options.GCPercent)
 	}
 	result.InputErrors, result.Notes = walked.found.errors, walked.found.notes
-	finishParts(result, parts, options.FindingsInParts)
+	finishParts(result, parts, options.FindingsInParts, secrets)
 	noteDroppedSecrets(result, secrets)
 	return true, nil
 }
@@ -361,7 +361,7 @@ type linted struct {
 }
 
 // heldTarget is what a target's links and findings are made from
-// (addLinks, appendFindings).
+// (appendLinks, appendFindings).
 type heldTarget struct {
 	name, file string
 	links      []linkNote
@@ -372,7 +372,7 @@ type heldTarget struct {
 // finish writes the links, findings, checks and starts into the result.
 func (l *linted) finish() {
 	l.finishChecks()
-	l.addLinks()
+	l.result.Links = l.appendLinks(l.result.Links, true)
 	l.result.Findings = l.appendFindings(l.result.Findings, true)
 }
 
@@ -394,15 +394,19 @@ func (l *linted) finishChecks() {
 	l.all = nil
 }
 
-// addLinks writes the links into the result.
-func (l *linted) addLinks() {
+// appendLinks appends the links to dst. With release, each target's
+// notes go once written; without, they are written again at the next call.
+func (l *linted) appendLinks(dst []string, release bool) []string {
 	for i := range l.targets {
 		target := &l.targets[i]
 		for j := range target.links {
-			l.result.Links = append(l.result.Links, target.links[j].line(target.name))
+			dst = append(dst, target.links[j].line(target.name))
 		}
-		target.links = nil
+		if release {
+			target.links = nil
+		}
 	}
+	return dst
 }
 
 // appendFindings appends the findings to dst, made from those held, with

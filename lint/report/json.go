@@ -198,8 +198,11 @@ func writeJSON(w io.Writer, result *lint.Result, options Options) error {
 		Findings:    jsonFindings{result: result},
 		Evaluations: result.Evaluations,
 		Notes:       append([]string{}, result.Notes...),
-		Links:       append([]string{}, result.Links...),
+		Links:       []string{},
 		Unused:      result.Unused,
+	}
+	for links := range result.LinkParts() {
+		report.Links = append(report.Links, links...)
 	}
 	for _, problem := range result.InputErrors {
 		report.InputErrors = append(report.InputErrors, jsonInputError{File: problem.File, Line: problem.Line, Message: problem.Message})

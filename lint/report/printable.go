@@ -21,7 +21,7 @@ func printable(result *lint.Result) *lint.Result {
 	view := *result
 	view.Files = changedItems(result.Files, escaped)
 	view.Notes = changedItems(result.Notes, escaped)
-	view.Links = changedItems(result.Links, escaped)
+	view.ChangeLinks(func(links []string) []string { return changedItems(links, escaped) })
 	view.Unused = changedItems(result.Unused, escaped)
 	view.InputErrors = changedItems(result.InputErrors, func(problem *lint.InputError) bool {
 		return escapedAll(&problem.File, &problem.Message)

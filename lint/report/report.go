@@ -47,7 +47,7 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 		result = &lint.Result{}
 	}
 	if !ReadsInParts(format) {
-		result.HoldFindings()
+		result.Hold()
 	}
 	result = printable(relativePaths(result, options.BaseDir))
 	writers := map[string]func(io.Writer, *lint.Result, Options) error{

@@ -335,6 +335,9 @@ func TestSummaryLine(t *testing.T) {
 // a part for each file, as a run linted in batches makes them.
 func TestWriteFindingsInParts(t *testing.T) {
 	result := realResult(t)
+	if len(result.Links) < 3 {
+		t.Fatalf("only %d links", len(result.Links))
+	}
 	var parts [][]lint.Finding
 	for start := 0; start < len(result.Findings); {
 		end := start + 1
@@ -351,9 +354,15 @@ func TestWriteFindingsInParts(t *testing.T) {
 			t.Fatal(err)
 		}
 		byParts := *result
-		byParts.SetFindingParts(func(yield func([]lint.Finding) bool) {
+		byParts.SetParts(func(yield func([]lint.Finding) bool) {
 			for _, part := range parts {
 				if !yield(slices.Clone(part)) {
+					return
+				}
+			}
+		}, func(yield func([]string) bool) {
+			for start := 0; start < len(result.Links); start += 2 {
+				if !yield(slices.Clone(result.Links[start:min(start+2, len(result.Links))])) {
 					return
 				}
 			}

@@ -79,17 +79,21 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 	}, options.width())
 	c.addSkipped(result)
 	// A part's files have no findings in another part (see
-	// lint.Result.SetFindingParts), so each part's tables are whole.
+	// lint.Result.SetParts), so each part's tables are whole.
 	for findings := range result.FindingParts() {
 		writeFileTables(output, fileGroups(findings), layout, paint)
 	}
 	// Which model dir each server was linked to decides what the cross
 	// checks compared, so it is always shown. One per server container:
 	// wrapped on every CPU, a batch at a time.
-	if len(result.Links) > 0 {
-		output.WriteString(paint.paint(ansiBold, "Model links") + "\n")
-		for start := 0; start < len(result.Links); start += linkBatch {
-			for _, lines := range parallel.Map(result.Links[start:min(start+linkBatch, len(result.Links))], func(link string) []byte {
+	linked := false
+	for links := range result.LinkParts() {
+		if !linked {
+			output.WriteString(paint.paint(ansiBold, "Model links") + "\n")
+			linked = true
+		}
+		for start := 0; start < len(links); start += linkBatch {
+			for _, lines := range parallel.Map(links[start:min(start+linkBatch, len(links))], func(link string) []byte {
 				var wrapped []byte
 				for i, line := range wrapWords(link, options.width()-4) {
 					indent := "  "
@@ -103,6 +107,8 @@ func writeTable(w io.Writer, result *lint.Result, options Options) error {
 				output.Write(lines)
 			}
 		}
+	}
+	if linked {
 		output.WriteString("\n")
 	}
 	var out bytes.Buffer
