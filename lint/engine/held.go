@@ -7,12 +7,14 @@ import (
 )
 
 // heldFinding is a finding as a run holds it from its target's rules to the
-// reports: 32 bytes, not a lint.Finding's 176. A run holds every finding
-// until the reports are written, and most findings name their target's own
-// name and file and carry no related line, image place or suppression; so
-// the target's name and file are kept once, on the target, the rule by its
-// place in the run's rules, the message and path by number (heldText), and
-// a finding that differs is kept whole in its target's own list.
+// reports: 24 bytes and no pointer for the collector to follow, not a
+// lint.Finding's 176. A run holds every finding until the reports are
+// written, and most findings name their target's own name and file and
+// carry no related line, image place or suppression; so the target's name
+// and file are kept once, on the target, the rule by its place in the
+// run's rules, the message and path by number (heldText), the fix by
+// heldFix, and a finding that differs is kept whole in its target's own
+// list.
 type heldFinding struct {
 	message, path heldText
 	// line is the finding's line, or for a finding held whole its place in
@@ -22,8 +24,19 @@ type heldFinding struct {
 	rule       uint16
 	severity   int8
 	neverReady bool
-	fix        *lint.Fix
+	fix        heldFix
 }
+
+// heldFix is a finding's fix: none, one of lint.FixableOnly's, or with
+// ownFix set, its place in its target's own list.
+type heldFix uint32
+
+const (
+	noFix heldFix = iota
+	fixableSafe
+	fixableUnsafe
+	ownFix heldFix = 1 << 31
+)
 
 // wholeFinding is the rule of a finding held whole.
 const wholeFinding = math.MaxUint16
@@ -49,6 +62,7 @@ type heldOwn struct {
 type ownLists struct {
 	texts []string
 	whole []lint.Finding
+	fixes []*lint.Fix
 }
 
 func (h *heldOwn) own() *ownLists {
@@ -65,6 +79,32 @@ func (h *heldOwn) hold(s string) heldText {
 	own := h.own()
 	own.texts = append(own.texts, s)
 	return ownText | heldText(len(own.texts)-1)
+}
+
+func (h *heldOwn) holdFix(fix *lint.Fix) heldFix {
+	switch fix {
+	case nil:
+		return noFix
+	case lint.FixableOnly(lint.FixSafe):
+		return fixableSafe
+	case lint.FixableOnly(lint.FixUnsafe):
+		return fixableUnsafe
+	}
+	own := h.own()
+	own.fixes = append(own.fixes, fix)
+	return ownFix | heldFix(len(own.fixes)-1)
+}
+
+func (h *heldOwn) fix(f heldFix) *lint.Fix {
+	switch f {
+	case noFix:
+		return nil
+	case fixableSafe:
+		return lint.FixableOnly(lint.FixSafe)
+	case fixableUnsafe:
+		return lint.FixableOnly(lint.FixUnsafe)
+	}
+	return h.lists.fixes[f&^ownFix]
 }
 
 func (h *heldOwn) text(t heldText) string {
@@ -86,7 +126,7 @@ func holdFinding(f *lint.Finding, rule int, name, file string, h *heldOwn) heldF
 		return heldFinding{rule: wholeFinding, line: int32(len(own.whole) - 1)}
 	}
 	return heldFinding{rule: uint16(rule), message: h.hold(f.Message), path: h.hold(at.Path), line: int32(at.Line),
-		column: int32(at.Column), severity: int8(f.Severity), neverReady: f.NeverReady, fix: f.Fix}
+		column: int32(at.Column), severity: int8(f.Severity), neverReady: f.NeverReady, fix: h.holdFix(f.Fix)}
 }
 
 // finding is the held finding again, on a target named name, read from file.
@@ -98,7 +138,7 @@ func (f *heldFinding) finding(name, file string, h *heldOwn) lint.Finding {
 	return lint.Finding{
 		RuleID: rule.ID, RuleName: rule.Name, Severity: lint.Severity(f.severity), Message: h.text(f.message),
 		Location: lint.Location{File: file, Line: int(f.line), Column: int(f.column), Path: h.text(f.path)},
-		Target:   name, Fix: f.fix, NeverReady: f.neverReady,
+		Target:   name, Fix: h.fix(f.fix), NeverReady: f.neverReady,
 	}
 }
 

@@ -33,6 +33,9 @@ func TestHeldFindingsReadBackWhole(t *testing.T) {
 		{"a line past int32", func(f *lint.Finding) { f.Location.Line = math.MaxInt32 + 1 }, true},
 		{"a message the run's texts do not keep", func(f *lint.Finding) { f.Message = "no startupProbe, again" }, false},
 		{"no path", func(f *lint.Finding) { f.Location.Path = "" }, false},
+		{"no fix", func(f *lint.Finding) { f.Fix = nil }, false},
+		{"an unsafe fix not kept", func(f *lint.Finding) { f.Fix = lint.FixableOnly(lint.FixUnsafe) }, false},
+		{"a fix kept", func(f *lint.Finding) { f.Fix = &lint.Fix{Description: "add one", Safety: lint.FixSafe} }, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := plain
@@ -50,8 +53,8 @@ func TestHeldFindingsReadBackWhole(t *testing.T) {
 			}
 		})
 	}
-	if size := unsafe.Sizeof(heldFinding{}); size > 32 {
-		t.Errorf("a held finding takes %d bytes, more than 32", size)
+	if size := unsafe.Sizeof(heldFinding{}); size > 24 {
+		t.Errorf("a held finding takes %d bytes, more than 24", size)
 	}
 	own := &heldOwn{rules: rules, run: &texts{}}
 	if held := holdFinding(&plain, -1, name, file, own); held.rule != wholeFinding {
