@@ -2,6 +2,8 @@ package engine
 
 import (
 	"iter"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -29,9 +31,29 @@ const batchesPast = 8 << 20
 // batchGCPercent is the collector's target while batches are linted, in
 // place of Options.GCPercent: the run then holds one batch's objects and
 // the findings of the batches before, held compactly, so the runtime's
-// default target costs a few MiB for far fewer collections. The findings
-// made whole at the end go back to Options.GCPercent.
+// default target costs a few MiB for far fewer collections, until what the
+// batches before hold passes batchHeldPast: then the heap it adds grows
+// with them, and Options.GCPercent is the target again.
 const batchGCPercent = 100
+
+// batchHeldPast is the live heap from which batches are linted with
+// Options.GCPercent.
+const batchHeldPast = 40 << 20
+
+// batchGC sets the collector's target for the next batch, from the live
+// heap the last collection found: GCPercent past batchHeldPast.
+func batchGC(gcPercent int) {
+	if gcPercent <= 0 {
+		return
+	}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() > batchHeldPast {
+		debug.SetGCPercent(gcPercent)
+	} else {
+		debug.SetGCPercent(batchGCPercent)
+	}
+}
 
 // batchKinds are the kinds, by API group, whose objects a run linted a
 // namespace at a time may hold: every rule reads them only for workloads

@@ -147,11 +147,9 @@ func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, wa
 			addValues(secrets, index.secrets)
 		}
 	}
-	if options.GCPercent > 0 {
-		debug.SetGCPercent(batchGCPercent)
-	}
 	parts := make([]*linted, len(batches))
 	for i, batch := range batches {
+		batchGC(options.GCPercent)
 		loaded := &walker{found: &inputs{modelUnits: map[string]int{}}}
 		loaded.loadAwake(batch.files)
 		if !sameIndex(batch, loaded.found) {
@@ -353,8 +351,8 @@ type linted struct {
 	suppressor *suppressor
 	rules      []*lint.Rule
 	texts      *texts
-	// all are the targets' ends until finishPart writes what of them is
-	// not findings; targets hold their findings from then on.
+	// all are the targets' ends until finishChecks writes their checks;
+	// targets hold what their links and findings are made from after.
 	all      []*evaluated
 	targets  []heldTarget
 	rejected []lint.Finding
@@ -434,9 +432,6 @@ func (l *linted) appendFindings(dst []lint.Finding, release bool) []lint.Finding
 // suppressions.
 func (l *linted) findingCount() int {
 	n := len(l.rejected)
-	for _, e := range l.all {
-		n += len(e.findings) + len(e.held)
-	}
 	for _, target := range l.targets {
 		n += len(target.held)
 	}
