@@ -77,10 +77,11 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 	return guard.Flush()
 }
 
-// ReadsInParts says whether format reads the findings a part at a time
-// (lint.Result.FindingParts). The others read them all at once: SARIF and
-// GitLab fingerprints count alike findings over the run, JUnit and the
-// Markdown summary group them by target and rule.
+// ReadsInParts says whether format reads the findings and links a part at
+// a time (lint.Result.FindingParts). The others read them all at once:
+// SARIF and GitLab fingerprints count alike findings over the run, JUnit
+// gathers them into a case per rule and target, the Markdown summary
+// orders them by severity.
 func ReadsInParts(format string) bool {
 	return format == "table" || format == "line" || format == "json"
 }
