@@ -23,6 +23,9 @@ type Header struct {
 // clone of what it keeps.
 func ReadHeaders(source []byte) (headers []Header, ok bool) {
 	text := string(source)
+	if otherLineBreak(text) {
+		return nil, false
+	}
 	doc := headerScan{metadataIndent: -1}
 	start := 0
 	for offset := 0; offset < len(text); {
@@ -35,9 +38,6 @@ func ReadHeaders(source []byte) (headers []Header, ok bool) {
 			end = len(text)
 		}
 		line := strings.TrimSuffix(text[offset:end], "\r")
-		if strings.ContainsAny(line, "\r\u0085\u2028\u2029") {
-			return nil, false // a line break YAML knows within the line
-		}
 		if rest, marker := strings.CutPrefix(line, "---"); marker && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
 			if !blankOrComment(rest) {
 				return nil, false
@@ -55,6 +55,25 @@ func ReadHeaders(source []byte) (headers []Header, ok bool) {
 		return nil, false
 	}
 	return headers, true
+}
+
+// otherLineBreak says text breaks a line where ReadHeaders would not: at
+// a carriage return not before a line feed (or the end), or at NEL, LS or
+// PS, which YAML 1.1 reads as line breaks too. Such a file is the
+// parser's. Each is searched for in the whole text at once, by the
+// runtime's byte search, not rune by rune in each line.
+func otherLineBreak(text string) bool {
+	for rest := text; ; {
+		i := strings.IndexByte(rest, '\r')
+		if i < 0 {
+			break
+		}
+		if i+1 < len(rest) && rest[i+1] != '\n' {
+			return true
+		}
+		rest = rest[i+1:]
+	}
+	return strings.Contains(text, "\u0085") || strings.Contains(text, "\u2028") || strings.Contains(text, "\u2029")
 }
 
 // headerScan is one document's header as its lines are read.

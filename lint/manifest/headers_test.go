@@ -34,6 +34,9 @@ func TestReadHeaders(t *testing.T) {
 		{name: "a directive", source: "%YAML 1.2\n---\napiVersion: v1\nkind: ConfigMap\n"},
 		{name: "content on the marker", source: "--- !tag\napiVersion: v1\nkind: ConfigMap\n"},
 		{name: "a carriage return alone, a line break to YAML", source: "kind: A\napiVersion: A\r 0\n"},
+		{name: "a line separator, a line break to YAML 1.1", source: "kind: A\napiVersion: A\u2028 0\n"},
+		{name: "carriage returns before line feeds and at the end", source: "apiVersion: v1\r\nkind: ConfigMap\r\nmetadata: {name: c}\r",
+			want: []Header{{APIVersion: "v1", Kind: "ConfigMap", Name: "c", End: 53}}},
 		{name: "a tab in metadata", source: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: c\n"},
 	}
 	for _, tt := range tests {
