@@ -52,8 +52,11 @@ func printable(result *lint.Result) *lint.Result {
 // changedItems is list with fix applied to each item, a copy made at the
 // first item fix changes (reporting true); list itself when none changes.
 func changedItems[T any](list []T, fix func(*T) bool) []T {
+	// One item for the whole list: fix takes its address, so it lives on
+	// the heap, and one per item was an allocation per finding.
+	var item T
 	for i := range list {
-		item := list[i]
+		item = list[i]
 		if !fix(&item) {
 			continue
 		}
