@@ -107,6 +107,13 @@ func (h *heldOwn) fix(f heldFix) *lint.Fix {
 	return h.lists.fixes[f&^ownFix]
 }
 
+// keep is hold for a text not yet in the run's texts: it is added first,
+// while the table has room.
+func (h *heldOwn) keep(s string) heldText {
+	h.run.intern(s)
+	return h.hold(s)
+}
+
 func (h *heldOwn) text(t heldText) string {
 	if t&ownText != 0 {
 		return h.lists.texts[t&^ownText]

@@ -452,29 +452,27 @@ func modelPathAnnotation(w *manifest.Workload) string {
 
 // linkNotes say, for the reports, how each serving container of a workload
 // target found (or did not find) its model. Their texts but the value,
-// which names the model, are kept once in texts: most serving containers
-// of a run are alike.
-func linkNotes(target *lint.Target, texts *texts) []linkNote {
+// which names the model, are kept by number in the run's texts (or the
+// target's own, own): most serving containers of a run are alike.
+func linkNotes(target *lint.Target, own *heldOwn) []linkNote {
 	if target.Workload == nil {
 		return nil
 	}
 	var notes []linkNote
 	for _, link := range target.Links {
 		// A copy of the value: it may be a part of a script read from an image.
-		note := linkNote{container: link.Container.Label(), from: link.ServerPath.From, value: strings.Clone(link.ServerPath.Value)}
+		note := linkNote{container: own.keep(link.Container.Label()), from: own.keep(link.ServerPath.From),
+			value: strings.Clone(link.ServerPath.Value)}
 		img := target.Images[link.Container.Image]
 		switch {
 		case link.Model != nil:
-			note.found, note.detail, note.how = linkedModel, link.Model.Dir, link.How
+			note.found, note.detail, note.how = linkedModel, own.keep(link.Model.Dir), own.keep(link.How)
 		case link.Mount == nil && img != nil && img.FS() != nil:
-			note.found, note.detail = notInImage, img.Reference
+			note.found, note.detail = notInImage, own.keep(img.Reference)
 		case link.Mount != nil:
-			note.found, note.detail = onVolume, link.Mount.Mount
+			note.found, note.detail = onVolume, own.keep(link.Mount.Mount)
 		default:
 			note.found = imageNotRead
-		}
-		for _, text := range []*string{&note.container, &note.from, &note.detail, &note.how} {
-			*text = texts.intern(*text)
 		}
 		notes = append(notes, note)
 	}
@@ -485,9 +483,11 @@ func linkNotes(target *lint.Target, texts *texts) []linkNote {
 // each serving container until the reports, and most of the line's text
 // is the same for all of them.
 type linkNote struct {
-	container, from, value string // the container's label, the server path's setting and value
-	found                  linkFound
-	detail, how            string // the model dir, image or mount path; how the model was linked
+	value string // the server path's value
+	// The container's label, the server path's setting, the model dir,
+	// image or mount path, and how the model was linked.
+	container, from, detail, how heldText
+	found                        linkFound
 }
 
 type linkFound uint8
@@ -499,17 +499,19 @@ const (
 	imageNotRead
 )
 
-// line is the note as Result.Links has it, on a target named name.
-func (n *linkNote) line(name string) string {
-	where := name + " " + n.container + ": " + n.from + " " + n.value
+// line is the note as Result.Links has it, on a target named name whose
+// texts own holds.
+func (n *linkNote) line(name string, own *heldOwn) string {
+	where := name + " " + own.text(n.container) + ": " + own.text(n.from) + " " + n.value
+	detail := own.text(n.detail)
 	switch n.found {
 	case linkedModel:
-		return fmt.Sprintf("%s → model %s (%s)", where, n.detail, n.how)
+		return fmt.Sprintf("%s → model %s (%s)", where, detail, own.text(n.how))
 	case notInImage:
-		return fmt.Sprintf("%s → no volumeMount covers it and image %s holds no model dir there", where, n.detail)
+		return fmt.Sprintf("%s → no volumeMount covers it and image %s holds no model dir there", where, detail)
 	case onVolume:
 		return fmt.Sprintf("%s → on the volume mounted at %s; no model dir given for it (map one with "+
-			"--model DIR:%s, the %s annotation, or models: in .modellint.yaml)", where, n.detail, n.detail, lint.ModelPathAnnotation)
+			"--model DIR:%s, the %s annotation, or models: in .modellint.yaml)", where, detail, detail, lint.ModelPathAnnotation)
 	}
 	return where + " → no volumeMount covers it and the image was not read, so no model is linked"
 }

@@ -183,7 +183,8 @@ spec:
 // TestLinkNoteLines: each way a container finds (or does not find) its
 // model reads as Result.Links has it.
 func TestLinkNoteLines(t *testing.T) {
-	base := linkNote{container: "container server", from: "--model", value: "/models/m"}
+	own := &heldOwn{run: &texts{}}
+	base := linkNote{container: own.keep("container server"), from: own.keep("--model"), value: "/models/m"}
 	for _, tc := range []struct {
 		found       linkFound
 		detail, how string
@@ -196,8 +197,8 @@ func TestLinkNoteLines(t *testing.T) {
 		{imageNotRead, "", "", "Deployment/d container server: --model /models/m → no volumeMount covers it and the image was not read, so no model is linked"},
 	} {
 		note := base
-		note.found, note.detail, note.how = tc.found, tc.detail, tc.how
-		if got := note.line("Deployment/d"); got != tc.want {
+		note.found, note.detail, note.how = tc.found, own.keep(tc.detail), own.keep(tc.how)
+		if got := note.line("Deployment/d", own); got != tc.want {
 			t.Errorf("found %d:\n got %s\nwant %s", tc.found, got, tc.want)
 		}
 	}

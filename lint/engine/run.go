@@ -397,8 +397,9 @@ func (l *linted) finishChecks() {
 func (l *linted) appendLinks(dst []string, release bool) []string {
 	for i := range l.targets {
 		target := &l.targets[i]
+		own := heldOwn{run: l.texts, lists: target.own}
 		for j := range target.links {
-			dst = append(dst, target.links[j].line(target.name))
+			dst = append(dst, target.links[j].line(target.name, &own))
 		}
 		if release {
 			target.links = nil
@@ -478,7 +479,9 @@ func (s *workloadStage) lint(target *lint.Target) *evaluated {
 			s.prepare(target)
 		}
 		done = s.checks.run(target, s.units.of(target))
-		done.links = linkNotes(target, s.checks.texts)
+		own := heldOwn{run: s.checks.texts, lists: done.own}
+		done.links = linkNotes(target, &own)
+		done.own = own.lists
 		if target.Workload != nil {
 			s.suppressor.learn(target.Workload)
 		}
