@@ -377,10 +377,7 @@ func (l *linted) fileRange() (first, last string, any bool) {
 	for _, finding := range l.rejected {
 		see(finding.Location.File)
 	}
-	for location := range l.suppressor.missingReason {
-		see(location.File)
-	}
-	for _, finding := range l.suppressor.expired {
+	for finding := range l.suppressor.ownFindings() {
 		see(finding.Location.File)
 	}
 	return first, last, any

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"iter"
 	"path"
 	"path/filepath"
 	"slices"
@@ -107,13 +108,24 @@ func (s *suppressor) apply(findings []lint.Finding) []lint.Finding {
 		}
 	}
 	// Run sorts all findings afterwards, so map order does not leak out.
-	for _, finding := range s.missingReason {
-		findings = append(findings, finding)
+	return slices.AppendSeq(findings, s.ownFindings())
+}
+
+// ownFindings are the findings the suppressor makes itself: MDL001 for a
+// suppression without a reason, MDL003 for an expired ignore entry.
+func (s *suppressor) ownFindings() iter.Seq[lint.Finding] {
+	return func(yield func(lint.Finding) bool) {
+		for _, finding := range s.missingReason {
+			if !yield(finding) {
+				return
+			}
+		}
+		for _, finding := range s.expired {
+			if !yield(finding) {
+				return
+			}
+		}
 	}
-	for _, finding := range s.expired {
-		findings = append(findings, finding)
-	}
-	return findings
 }
 
 // reasonMissing records an MDL001 finding; fix says where the reason goes.

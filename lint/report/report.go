@@ -46,8 +46,10 @@ func Write(w io.Writer, format string, result *lint.Result, options Options) err
 	if result == nil {
 		result = &lint.Result{}
 	}
-	if !ReadsInParts(format) {
-		result.Hold()
+	if !ReadsInParts(format) && result.InParts() {
+		whole := *result // the caller's result stays as it is
+		whole.Hold()
+		result = &whole
 	}
 	result = printable(relativePaths(result, options.BaseDir))
 	writers := map[string]func(io.Writer, *lint.Result, Options) error{

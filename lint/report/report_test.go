@@ -373,8 +373,8 @@ func TestWriteFindingsInParts(t *testing.T) {
 		if whole.String() != inParts.String() {
 			t.Errorf("%s: written by parts:\n%s\nwhole:\n%s", format, inParts.String(), whole.String())
 		}
-		if byParts.InParts() != ReadsInParts(format) {
-			t.Errorf("%s: findings still in parts %v after writing", format, byParts.InParts())
+		if !byParts.InParts() || len(byParts.Findings) > 0 {
+			t.Errorf("%s: writing changed the result it was given", format)
 		}
 	}
 }
