@@ -15,13 +15,14 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// manifestGCPercent is the collector's target while a run holds manifests
-// (engine.Options.GCPercent), 0 when GOGC is set, which then wins. A run
-// holds the objects of its PATHs until their rules are done, and by default
-// the heap grows to twice what is live; collecting sooner lowers the peak
-// for the same CPU time (docs/performance.md has the measurements).
+// manifestGCPercent is the collector's pace while a run holds manifests
+// (engine.Options.GCPercent), 0 when GOGC or GOMEMLIMIT is set, which then
+// wins. A run holds the objects of its PATHs until their rules are done,
+// and by default the heap grows to twice what is live; collecting sooner
+// lowers the peak for the same CPU time (docs/performance.md has the
+// measurements).
 func manifestGCPercent() int {
-	if os.Getenv("GOGC") != "" {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return 0
 	}
 	return 50

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"iter"
-	"runtime/debug"
-	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -27,33 +25,6 @@ import (
 // a namespace at a time when it can be: below it, the first read costs
 // more than the memory it saves.
 const batchesPast = 8 << 20
-
-// batchGCPercent is the collector's target while batches are linted, in
-// place of Options.GCPercent: the run then holds one batch's objects and
-// the findings of the batches before, held compactly, so the runtime's
-// default target costs a few MiB for far fewer collections, until what the
-// batches before hold passes batchHeldPast: then the heap it adds grows
-// with them, and Options.GCPercent is the target again.
-const batchGCPercent = 100
-
-// batchHeldPast is the live heap from which batches are linted with
-// Options.GCPercent.
-const batchHeldPast = 40 << 20
-
-// batchGC sets the collector's target for the next batch, from the live
-// heap the last collection found: GCPercent past batchHeldPast.
-func batchGC(gcPercent int) {
-	if gcPercent <= 0 {
-		return
-	}
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(live)
-	if live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() > batchHeldPast {
-		debug.SetGCPercent(gcPercent)
-	} else {
-		debug.SetGCPercent(batchGCPercent)
-	}
-}
 
 // batchKinds are the kinds, by API group, whose objects a run linted a
 // namespace at a time may hold: every rule reads them only for workloads
@@ -362,14 +333,15 @@ func (l *linted) fileRange() (first, last string, any bool) {
 		}
 		any = true
 	}
-	for _, target := range l.targets {
-		for i := range target.held {
-			if target.held[i].rule != wholeFinding {
-				see(target.file)
+	for i := range l.targets {
+		target := &l.targets[i]
+		for _, held := range l.held[target.held.start:target.held.end] {
+			if held.rule != wholeFinding {
+				see(l.files[target.file])
 			}
 		}
-		if target.own != nil {
-			for _, whole := range target.own.whole {
+		if own := l.own(target); own != nil {
+			for _, whole := range own.whole {
 				see(whole.Location.File)
 			}
 		}

@@ -3,8 +3,6 @@ package engine
 import (
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -210,27 +208,5 @@ func TestFindingsInParts(t *testing.T) {
 				t.Errorf("findings\n%+v\nwhole:\n%+v", got, whole.Findings)
 			}
 		})
-	}
-}
-
-// TestBatchGC checks the collector's target between batches: the runtime's
-// default while the run holds little, the run's own past batchHeldPast.
-func TestBatchGC(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	runtime.GC()
-	batchGC(50)
-	if got := debug.SetGCPercent(100); got != batchGCPercent {
-		t.Errorf("with a small heap: %d, want %d", got, batchGCPercent)
-	}
-	held := make([]byte, batchHeldPast+8<<20)
-	runtime.GC()
-	batchGC(50)
-	if got := debug.SetGCPercent(100); got != 50 {
-		t.Errorf("past %d bytes: %d, want 50", batchHeldPast, got)
-	}
-	runtime.KeepAlive(held)
-	batchGC(0) // no target of the run's: left as it is
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("without a target: %d", got)
 	}
 }

@@ -453,16 +453,19 @@ func modelPathAnnotation(w *manifest.Workload) string {
 // linkNotes say, for the reports, how each serving container of a workload
 // target found (or did not find) its model. Their texts but the value,
 // which names the model, are kept by number in the run's texts (or the
-// target's own, own): most serving containers of a run are alike.
-func linkNotes(target *lint.Target, own *heldOwn) []linkNote {
+// target's own, own): most serving containers of a run are alike. The
+// values are in values, one after another.
+func linkNotes(target *lint.Target, own *heldOwn) (notes []linkNote, values string) {
 	if target.Workload == nil {
-		return nil
+		return nil, ""
 	}
-	var notes []linkNote
+	// A copy of the values: one may be a part of a script read from an image.
+	var copied strings.Builder
 	for _, link := range target.Links {
-		// A copy of the value: it may be a part of a script read from an image.
-		note := linkNote{container: own.keep(link.Container.Label()), from: own.keep(link.ServerPath.From),
-			value: strings.Clone(link.ServerPath.Value)}
+		note := linkNote{container: own.keep(link.Container.Label()), from: own.keep(link.ServerPath.From)}
+		note.value.start = uint32(copied.Len())
+		copied.WriteString(link.ServerPath.Value)
+		note.value.end = uint32(copied.Len())
 		img := target.Images[link.Container.Image]
 		switch {
 		case link.Model != nil:
@@ -476,14 +479,14 @@ func linkNotes(target *lint.Target, own *heldOwn) []linkNote {
 		}
 		notes = append(notes, note)
 	}
-	return notes
+	return notes, copied.String()
 }
 
 // linkNote is a line of Result.Links in its parts: a run holds one for
 // each serving container until the reports, and most of the line's text
 // is the same for all of them.
 type linkNote struct {
-	value string // the server path's value
+	value span // the server path's value, in the target's values
 	// The container's label, the server path's setting, the model dir,
 	// image or mount path, and how the model was linked.
 	container, from, detail, how heldText
@@ -501,8 +504,8 @@ const (
 
 // line is the note as Result.Links has it, on a target named name whose
 // texts own holds.
-func (n *linkNote) line(name string, own *heldOwn) string {
-	where := name + " " + own.text(n.container) + ": " + own.text(n.from) + " " + n.value
+func (n *linkNote) line(name, values string, own *heldOwn) string {
+	where := name + " " + own.text(n.container) + ": " + own.text(n.from) + " " + values[n.value.start:n.value.end]
 	detail := own.text(n.detail)
 	switch n.found {
 	case linkedModel:

@@ -184,7 +184,8 @@ spec:
 // model reads as Result.Links has it.
 func TestLinkNoteLines(t *testing.T) {
 	own := &heldOwn{run: &texts{}}
-	base := linkNote{container: own.keep("container server"), from: own.keep("--model"), value: "/models/m"}
+	values := "/models/a/models/m"
+	base := linkNote{container: own.keep("container server"), from: own.keep("--model"), value: span{9, 18}}
 	for _, tc := range []struct {
 		found       linkFound
 		detail, how string
@@ -198,7 +199,7 @@ func TestLinkNoteLines(t *testing.T) {
 	} {
 		note := base
 		note.found, note.detail, note.how = tc.found, own.keep(tc.detail), own.keep(tc.how)
-		if got := note.line("Deployment/d", own); got != tc.want {
+		if got := note.line("Deployment/d", values, own); got != tc.want {
 			t.Errorf("found %d:\n got %s\nwant %s", tc.found, got, tc.want)
 		}
 	}

@@ -5,10 +5,11 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 
+	"github.com/modellint/modellint/internal/gcpace"
 	"github.com/modellint/modellint/internal/parallel"
 	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
@@ -16,6 +17,12 @@ import (
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
 )
+
+// gcHeadroom is the least the heap grows between two collections while a
+// run holds manifests: a run linted in batches holds a batch and the
+// compact findings of those before it, a few MiB, and each batch allocates
+// several times that.
+const gcHeadroom = 16 << 20
 
 // Options configure one lint run.
 type Options struct {
@@ -56,13 +63,15 @@ type Options struct {
 	// rule reads: a PodDisruptionBudget beside each of 10,000 Deployments
 	// makes 10,000 of them.
 	WithoutNotes bool
-	// GCPercent, when above 0, is the collector's target from the moment a
-	// run has manifests to read, for the rest of the process (its reports
-	// included): debug.SetGCPercent. The objects of the PATHs and then
-	// their findings are held to the end, so a tighter target lowers the
-	// peak of a large run. A run of model dirs or images alone holds little
-	// and keeps the default: a target of 50 would halve the heap the first
-	// collection waits for (4 MiB), which start-up alone nearly reaches.
+	// GCPercent, when above 0, paces the collector from the moment a run
+	// has manifests to read, for the rest of the process (its reports
+	// included): it collects once the heap has grown by GCPercent of what
+	// is live or by gcHeadroom, whichever is more (gcpace.Follow). The
+	// objects of the PATHs and then their findings are held to the end, so
+	// a tighter target than the runtime's lowers the peak of a large run,
+	// and the headroom spares a small one, or one linted in batches, a
+	// collection every few MiB. A run of model dirs or images alone holds
+	// little and keeps the runtime's default.
 	GCPercent int
 	// DeepSleepPast is the size of the manifest files from which the field
 	// tables of their workloads are dropped until each is linted, and the
@@ -115,6 +124,9 @@ func run(options Options, secrets *redact.Set) (*lint.Result, error) {
 	}
 	result := &lint.Result{Rules: options.Rules, Secrets: secrets}
 	walked := walk(options.Paths, options.Stdin, excludes(options, config), options.Outputs)
+	if options.GCPercent > 0 && (len(walked.pending) > 0 || len(walked.found.renderDirs) > 0) {
+		gcpace.Follow(options.GCPercent, gcHeadroom)
+	}
 	batched := false
 	if batches := namespaceBatches(walked, options, config); batches != nil {
 		var err error
@@ -149,7 +161,6 @@ func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, wa
 	}
 	parts := make([]*linted, len(batches))
 	for i, batch := range batches {
-		batchGC(options.GCPercent)
 		loaded := &walker{found: &inputs{modelUnits: map[string]int{}}}
 		loaded.loadAwake(batch.files)
 		if !sameIndex(batch, loaded.found) {
@@ -163,9 +174,6 @@ func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, wa
 		}
 		parts[i].finishChecks()
 		batches[i] = namespaceBatch{} // its first read's index
-	}
-	if options.GCPercent > 0 {
-		debug.SetGCPercent(options.GCPercent)
 	}
 	result.InputErrors, result.Notes = walked.found.errors, walked.found.notes
 	finishParts(result, parts, options.FindingsInParts, secrets)
@@ -183,9 +191,6 @@ func lintFound(options Options, config *lint.Config, secrets *redact.Set, found 
 	result.InputErrors = append(result.InputErrors, renderErrors...)
 	result.Notes = append(result.Notes, renderNotes...)
 	files := append(withoutPatches(withoutRendered(found.manifests, rendered), found.renderDirs), rendered...)
-	if options.GCPercent > 0 && len(files) > 0 && !batch {
-		debug.SetGCPercent(options.GCPercent)
-	}
 	// Each workload's typed object is decoded while the engine works on it
 	// (Workload.Hold), not held for the whole run: 10,000 Deployments
 	// decoded are ~70 MB.
@@ -352,19 +357,41 @@ type linted struct {
 	rules      []*lint.Rule
 	texts      *texts
 	// all are the targets' ends until finishChecks writes their checks;
-	// targets hold what their links and findings are made from after.
+	// targets hold what their links and findings are made from after, by
+	// place in the lists below: a run linted in batches holds every
+	// batch's until the last is linted, and the collector follows none of
+	// their pointers.
 	all      []*evaluated
 	targets  []heldTarget
+	names    string // the targets' names and their links' values, one after another
+	files    []string
+	links    []linkNote
+	held     []heldFinding
+	owns     []*ownLists
 	rejected []lint.Finding
 }
 
 // heldTarget is what a target's links and findings are made from
-// (appendLinks, appendFindings).
+// (appendLinks, appendFindings): its name in linted.names, its file,
+// links, held findings and own lists by place in linted's.
 type heldTarget struct {
-	name, file string
-	links      []linkNote
-	held       []heldFinding
-	own        *ownLists
+	name, links, held span
+	file              uint32
+	own               int32 // -1: none
+}
+
+// span is a part of a list or a string: [start, end).
+type span struct{ start, end uint32 }
+
+func (l *linted) name(target *heldTarget) string {
+	return l.names[target.name.start:target.name.end]
+}
+
+func (l *linted) own(target *heldTarget) *ownLists {
+	if target.own < 0 {
+		return nil
+	}
+	return l.owns[target.own]
 }
 
 // finish writes the links, findings, checks and starts into the result.
@@ -381,49 +408,87 @@ func (l *linted) finishChecks() {
 	addRecords(l.result, l.all)
 	addStarts(l.result, l.all)
 	l.targets = make([]heldTarget, 0, len(l.all))
+	var names strings.Builder
+	var findings, links int
+	for _, e := range l.all {
+		names.Grow(len(e.name) + len(e.linkValues))
+		findings += len(e.held) + len(e.findings)
+		links += len(e.links)
+	}
+	l.held, l.links = make([]heldFinding, 0, findings), make([]linkNote, 0, links)
+	files := map[string]uint32{}
 	for i, e := range l.all {
-		held, own := e.held, heldOwn{lists: e.own}
-		for j := range e.findings { // a model dir's
-			held = append(held, holdFinding(&e.findings[j], -1, e.name, e.file, &own))
+		target := heldTarget{own: -1}
+		target.name.start = uint32(names.Len())
+		names.WriteString(e.name)
+		target.name.end = uint32(names.Len())
+		file, ok := files[e.file]
+		if !ok {
+			file = uint32(len(l.files))
+			files[e.file] = file
+			l.files = append(l.files, e.file)
 		}
-		l.targets = append(l.targets, heldTarget{name: e.name, file: e.file, links: e.links, held: held, own: own.lists})
+		target.file = file
+		own := heldOwn{lists: e.own}
+		target.held.start = uint32(len(l.held))
+		l.held = append(l.held, e.held...)
+		for j := range e.findings { // a model dir's
+			l.held = append(l.held, holdFinding(&e.findings[j], -1, e.name, e.file, &own))
+		}
+		target.held.end = uint32(len(l.held))
+		target.links.start = uint32(len(l.links))
+		values := uint32(names.Len())
+		names.WriteString(e.linkValues)
+		for _, note := range e.links {
+			note.value.start += values
+			note.value.end += values
+			l.links = append(l.links, note)
+		}
+		target.links.end = uint32(len(l.links))
+		if own.lists != nil {
+			target.own = int32(len(l.owns))
+			l.owns = append(l.owns, own.lists)
+		}
+		l.targets = append(l.targets, target)
 		l.all[i] = nil
 	}
+	l.names = names.String()
 	l.all = nil
 }
 
-// appendLinks appends the links to dst. With release, each target's
-// notes go once written; without, they are written again at the next call.
+// appendLinks appends the links to dst. With release, the notes go once
+// written; without, they are written again at the next call.
 func (l *linted) appendLinks(dst []string, release bool) []string {
 	for i := range l.targets {
 		target := &l.targets[i]
-		own := heldOwn{run: l.texts, lists: target.own}
-		for j := range target.links {
-			dst = append(dst, target.links[j].line(target.name, &own))
+		own := heldOwn{run: l.texts, lists: l.own(target)}
+		name := l.name(target)
+		for j := target.links.start; j < target.links.end; j++ {
+			dst = append(dst, l.links[j].line(name, l.names, &own))
 		}
-		if release {
-			target.links = nil
-		}
+	}
+	if release {
+		l.links = nil
 	}
 	return dst
 }
 
 // appendFindings appends the findings to dst, made from those held, with
-// their suppressions. With release, each target's held findings go once
-// made, so that a large run's are not held twice; without, they are made
-// again at the next call.
+// their suppressions. With release, the held findings go once made;
+// without, they are made again at the next call.
 func (l *linted) appendFindings(dst []lint.Finding, release bool) []lint.Finding {
 	start := len(dst)
 	dst = slices.Grow(dst, l.findingCount())
 	for i := range l.targets {
 		target := &l.targets[i]
-		own := heldOwn{rules: l.rules, run: l.texts, lists: target.own}
-		for j := range target.held {
-			dst = append(dst, target.held[j].finding(target.name, target.file, &own))
+		own := heldOwn{rules: l.rules, run: l.texts, lists: l.own(target)}
+		name, file := l.name(target), l.files[target.file]
+		for j := target.held.start; j < target.held.end; j++ {
+			dst = append(dst, l.held[j].finding(name, file, &own))
 		}
-		if release {
-			target.held, target.own = nil, nil
-		}
+	}
+	if release {
+		l.held, l.owns = nil, nil
 	}
 	dst = append(dst, l.rejected...)
 	return append(dst[:start], l.suppressor.apply(dst[start:])...)
@@ -432,11 +497,7 @@ func (l *linted) appendFindings(dst []lint.Finding, release bool) []lint.Finding
 // findingCount is how many findings appendFindings appends, less those of
 // suppressions.
 func (l *linted) findingCount() int {
-	n := len(l.rejected)
-	for _, target := range l.targets {
-		n += len(target.held)
-	}
-	return n
+	return len(l.held) + len(l.rejected)
 }
 
 // noteDroppedSecrets says how many secret values the reports may show.
@@ -480,7 +541,7 @@ func (s *workloadStage) lint(target *lint.Target) *evaluated {
 		}
 		done = s.checks.run(target, s.units.of(target))
 		own := heldOwn{run: s.checks.texts, lists: done.own}
-		done.links = linkNotes(target, &own)
+		done.links, done.linkValues = linkNotes(target, &own)
 		done.own = own.lists
 		if target.Workload != nil {
 			s.suppressor.learn(target.Workload)
@@ -619,8 +680,9 @@ type evaluated struct {
 	// unlistedSkips counts the skipped checks not recorded (RecordNone).
 	unlistedSkips int
 	// links say how the target's serving containers found their models
-	// (Result.Links).
-	links []linkNote
+	// (Result.Links); linkValues has their values.
+	links      []linkNote
+	linkValues string
 	// err is why the target's workload could not be read again.
 	err error
 	// line is the target's (Target.Line), read while its document is there.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modellint/modellint/internal/gcpace"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 	"github.com/modellint/modellint/lint/model"
@@ -217,33 +219,37 @@ func TestNamespaceRelease(t *testing.T) {
 	}
 }
 
-// TestGCPercentWithManifests: the collector's target is set once a run has
+// TestCollectorPacedWithManifests: the collector is paced once a run has
 // manifests to read, and left alone by a run of a model dir: start-up
 // alone nearly reaches the heap the first collection would wait for.
-func TestGCPercentWithManifests(t *testing.T) {
-	original := debug.SetGCPercent(100)
-	t.Cleanup(func() { debug.SetGCPercent(original) })
-	gcPercent := func() int {
-		current := debug.SetGCPercent(100)
-		debug.SetGCPercent(current)
-		return current
+func TestCollectorPacedWithManifests(t *testing.T) {
+	gcpace.Stop()
+	t.Cleanup(gcpace.Stop)
+	paced := func() bool {
+		return debug.SetMemoryLimit(-1) != math.MaxInt64
 	}
 	models := filepath.Join("..", "testdata", "models", "saved_model_half_plus_two_cpu")
 	if _, err := Run(Options{Paths: []string{models}, GCPercent: 50}); err != nil {
 		t.Fatal(err)
 	}
-	if got := gcPercent(); got != 100 {
-		t.Errorf("after a run of a model dir, GC percent %d, want 100 (unchanged)", got)
+	if paced() {
+		t.Error("after a run of a model dir, the collector is paced")
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := Run(Options{Paths: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	if paced() {
+		t.Error("after a run of manifests without GCPercent, the collector is paced")
+	}
 	if _, err := Run(Options{Paths: []string{dir}, GCPercent: 50}); err != nil {
 		t.Fatal(err)
 	}
-	if got := gcPercent(); got != 50 {
-		t.Errorf("after a run of manifests, GC percent %d, want 50", got)
+	if !paced() {
+		t.Error("after a run of manifests, the collector is not paced")
 	}
 }
 
