@@ -135,3 +135,15 @@ func (r *Result) Count(atLeast Severity) int {
 	}
 	return n
 }
+
+// Fails says whether a finding is unsuppressed and at or above severity:
+// Count above 0, but read by parts, it makes only the parts up to the
+// first such finding.
+func (r *Result) Fails(atLeast Severity) bool {
+	for finding := range r.EachFinding() {
+		if !finding.Suppressed() && finding.Severity >= atLeast {
+			return true
+		}
+	}
+	return false
+}

@@ -245,7 +245,7 @@ func (l *lintCommand) run(set *pflag.FlagSet, paths []string, stdin io.Reader, s
 		fmt.Fprintf(stderr, "modellint: nothing to lint in %s (--fail-if-empty)\n", message.Escape(strings.Join(paths, " ")))
 	}
 
-	failing := !failNever && result.Count(threshold) > 0
+	failing := !failNever && result.Fails(threshold)
 	color, err := useColor(flags.color, flags.noColor, stdout)
 	if err != nil {
 		printError(stderr, l.byEnvironment(err))

@@ -340,7 +340,8 @@ func (o *Object) AddFields(path, block string) (Edit, bool) {
 	// Each field must start its line (after "- " for a sequence item's first
 	// field): a field after another on one line is flow style.
 	for _, pos := range keys {
-		before := strings.TrimLeft(file.Line(pos.Line)[:min(pos.Column-1, len(file.Line(pos.Line)))], " ")
+		line := file.Line(pos.Line)
+		before := strings.TrimLeft(line[:min(pos.Column-1, len(line))], " ")
 		if before != "" && strings.Trim(before, "- ") != "" {
 			return Edit{}, false
 		}

@@ -42,9 +42,9 @@ type Args struct {
 // NewArgs reads a command line and environment; envIndex gives the
 // position of each manifest env entry, for the field findings cite.
 func NewArgs(line []Word, env map[string]string, envIndex map[string]int) Args {
-	args := Args{env: env, envIndex: envIndex}
+	args := Args{env: env, envIndex: envIndex, words: make([]Word, 0, len(line))}
 	for _, word := range line {
-		for _, part := range strings.Fields(word.Text) {
+		for part := range strings.FieldsSeq(word.Text) {
 			args.words = append(args.words, Word{Text: part, Field: word.Field})
 		}
 	}
