@@ -96,9 +96,11 @@ func setPace() {
 	}
 	live := max(value(0), 1<<20)
 	growth := max(live*percent/100, headroom)
-	// What the runtime holds besides the heap (stacks, its own
-	// structures), and an eighth of the heap for the unused ends of spans.
+	// The limit allows for what the runtime holds besides the heap
+	// (stacks, its own structures), a quarter of the heap for the unused
+	// ends of spans, and the 5% below the limit the scavenger keeps to:
+	// any less, and it returns pages at each cycle that the next faults in.
 	outside := max(value(1)-value(2)-value(3)-value(4)-value(5), 0)
 	debug.SetGCPercent(int(max(growth*100/live, 1)))
-	debug.SetMemoryLimit((live+growth)*9/8 + outside + limitMargin)
+	debug.SetMemoryLimit(((live+growth)*5/4 + outside + limitMargin) * 20 / 19)
 }
