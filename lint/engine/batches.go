@@ -77,7 +77,7 @@ func namespaceBatches(w *walker, options Options, config *lint.Config) []namespa
 		if p.file == "" {
 			return nil // standard input
 		}
-		total += p.info.Size()
+		total += p.size
 	}
 	if total < past {
 		return nil
@@ -124,7 +124,7 @@ func namespaceBatches(w *walker, options Options, config *lint.Config) []namespa
 		batch := &batches[len(batches)-1]
 		batch.files = append(batch.files, w.pending[i])
 		batch.indexes = append(batch.indexes, index)
-		batch.bytes += w.pending[i].info.Size()
+		batch.bytes += w.pending[i].size
 	}
 	if len(batches) < 2 {
 		return nil
@@ -157,7 +157,7 @@ type secretValue struct {
 // form ReadHeaders does not read. A file it cannot read or parse leaves
 // the run whole, which reports why.
 func indexFile(p pendingLoad) fileIndex {
-	source, err := readManifest(p.file, p.info)
+	source, err := readManifest(p.file, p.size)
 	if err != nil {
 		return fileIndex{}
 	}

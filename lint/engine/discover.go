@@ -135,10 +135,10 @@ type walker struct {
 // pendingLoad is a manifest file found but not yet read and parsed.
 type pendingLoad struct {
 	path string // as reports name it
-	// file is the path it is read from, with info its size; "" for a source
-	// read already (standard input).
+	// file is the path it is read from, of size bytes when walked; "" for a
+	// source read already (standard input).
 	file string
-	info fs.FileInfo
+	size int64
 	// link is the symlink it was named by, when path is the link's target.
 	link   string
 	source []byte
@@ -334,7 +334,7 @@ func (w *walker) file(path string, info fs.FileInfo, walked bool) {
 	if link, err := os.Lstat(path); err == nil && link.Mode()&fs.ModeSymlink != 0 {
 		name = displayPath(real)
 	}
-	load := pendingLoad{path: name, file: path, info: info, unit: w.unit, walked: walked}
+	load := pendingLoad{path: name, file: path, size: info.Size(), unit: w.unit, walked: walked}
 	if link := displayPath(path); link != name {
 		load.link = link
 	}
@@ -397,14 +397,14 @@ func loadAll(pending []pendingLoad, deepSleepPast int64, sleep bool) []loaded {
 	var total int64
 	for _, p := range pending {
 		if p.file != "" {
-			total += p.info.Size()
+			total += p.size
 		}
 	}
 	deep := total >= deepSleepPast
 	return parallel.Map(pending, func(p pendingLoad) loaded {
 		out := loaded{source: p.source}
 		if p.file != "" {
-			if out.source, out.readErr = readManifest(p.file, p.info); out.readErr != nil {
+			if out.source, out.readErr = readManifest(p.file, p.size); out.readErr != nil {
 				return out
 			}
 		}
@@ -412,7 +412,7 @@ func loadAll(pending []pendingLoad, deepSleepPast int64, sleep bool) []loaded {
 		if out.err == nil {
 			var reread func() ([]byte, error)
 			if p.file != "" && sleep {
-				reread = func() ([]byte, error) { return readManifest(p.file, p.info) }
+				reread = func() ([]byte, error) { return readManifest(p.file, p.size) }
 			}
 			out.file.Settle(reread, deep)
 			out.source = nil
@@ -430,9 +430,9 @@ const deepSleepBytes = 48 << 20
 
 // readManifest reads a file after checking its size, so a huge file is an
 // error before it is in memory.
-func readManifest(path string, info fs.FileInfo) ([]byte, error) {
-	if info.Size() > manifest.MaxFileSize {
-		return nil, fmt.Errorf("file is %d MiB, more than the %d MiB a manifest may hold", info.Size()>>20, manifest.MaxFileSize>>20)
+func readManifest(path string, size int64) ([]byte, error) {
+	if size > manifest.MaxFileSize {
+		return nil, fmt.Errorf("file is %d MiB, more than the %d MiB a manifest may hold", size>>20, manifest.MaxFileSize>>20)
 	}
 	source, err := fileread.Regular(path, manifest.MaxFileSize)
 	if err != nil {
