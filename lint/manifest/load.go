@@ -759,6 +759,7 @@ func (p *partReader) next() (*yaml.Node, error) {
 		doc, ok := p.simple.nextDocument()
 		switch {
 		case ok && doc == nil:
+			p.simple.release()
 			return nil, io.EOF
 		case ok:
 			return doc, nil

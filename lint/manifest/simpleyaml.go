@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -59,11 +60,39 @@ func (r *simpleReader) newSlab() []yaml.Node {
 	if n := len(r.spare); n > 0 {
 		slab, r.spare = r.spare[n-1], r.spare[:n-1]
 		clear(slab)
+	} else if pooled, ok := spareSlabs.Get().(*[]yaml.Node); ok {
+		slab = *pooled
+		clear(slab)
 	} else {
 		slab = make([]yaml.Node, 128)
 	}
 	r.slabs = append(r.slabs, slab)
 	return slab
+}
+
+// spareSlabs and spareLines are the slabs and line lists of the streams
+// read to their end, for the next stream's reader: new ones for each
+// stream were a seventh of the bytes a large run allocated.
+var spareSlabs, spareLines sync.Pool
+
+// maxSpareLines bounds the line lists kept for the next reader: one of a
+// large stream is not held for streams of a few hundred lines.
+const maxSpareLines = 1 << 16
+
+// release gives the reader's slabs and lines to the next reader. The
+// reader is at the end of its stream, its documents converted: nothing
+// holds a node.
+func (r *simpleReader) release() {
+	if !r.reuse {
+		return
+	}
+	for _, slab := range append(r.spare, r.slabs...) {
+		spareSlabs.Put(&slab)
+	}
+	if lines := r.lines; cap(lines) <= maxSpareLines {
+		spareLines.Put(&lines)
+	}
+	r.spare, r.slabs, r.slab, r.lines = nil, nil, nil, nil
 }
 
 // keyString is the text of a key, shared when short: keys repeat in every
@@ -152,6 +181,9 @@ func (r *simpleReader) nextDocument() (*yaml.Node, bool) {
 // than yaml.v3 does.
 func (r *simpleReader) splitLines() bool {
 	src := r.src
+	if pooled, ok := spareLines.Get().(*[]simpleLine); ok {
+		r.lines = (*pooled)[:0]
+	}
 	maxLines := len(src)/8 + 1024
 	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
 		return false
