@@ -58,10 +58,11 @@ func relativeFinding(relative func(*string) bool, finding *lint.Finding) bool {
 		finding.Related, changed = related, true
 	}
 	if finding.Fix != nil {
-		fix := *finding.Fix
-		fix.Edits = changedItems(fix.Edits, func(edit *manifest.Edit) bool { return relative(&edit.File) })
-		fix.Moves = changedItems(fix.Moves, func(move *lint.Move) bool { return relativeBoth(relative, &move.From, &move.To) })
-		if copied(fix.Edits, finding.Fix.Edits) || copied(fix.Moves, finding.Fix.Moves) {
+		edits := changedItems(finding.Fix.Edits, func(edit *manifest.Edit) bool { return relative(&edit.File) })
+		moves := changedItems(finding.Fix.Moves, func(move *lint.Move) bool { return relativeBoth(relative, &move.From, &move.To) })
+		if copied(edits, finding.Fix.Edits) || copied(moves, finding.Fix.Moves) {
+			fix := *finding.Fix
+			fix.Edits, fix.Moves = edits, moves
 			finding.Fix, changed = &fix, true
 		}
 	}

@@ -52,6 +52,9 @@ func printable(result *lint.Result) *lint.Result {
 // changedItems is list with fix applied to each item, a copy made at the
 // first item fix changes (reporting true); list itself when none changes.
 func changedItems[T any](list []T, fix func(*T) bool) []T {
+	if len(list) == 0 {
+		return list
+	}
 	// One item for the whole list: fix takes its address, so it lives on
 	// the heap, and one per item was an allocation per finding.
 	var item T
@@ -131,23 +134,27 @@ func printableFix(fix *lint.Fix, secrets *redact.Set) (*lint.Fix, bool) {
 	if fix == nil {
 		return nil, false
 	}
-	out := *fix
-	changed := escapedAll(&out.Description)
-	if escapedLines(&out.Suggestion) {
+	// The fix is copied only when it changes: most findings' fixes are
+	// the shared FixableOnly values, or print as they are.
+	description, suggestion := fix.Description, fix.Suggestion
+	changed := escapedAll(&description)
+	if escapedLines(&suggestion) {
 		changed = true
 	}
-	out.Edits = changedItems(fix.Edits, func(edit *manifest.Edit) bool {
+	edits := changedItems(fix.Edits, func(edit *manifest.Edit) bool {
 		hidden := replaced(&edit.Text, secrets.String(edit.Text))
 		lines := escapedLines(&edit.Text)
 		review := escapedLines(&edit.Review.Text)
 		return escapedAll(&edit.File) || hidden || lines || review
 	})
-	out.Moves = changedItems(fix.Moves, func(move *lint.Move) bool {
+	moves := changedItems(fix.Moves, func(move *lint.Move) bool {
 		return escapedAll(&move.From, &move.To)
 	})
-	if !changed && !copied(out.Edits, fix.Edits) && !copied(out.Moves, fix.Moves) {
+	if !changed && !copied(edits, fix.Edits) && !copied(moves, fix.Moves) {
 		return fix, false
 	}
+	out := *fix
+	out.Description, out.Suggestion, out.Edits, out.Moves = description, suggestion, edits, moves
 	return &out, true
 }
 
