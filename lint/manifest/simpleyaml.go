@@ -447,10 +447,31 @@ func plainTag(text string) string {
 	if text != "" && strings.IndexByte(resolvedFirst, text[0]) < 0 {
 		return "!!str"
 	}
+	// A number or timestamp holds none but these bytes; a quantity
+	// ("16Gi", "500m") or a port ("8080/TCP") is a string, which yaml.v3
+	// finds only after failed parses that allocate their errors.
+	if text != "" && strings.IndexByte("+-0123456789", text[0]) >= 0 && !onlyBytes(text, numberOrTimeBytes) &&
+		!strings.HasSuffix(text, ".inf") && !strings.HasSuffix(text, ".Inf") && !strings.HasSuffix(text, ".INF") {
+		return "!!str"
+	}
 	return (&yaml.Node{Kind: yaml.ScalarNode, Value: text}).ShortTag()
 }
 
 const resolvedFirst = "+-0123456789yYnNtTfFoO~."
+
+// onlyBytes says whether every byte of text is one of set's.
+func onlyBytes(text, set string) bool {
+	for i := 0; i < len(text); i++ {
+		if strings.IndexByte(set, text[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// numberOrTimeBytes are the bytes of the integers (any base, with
+// underscores), floats and timestamps yaml.v3 reads.
+const numberOrTimeBytes = "0123456789+-_.:eExXoObBaAcCdDfFtTzZ \t"
 
 // value reads the value of a key whose ':' ends before byte p of line i,
 // in a mapping indented by indent. It returns the line after it.
