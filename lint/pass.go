@@ -26,6 +26,11 @@ type Pass struct {
 	// Skip marks the rule as not applicable to the target, with the reason
 	// (e.g. "no model-server container"). Diagnostics reported before are kept.
 	Skip func(reason string)
+	// FixesCounted says the run keeps no fix's edits, only whether a
+	// finding has a fix (no --fix, no report that shows them): a rule may
+	// attach FixableOnly(its Fixes) where its fix applies, without making
+	// the edits.
+	FixesCounted bool
 }
 
 // Diagnostic is what a rule reports about its target.

@@ -57,7 +57,9 @@ func checkArgv(pass *lint.Pass) {
 			first int // index in the whole command line
 		}{{"command", c.Command, 0}, {"args", c.Args, len(c.Command)}} {
 			for i, arg := range field.argv {
-				if !spacedValue.MatchString(arg) || readByProgram(c.Command, c.Args, field.first+i) {
+				// "=" and white space, which spacedValue needs, before its match.
+				spaced := strings.Contains(arg, "=") && strings.ContainsAny(arg, "\t\n\f\r ") && spacedValue.MatchString(arg)
+				if !spaced || readByProgram(c.Command, c.Args, field.first+i) {
 					continue
 				}
 				flag, value, _ := strings.Cut(arg, "=")

@@ -519,6 +519,12 @@ func addStartupProbe(pass *lint.Pass, c *manifest.Container, liveness *corev1.Pr
 	if !fixable(c) {
 		return nil
 	}
+	if pass.FixesCounted {
+		if !pass.Workload().Object.CanAddFields(c.Path) {
+			return nil
+		}
+		return lint.FixableOnly(pass.Rule.Fixes)
+	}
 	period := orDefault(liveness.PeriodSeconds, defaultPeriodSeconds)
 	startup := corev1.Probe{ProbeHandler: liveness.ProbeHandler, PeriodSeconds: period,
 		FailureThreshold: int32(math.Ceil(seconds / float64(period)))}

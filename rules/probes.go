@@ -758,6 +758,9 @@ func portValue(value string) (int32, bool) {
 }
 
 func hostPortValue(value string) (int32, bool) {
+	if !strings.Contains(value, ":") { // what hostPort needs, before its match
+		return 0, false
+	}
 	m := hostPort.FindStringSubmatch(strings.TrimSpace(value))
 	if m == nil {
 		return 0, false

@@ -24,7 +24,7 @@ type reporter struct {
 // newPass is the pass a target's rules share, reporting through r.
 func newPass(r *reporter, set *manifest.Set, config *lint.Config, c *checker) *lint.Pass {
 	return &lint.Pass{Target: r.target, Objects: set, Config: config, Cluster: c.nodes,
-		Report: r.report, Skip: func(reason string) { r.skip = reason }}
+		Report: r.report, Skip: func(reason string) { r.skip = reason }, FixesCounted: r.withoutFixes}
 }
 
 func (r *reporter) report(d lint.Diagnostic) {
@@ -112,7 +112,7 @@ func (r *reporter) fix(fix *lint.Fix) *lint.Fix {
 	}
 	if r.withoutFixes {
 		// Not a copy per finding: the shared mark, or nothing.
-		if len(fix.Edits)+len(moves) == 0 {
+		if len(fix.Edits)+len(moves) == 0 && fix != lint.FixableOnly(fix.Safety) {
 			return nil
 		}
 		return lint.FixableOnly(safety)

@@ -307,45 +307,11 @@ func unquote(text string) string {
 // after the mapping's last line, at its fields' indentation, with the
 // file's line ends.
 func (o *Object) AddFields(path, block string) (Edit, bool) {
-	if _, ok := o.editable(path); !ok {
-		return Edit{}, false
-	}
-	full := o.FullPath(path)
-	// The mapping's fields: where they start and how deep its content goes.
-	var keys []Position // the mapping's own keys
-	indent, last, mixed := -1, 0, false
-	fields := o.Doc.table()
-	fields.under(full, func(entry int32, rest []byte) {
-		pos := fields.position(entry)
-		direct := !bytes.ContainsAny(rest, ".[")
-		if direct {
-			keys = append(keys, pos)
-		}
-		if o.Doc.rareOrNone().elsewhere[entry] != "" {
-			return
-		}
-		if direct {
-			if indent == -1 || pos.Column-1 != indent {
-				mixed = mixed || indent != -1 // fields at two indentations: a flow mapping, or not one mapping
-				indent = pos.Column - 1
-			}
-		}
-		last = max(last, pos.Line)
-	})
-	if mixed || indent < 0 || last == 0 {
+	indent, last, ok := o.fieldsAdded(path)
+	if !ok {
 		return Edit{}, false
 	}
 	file := o.File
-	file.Line(1)
-	// Each field must start its line (after "- " for a sequence item's first
-	// field): a field after another on one line is flow style.
-	for _, pos := range keys {
-		line := file.Line(pos.Line)
-		before := strings.TrimLeft(line[:min(pos.Column-1, len(line))], " ")
-		if before != "" && strings.Trim(before, "- ") != "" {
-			return Edit{}, false
-		}
-	}
 	// Past the last field's line: the lines deeper than the fields (a nested
 	// value, a block scalar) still belong to the mapping; blank lines and
 	// comments after it do not.
@@ -377,4 +343,57 @@ func (o *Object) AddFields(path, block string) (Edit, bool) {
 		text.WriteString(pad + line + newline)
 	}
 	return file.edit(at, at, text.String()), true
+}
+
+// CanAddFields says whether AddFields adds fields to the mapping at path,
+// without making the edit.
+func (o *Object) CanAddFields(path string) bool {
+	_, _, ok := o.fieldsAdded(path)
+	return ok
+}
+
+// fieldsAdded is where AddFields adds fields to the block mapping at path:
+// its fields' indentation and the last line of its fields; false when it
+// adds none there (not a block mapping written in the file).
+func (o *Object) fieldsAdded(path string) (indent, last int, ok bool) {
+	if _, ok := o.editable(path); !ok {
+		return 0, 0, false
+	}
+	full := o.FullPath(path)
+	// The mapping's fields: where they start and how deep its content goes.
+	var keys []Position // the mapping's own keys
+	indent, mixed := -1, false
+	fields := o.Doc.table()
+	fields.under(full, func(entry int32, rest []byte) {
+		pos := fields.position(entry)
+		direct := !bytes.ContainsAny(rest, ".[")
+		if direct {
+			keys = append(keys, pos)
+		}
+		if o.Doc.rareOrNone().elsewhere[entry] != "" {
+			return
+		}
+		if direct {
+			if indent == -1 || pos.Column-1 != indent {
+				mixed = mixed || indent != -1 // fields at two indentations: a flow mapping, or not one mapping
+				indent = pos.Column - 1
+			}
+		}
+		last = max(last, pos.Line)
+	})
+	if mixed || indent < 0 || last == 0 {
+		return 0, 0, false
+	}
+	file := o.File
+	file.Line(1)
+	// Each field must start its line (after "- " for a sequence item's first
+	// field): a field after another on one line is flow style.
+	for _, pos := range keys {
+		line := file.Line(pos.Line)
+		before := strings.TrimLeft(line[:min(pos.Column-1, len(line))], " ")
+		if before != "" && strings.Trim(before, "- ") != "" {
+			return 0, 0, false
+		}
+	}
+	return indent, last, true
 }
