@@ -409,12 +409,13 @@ func (l *linted) finishChecks() {
 	addStarts(l.result, l.all)
 	l.targets = make([]heldTarget, 0, len(l.all))
 	var names strings.Builder
-	var findings, links int
+	var size, findings, links int
 	for _, e := range l.all {
-		names.Grow(len(e.name) + len(e.linkValues))
+		size += len(e.name) + len(e.linkValues)
 		findings += len(e.held) + len(e.findings)
 		links += len(e.links)
 	}
+	names.Grow(size)
 	l.held, l.links = make([]heldFinding, 0, findings), make([]linkNote, 0, links)
 	files := map[string]uint32{}
 	for i, e := range l.all {
