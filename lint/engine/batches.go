@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/modellint/modellint/internal/parallel"
-	"github.com/modellint/modellint/internal/redact"
 	"github.com/modellint/modellint/lint"
 	"github.com/modellint/modellint/lint/manifest"
 )
@@ -244,7 +243,7 @@ func sameIndex(batch namespaceBatch, loaded *inputs) bool {
 // findings are in the run's order that way (partsInOrder); otherwise they
 // are made whole, each part's held findings let go as made: a large run's
 // are not held twice.
-func finishParts(result *lint.Result, parts []*linted, inParts bool, secrets *redact.Set) {
+func finishParts(result *lint.Result, parts []*linted, inParts bool) {
 	inParts = inParts && partsInOrder(parts)
 	records := 0
 	for _, part := range parts {
@@ -259,7 +258,7 @@ func finishParts(result *lint.Result, parts []*linted, inParts bool, secrets *re
 		part.result = nil
 	}
 	if inParts {
-		result.SetParts(findingParts(parts), linkParts(parts, secrets))
+		result.SetParts(findingParts(parts), linkParts(parts))
 		return
 	}
 	findings := 0
@@ -287,16 +286,12 @@ func findingParts(parts []*linted) iter.Seq[[]lint.Finding] {
 	}
 }
 
-// linkParts makes the links of each part, with the run's secrets hidden
-// (as redactResult hides them in a whole run's), each time they are read.
-func linkParts(parts []*linted, secrets *redact.Set) iter.Seq[[]string] {
+// linkParts makes the links of each part each time they are read
+// (redactResult hides the run's secrets in them as they are made).
+func linkParts(parts []*linted) iter.Seq[[]string] {
 	return func(yield func([]string) bool) {
 		for _, part := range parts {
-			links := part.appendLinks(nil, false)
-			for i := range links {
-				links[i] = secrets.String(links[i])
-			}
-			if len(links) > 0 && !yield(links) {
+			if links := part.appendLinks(nil, false); len(links) > 0 && !yield(links) {
 				return
 			}
 		}

@@ -176,7 +176,7 @@ func lintInBatches(options Options, config *lint.Config, secrets *redact.Set, wa
 		batches[i] = namespaceBatch{} // its first read's index
 	}
 	result.InputErrors, result.Notes = walked.found.errors, walked.found.notes
-	finishParts(result, parts, options.FindingsInParts, secrets)
+	finishParts(result, parts, options.FindingsInParts)
 	noteDroppedSecrets(result, secrets)
 	return true, nil
 }

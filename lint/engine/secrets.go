@@ -134,9 +134,14 @@ func redactResult(result *lint.Result, secrets *redact.Set) {
 	for i := range result.Notes {
 		result.Notes[i] = secrets.String(result.Notes[i])
 	}
-	for i := range result.Links {
-		result.Links[i] = secrets.String(result.Links[i])
-	}
+	// The links of a run linted in batches may be made a part at a time,
+	// each as the reports read it (lint.Result.SetParts).
+	result.ChangeLinks(func(links []string) []string {
+		for i := range links {
+			links[i] = secrets.String(links[i])
+		}
+		return links
+	})
 	for i := range result.Unused {
 		result.Unused[i] = secrets.String(result.Unused[i])
 	}

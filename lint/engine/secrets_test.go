@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,5 +78,33 @@ spec:
 	}
 	if result.Secrets.String(stringData) != redact.Marker {
 		t.Error("the result's secrets do not hide the Secret's value, which the reports hide in edits")
+	}
+}
+
+// TestRedactResultHidesLinks: the model links are hidden whether the
+// result holds them whole or makes them a part at a time as they are read
+// (a run linted in batches).
+func TestRedactResultHidesLinks(t *testing.T) {
+	const secret = "sEcReT-value-123"
+	secrets := &redact.Set{}
+	secrets.Add(secret)
+	links := []string{"Deployment/a container server: --model /models/" + secret + " → model models/a (--model flag)"}
+	whole := &lint.Result{Links: slices.Clone(links)}
+	inParts := &lint.Result{}
+	inParts.SetParts(func(yield func([]lint.Finding) bool) {}, func(yield func([]string) bool) { yield(slices.Clone(links)) })
+	for name, result := range map[string]*lint.Result{"whole": whole, "in parts": inParts} {
+		redactResult(result, secrets)
+		read := 0
+		for part := range result.LinkParts() {
+			for _, link := range part {
+				read++
+				if strings.Contains(link, secret) {
+					t.Errorf("%s: link %q holds the secret", name, link)
+				}
+			}
+		}
+		if read != len(links) {
+			t.Errorf("%s: %d links read, want %d", name, read, len(links))
+		}
 	}
 }
