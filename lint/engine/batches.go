@@ -330,10 +330,8 @@ func (l *linted) fileRange() (first, last string, any bool) {
 	}
 	for i := range l.targets {
 		target := &l.targets[i]
-		for _, held := range l.held[target.held.start:target.held.end] {
-			if held.rule != wholeFinding {
-				see(l.files[target.file])
-			}
+		if slices.ContainsFunc(l.held[target.held.start:target.held.end], func(held heldFinding) bool { return held.rule != wholeFinding }) {
+			see(l.files[target.file])
 		}
 		if own := l.own(target); own != nil {
 			for _, whole := range own.whole {

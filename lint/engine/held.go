@@ -76,6 +76,11 @@ func (h *heldOwn) hold(s string) heldText {
 	if id, ok := h.run.id(s); ok {
 		return heldText(id)
 	}
+	return h.ownText(s)
+}
+
+// ownText keeps s in the target's own list.
+func (h *heldOwn) ownText(s string) heldText {
 	own := h.own()
 	own.texts = append(own.texts, s)
 	return ownText | heldText(len(own.texts)-1)
@@ -110,8 +115,10 @@ func (h *heldOwn) fix(f heldFix) *lint.Fix {
 // keep is hold for a text not yet in the run's texts: it is added first,
 // while the table has room.
 func (h *heldOwn) keep(s string) heldText {
-	h.run.intern(s)
-	return h.hold(s)
+	if id, ok := h.run.add(s); ok {
+		return heldText(id)
+	}
+	return h.ownText(s)
 }
 
 func (h *heldOwn) text(t heldText) string {

@@ -28,21 +28,24 @@ func (t *texts) intern(s string) string {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if id, ok := t.seen[s]; ok {
+	if id, ok := t.addLocked(s); ok {
 		return t.kept[id]
-	}
-	if t.seen == nil {
-		t.seen, t.kept = map[string]uint32{"": 0}, []string{""}
-	}
-	if len(t.seen) < maxTexts {
-		t.seen[s] = uint32(len(t.kept))
-		t.kept = append(t.kept, s)
 	}
 	return s
 }
 
-// id is the number of a text the table keeps: held findings name their
-// message and path by it (see heldFinding).
+// add keeps s, while the table has room, and returns its number: held
+// findings and link notes name their texts by it (see heldFinding).
+func (t *texts) add(s string) (uint32, bool) {
+	if t == nil {
+		return 0, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.addLocked(s)
+}
+
+// id is the number of a text the table keeps, without adding it.
 func (t *texts) id(s string) (uint32, bool) {
 	if t == nil {
 		return 0, false
@@ -51,6 +54,25 @@ func (t *texts) id(s string) (uint32, bool) {
 	defer t.mu.Unlock()
 	id, ok := t.seen[s]
 	return id, ok
+}
+
+func (t *texts) addLocked(s string) (uint32, bool) {
+	if id, ok := t.seen[s]; ok {
+		return id, true
+	}
+	if t.seen == nil {
+		t.seen, t.kept = map[string]uint32{"": 0}, []string{""}
+		if s == "" {
+			return 0, true
+		}
+	}
+	if len(t.seen) >= maxTexts {
+		return 0, false
+	}
+	id := uint32(len(t.kept))
+	t.seen[s] = id
+	t.kept = append(t.kept, s)
+	return id, true
 }
 
 // text is the text numbered id. Read once the rules are done, when no
