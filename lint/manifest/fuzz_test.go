@@ -24,6 +24,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		for _, object := range file.Objects {
 			checkCleanDecode(t, object)
+			checkFill(t, object)
 		}
 		set, err := NewSet([]*File{file})
 		if err != nil {

@@ -451,6 +451,9 @@ func (o *Object) Decode(into any, keys ...string) error {
 			return &InvalidError{Object: o, Path: path, Message: path + ": " + quantity.Check(field.value).Error()}
 		}
 	}
+	if o.fillFromTable(keys, into) {
+		return nil
+	}
 	raw, ok := o.jsonAt(keys)
 	if !ok {
 		return nil

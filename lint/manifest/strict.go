@@ -150,25 +150,33 @@ func (o *Object) decodeStrictOutcome() *strictDecoding {
 	}
 	suspicious := o.hasSuspicious(nil)
 	var raw []byte
-	if suspicious {
+	var typed any
+	var strict []error
+	var err error
+	switch {
+	case suspicious:
 		// Keys are what is checked here: a value that would hang
 		// ParseQuantity is swapped for "0"; Decode reports it, so the typed
 		// object, which holds the swap, is not kept.
 		value, _ := o.Lookup()
-		var err error
 		if raw, err = json.Marshal(replaceStrings(value, suspiciousQuantities(value, ""), "\x00")); err != nil {
 			return o.strict
 		}
-	} else {
+	case !crd:
+		typed = o.filledType(newType)
+	}
+	if typed == nil && !suspicious {
 		buffer := jsonBuffers.Get().(*[]byte)
 		defer returnJSONBuffer(buffer, &raw)
 		if raw, _ = o.appendJSONAt((*buffer)[:0], nil); raw == nil {
 			return o.strict
 		}
 	}
-	// The serving CRDs' types are kjson's alone: only the built-in types are
-	// checked to decode alike both ways.
-	typed, strict, err := decodeTyped(raw, newType, crd)
+	if typed == nil {
+		// The serving CRDs' types are kjson's alone: only the built-in
+		// types are checked to decode alike both ways.
+		typed, strict, err = decodeTyped(raw, newType, crd)
+	}
 	if err != nil {
 		if crd && !suspicious {
 			// Decode again, leniently, for the error that names the field.
@@ -223,6 +231,11 @@ func (o *Object) retype() {
 	if s == nil || s.newType == nil || s.typed != nil {
 		return
 	}
+	if !s.crd {
+		if s.typed = o.filledType(s.newType); s.typed != nil {
+			return
+		}
+	}
 	buffer := jsonBuffers.Get().(*[]byte)
 	raw, _ := o.appendJSONAt((*buffer)[:0], nil)
 	defer returnJSONBuffer(buffer, &raw)
@@ -232,6 +245,16 @@ func (o *Object) retype() {
 	if typed, strict, err := decodeTyped(raw, s.newType, s.crd); err == nil && len(strict) == 0 {
 		s.typed = typed
 	}
+}
+
+// filledType is a new value of newType filled from the field table
+// (fillFromTable), or nil. Only the built-in types are filled: the
+// decodes of the serving CRDs' types are kjson's alone.
+func (o *Object) filledType(newType func() any) any {
+	if typed := newType(); o.fillFromTable(nil, typed) {
+		return typed
+	}
+	return nil
 }
 
 // jsonBuffers lend the buffers an object's JSON is written into for a

@@ -1,9 +1,12 @@
 package manifest
 
 import (
+	"encoding/json"
 	"reflect"
+	"sync"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	kjson "sigs.k8s.io/json"
 )
 
@@ -11,8 +14,11 @@ import (
 // data both ways: where the fast decode succeeds, kjson finds nothing to
 // report either and decodes the same value; where kjson reports nothing,
 // the fast decode succeeds too.
+//
+// It checks the fill from the field table too (checkFill), and that it
+// fills most objects.
 func TestCleanDecodeMatchesStrict(t *testing.T) {
-	checked := 0
+	checked, filled := 0, 0
 	// Values at the edges of JSON's types, where decoders may disagree.
 	edges, err := Load("edges.yaml", []byte(`apiVersion: apps/v1
 kind: Deployment
@@ -38,6 +44,32 @@ apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec: {containers: null, volumes: [{name: v, emptyDir: {}}, {name: w, emptyDir: null}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: c, creationTimestamp: null, labels: {}, annotations: {a: "", b: null}}
+spec:
+  replicas: -0
+  selector: {matchLabels: {app: "ü"}}
+  strategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 25%}}
+  template:
+    metadata: {creationTimestamp: "2024-01-02T03:04:05Z"}
+    spec:
+      containers:
+      - {name: c, args: [], env: [{name: A, value: "1"}, {name: B}], ports: [{containerPort: 8080, protocol: null}]}
+      - {name: d, resources: {limits: {memory: 1Gi, cpu: 500m, nvidia.com/gpu: 1}, requests: null}}
+      - null
+      terminationGracePeriodSeconds: 9223372036854775807
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec: {replicas: true, template: {spec: {hostNetwork: "true"}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: e}
+spec: {replicas: 3, progressDeadlineSeconds: 2147483648, template: {spec: {activeDeadlineSeconds: 9223372036854775808}}}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +77,9 @@ spec: {containers: null, volumes: [{name: v, emptyDir: {}}, {name: w, emptyDir: 
 	for _, object := range edges.Objects {
 		if checkCleanDecode(t, object) {
 			checked++
+		}
+		if object.Name == "c" && !checkFill(t, object) {
+			t.Errorf("%s: not filled from its table", object.ID())
 		}
 	}
 	for path, source := range projectYAML(t) {
@@ -56,12 +91,15 @@ spec: {containers: null, volumes: [{name: v, emptyDir: {}}, {name: w, emptyDir: 
 			if checkCleanDecode(t, object) {
 				checked++
 			}
+			if checkFill(t, object) {
+				filled++
+			}
 		}
 	}
-	if checked < 100 {
-		t.Fatalf("only %d objects checked", checked)
+	if checked < 100 || filled < checked*9/10 {
+		t.Fatalf("%d objects checked, %d filled from their tables", checked, filled)
 	}
-	t.Logf("%d objects", checked)
+	t.Logf("%d objects, %d filled from their tables", checked, filled)
 }
 
 // checkCleanDecode compares the two decodes of a built-in object, and says
@@ -83,4 +121,84 @@ func checkCleanDecode(t *testing.T, object *Object) bool {
 		t.Errorf("%s: %s: the fast decode differs:\n%#v\nkjson:\n%#v", object.File.Path, object.ID(), fast, strictTyped)
 	}
 	return true
+}
+
+// checkFill fills a built-in object from its field table and, where it
+// fills, compares it with what encoding/json and the fast strict decode give
+// from the object's JSON; it says whether it filled. The object's pod spec
+// is filled and compared on its own too, as Decode reads it.
+func checkFill(t *testing.T, object *Object) bool {
+	t.Helper()
+	newType, crd := strictType(object)
+	if newType == nil || crd || object.hasSuspicious(nil) {
+		return false
+	}
+	filled := checkFillAt(t, object, nil, newType)
+	if template, ok := podTemplatePaths[object.Kind]; ok && !object.hasSuspicious(splitPath(template)) {
+		checkFillAt(t, object, splitPath(template), func() any { return new(corev1.PodTemplateSpec) })
+	}
+	return filled
+}
+
+// podTemplatePaths are where some kinds keep their pod templates.
+var podTemplatePaths = map[string]string{"Deployment": "spec.template", "StatefulSet": "spec.template", "Job": "spec.template"}
+
+func checkFillAt(t *testing.T, object *Object, keys []string, newType func() any) bool {
+	t.Helper()
+	filled := newType()
+	ok := object.fillFromTable(keys, filled)
+	if !ok {
+		if !reflect.DeepEqual(filled, newType()) {
+			t.Errorf("%s: %s %v: a fill that failed left %#v", object.File.Path, object.ID(), keys, filled)
+		}
+		return false
+	}
+	raw, _ := object.jsonAt(keys)
+	clean, decoded := newType(), newType()
+	if !decodesCleanly(raw, clean) || !reflect.DeepEqual(filled, clean) {
+		t.Errorf("%s: %s %v: filled %#v\nthe strict decode of %s gives %#v", object.File.Path, object.ID(), keys, filled, raw, clean)
+	}
+	if err := json.Unmarshal(raw, decoded); err != nil || !reflect.DeepEqual(filled, decoded) {
+		t.Errorf("%s: %s %v: filled %#v\nencoding/json gives %#v (%v)", object.File.Path, object.ID(), keys, filled, decoded, err)
+	}
+	return true
+}
+
+// TestFillConcurrently fills objects of several kinds on several goroutines
+// at once, the first fill of each kind making its plans, as the objects of
+// a run are decoded on every CPU (run with -race).
+func TestFillConcurrently(t *testing.T) {
+	file, err := Load("kinds.yaml", []byte(`apiVersion: batch/v1
+kind: CronJob
+metadata: {name: a}
+spec: {schedule: "* * * * *", jobTemplate: {spec: {template: {spec: {containers: [{name: c, image: x}]}}}}}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: b}
+spec: {template: {spec: {containers: [{name: c, image: x, ports: [{containerPort: 80}]}]}}}
+---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: c}
+spec: {template: {spec: {containers: [{name: c, image: x, resources: {limits: {memory: 1Gi}}}]}}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var group sync.WaitGroup
+	filled := make([]bool, 4*len(file.Objects))
+	for i := range filled {
+		group.Go(func() {
+			object := file.Objects[i%len(file.Objects)]
+			newType, _ := strictType(object)
+			filled[i] = object.fillFromTable(nil, newType())
+		})
+	}
+	group.Wait()
+	for i, ok := range filled {
+		if !ok {
+			t.Errorf("%s not filled", file.Objects[i%len(file.Objects)].ID())
+		}
+	}
 }
