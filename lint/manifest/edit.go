@@ -359,28 +359,36 @@ func (o *Object) fieldsAdded(path string) (indent, last int, ok bool) {
 	if _, ok := o.editable(path); !ok {
 		return 0, 0, false
 	}
-	full := o.FullPath(path)
 	// The mapping's fields: where they start and how deep its content goes.
 	var keys []Position // the mapping's own keys
 	indent, mixed := -1, false
 	fields := o.Doc.table()
-	fields.under(full, func(entry int32, rest []byte) {
-		pos := fields.position(entry)
-		direct := !bytes.ContainsAny(rest, ".[")
-		if direct {
+	elsewhere := o.Doc.rareOrNone().elsewhere
+	var deepest func(entry int32)
+	deepest = func(entry int32) {
+		if elsewhere[entry] == "" {
+			last = max(last, int(fields.entries[entry].line))
+		}
+		first, end, _ := fields.entries[entry].children()
+		for child := first; child < end; child++ {
+			deepest(child)
+		}
+	}
+	if entry, ok := fields.lookup(o.FullPath(path)); ok {
+		first, end, items := fields.entries[entry].children()
+		for child := first; child < end && !items; child++ {
+			if strings.ContainsAny(fields.key(child), ".[]") {
+				continue // not a field path can name
+			}
+			pos := fields.position(child)
 			keys = append(keys, pos)
-		}
-		if o.Doc.rareOrNone().elsewhere[entry] != "" {
-			return
-		}
-		if direct {
-			if indent == -1 || pos.Column-1 != indent {
+			if elsewhere[child] == "" && (indent == -1 || pos.Column-1 != indent) {
 				mixed = mixed || indent != -1 // fields at two indentations: a flow mapping, or not one mapping
 				indent = pos.Column - 1
 			}
+			deepest(child)
 		}
-		last = max(last, pos.Line)
-	})
+	}
 	if mixed || indent < 0 || last == 0 {
 		return 0, 0, false
 	}
