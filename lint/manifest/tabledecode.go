@@ -171,7 +171,13 @@ func (t *fieldTable) fillStruct(e *fieldEntry, v reflect.Value, plan *typePlan) 
 	var set [maxPlannedFields / 64]uint64
 	first, end, _ := e.children()
 	for child := first; child < end; child++ {
-		field, ok := plan.fields[t.key(child)]
+		var field plannedField
+		var ok bool
+		if key := t.entries[child].key; key.start&sharedSpan != 0 {
+			field, ok = plan.shared[key.start]
+		} else {
+			field, ok = plan.fields[t.str(key)]
+		}
 		if !ok || set[field.n/64]&(1<<(field.n%64)) != 0 {
 			return false // unknown, or written twice
 		}
@@ -192,8 +198,11 @@ type typePlan struct {
 	decoding decoding
 	// elem is the plan of a pointer's, slice's or map's element.
 	elem *typePlan
-	// fields are where a struct's keys go.
+	// fields are where a struct's keys go; shared are those of the keys in
+	// the run's shared text, by where they start there (a key written in
+	// the shared text is found by its span, without hashing its text).
 	fields map[string]plannedField
+	shared map[uint32]plannedField
 }
 
 // decoding is how encoding/json decodes a type.
@@ -274,6 +283,13 @@ func makePlan(typ reflect.Type, making map[reflect.Type]*typePlan) *typePlan {
 		plan.fields = map[string]plannedField{}
 		if !plan.addFields(typ, nil, making) || len(plan.fields) > maxPlannedFields {
 			plan.decoding, plan.fields = unsupported, nil
+		}
+		_, sharedSpans := sharedText()
+		plan.shared = map[uint32]plannedField{}
+		for name, field := range plan.fields {
+			if at, ok := sharedSpans[name]; ok {
+				plan.shared[at.start] = field
+			}
 		}
 	case typ.Kind() == reflect.String, typ.Kind() == reflect.Bool, typ.Kind() == reflect.Int,
 		typ.Kind() == reflect.Int16, typ.Kind() == reflect.Int32, typ.Kind() == reflect.Int64,
