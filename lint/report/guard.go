@@ -51,6 +51,10 @@ func (g *lineGuard) Flush() error {
 // writeLines writes text, whole lines, escaping where a line would start a
 // command; text without such a line in one write.
 func (g *lineGuard) writeLines(text []byte) error {
+	if !bytes.Contains(text, []byte("::")) {
+		_, err := g.w.Write(text) // no line can start a command
+		return err
+	}
 	written := 0
 	for start := 0; start < len(text); {
 		line, next := text[start:], len(text)
