@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -710,6 +711,19 @@ func containerListenPorts(w *manifest.Workload, c *manifest.Container) *listenPo
 // portFlag matches flag names that set a listening port or address.
 var portFlag = lazyregexp.New(`(?i)(port|addr|address|listen|bind)`)
 
+// isPortFlag is portFlag.MatchString, its ASCII names without the
+// regular expression: a run reads every word of every container's args.
+func isPortFlag(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			return portFlag.MatchString(name) // case folds beyond ASCII
+		}
+	}
+	name = strings.ToLower(name)
+	return strings.Contains(name, "port") || strings.Contains(name, "addr") || strings.Contains(name, "listen") ||
+		strings.Contains(name, "bind")
+}
+
 // hostPort matches ":8080", "0.0.0.0:8080", "localhost:8080", "[::]:8080",
 // optionally after a URL scheme.
 var hostPort = lazyregexp.New(`^(?:[a-z][a-z0-9+.-]*://)?(?:[A-Za-z0-9_.-]*|\[[0-9A-Fa-f:]*\]):(\d{1,5})/?$`)
@@ -727,7 +741,7 @@ func portsInArgs(args []string) []int32 {
 		word = strings.Trim(word, `"'`)
 		if key, value, ok := strings.Cut(word, "="); ok {
 			value = strings.Trim(value, `"'`)
-			if port, ok := portValue(value); ok && portFlag.MatchString(key) {
+			if port, ok := portValue(value); ok && isPortFlag(key) {
 				ports = append(ports, port)
 			}
 			if port, ok := hostPortValue(value); ok {
@@ -735,7 +749,7 @@ func portsInArgs(args []string) []int32 {
 			}
 			continue
 		}
-		if strings.HasPrefix(word, "-") && portFlag.MatchString(word) && i+1 < len(words) {
+		if strings.HasPrefix(word, "-") && isPortFlag(word) && i+1 < len(words) {
 			next := strings.Trim(words[i+1], `"'`)
 			if port, ok := portValue(next); ok {
 				ports = append(ports, port)

@@ -103,3 +103,24 @@ func TestPortValue(t *testing.T) {
 		}
 	}
 }
+
+// TestIsPortFlag checks the regular expression's ASCII shortcut against the
+// expression itself, where case folding goes beyond ASCII too.
+func TestIsPortFlag(t *testing.T) {
+	for _, name := range []string{"--port", "--PORT", "-p", "--host", "--grpc-Address", "--listen-on", "--BIND",
+		"--model", "--addreſs", "--ᴘort", "--portable", "", "--Kelvin-bınd"} {
+		if got, want := isPortFlag(name), portFlag.MatchString(name); got != want {
+			t.Errorf("isPortFlag(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func FuzzIsPortFlag(f *testing.F) {
+	f.Add("--port")
+	f.Add("--addreſs")
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := isPortFlag(name), portFlag.MatchString(name); got != want {
+			t.Errorf("isPortFlag(%q) = %v, want %v", name, got, want)
+		}
+	})
+}
