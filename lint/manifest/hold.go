@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Typed objects are most of what a run holds, more than the objects' field
@@ -121,6 +123,9 @@ func RetiredReads() int64 { return retiredReads.Load() }
 // the same order.
 func (o *Object) restoreTyped(workloads []*Workload) error {
 	o.retype()
+	if o.retakeTyped(workloads) {
+		return nil
+	}
 	fresh, err := extractWorkloads(o)
 	if err == nil && len(fresh) != len(workloads) {
 		err = fmt.Errorf("%d workloads, not %d", len(fresh), len(workloads))
@@ -132,6 +137,45 @@ func (o *Object) restoreTyped(workloads []*Workload) error {
 		return fmt.Errorf("%s: %s read again: %w", o.File.Path, o.ID(), err)
 	}
 	return nil
+}
+
+// retakeTyped gives the workload of a plain pod template (a Deployment, a
+// Job) the typed fields of the new decode in place, without extracting it
+// again (recognising its servers, reading its annotations); false, having
+// changed nothing, when the object is not one or its containers differ.
+func (o *Object) retakeTyped(workloads []*Workload) bool {
+	key := o.Group() + "/" + o.Kind
+	template, plain := podTemplates[key]
+	if _, multiple := multiTemplateKinds[key]; multiple || !plain || key == "kaito.sh/Workspace" || len(workloads) != 1 {
+		return false
+	}
+	w := workloads[0]
+	spec := typedFieldOf[corev1.PodSpec](o, splitPath(template.spec))
+	if spec == nil || w.SpecPath != template.spec || len(spec.InitContainers)+len(spec.Containers) != len(w.Containers) {
+		return false
+	}
+	for i, container := range w.Containers {
+		if container.Init != (i < len(spec.InitContainers)) {
+			return false
+		}
+	}
+	if w.done {
+		return true // its containers are gone, and nothing reads its typed fields
+	}
+	restored := *w
+	restored.Spec, restored.Deployment, restored.StatefulSet, restored.Job = spec, nil, nil, nil
+	if restored.decodeController(key) != nil {
+		return false
+	}
+	w.Spec, w.Deployment, w.StatefulSet, w.Job = restored.Spec, restored.Deployment, restored.StatefulSet, restored.Job
+	for i, container := range w.Containers {
+		if container.Init {
+			container.Container = &spec.InitContainers[i]
+		} else {
+			container.Container = &spec.Containers[i-len(spec.InitContainers)]
+		}
+	}
+	return true
 }
 
 // takeTyped takes the typed fields of fresh, the same workload extracted

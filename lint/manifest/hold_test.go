@@ -151,6 +151,28 @@ func TestHoldGivesTheTypedFieldsBack(t *testing.T) {
 	}
 }
 
+// TestRetakeTyped checks which workloads a hold gives their typed fields
+// in place (retakeTyped) rather than by extracting them again: those of
+// the plain pod templates read off a typed object.
+func TestRetakeTyped(t *testing.T) {
+	_, released := holdSets(t)
+	retaken := map[string]bool{}
+	for _, w := range released.Workloads {
+		if w.Object.holds == nil {
+			continue
+		}
+		w.Object.retype()
+		retaken[w.Name()] = w.Object.retakeTyped(w.Object.holds.workloads)
+	}
+	want := map[string]bool{"Deployment/clean": true, "Deployment/unknown-field": false, "StatefulSet/sts": true,
+		"CronJob/nightly": true}
+	for name, retake := range want {
+		if retaken[name] != retake {
+			t.Errorf("%s retaken %v, want %v (all: %v)", name, retaken[name], retake, retaken)
+		}
+	}
+}
+
 // TestHoldsOfOneObjectOnEveryCPU holds the workloads of one object from
 // several goroutines at once, as the engine's workers do (run with -race).
 func TestHoldsOfOneObjectOnEveryCPU(t *testing.T) {
