@@ -56,7 +56,7 @@ spec:
     metadata: {creationTimestamp: "2024-01-02T03:04:05Z"}
     spec:
       containers:
-      - {name: c, args: [], env: [{name: A, value: "1"}, {name: B}], ports: [{containerPort: 8080, protocol: null}]}
+      - {name: c, args: [], env: [{name: A, value: "1"}, {name: B}], ports: [{containerPort: 8080, protocol: null}], livenessProbe: {httpGet: {path: /, port: null}}, readinessProbe: {tcpSocket: {port: -0}}}
       - {name: d, resources: {limits: {memory: 1Gi, cpu: 500m, nvidia.com/gpu: 1}, requests: null}}
       - null
       terminationGracePeriodSeconds: 9223372036854775807
@@ -70,6 +70,16 @@ apiVersion: apps/v1
 kind: Deployment
 metadata: {name: e}
 spec: {replicas: 3, progressDeadlineSeconds: 2147483648, template: {spec: {activeDeadlineSeconds: 9223372036854775808}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: f}
+spec: {strategy: {rollingUpdate: {maxSurge: 2147483648}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: g}
+spec: {strategy: {rollingUpdate: {maxSurge: true}}}
 `))
 	if err != nil {
 		t.Fatal(err)

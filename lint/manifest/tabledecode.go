@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // A typed decode through JSON spends most of its time writing the document
@@ -45,6 +47,8 @@ func (t *fieldTable) fill(entry int32, v reflect.Value, plan *typePlan) bool {
 		// entry's JSON alone.
 		raw := t.appendJSON(make([]byte, 0, 32), entry)
 		return v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw) == nil
+	case byIntOrString:
+		return t.fillIntOrString(e, v.Addr().Interface().(*intstr.IntOrString))
 	case unsupported:
 		return false
 	}
@@ -112,6 +116,23 @@ func (t *fieldTable) stringValue(kind valueKind, data span) (string, bool) {
 		return s, true
 	}
 	return strings.Clone(s), true
+}
+
+// fillIntOrString is IntOrString.UnmarshalJSON on the entry's JSON: a
+// string is one, anything else the int32 it must be (null leaves it zero).
+func (t *fieldTable) fillIntOrString(e *fieldEntry, into *intstr.IntOrString) bool {
+	switch e.kind {
+	case kindString:
+		s, ok := t.stringValue(e.kind, e.data)
+		*into = intstr.IntOrString{Type: intstr.String, StrVal: s}
+		return ok
+	case kindInt:
+		text := t.str(e.data)
+		n, err := strconv.ParseInt(text, 10, 32)
+		*into = intstr.IntOrString{Type: intstr.Int, IntVal: int32(n)}
+		return err == nil && plainInteger(text)
+	}
+	return e.kind == kindNull
 }
 
 // plainInteger reports whether text is an integer as JSON writes one, so
@@ -211,6 +232,7 @@ type decoding uint8
 const (
 	byKind          decoding = iota // by its kind: string, struct, map …
 	byUnmarshalJSON                 // by its pointer's UnmarshalJSON
+	byIntOrString                   // as IntOrString.UnmarshalJSON does, without encoding/json
 	unsupported                     // some other way fill does not follow
 )
 
@@ -228,6 +250,7 @@ const maxPlannedFields = 128
 var (
 	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	intOrStringType     = reflect.TypeFor[intstr.IntOrString]()
 
 	// plans are the plans made, by type.
 	plans   sync.Map
@@ -264,6 +287,8 @@ func makePlan(typ reflect.Type, making map[reflect.Type]*typePlan) *typePlan {
 	switch pointer := reflect.PointerTo(typ); {
 	case typ.Kind() == reflect.Pointer:
 		plan.elem = makePlan(typ.Elem(), making)
+	case typ == intOrStringType:
+		plan.decoding = byIntOrString
 	case pointer.Implements(jsonUnmarshalerType):
 		plan.decoding = byUnmarshalJSON
 	case pointer.Implements(textUnmarshalerType):
