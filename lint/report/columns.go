@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 
 	"github.com/clipperhouse/displaywidth"
@@ -25,75 +24,87 @@ func writeColumns(out *bytes.Buffer, header []string, rows [][]string) {
 // table written in parts, whose widths the header holds, is the same bytes
 // as written whole.
 func writeColumnRows(out *bytes.Buffer, header []string, rows [][]string, withHeader bool) {
-	// Each row as its lines, each line a cell per column with its width.
-	type cellLine struct {
-		text  string
-		width int
+	if len(header) == 0 {
+		return
 	}
+	// The widths of the columns before the last (the last is not padded),
+	// and the size of the text, read off the cells' lines; the lines are
+	// cut again as they are written rather than kept, as a large table's
+	// lines were much of a run's allocation.
+	last := len(header) - 1
 	widths := make([]int, len(header))
-	table := make([][][]cellLine, 0, len(rows)+1)
-	for _, row := range append([][]string{header}, rows...) {
-		// The row's lines in one allocation, as many as its tallest cell's.
+	lines, lastBytes := 0, 0
+	for i := -1; i < len(rows); i++ {
+		row := header
+		if i >= 0 {
+			row = rows[i]
+		}
 		height := 0
-		for _, cell := range row {
-			height = max(height, strings.Count(cell, "\n")+1)
-		}
-		cells := make([]cellLine, height*len(header))
-		lines := make([][]cellLine, height)
-		for l := range lines {
-			lines[l] = cells[l*len(header) : (l+1)*len(header)]
-		}
 		for column, cell := range row {
-			for l := 0; ; l++ {
+			height = max(height, strings.Count(cell, "\n")+1)
+			for column < last {
 				text, rest, more := strings.Cut(cell, "\n")
-				lines[l][column] = cellLine{text, displayWidth(text)}
-				widths[column] = max(widths[column], lines[l][column].width)
+				widths[column] = max(widths[column], displayWidth(text))
 				if !more {
 					break
 				}
 				cell = rest
 			}
 		}
-		table = append(table, lines)
+		if i >= 0 || withHeader {
+			lines += height
+			lastBytes += len(row[last])
+		}
 	}
-	if !withHeader {
-		table = table[1:]
-	}
-	// Sized once, as a large table's buffers grown as written were much of
-	// a run's allocation: every line is as wide as the columns before the
-	// last and their spaces, then the last column's text. Its padding is
-	// not written, as every caller trims the spaces that end a line.
-	if len(widths) == 0 {
-		return
-	}
-	last := len(widths) - 1
 	lineWidth := 2 // the last column's leading space and the newline
 	for _, width := range widths[:last] {
 		lineWidth += width + 2
 	}
-	size := 0
-	for _, lines := range table {
-		for _, cells := range lines {
-			size += lineWidth + len(cells[last].text)
-		}
+	// Sized once: every line is as wide as the columns before the last and
+	// their spaces, then the last column's text. Its padding is not
+	// written, as every caller trims the spaces that end a line.
+	out.Grow(lines*lineWidth + lastBytes)
+	rest := make([]string, len(header))
+	texts := make([]string, len(header))
+	first := 0
+	if withHeader {
+		first = -1
 	}
-	out.Grow(size)
-	for _, lines := range table {
-		for l, cells := range lines {
-			if l > 0 && !slices.ContainsFunc(cells, func(cell cellLine) bool { return cell.text != "" }) {
-				continue // as the library, which prints a row's first line always, its other lines unless empty in every column
+	for i := first; i < len(rows); i++ {
+		row := header
+		if i >= 0 {
+			row = rows[i]
+		}
+		copy(rest, row)
+		for l := 0; ; l++ {
+			more, written := false, false
+			for column := range rest {
+				var next bool
+				texts[column], rest[column], next = strings.Cut(rest[column], "\n")
+				more = more || next
+				written = written || texts[column] != ""
+				if !next {
+					rest[column] = ""
+				}
 			}
-			for column, cell := range cells[:last] {
-				out.WriteByte(' ')
-				out.WriteString(cell.text)
-				for pad := widths[column] - cell.width; pad > 0; pad-- {
+			// As the library, which prints a row's first line always, its
+			// other lines unless empty in every column.
+			if l == 0 || written {
+				for column, text := range texts[:last] {
+					out.WriteByte(' ')
+					out.WriteString(text)
+					for pad := widths[column] - displayWidth(text); pad > 0; pad-- {
+						out.WriteByte(' ')
+					}
 					out.WriteByte(' ')
 				}
 				out.WriteByte(' ')
+				out.WriteString(texts[last])
+				out.WriteByte('\n')
 			}
-			out.WriteByte(' ')
-			out.WriteString(cells[last].text)
-			out.WriteByte('\n')
+			if !more {
+				break
+			}
 		}
 	}
 }
