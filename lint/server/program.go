@@ -33,19 +33,22 @@ func ByProgram(argv []string) *Runtime {
 // two runtimes appear.
 func DetectByFlags(args []string) *Runtime {
 	var found *Runtime
-	for _, word := range shellWords(args) {
-		if !strings.HasPrefix(word, "--") {
-			continue
-		}
-		flag, _, _ := strings.Cut(word, "=")
-		for _, runtime := range Runtimes {
-			if !slices.Contains(runtime.UniqueFlags, flag) {
+	for _, arg := range args {
+		// An arg may be written as one shell line ("--a=1 --b 2").
+		for word := range strings.FieldsSeq(arg) {
+			if !strings.HasPrefix(word, "--") {
 				continue
 			}
-			if found != nil && found != runtime {
-				return nil // flags of two servers: a wrapper or a mistake, not a guess to make
+			flag, _, _ := strings.Cut(word, "=")
+			for _, runtime := range Runtimes {
+				if !slices.Contains(runtime.UniqueFlags, flag) {
+					continue
+				}
+				if found != nil && found != runtime {
+					return nil // flags of two servers: a wrapper or a mistake, not a guess to make
+				}
+				found = runtime
 			}
-			found = runtime
 		}
 	}
 	return found
@@ -327,13 +330,4 @@ func leadingWords(args []string, n int) []string {
 		}
 	}
 	return found
-}
-
-// shellWords splits args written as one shell line ("--a=1 --b 2") into words.
-func shellWords(args []string) []string {
-	var all []string
-	for _, arg := range args {
-		all = append(all, strings.Fields(arg)...)
-	}
-	return all
 }
