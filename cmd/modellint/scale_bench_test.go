@@ -142,12 +142,7 @@ func modellintBinary(b *testing.B) string {
 // RSS in bytes; it fails unless the exit code is one of want.
 func runProcess(b *testing.B, stdin string, args []string, want ...int) int64 {
 	b.Helper()
-	peakFile := filepath.Join(b.TempDir(), "peak")
-	runChecked(b, peakrss.Command(peakFile, modellintBinary(b), args...), stdin, args, want)
-	peak, err := peakrss.Read(peakFile)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, peak := measuredRun(b, modellintBinary(b), stdin, args, want...)
 	return peak
 }
 
@@ -263,31 +258,63 @@ func BenchmarkManifests100k(b *testing.B) {
 }
 
 // benchmarkManifestsAgainstFloor lints the manifests of files files and
-// measures cat and internal/yamlfloor on them.
+// measures cat and internal/yamlfloor on them. modellint and yamlfloor run
+// in turn, floorPairs times each per iteration, and the times are the
+// medians of each: the machine's speed moves by a third within minutes,
+// and one run of each put the ratio anywhere within ±10% of its median.
+// The peaks are the largest.
 func benchmarkManifestsAgainstFloor(b *testing.B, files int) {
 	dir := writeScaleManifests(b, files)
 	floor := catFloor(b, dir)
-	parseCPU, parsePeak := parseFloor(b, dir)
-	benchmarkProcess(b, []string{"--offline", "--no-color", dir}, exitFindings)
+	args := []string{"--offline", "--no-color", dir}
+	yamlfloor := filepath.Join(filepath.Dir(modellintBinary(b)), "yamlfloor")
+	var wall, cpu, parseCPU []time.Duration
+	var peak, parsePeak int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for range floorPairs {
+			start := time.Now()
+			runCPU, runPeak := measuredRun(b, modellintBinary(b), "", args, exitFindings)
+			wall = append(wall, time.Since(start))
+			floorCPU, floorPeak := measuredRun(b, yamlfloor, "", []string{dir}, 0)
+			cpu, parseCPU = append(cpu, runCPU), append(parseCPU, floorCPU)
+			peak, parsePeak = max(peak, runPeak), max(parsePeak, floorPeak)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(median(wall).Seconds(), "run-s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+	b.ReportMetric(median(cpu).Seconds(), "cpu-s")
 	b.ReportMetric(floor.Seconds(), "cat-floor-s")
-	b.ReportMetric(parseCPU.Seconds(), "parse-floor-cpu-s")
+	b.ReportMetric(median(parseCPU).Seconds(), "parse-floor-cpu-s")
 	b.ReportMetric(float64(parsePeak)/(1<<20), "parse-floor-MiB")
 }
 
-// parseFloor is what parsing the same YAML costs: internal/yamlfloor reads
-// every document into yaml.v3 nodes on every CPU and drops them. It
-// returns its CPU time (user and system) and peak RSS.
-func parseFloor(b *testing.B, dir string) (time.Duration, int64) {
+// floorPairs is how many times the manifests rows run modellint and
+// yamlfloor each, in turn.
+const floorPairs = 3
+
+// measuredRun runs a built program under GNU time, with the file stdin (when
+// not empty) as its standard input, and returns its CPU time (user and
+// system, with the children it waited for) and peak RSS; it fails unless
+// the exit code is one of want.
+func measuredRun(b *testing.B, program, stdin string, args []string, want ...int) (time.Duration, int64) {
 	b.Helper()
-	floor := filepath.Join(filepath.Dir(modellintBinary(b)), "yamlfloor")
 	peakFile := filepath.Join(b.TempDir(), "peak")
-	cmd := peakrss.Command(peakFile, floor, dir)
-	runChecked(b, cmd, "", []string{dir}, []int{0})
+	cmd := peakrss.Command(peakFile, program, args...)
+	runChecked(b, cmd, stdin, args, want)
 	peak, err := peakrss.Read(peakFile)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), peak
+}
+
+// median is the middle of durations (the upper one of an even count).
+func median(durations []time.Duration) time.Duration {
+	sorted := slices.Clone(durations)
+	slices.Sort(sorted)
+	return sorted[len(sorted)/2]
 }
 
 // BenchmarkManifests10kAllReports is the same run writing every report
