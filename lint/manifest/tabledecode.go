@@ -77,14 +77,6 @@ func (t *fieldTable) fill(entry int32, v reflect.Value, plan *typePlan) bool {
 		}
 		v.SetInt(n)
 		return true
-	case reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		text := t.str(e.data)
-		n, err := strconv.ParseUint(text, 10, v.Type().Bits())
-		if e.kind != kindInt || err != nil || !plainInteger(text) {
-			return false
-		}
-		v.SetUint(n)
-		return true
 	case reflect.Pointer:
 		elem := reflect.New(v.Type().Elem())
 		if !t.fill(entry, elem.Elem(), plan.elem) {
@@ -317,11 +309,9 @@ func makePlan(typ reflect.Type, making map[reflect.Type]*typePlan) *typePlan {
 			}
 		}
 	case typ.Kind() == reflect.String, typ.Kind() == reflect.Bool, typ.Kind() == reflect.Int,
-		typ.Kind() == reflect.Int16, typ.Kind() == reflect.Int32, typ.Kind() == reflect.Int64,
-		typ.Kind() == reflect.Uint, typ.Kind() == reflect.Uint16, typ.Kind() == reflect.Uint32,
-		typ.Kind() == reflect.Uint64:
+		typ.Kind() == reflect.Int16, typ.Kind() == reflect.Int32, typ.Kind() == reflect.Int64:
 	default:
-		plan.decoding = unsupported // floats, interfaces, int8 and uint8 among others
+		plan.decoding = unsupported // unsigned and float numbers, interfaces and int8 among others
 	}
 	if _, ok := reflect.PointerTo(typ).MethodByName("UnmarshalJSONFrom"); ok {
 		plan.decoding = unsupported
