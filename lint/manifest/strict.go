@@ -149,30 +149,29 @@ func (o *Object) decodeStrictOutcome() *strictDecoding {
 		return o.strict
 	}
 	suspicious := o.hasSuspicious(nil)
-	var raw []byte
 	var typed any
-	var strict []error
-	var err error
-	switch {
-	case suspicious:
-		// Keys are what is checked here: a value that would hang
-		// ParseQuantity is swapped for "0"; Decode reports it, so the typed
-		// object, which holds the swap, is not kept.
-		value, _ := o.Lookup()
-		if raw, err = json.Marshal(replaceStrings(value, suspiciousQuantities(value, ""), "\x00")); err != nil {
-			return o.strict
-		}
-	case !crd:
+	if !crd && !suspicious {
 		typed = o.filledType(newType)
 	}
-	if typed == nil && !suspicious {
-		buffer := jsonBuffers.Get().(*[]byte)
-		defer returnJSONBuffer(buffer, &raw)
-		if raw, _ = o.appendJSONAt((*buffer)[:0], nil); raw == nil {
-			return o.strict
-		}
-	}
+	var strict []error
+	var err error
 	if typed == nil {
+		var raw []byte
+		if suspicious {
+			// Keys are what is checked here: a value that would hang
+			// ParseQuantity is swapped for "0"; Decode reports it, so the
+			// typed object, which holds the swap, is not kept.
+			value, _ := o.Lookup()
+			if raw, err = json.Marshal(replaceStrings(value, suspiciousQuantities(value, ""), "\x00")); err != nil {
+				return o.strict
+			}
+		} else {
+			buffer := jsonBuffers.Get().(*[]byte)
+			defer returnJSONBuffer(buffer, &raw)
+			if raw, _ = o.appendJSONAt((*buffer)[:0], nil); raw == nil {
+				return o.strict
+			}
+		}
 		// The serving CRDs' types are kjson's alone: only the built-in
 		// types are checked to decode alike both ways.
 		typed, strict, err = decodeTyped(raw, newType, crd)

@@ -17,7 +17,8 @@ import (
 // from the field table in the plain case, where every key is a field of the
 // type and every scalar is of its field's kind, and gives up otherwise: the
 // JSON decode then runs as before, and reports what it finds. Where it
-// fills, it gives what encoding/json gives (FuzzFillFromTable).
+// fills, it gives what encoding/json gives (TestCleanDecodeMatchesStrict,
+// FuzzLoad).
 
 // fillFromTable fills into, a pointer to a zero value, from the value at
 // keys as encoding/json would from its JSON, and reports whether it did.

@@ -42,13 +42,11 @@ func writeColumnRows(out *bytes.Buffer, header []string, rows [][]string, withHe
 		height := 0
 		for column, cell := range row {
 			height = max(height, strings.Count(cell, "\n")+1)
-			for column < last {
-				text, rest, more := strings.Cut(cell, "\n")
+			if column == last {
+				continue
+			}
+			for text := range strings.SplitSeq(cell, "\n") {
 				widths[column] = max(widths[column], displayWidth(text))
-				if !more {
-					break
-				}
-				cell = rest
 			}
 		}
 		if i >= 0 || withHeader {
