@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/modellint/modellint/lint"
+	"github.com/modellint/modellint/lint/manifest"
 )
 
 // TestHeldFindingsReadBackWhole checks that a finding held compactly is
@@ -62,5 +63,47 @@ func TestHeldFindingsReadBackWhole(t *testing.T) {
 	}
 	if held := holdFinding(&plain, 0, name, file, own); held.rule != wholeFinding {
 		t.Error("a finding of another rule is held compactly")
+	}
+}
+
+// TestLintedReleasesOnce makes a part's findings and links again and again
+// without release, and once more after a release, which makes none: the
+// lists they were made from are gone, and nothing may read them.
+func TestLintedReleasesOnce(t *testing.T) {
+	rule := &lint.Rule{ID: "MDL203", Name: "startup-probe"}
+	const name, file = "Deployment/default/tf", "deploy.yaml"
+	finding := lint.Finding{RuleID: rule.ID, RuleName: rule.Name, Severity: lint.Warning, Message: "no startupProbe",
+		Location: lint.Location{File: file, Line: 12, Column: 9}, Target: name}
+	run := &texts{}
+	own := &heldOwn{rules: []*lint.Rule{rule}, run: run}
+	done := &evaluated{name: name, file: file, held: []heldFinding{holdFinding(&finding, 0, name, file, own)}, own: own.lists,
+		linkValues: "/models/tf"}
+	noteOwn := &heldOwn{run: run, lists: done.own}
+	done.links = []linkNote{{value: span{0, uint32(len(done.linkValues))}, container: noteOwn.keep("container server"),
+		from: noteOwn.keep("--model_base_path"), detail: noteOwn.keep("models/tf"), how: noteOwn.keep("name match")}}
+	done.own = noteOwn.lists
+	empty, err := manifest.NewSet(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &linted{result: &lint.Result{}, rules: []*lint.Rule{rule}, texts: run,
+		suppressor: newSuppressor(&lint.Config{}, empty, "", nil), all: []*evaluated{done}}
+	l.finishChecks()
+	for range 2 {
+		if links := l.appendLinks(nil, false); len(links) != 1 {
+			t.Fatalf("links %q, want one", links)
+		}
+		if findings := l.appendFindings(nil, false); len(findings) != 1 || findings[0].Message != finding.Message {
+			t.Fatalf("findings %+v, want the one held", findings)
+		}
+	}
+	if links := l.appendLinks(nil, true); len(links) != 1 {
+		t.Fatalf("links %q, want one", links)
+	}
+	if findings := l.appendFindings(nil, true); len(findings) != 1 {
+		t.Fatalf("findings %+v, want one", findings)
+	}
+	if links, findings := l.appendLinks(nil, true), l.appendFindings(nil, true); len(links)+len(findings) != 0 {
+		t.Errorf("after a release: links %q, findings %+v", links, findings)
 	}
 }

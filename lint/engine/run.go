@@ -458,7 +458,8 @@ func (l *linted) finishChecks() {
 }
 
 // appendLinks appends the links to dst. With release, the notes go once
-// written; without, they are written again at the next call.
+// written (a later call writes none); without, they are written again at
+// the next call.
 func (l *linted) appendLinks(dst []string, release bool) []string {
 	for i := range l.targets {
 		target := &l.targets[i]
@@ -466,6 +467,9 @@ func (l *linted) appendLinks(dst []string, release bool) []string {
 		name := l.name(target)
 		for j := target.links.start; j < target.links.end; j++ {
 			dst = append(dst, l.links[j].line(name, l.names, &own))
+		}
+		if release {
+			target.links = span{}
 		}
 	}
 	if release {
@@ -475,8 +479,8 @@ func (l *linted) appendLinks(dst []string, release bool) []string {
 }
 
 // appendFindings appends the findings to dst, made from those held, with
-// their suppressions. With release, the held findings go once made;
-// without, they are made again at the next call.
+// their suppressions. With release, the held findings go once made (a
+// later call makes none); without, they are made again at the next call.
 func (l *linted) appendFindings(dst []lint.Finding, release bool) []lint.Finding {
 	start := len(dst)
 	dst = slices.Grow(dst, l.findingCount())
@@ -486,6 +490,9 @@ func (l *linted) appendFindings(dst []lint.Finding, release bool) []lint.Finding
 		name, file := l.name(target), l.files[target.file]
 		for j := target.held.start; j < target.held.end; j++ {
 			dst = append(dst, l.held[j].finding(name, file, &own))
+		}
+		if release {
+			target.held, target.own = span{}, -1
 		}
 	}
 	if release {
