@@ -333,11 +333,11 @@ var (
 )
 
 // plainDecimal reads an int64 written in decimal digits with an optional
-// "-", no leading zero: yaml.v3 reads a leading zero as octal and allows
-// underscores, which are left to it.
+// "-", no leading zero, as JSON writes an integer: yaml.v3 reads a leading
+// zero as octal and allows underscores, which are left to it.
 func plainDecimal(text string) (int64, bool) {
 	digits := strings.TrimPrefix(text, "-")
-	if digits == "" || len(digits) > 18 || (digits[0] == '0' && len(digits) > 1) {
+	if digits == "" || len(digits) > 19 || (digits[0] == '0' && len(digits) > 1) {
 		return 0, false
 	}
 	for i := 0; i < len(digits); i++ {

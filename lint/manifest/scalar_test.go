@@ -31,7 +31,7 @@ func checkQuickScalar(t *testing.T, text string) {
 
 func TestQuickScalar(t *testing.T) {
 	for _, text := range []string{"0", "-0", "8000", "-12", "007", "0x1F", "0o17", "1_000", "+5", "123456789012345678",
-		"1234567890123456789", "99999999999999999999", "true", "False", "TRUE", "yes", "null", "~", "Null", "", "1.5",
+		"1234567890123456789", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "99999999999999999999", "true", "False", "TRUE", "yes", "null", "~", "Null", "", "1.5",
 		"1e3", ".inf", "!!int 10", "!!int \"10\"", "!!bool true", "!!null", "!!str 10", "'10'"} {
 		checkQuickScalar(t, text)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -71,9 +70,8 @@ func (t *fieldTable) fill(entry int32, v reflect.Value, plan *typePlan) bool {
 		v.SetBool(t.str(e.data) == "true")
 		return true
 	case reflect.Int, reflect.Int16, reflect.Int32, reflect.Int64:
-		text := t.str(e.data)
-		n, err := strconv.ParseInt(text, 10, v.Type().Bits())
-		if e.kind != kindInt || err != nil || !plainInteger(text) {
+		n, ok := plainDecimal(t.str(e.data))
+		if e.kind != kindInt || !ok || v.OverflowInt(n) {
 			return false
 		}
 		v.SetInt(n)
@@ -120,19 +118,11 @@ func (t *fieldTable) fillIntOrString(e *fieldEntry, into *intstr.IntOrString) bo
 		*into = intstr.IntOrString{Type: intstr.String, StrVal: s}
 		return ok
 	case kindInt:
-		text := t.str(e.data)
-		n, err := strconv.ParseInt(text, 10, 32)
+		n, ok := plainDecimal(t.str(e.data))
 		*into = intstr.IntOrString{Type: intstr.Int, IntVal: int32(n)}
-		return err == nil && plainInteger(text)
+		return ok && n == int64(int32(n))
 	}
 	return e.kind == kindNull
-}
-
-// plainInteger reports whether text is an integer as JSON writes one, so
-// the entry's JSON is that very number.
-func plainInteger(text string) bool {
-	digits := strings.TrimPrefix(text, "-")
-	return digits != "" && (digits == "0" || digits[0] != '0') && onlyBytes(digits, "0123456789")
 }
 
 func (t *fieldTable) fillSlice(e *fieldEntry, v reflect.Value, plan *typePlan) bool {
