@@ -392,12 +392,10 @@ func (o *Object) fieldsAdded(path string) (indent, last int, ok bool) {
 	if mixed || indent < 0 || last == 0 {
 		return 0, 0, false
 	}
-	file := o.File
-	file.Line(1)
 	// Each field must start its line (after "- " for a sequence item's first
 	// field): a field after another on one line is flow style.
 	for _, pos := range keys {
-		line := file.Line(pos.Line)
+		line := o.File.Line(pos.Line)
 		before := strings.TrimLeft(line[:min(pos.Column-1, len(line))], " ")
 		if before != "" && strings.Trim(before, "- ") != "" {
 			return 0, 0, false
